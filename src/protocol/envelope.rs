@@ -1,0 +1,71 @@
+//! The 2026-07-28 request envelope (`params._meta`) and the result stamps that go with it.
+
+use super::era::Era;
+use serde_json::{Map, Value, json};
+
+/// The member of `params` (and of a result) that holds protocol metadata.
+pub const META: &str = "_meta";
+/// Envelope key: the protocol version of this one request (required).
+pub const PROTOCOL_VERSION_KEY: &str = "io.modelcontextprotocol/protocolVersion";
+/// Envelope key: the client's capabilities for this one request (required, `{}` means none).
+pub const CLIENT_CAPABILITIES_KEY: &str = "io.modelcontextprotocol/clientCapabilities";
+/// Envelope key: the client's name and version (optional).
+pub const CLIENT_INFO_KEY: &str = "io.modelcontextprotocol/clientInfo";
+/// Envelope key: the lowest log level the client wants for this request (optional).
+pub const LOG_LEVEL_KEY: &str = "io.modelcontextprotocol/logLevel";
+/// Result stamp: the server's name and version, on every modern result.
+pub const SERVER_INFO_KEY: &str = "io.modelcontextprotocol/serverInfo";
+/// Subscription streams: the listen request's id on every message of the stream.
+pub const SUBSCRIPTION_ID_KEY: &str = "io.modelcontextprotocol/subscriptionId";
+/// The two keys every modern request must carry, in the order error messages name them.
+pub const REQUIRED_KEYS: [&str; 2] = [PROTOCOL_VERSION_KEY, CLIENT_CAPABILITIES_KEY];
+
+/// The `_meta` object of a request's params, when params is an object holding an object there.
+pub fn meta(params: Option<&Value>) -> Option<&Map<String, Value>> {
+    params?.as_object()?.get(META)?.as_object()
+}
+
+/// True when a request opens (or belongs to) the modern era: it is not `initialize`, and its `params._meta` is an
+/// object that holds the protocol-version key, whatever its value (the rule the Python SDK uses).
+pub fn carries_modern_envelope(method: &str, params: Option<&Value>) -> bool {
+    method != "initialize" && meta(params).is_some_and(|m| m.contains_key(PROTOCOL_VERSION_KEY))
+}
+
+/// The era a connection takes when this is its first request.
+pub fn opening_era(method: &str, params: Option<&Value>) -> Era {
+    if carries_modern_envelope(method, params) { Era::Modern } else { Era::Handshake }
+}
+
+/// The required keys an envelope lacks, in the order error messages name them.
+pub fn missing_keys(meta: &Map<String, Value>) -> Vec<&'static str> {
+    REQUIRED_KEYS.into_iter().filter(|k| !meta.contains_key(*k)).collect()
+}
+
+/// A complete envelope for `version` with empty client capabilities.
+pub fn envelope(version: &str) -> Value {
+    json!({ PROTOCOL_VERSION_KEY: version, CLIENT_CAPABILITIES_KEY: {} })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn era_follows_the_version_key() {
+        let enveloped = json!({ META: envelope("2026-07-28") });
+        assert_eq!(opening_era("tools/list", Some(&enveloped)), Era::Modern);
+        assert_eq!(opening_era("initialize", Some(&enveloped)), Era::Handshake);
+        assert_eq!(opening_era("tools/list", None), Era::Handshake);
+        let caps_only = json!({ META: { CLIENT_CAPABILITIES_KEY: {} } });
+        assert_eq!(opening_era("tools/list", Some(&caps_only)), Era::Handshake);
+        let null_version = json!({ META: { PROTOCOL_VERSION_KEY: null } });
+        assert_eq!(opening_era("ping", Some(&null_version)), Era::Modern);
+    }
+
+    #[test]
+    fn missing_keys_are_named_in_order() {
+        assert_eq!(missing_keys(&Map::new()), REQUIRED_KEYS.to_vec());
+        let only_version = json!({ PROTOCOL_VERSION_KEY: "2026-07-28" });
+        assert_eq!(missing_keys(only_version.as_object().unwrap()), vec![CLIENT_CAPABILITIES_KEY]);
+    }
+}

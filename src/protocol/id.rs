@@ -1,0 +1,125 @@
+//! Request ids, kept exactly as sent: `1`, `"1"` and `1.0` are three different things, and an integer of any
+//! length is echoed digit for digit.
+
+use serde_json::{Number, Value};
+use std::fmt;
+
+/// A request id as MCP allows it: a string or an integer literal (any length, any sign), kept as its exact text.
+#[derive(Clone, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub enum RequestId {
+    /// An integer id, as the literal digits that were sent (`-0` and 40-digit ids included).
+    Integer(String),
+    /// A string id.
+    String(String),
+}
+
+/// What the `id` member of a message holds.
+#[derive(Clone, Debug, PartialEq)]
+pub enum IdField {
+    /// There is no `id` member.
+    Absent,
+    /// `"id": null`.
+    Null,
+    /// A string or integer id.
+    Valid(RequestId),
+    /// Anything else: a float, an exponent, a bool, an array or an object.
+    Invalid(Value),
+}
+
+impl IdField {
+    /// Classifies the `id` member of an object (`None` when there is no such member).
+    pub fn of(member: Option<&Value>) -> IdField {
+        match member {
+            None => IdField::Absent,
+            Some(Value::Null) => IdField::Null,
+            Some(Value::String(s)) => IdField::Valid(RequestId::String(s.clone())),
+            Some(Value::Number(n)) if is_integer_literal(&n.to_string()) => {
+                IdField::Valid(RequestId::Integer(n.to_string()))
+            }
+            Some(other) => IdField::Invalid(other.clone()),
+        }
+    }
+
+    /// The id when it is a valid one.
+    pub fn valid(&self) -> Option<&RequestId> {
+        match self {
+            IdField::Valid(id) => Some(id),
+            _ => None,
+        }
+    }
+}
+
+impl RequestId {
+    /// An integer id from a machine integer.
+    pub fn int(n: i128) -> RequestId {
+        RequestId::Integer(n.to_string())
+    }
+
+    /// A string id.
+    pub fn string(s: impl Into<String>) -> RequestId {
+        RequestId::String(s.into())
+    }
+
+    /// The id as the JSON value to write on the wire.
+    pub fn to_value(&self) -> Value {
+        match self {
+            RequestId::Integer(digits) => match digits.parse::<Number>() {
+                Ok(n) => Value::Number(n),
+                Err(_) => Value::String(digits.clone()),
+            },
+            RequestId::String(s) => Value::String(s.clone()),
+        }
+    }
+}
+
+impl fmt::Display for RequestId {
+    /// Writes the id as JSON: `7` or `"7"`.
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            RequestId::Integer(digits) => f.write_str(digits),
+            RequestId::String(s) => write!(f, "{}", Value::String(s.clone())),
+        }
+    }
+}
+
+/// True for a JSON number literal with no fraction and no exponent: `-?(0|[1-9][0-9]*)`.
+pub fn is_integer_literal(text: &str) -> bool {
+    let digits = text.strip_prefix('-').unwrap_or(text);
+    !digits.is_empty() && digits.bytes().all(|b| b.is_ascii_digit()) && (digits == "0" || !digits.starts_with('0'))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn id_of(json: &str) -> IdField {
+        let v: Value = serde_json::from_str(json).unwrap();
+        IdField::of(Some(&v))
+    }
+
+    #[test]
+    fn integers_keep_their_exact_text() {
+        let big = "123456789012345678901234567890123";
+        assert_eq!(id_of(big), IdField::Valid(RequestId::Integer(big.into())));
+        assert_eq!(id_of("-7"), IdField::Valid(RequestId::int(-7)));
+        assert_eq!(id_of("-0"), IdField::Valid(RequestId::Integer("-0".into())));
+        assert_eq!(id_of(big).valid().unwrap().to_value().to_string(), big);
+    }
+
+    #[test]
+    fn types_stay_distinct() {
+        assert_ne!(id_of("1"), id_of("\"1\""));
+        assert!(matches!(id_of("1.0"), IdField::Invalid(_)));
+        assert!(matches!(id_of("1e3"), IdField::Invalid(_)));
+        assert!(matches!(id_of("true"), IdField::Invalid(_)));
+        assert!(matches!(id_of("[1]"), IdField::Invalid(_)));
+        assert_eq!(id_of("null"), IdField::Null);
+        assert_eq!(IdField::of(None), IdField::Absent);
+    }
+
+    #[test]
+    fn display_is_json() {
+        assert_eq!(RequestId::int(3).to_string(), "3");
+        assert_eq!(RequestId::string("a\"b").to_string(), "\"a\\\"b\"");
+    }
+}

@@ -1,0 +1,319 @@
+//! One line of JSON-RPC traffic, classified: request, notification, response, or one of the ways a line can fail to
+//! be any of them. [`Frame::parse`] never panics, whatever the bytes.
+
+use super::id::IdField;
+use super::id::RequestId;
+use serde_json::{Map, Value};
+use std::fmt;
+
+/// A request: a valid `id`, a string `method`, and optional structured `params`.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Request {
+    /// The id, exactly as sent.
+    pub id: RequestId,
+    /// The method name.
+    pub method: String,
+    /// The `params` member, an object or an array when present.
+    pub params: Option<Value>,
+}
+
+/// A notification: a string `method` and no `id` member.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Notification {
+    /// The method name.
+    pub method: String,
+    /// The `params` member, an object or an array when present.
+    pub params: Option<Value>,
+}
+
+/// The id a response carries: a request id, `null`, or none at all (the MCP schema allows an error without one).
+#[derive(Clone, Debug, PartialEq)]
+pub enum ResponseId {
+    /// A string or integer id.
+    Id(RequestId),
+    /// `"id": null`.
+    Null,
+    /// No `id` member.
+    Absent,
+}
+
+/// A JSON-RPC error object whose `code` is an integer and whose `message` is a string.
+#[derive(Clone, Debug, PartialEq)]
+pub struct ErrorObject {
+    /// The error code.
+    pub code: i64,
+    /// The message.
+    pub message: String,
+    /// The optional `data` member.
+    pub data: Option<Value>,
+}
+
+/// What a response carries: a result or an error.
+#[derive(Clone, Debug, PartialEq)]
+pub enum Outcome {
+    /// The `result` member.
+    Result(Value),
+    /// The `error` member.
+    Error(ErrorObject),
+}
+
+/// A response: an id and exactly one of `result` or a well-formed `error`.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Response {
+    /// The id the response carries.
+    pub id: ResponseId,
+    /// The result or the error.
+    pub outcome: Outcome,
+}
+
+/// Why an object is not a valid JSON-RPC 2.0 message.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Problem {
+    /// The `jsonrpc` member is missing.
+    JsonrpcMissing,
+    /// The `jsonrpc` member is not the string `"2.0"`.
+    JsonrpcNotTwoPointZero,
+    /// `method` is present but not a string.
+    MethodNotString,
+    /// `id` is present on a request but is null, a float, a bool, an array or an object.
+    RequestIdInvalid,
+    /// `params` is present but neither an object nor an array.
+    ParamsNotStructured,
+    /// A response has both `result` and `error`.
+    ResultAndError,
+    /// A response's `error` is not an object with an integer `code` and a string `message`.
+    ErrorMalformed,
+    /// A response's `id` is a float, a bool, an array or an object.
+    ResponseIdInvalid,
+    /// The object has neither `method` nor `result` nor `error`.
+    NotAMessage,
+}
+
+impl Problem {
+    /// A short phrase for reports.
+    pub fn describe(self) -> &'static str {
+        match self {
+            Problem::JsonrpcMissing => "the jsonrpc member is missing",
+            Problem::JsonrpcNotTwoPointZero => "jsonrpc is not the string \"2.0\"",
+            Problem::MethodNotString => "method is not a string",
+            Problem::RequestIdInvalid => "the id is not a string or an integer",
+            Problem::ParamsNotStructured => "params is neither an object nor an array",
+            Problem::ResultAndError => "the response has both result and error",
+            Problem::ErrorMalformed => "the error object lacks an integer code or a string message",
+            Problem::ResponseIdInvalid => "the response id is not a string, an integer or null",
+            Problem::NotAMessage => "the object has no method, result or error",
+        }
+    }
+}
+
+impl fmt::Display for Problem {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(self.describe())
+    }
+}
+
+/// One line of traffic, classified.
+#[derive(Clone, Debug, PartialEq)]
+pub enum Frame {
+    /// An empty or whitespace-only line (no SDK answers these; no one should expect a reply).
+    Blank,
+    /// Not UTF-8 JSON text, or more than one JSON value on the line.
+    NotJson {
+        /// The parser's complaint.
+        error: String,
+    },
+    /// A JSON array: a batch, which MCP removed in 2025-06-18.
+    Batch(Vec<Value>),
+    /// JSON that is neither an object nor an array.
+    NotObject(Value),
+    /// An object that is not a valid JSON-RPC 2.0 message.
+    Invalid {
+        /// What is wrong with it (the first problem found).
+        problem: Problem,
+        /// The id, where one can still be read off the object.
+        id: Option<RequestId>,
+        /// The `method` member, when it is a string.
+        method: Option<String>,
+    },
+    /// A valid request.
+    Request(Request),
+    /// A valid notification.
+    Notification(Notification),
+    /// A valid response or error response.
+    Response(Response),
+}
+
+/// The coarse kind of a frame, as the issue tracker and reports name it.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum Kind {
+    /// A request.
+    Request,
+    /// A notification.
+    Notification,
+    /// A response carrying `result`.
+    Result,
+    /// A response carrying `error`.
+    Error,
+    /// JSON that is not a JSON-RPC 2.0 message (including batches and blank lines).
+    NotJsonRpc,
+    /// Not JSON at all.
+    NotJson,
+}
+
+impl Frame {
+    /// Classifies one line (its trailing newline may be present or not). Never panics.
+    pub fn parse(line: &[u8]) -> Frame {
+        if line.iter().all(|b| b.is_ascii_whitespace()) {
+            return Frame::Blank;
+        }
+        match serde_json::from_slice::<Value>(line) {
+            Ok(value) => Frame::classify(value),
+            Err(e) => Frame::NotJson { error: e.to_string() },
+        }
+    }
+
+    /// Classifies a parsed JSON value.
+    pub fn classify(value: Value) -> Frame {
+        match value {
+            Value::Object(object) => classify_object(object),
+            Value::Array(items) => Frame::Batch(items),
+            other => Frame::NotObject(other),
+        }
+    }
+
+    /// The coarse kind.
+    pub fn kind(&self) -> Kind {
+        match self {
+            Frame::Request(_) => Kind::Request,
+            Frame::Notification(_) => Kind::Notification,
+            Frame::Response(Response { outcome: Outcome::Result(_), .. }) => Kind::Result,
+            Frame::Response(Response { outcome: Outcome::Error(_), .. }) => Kind::Error,
+            Frame::NotJson { .. } => Kind::NotJson,
+            Frame::Blank | Frame::Batch(_) | Frame::NotObject(_) | Frame::Invalid { .. } => Kind::NotJsonRpc,
+        }
+    }
+}
+
+fn classify_object(mut object: Map<String, Value>) -> Frame {
+    let id_field = IdField::of(object.get("id"));
+    let method = match object.get("method") {
+        Some(Value::String(m)) => Some(m.clone()),
+        _ => None,
+    };
+    let invalid = |problem: Problem| Frame::Invalid { problem, id: id_field.valid().cloned(), method: method.clone() };
+    match object.get("jsonrpc") {
+        None => return invalid(Problem::JsonrpcMissing),
+        Some(Value::String(v)) if v == "2.0" => {}
+        Some(_) => return invalid(Problem::JsonrpcNotTwoPointZero),
+    }
+    if object.contains_key("method") {
+        let Some(method) = method.clone() else {
+            return invalid(Problem::MethodNotString);
+        };
+        let params = object.remove("params");
+        if matches!(params, Some(ref p) if !p.is_object() && !p.is_array()) {
+            return invalid(Problem::ParamsNotStructured);
+        }
+        return match id_field {
+            IdField::Absent => Frame::Notification(Notification { method, params }),
+            IdField::Valid(id) => Frame::Request(Request { id, method, params }),
+            IdField::Null | IdField::Invalid(_) => invalid(Problem::RequestIdInvalid),
+        };
+    }
+    let id = match id_field {
+        IdField::Absent => ResponseId::Absent,
+        IdField::Null => ResponseId::Null,
+        IdField::Valid(ref id) => ResponseId::Id(id.clone()),
+        IdField::Invalid(_) => return invalid(Problem::ResponseIdInvalid),
+    };
+    let outcome = match (object.remove("result"), object.remove("error")) {
+        (Some(_), Some(_)) => return invalid(Problem::ResultAndError),
+        (Some(result), None) => Outcome::Result(result),
+        (None, Some(error)) => match error_object(error) {
+            Some(error) => Outcome::Error(error),
+            None => return invalid(Problem::ErrorMalformed),
+        },
+        (None, None) => return invalid(Problem::NotAMessage),
+    };
+    Frame::Response(Response { id, outcome })
+}
+
+fn error_object(error: Value) -> Option<ErrorObject> {
+    let Value::Object(mut error) = error else { return None };
+    let code = match error.get("code") {
+        Some(Value::Number(n)) if super::id::is_integer_literal(&n.to_string()) => n.as_i64()?,
+        _ => return None,
+    };
+    let message = match error.remove("message") {
+        Some(Value::String(m)) => m,
+        _ => return None,
+    };
+    Some(ErrorObject { code, message, data: error.remove("data") })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn kind(line: &str) -> Kind {
+        Frame::parse(line.as_bytes()).kind()
+    }
+
+    #[test]
+    fn classifies_every_kind() {
+        assert_eq!(kind(r#"{"jsonrpc":"2.0","id":1,"method":"ping"}"#), Kind::Request);
+        assert_eq!(kind(r#"{"jsonrpc":"2.0","method":"notifications/initialized"}"#), Kind::Notification);
+        assert_eq!(kind(r#"{"jsonrpc":"2.0","id":1,"result":{}}"#), Kind::Result);
+        assert_eq!(kind(r#"{"jsonrpc":"2.0","id":null,"error":{"code":-32700,"message":"x"}}"#), Kind::Error);
+        assert_eq!(kind(r#"{"jsonrpc":"1.0","id":1,"method":"ping"}"#), Kind::NotJsonRpc);
+        assert_eq!(kind("[]"), Kind::NotJsonRpc);
+        assert_eq!(kind("42"), Kind::NotJsonRpc);
+        assert_eq!(kind("  \r"), Kind::NotJsonRpc);
+        assert_eq!(kind("{not json"), Kind::NotJson);
+        assert_eq!(
+            kind(r#"{"jsonrpc":"2.0","id":1,"method":"a"}{"jsonrpc":"2.0","id":2,"method":"b"}"#),
+            Kind::NotJson
+        );
+    }
+
+    #[test]
+    fn invalid_requests_keep_a_recoverable_id() {
+        let frame = Frame::parse(br#"{"jsonrpc":"1.0","id":"x","method":"ping"}"#);
+        assert_eq!(
+            frame,
+            Frame::Invalid {
+                problem: Problem::JsonrpcNotTwoPointZero,
+                id: Some(RequestId::string("x")),
+                method: Some("ping".into())
+            }
+        );
+        let frame = Frame::parse(br#"{"jsonrpc":"2.0","id":1.5,"method":"ping"}"#);
+        assert!(matches!(frame, Frame::Invalid { problem: Problem::RequestIdInvalid, id: None, .. }));
+        let frame = Frame::parse(br#"{"jsonrpc":"2.0","id":2,"method":"ping","params":7}"#);
+        assert!(matches!(frame, Frame::Invalid { problem: Problem::ParamsNotStructured, id: Some(_), .. }));
+    }
+
+    #[test]
+    fn responses_are_checked_for_shape() {
+        let both = Frame::parse(br#"{"jsonrpc":"2.0","id":1,"result":{},"error":{"code":1,"message":"m"}}"#);
+        assert!(matches!(both, Frame::Invalid { problem: Problem::ResultAndError, .. }));
+        let float_code = Frame::parse(br#"{"jsonrpc":"2.0","id":1,"error":{"code":-32601.0,"message":"m"}}"#);
+        assert!(matches!(float_code, Frame::Invalid { problem: Problem::ErrorMalformed, .. }));
+        let absent = Frame::parse(br#"{"jsonrpc":"2.0","error":{"code":-32700,"message":"m","data":[1]}}"#);
+        let Frame::Response(response) = absent else { panic!("not a response") };
+        assert_eq!(response.id, ResponseId::Absent);
+        assert!(matches!(response.outcome, Outcome::Error(ErrorObject { code: -32700, data: Some(_), .. })));
+    }
+
+    #[test]
+    fn hostile_input_never_panics() {
+        let deep = "[".repeat(100_000);
+        assert_eq!(kind(&deep), Kind::NotJson);
+        assert_eq!(kind("\"\\ud800\""), Kind::NotJson);
+        assert_eq!(Frame::parse(&[0xff, 0xfe, b'{']).kind(), Kind::NotJson);
+        assert_eq!(
+            kind(r#"{"jsonrpc":"2.0","id":1,"error":{"code":99999999999999999999999,"message":"m"}}"#),
+            Kind::NotJsonRpc
+        );
+    }
+}

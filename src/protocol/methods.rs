@@ -1,0 +1,84 @@
+//! Method names, and which era defines which.
+
+use super::era::Era;
+
+/// `initialize` (handshake era only).
+pub const INITIALIZE: &str = "initialize";
+/// `notifications/initialized` (handshake era only).
+pub const INITIALIZED: &str = "notifications/initialized";
+/// `notifications/cancelled` (both eras).
+pub const CANCELLED: &str = "notifications/cancelled";
+/// `ping` (handshake era only).
+pub const PING: &str = "ping";
+/// `server/discover` (modern era only).
+pub const DISCOVER: &str = "server/discover";
+/// `tools/list`.
+pub const TOOLS_LIST: &str = "tools/list";
+/// `tools/call`.
+pub const TOOLS_CALL: &str = "tools/call";
+/// `prompts/list`.
+pub const PROMPTS_LIST: &str = "prompts/list";
+/// `resources/list`.
+pub const RESOURCES_LIST: &str = "resources/list";
+
+/// Client requests defined in the handshake era (2025-11-25).
+pub const HANDSHAKE_REQUESTS: &[&str] = &[
+    INITIALIZE,
+    PING,
+    TOOLS_LIST,
+    TOOLS_CALL,
+    PROMPTS_LIST,
+    "prompts/get",
+    RESOURCES_LIST,
+    "resources/read",
+    "resources/templates/list",
+    "resources/subscribe",
+    "resources/unsubscribe",
+    "logging/setLevel",
+    "completion/complete",
+];
+
+/// Client requests defined in the modern era (2026-07-28).
+pub const MODERN_REQUESTS: &[&str] = &[
+    DISCOVER,
+    TOOLS_LIST,
+    TOOLS_CALL,
+    PROMPTS_LIST,
+    "prompts/get",
+    RESOURCES_LIST,
+    "resources/read",
+    "resources/templates/list",
+    "completion/complete",
+    "subscriptions/listen",
+];
+
+/// Handshake-era requests that 2026-07-28 removed.
+pub const REMOVED_IN_MODERN: &[&str] =
+    &[INITIALIZE, PING, "logging/setLevel", "resources/subscribe", "resources/unsubscribe"];
+
+/// Modern results that must carry the caching hints `ttlMs` and `cacheScope`.
+pub const CACHEABLE: &[&str] =
+    &[DISCOVER, TOOLS_LIST, PROMPTS_LIST, RESOURCES_LIST, "resources/templates/list", "resources/read"];
+
+/// True when `era` defines `method` as a client request.
+pub fn is_request_of(method: &str, era: Era) -> bool {
+    match era {
+        Era::Handshake => HANDSHAKE_REQUESTS.contains(&method),
+        Era::Modern => MODERN_REQUESTS.contains(&method),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn removed_methods_are_handshake_only() {
+        for m in REMOVED_IN_MODERN {
+            assert!(is_request_of(m, Era::Handshake), "{m}");
+            assert!(!is_request_of(m, Era::Modern), "{m}");
+        }
+        assert!(is_request_of(DISCOVER, Era::Modern) && !is_request_of(DISCOVER, Era::Handshake));
+        assert!(CACHEABLE.iter().all(|m| is_request_of(m, Era::Modern)));
+    }
+}

@@ -1,0 +1,15 @@
+//! The JSON-RPC 2.0 and MCP vocabulary: request ids kept exactly as sent, the classification of one line of
+//! traffic, the two protocol eras and their versions, the `_meta` envelope keys, method names and error codes.
+//!
+//! Nothing here does I/O and nothing here panics on input: every function takes untrusted bytes or values.
+
+pub mod codes;
+pub mod envelope;
+pub mod era;
+pub mod id;
+pub mod message;
+pub mod methods;
+
+pub use era::Era;
+pub use id::{IdField, RequestId};
+pub use message::{ErrorObject, Frame, Kind, Notification, Outcome, Problem, Request, Response, ResponseId};

@@ -1,0 +1,385 @@
+//! The built-in reference server "calc": one tool, `add(a: int, b: int) -> int`, server name `calc`, empty version,
+//! serving both protocol eras as `shared/PROTOCOL.md` describes, one era per connection, and answering malformed
+//! input as JSON-RPC 2.0 asks (-32700 for a line that is not JSON, -32600 for an invalid request).
+//!
+//! It is the oracle's clean baseline: it must reproduce the protocol lesson's seed transcripts exactly.
+
+use super::{InProcessServer, ServerConnection, Status};
+use crate::protocol::codes::{
+    INVALID_PARAMS, INVALID_REQUEST, METHOD_NOT_FOUND, PARSE_ERROR, UNSUPPORTED_PROTOCOL_VERSION,
+};
+use crate::protocol::envelope::{self, CLIENT_CAPABILITIES_KEY, PROTOCOL_VERSION_KEY, SERVER_INFO_KEY};
+use crate::protocol::era::{HANDSHAKE_VERSIONS, LATEST_HANDSHAKE_VERSION, MODERN_VERSIONS};
+use crate::protocol::methods::{
+    CACHEABLE, DISCOVER, INITIALIZE, INITIALIZED, PING, PROMPTS_LIST, RESOURCES_LIST, TOOLS_CALL, TOOLS_LIST,
+};
+use crate::protocol::{Era, Frame, Notification, Request, RequestId};
+use serde_json::{Map, Value, json};
+
+/// The server's name, in `serverInfo`.
+pub const SERVER_NAME: &str = "calc";
+/// The server's version, in `serverInfo` (empty, as in the lesson).
+pub const SERVER_VERSION: &str = "";
+/// The -32600 message for an enveloped request on a handshake connection (the lesson's exact words).
+pub const HANDSHAKE_REFUSES_MODERN: &str = "this connection serves the handshake protocol era; requests carrying the 2026-07-28 envelope are not accepted on it";
+/// The -32022 message for `initialize` on a modern connection.
+pub const MODERN_REFUSES_INITIALIZE: &str =
+    "connection is serving the 2026-07-28 protocol; the initialize handshake is not accepted";
+/// The -32602 message when `params._meta` is missing or not an object.
+pub const META_NOT_OBJECT: &str = "params._meta must be an object carrying the required 'io.modelcontextprotocol/protocolVersion' and 'io.modelcontextprotocol/clientCapabilities' envelope keys";
+/// The start of the -32602 message that names missing envelope keys.
+pub const MISSING_KEYS_PREFIX: &str = "params._meta is missing the required envelope key(s): ";
+
+/// The reference server. Each connection starts with no era; its first request fixes one.
+#[derive(Clone, Copy, Debug, Default)]
+pub struct Calc;
+
+impl InProcessServer for Calc {
+    type Connection = CalcConnection;
+
+    fn connect(&self) -> CalcConnection {
+        CalcConnection::default()
+    }
+}
+
+/// One connection of [`Calc`].
+#[derive(Clone, Debug, Default)]
+pub struct CalcConnection {
+    era: Option<Era>,
+    initialized: bool,
+}
+
+/// A JSON-RPC error the server answers with.
+struct RpcError {
+    code: i64,
+    message: String,
+    data: Option<Value>,
+}
+
+impl RpcError {
+    fn new(code: i64, message: impl Into<String>) -> RpcError {
+        RpcError { code, message: message.into(), data: None }
+    }
+
+    fn method_not_found(method: &str) -> RpcError {
+        RpcError { data: Some(Value::String(method.into())), ..RpcError::new(METHOD_NOT_FOUND, "Method not found") }
+    }
+}
+
+type Reply = Result<Value, RpcError>;
+
+impl ServerConnection for CalcConnection {
+    fn receive(&mut self, line: &[u8], out: &mut Vec<Vec<u8>>) -> Status {
+        match Frame::parse(line) {
+            Frame::Blank | Frame::Response(_) => {}
+            Frame::NotJson { .. } => out.push(error_line(Value::Null, RpcError::new(PARSE_ERROR, "Parse error"))),
+            Frame::Batch(_) => out.push(error_line(
+                Value::Null,
+                RpcError::new(INVALID_REQUEST, "Invalid Request: MCP does not accept batches"),
+            )),
+            Frame::NotObject(_) => out.push(error_line(
+                Value::Null,
+                RpcError::new(INVALID_REQUEST, "Invalid Request: a message must be a JSON object"),
+            )),
+            Frame::Invalid { problem, id, .. } => {
+                let id = id.map_or(Value::Null, |id| id.to_value());
+                out.push(error_line(id, RpcError::new(INVALID_REQUEST, format!("Invalid Request: {problem}"))));
+            }
+            Frame::Notification(notification) => self.notify(&notification),
+            Frame::Request(request) => {
+                let reply = self.request(&request);
+                out.push(match reply {
+                    Ok(result) => result_line(&request.id, result),
+                    Err(error) => error_line(request.id.to_value(), error),
+                });
+            }
+        }
+        Status::Running
+    }
+}
+
+impl CalcConnection {
+    fn notify(&mut self, notification: &Notification) {
+        if self.era == Some(Era::Handshake) && notification.method == INITIALIZED {
+            self.initialized = true;
+        }
+    }
+
+    fn request(&mut self, request: &Request) -> Reply {
+        let params = request.params.as_ref();
+        let era = *self.era.get_or_insert_with(|| envelope::opening_era(&request.method, params));
+        match era {
+            Era::Handshake => self.handshake_request(request),
+            Era::Modern => modern_request(request),
+        }
+    }
+
+    fn handshake_request(&mut self, request: &Request) -> Reply {
+        let params = request.params.as_ref();
+        if envelope::carries_modern_envelope(&request.method, params) {
+            return Err(RpcError::new(INVALID_REQUEST, HANDSHAKE_REFUSES_MODERN));
+        }
+        match request.method.as_str() {
+            INITIALIZE => self.initialize(params),
+            PING => Ok(json!({})),
+            TOOLS_LIST | TOOLS_CALL | PROMPTS_LIST | RESOURCES_LIST if !self.initialized => {
+                Err(RpcError::new(INVALID_PARAMS, "the connection is not initialized: send initialize first"))
+            }
+            method => serve_method(method, params),
+        }
+    }
+
+    fn initialize(&mut self, params: Option<&Value>) -> Reply {
+        if self.initialized {
+            return Err(RpcError::new(INVALID_REQUEST, "initialize may be sent only once per connection"));
+        }
+        let invalid = || RpcError::new(INVALID_PARAMS, "initialize needs protocolVersion, capabilities and clientInfo");
+        let params = params.and_then(Value::as_object).ok_or_else(invalid)?;
+        let requested = params.get("protocolVersion").and_then(Value::as_str).ok_or_else(invalid)?;
+        let client_info = params.get("clientInfo").and_then(Value::as_object).ok_or_else(invalid)?;
+        let named = client_info.get("name").is_some_and(Value::is_string)
+            && client_info.get("version").is_some_and(Value::is_string);
+        if !params.get("capabilities").is_some_and(Value::is_object) || !named {
+            return Err(invalid());
+        }
+        let version = if HANDSHAKE_VERSIONS.contains(&requested) { requested } else { LATEST_HANDSHAKE_VERSION };
+        self.initialized = true;
+        Ok(json!({
+            "protocolVersion": version,
+            "capabilities": capabilities(false),
+            "serverInfo": server_info(),
+        }))
+    }
+}
+
+/// Answers a request on a modern connection: envelope checks first, then the method.
+fn modern_request(request: &Request) -> Reply {
+    let params = request.params.as_ref();
+    if request.method == INITIALIZE {
+        let mut data = json!({ "supported": MODERN_VERSIONS });
+        if let Some(requested) = params.and_then(|p| p.get("protocolVersion")).filter(|v| v.is_string()) {
+            data["requested"] = requested.clone();
+        }
+        return Err(RpcError {
+            data: Some(data),
+            ..RpcError::new(UNSUPPORTED_PROTOCOL_VERSION, MODERN_REFUSES_INITIALIZE)
+        });
+    }
+    let meta = envelope::meta(params).ok_or_else(|| RpcError::new(INVALID_PARAMS, META_NOT_OBJECT))?;
+    let missing = envelope::missing_keys(meta);
+    if !missing.is_empty() {
+        return Err(RpcError::new(INVALID_PARAMS, format!("{MISSING_KEYS_PREFIX}{}", missing.join(", "))));
+    }
+    let Some(version) = meta.get(PROTOCOL_VERSION_KEY).and_then(Value::as_str) else {
+        return Err(RpcError::new(INVALID_PARAMS, "the protocol-version envelope value must be a string"));
+    };
+    if !MODERN_VERSIONS.contains(&version) {
+        return Err(RpcError {
+            data: Some(json!({ "supported": MODERN_VERSIONS, "requested": version })),
+            ..RpcError::new(UNSUPPORTED_PROTOCOL_VERSION, "Unsupported protocol version")
+        });
+    }
+    if !meta.get(CLIENT_CAPABILITIES_KEY).is_some_and(Value::is_object) {
+        return Err(RpcError::new(INVALID_PARAMS, "Invalid request parameters: clientCapabilities must be an object"));
+    }
+    let mut result = match request.method.as_str() {
+        DISCOVER => json!({ "supportedVersions": MODERN_VERSIONS, "capabilities": capabilities(true) }),
+        method => serve_method(method, params)?,
+    };
+    stamp_modern(&request.method, &mut result);
+    Ok(result)
+}
+
+/// The methods both eras serve the same way, and method-not-found for the rest.
+fn serve_method(method: &str, params: Option<&Value>) -> Reply {
+    match method {
+        TOOLS_LIST => Ok(json!({ "tools": [add_tool()] })),
+        TOOLS_CALL => call_tool(params),
+        PROMPTS_LIST => Ok(json!({ "prompts": [] })),
+        RESOURCES_LIST => Ok(json!({ "resources": [] })),
+        other => Err(RpcError::method_not_found(other)),
+    }
+}
+
+fn call_tool(params: Option<&Value>) -> Reply {
+    let params = params
+        .and_then(Value::as_object)
+        .ok_or_else(|| RpcError::new(INVALID_PARAMS, "tools/call needs params with a tool name"))?;
+    let name = params
+        .get("name")
+        .and_then(Value::as_str)
+        .ok_or_else(|| RpcError::new(INVALID_PARAMS, "tools/call needs a string tool name"))?;
+    if name != "add" {
+        return Err(RpcError::new(INVALID_PARAMS, format!("Unknown tool: {name}")));
+    }
+    let empty = Map::new();
+    let arguments = match params.get("arguments") {
+        None => &empty,
+        Some(Value::Object(arguments)) => arguments,
+        Some(_) => return Ok(tool_error("arguments must be an object")),
+    };
+    let (Some(a), Some(b)) = (integer_argument(arguments, "a"), integer_argument(arguments, "b")) else {
+        return Ok(tool_error("add needs two integer arguments, a and b"));
+    };
+    let Some(sum) = a.checked_add(b) else {
+        return Ok(tool_error("the sum is out of range"));
+    };
+    Ok(json!({
+        "content": [{ "type": "text", "text": sum.to_string() }],
+        "isError": false,
+        "structuredContent": { "result": RequestId::int(sum).to_value() },
+    }))
+}
+
+/// An integer argument that fits in an `i128`, or `None`.
+fn integer_argument(arguments: &Map<String, Value>, name: &str) -> Option<i128> {
+    match arguments.get(name)? {
+        Value::Number(n) => n.to_string().parse().ok(),
+        _ => None,
+    }
+}
+
+fn tool_error(text: &str) -> Value {
+    json!({ "content": [{ "type": "text", "text": text }], "isError": true })
+}
+
+fn add_tool() -> Value {
+    json!({
+        "name": "add",
+        "description": "Add two integers.",
+        "inputSchema": {
+            "type": "object",
+            "properties": { "a": { "type": "integer" }, "b": { "type": "integer" } },
+            "required": ["a", "b"],
+        },
+    })
+}
+
+/// The capabilities of either era: the same keys, listChanged and subscribe on only in the modern era.
+fn capabilities(modern: bool) -> Value {
+    json!({
+        "prompts": { "listChanged": modern },
+        "resources": { "listChanged": modern, "subscribe": modern },
+        "tools": { "listChanged": modern },
+    })
+}
+
+fn server_info() -> Value {
+    json!({ "name": SERVER_NAME, "version": SERVER_VERSION })
+}
+
+/// Adds what every modern result carries: `resultType`, the caching hints where the method is cacheable, and the
+/// serverInfo stamp in `_meta`.
+fn stamp_modern(method: &str, result: &mut Value) {
+    let Some(object) = result.as_object_mut() else { return };
+    object.insert("resultType".into(), json!("complete"));
+    if CACHEABLE.contains(&method) {
+        object.insert("ttlMs".into(), json!(0));
+        object.insert("cacheScope".into(), json!("private"));
+    }
+    object.insert("_meta".into(), json!({ SERVER_INFO_KEY: server_info() }));
+}
+
+fn result_line(id: &RequestId, result: Value) -> Vec<u8> {
+    let line = json!({ "jsonrpc": "2.0", "id": id.to_value(), "result": result });
+    serde_json::to_vec(&line).unwrap_or_default()
+}
+
+fn error_line(id: Value, error: RpcError) -> Vec<u8> {
+    let mut object = json!({ "code": error.code, "message": error.message });
+    if let Some(data) = error.data {
+        object["data"] = data;
+    }
+    serde_json::to_vec(&json!({ "jsonrpc": "2.0", "id": id, "error": object })).unwrap_or_default()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// Sends each line on one fresh connection; returns the replies per line, parsed.
+    fn talk(lines: &[Value]) -> Vec<Vec<Value>> {
+        let mut connection = Calc.connect();
+        lines
+            .iter()
+            .map(|line| {
+                let mut out = Vec::new();
+                assert_eq!(connection.receive(&serde_json::to_vec(line).unwrap(), &mut out), Status::Running);
+                out.iter().map(|l| serde_json::from_slice(l).unwrap()).collect()
+            })
+            .collect()
+    }
+
+    fn modern(id: i64, method: &str, version: Value) -> Value {
+        json!({"jsonrpc":"2.0","id":id,"method":method,"params":{"_meta":{
+            PROTOCOL_VERSION_KEY: version, CLIENT_CAPABILITIES_KEY: {}}}})
+    }
+
+    fn initialize(id: i64) -> Value {
+        json!({"jsonrpc":"2.0","id":id,"method":"initialize","params":{"protocolVersion":"2024-11-05",
+            "capabilities":{},"clientInfo":{"name":"t","version":"1"}}})
+    }
+
+    #[test]
+    fn a_modern_connection_refuses_initialize_and_removed_methods() {
+        let replies = talk(&[
+            modern(1, "tools/list", json!("2026-07-28")),
+            initialize(2),
+            modern(3, "ping", json!("2026-07-28")),
+        ]);
+        assert_eq!(replies[0][0]["result"]["ttlMs"], json!(0));
+        assert_eq!(replies[1][0]["error"]["code"], json!(UNSUPPORTED_PROTOCOL_VERSION));
+        assert_eq!(replies[1][0]["error"]["data"], json!({"supported":["2026-07-28"],"requested":"2024-11-05"}));
+        assert_eq!(replies[2][0]["error"]["code"], json!(METHOD_NOT_FOUND));
+    }
+
+    #[test]
+    fn the_envelope_ladder_answers_in_order() {
+        let no_meta = json!({"jsonrpc":"2.0","id":2,"method":"tools/list"});
+        let number_version = modern(3, "tools/list", json!(20260728));
+        let replies = talk(&[modern(1, "server/discover", json!("2026-07-28")), no_meta, number_version]);
+        assert_eq!(replies[0][0]["result"]["supportedVersions"], json!(["2026-07-28"]));
+        assert_eq!(replies[1][0]["error"], json!({"code": INVALID_PARAMS, "message": META_NOT_OBJECT}));
+        assert_eq!(replies[2][0]["error"]["code"], json!(INVALID_PARAMS));
+    }
+
+    #[test]
+    fn a_handshake_connection_negotiates_and_gates() {
+        let early = json!({"jsonrpc":"2.0","id":1,"method":"tools/list"});
+        let replies = talk(&[early.clone(), initialize(2), early, initialize(4)]);
+        assert_eq!(replies[0][0]["error"]["code"], json!(INVALID_PARAMS));
+        assert_eq!(replies[1][0]["result"]["protocolVersion"], json!("2024-11-05"));
+        assert!(replies[1][0]["result"].get("resultType").is_none());
+        assert_eq!(replies[2][0]["result"]["tools"][0]["name"], json!("add"));
+        assert_eq!(replies[3][0]["error"]["code"], json!(INVALID_REQUEST));
+    }
+
+    #[test]
+    fn unknown_versions_get_the_latest_handshake_version() {
+        let mut init = initialize(1);
+        init["params"]["protocolVersion"] = json!("2026-07-28");
+        assert_eq!(talk(&[init])[0][0]["result"]["protocolVersion"], json!(LATEST_HANDSHAKE_VERSION));
+    }
+
+    #[test]
+    fn tool_argument_errors_are_tool_results() {
+        let call = |id: i64, arguments: Value| {
+            json!({"jsonrpc":"2.0","id":id,"method":"tools/call","params":{"name":"add","arguments":arguments,
+                "_meta":{PROTOCOL_VERSION_KEY:"2026-07-28",CLIENT_CAPABILITIES_KEY:{}}}})
+        };
+        let huge = json!({"a": 170141183460469231731687303715884105727_i128, "b": 1});
+        let replies = talk(&[call(1, json!({"a": "1", "b": 2})), call(2, huge), call(3, json!({"a": -4, "b": 1}))]);
+        assert_eq!(replies[0][0]["result"]["isError"], json!(true));
+        assert_eq!(replies[1][0]["result"]["isError"], json!(true));
+        assert_eq!(replies[2][0]["result"]["structuredContent"]["result"], json!(-3));
+    }
+
+    #[test]
+    fn notifications_and_stray_responses_get_nothing() {
+        let replies = talk(&[
+            json!({"jsonrpc":"2.0","method":"notifications/whatever"}),
+            json!({"jsonrpc":"2.0","id":4,"result":{}}),
+        ]);
+        assert!(replies.iter().all(Vec::is_empty));
+    }
+}

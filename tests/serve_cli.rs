@@ -1,0 +1,54 @@
+//! `mcp-wirefuzz serve` and `check` as a user runs them.
+
+use std::io::Write;
+use std::process::{Command, Stdio};
+
+fn serve(input: &str) -> Vec<serde_json::Value> {
+    let mut child = Command::new(env!("CARGO_BIN_EXE_mcp-wirefuzz"))
+        .arg("serve")
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .spawn()
+        .unwrap();
+    child.stdin.take().unwrap().write_all(input.as_bytes()).unwrap();
+    let output = child.wait_with_output().unwrap();
+    assert!(output.status.success());
+    String::from_utf8(output.stdout).unwrap().lines().map(|l| serde_json::from_str(l).unwrap()).collect()
+}
+
+#[test]
+fn a_line_that_is_not_json_gets_one_parse_error_with_a_null_id() {
+    let replies = serve("{not json\n");
+    assert_eq!(
+        replies,
+        vec![serde_json::json!({"jsonrpc":"2.0","id":null,"error":{"code":-32700,"message":"Parse error"}})]
+    );
+}
+
+#[test]
+fn the_server_keeps_serving_after_malformed_lines() {
+    let replies = serve(
+        "[]\n\n{\"jsonrpc\":\"2.0\",\"id\":true,\"method\":\"ping\"}\n{\"jsonrpc\":\"2.0\",\"id\":7,\"method\":\"ping\"}\n",
+    );
+    let codes: Vec<_> = replies.iter().map(|r| r["error"]["code"].clone()).collect();
+    assert_eq!(codes, vec![serde_json::json!(-32600), serde_json::json!(-32600), serde_json::Value::Null]);
+    assert_eq!(replies[2], serde_json::json!({"jsonrpc":"2.0","id":7,"result":{}}));
+}
+
+#[test]
+fn check_passes_against_the_built_in_server_and_a_child() {
+    let exe = env!("CARGO_BIN_EXE_mcp-wirefuzz");
+    let built_in = Command::new(exe).arg("check").output().unwrap();
+    assert!(built_in.status.success());
+    assert!(String::from_utf8_lossy(&built_in.stdout).contains("6 passed, 0 failed"));
+    let child = Command::new(exe).args(["check", "--", exe, "serve"]).output().unwrap();
+    assert!(child.status.success(), "{}", String::from_utf8_lossy(&child.stdout));
+}
+
+#[test]
+fn check_fails_against_a_server_that_answers_nothing() {
+    let output =
+        Command::new(env!("CARGO_BIN_EXE_mcp-wirefuzz")).args(["check", "--", "cat", "/dev/null"]).output().unwrap();
+    assert_eq!(output.status.code(), Some(1));
+    assert!(String::from_utf8_lossy(&output.stdout).contains("0 passed, 6 failed"));
+}

@@ -9,3 +9,4 @@
 pub mod protocol;
 pub mod seeds;
 pub mod target;
+pub mod transcript;

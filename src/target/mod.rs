@@ -4,7 +4,9 @@
 pub mod reference;
 pub mod stdio;
 
+use crate::transcript::{Ending, Event, Input, Transcript};
 use std::io::{self, BufRead, Write};
+use std::panic::{AssertUnwindSafe, catch_unwind};
 
 /// How a server connection stands after it has handled one line.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -31,6 +33,60 @@ pub trait ServerConnection {
     /// Hands the server one line as the client sent it (without its newline) and appends every line the server
     /// writes in reaction to `out` (each without its newline).
     fn receive(&mut self, line: &[u8], out: &mut Vec<Vec<u8>>) -> Status;
+}
+
+/// A server under test as the harness drives it: one conversation per call, each on a fresh connection.
+pub trait Target {
+    /// Runs `inputs` on a fresh connection and records what happened. An error means the harness could not run
+    /// the conversation at all (the server could not be started); a misbehaving server is a transcript, never an
+    /// error.
+    fn run(&mut self, inputs: &[Input]) -> anyhow::Result<Transcript>;
+}
+
+/// An in-process server as a target: exact (each reply is attributed to the line that caused it) and fast.
+#[derive(Clone, Debug, Default)]
+pub struct InProcess<S>(pub S);
+
+impl<S: InProcessServer> Target for InProcess<S> {
+    fn run(&mut self, inputs: &[Input]) -> anyhow::Result<Transcript> {
+        Ok(run_in_process(&self.0, inputs))
+    }
+}
+
+/// Runs one conversation on a fresh connection of an in-process server. A panic inside the server is recorded as
+/// the server exiting with code 101, its message as the stderr tail.
+pub fn run_in_process<S: InProcessServer>(server: &S, inputs: &[Input]) -> Transcript {
+    let mut connection = server.connect();
+    let mut events = Vec::with_capacity(inputs.len() * 2);
+    let mut replies = Vec::new();
+    for input in inputs {
+        let line = match input {
+            Input::Sync => {
+                events.push(Event::Sync);
+                continue;
+            }
+            Input::Line(line) => line,
+        };
+        events.push(Event::Sent(line.clone()));
+        replies.clear();
+        let status = catch_unwind(AssertUnwindSafe(|| connection.receive(line, &mut replies)));
+        events.extend(replies.drain(..).map(|line| Event::Received { line, truncated: false }));
+        let ending = match status {
+            Ok(Status::Running) => continue,
+            Ok(Status::Exited(code)) => Ending::Exited { code: Some(code), signal: None, stderr_tail: Vec::new() },
+            Ok(Status::Hung) => Ending::Hung { waited_ms: 0 },
+            Err(panic) => {
+                let message = panic
+                    .downcast_ref::<&str>()
+                    .map(|s| s.to_string())
+                    .or_else(|| panic.downcast_ref::<String>().cloned())
+                    .unwrap_or_else(|| "panic".into());
+                Ending::Exited { code: Some(101), signal: None, stderr_tail: message.into_bytes() }
+            }
+        };
+        return Transcript { events, ending };
+    }
+    Transcript { events, ending: Ending::Closed }
 }
 
 /// Serves one connection of `server` over a byte stream, one message per line, until end of input or until the

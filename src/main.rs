@@ -1,9 +1,10 @@
 //! The `mcp-wirefuzz` command line.
 
-use anyhow::Result;
+use anyhow::{Result, bail};
 use clap::{Parser, Subcommand};
 use mcp_wirefuzz::seeds;
-use mcp_wirefuzz::target::reference::Calc;
+use mcp_wirefuzz::target::mutants::Mutant;
+use mcp_wirefuzz::target::reference::{Calc, Planted};
 use mcp_wirefuzz::target::stdio::ServerCommand;
 use mcp_wirefuzz::target::{Status, serve};
 use std::io::{self, BufReader};
@@ -21,7 +22,11 @@ struct Cli {
 #[derive(Subcommand)]
 enum Commands {
     /// Run the built-in reference server "calc" on stdin/stdout, one JSON-RPC message per line, until EOF.
-    Serve,
+    Serve {
+        /// Plant one bug in the server (`--mutant list` lists them).
+        #[arg(long, value_name = "NAME")]
+        mutant: Option<String>,
+    },
     /// Replay the protocol lesson's seed transcripts against the built-in server, or against a calc-like server
     /// started as `-- CMD ARGS...`; exit 1 if any reply differs.
     Check {
@@ -37,7 +42,7 @@ enum Commands {
 fn main() -> ExitCode {
     let cli = Cli::parse();
     let outcome = match cli.command {
-        Commands::Serve => run_serve(),
+        Commands::Serve { mutant } => run_serve(mutant.as_deref()),
         Commands::Check { timeout, command } => run_check(&command, Duration::from_millis(timeout)),
     };
     match outcome {
@@ -49,8 +54,23 @@ fn main() -> ExitCode {
     }
 }
 
-fn run_serve() -> Result<ExitCode> {
-    let status = serve(&Calc, BufReader::new(io::stdin().lock()), io::stdout().lock())?;
+fn run_serve(mutant: Option<&str>) -> Result<ExitCode> {
+    let input = BufReader::new(io::stdin().lock());
+    let status = match mutant {
+        None => serve(&Calc, input, io::stdout().lock())?,
+        Some("list") => {
+            for mutant in Mutant::ALL {
+                println!("{:<28} {:<28} {}", mutant.name(), mutant.expected_rule(), mutant.description());
+            }
+            return Ok(ExitCode::SUCCESS);
+        }
+        Some(name) => {
+            let Some(mutant) = Mutant::from_name(name) else {
+                bail!("unknown mutant `{name}`; `mcp-wirefuzz serve --mutant list` lists them");
+            };
+            serve(&Planted(mutant), input, io::stdout().lock())?
+        }
+    };
     match status {
         Status::Running => Ok(ExitCode::SUCCESS),
         Status::Exited(code) => Ok(ExitCode::from(u8::try_from(code).unwrap_or(1))),

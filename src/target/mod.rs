@@ -1,6 +1,7 @@
 //! Servers under test: the in-process server interface, the built-in reference server, and child processes over
 //! stdio.
 
+pub mod mutants;
 pub mod reference;
 pub mod stdio;
 
@@ -113,5 +114,60 @@ pub fn serve<S: InProcessServer>(server: &S, mut input: impl BufRead, mut output
         if status != Status::Running {
             return Ok(status);
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    struct Scripted(Status, bool);
+
+    impl InProcessServer for Scripted {
+        type Connection = Scripted;
+
+        fn connect(&self) -> Scripted {
+            Scripted(self.0, self.1)
+        }
+    }
+
+    impl ServerConnection for Scripted {
+        fn receive(&mut self, line: &[u8], out: &mut Vec<Vec<u8>>) -> Status {
+            assert!(!self.1, "server bug");
+            out.push(line.to_vec());
+            self.0
+        }
+    }
+
+    fn lines(n: usize) -> Vec<Input> {
+        (0..n).flat_map(|i| [Input::Line(vec![b'a' + i as u8]), Input::Sync]).collect()
+    }
+
+    #[test]
+    fn a_running_server_is_closed_by_the_harness() {
+        let transcript = run_in_process(&Scripted(Status::Running, false), &lines(2));
+        assert_eq!(transcript.ending, Ending::Closed);
+        assert_eq!(transcript.events.len(), 6);
+        assert_eq!(transcript.events[1], Event::Received { line: b"a".to_vec(), truncated: false });
+        assert_eq!(transcript.events[2], Event::Sync);
+    }
+
+    #[test]
+    fn exit_hang_and_panic_end_the_conversation() {
+        let exited = run_in_process(&Scripted(Status::Exited(3), false), &lines(2));
+        assert_eq!(exited.events.len(), 2);
+        assert!(matches!(exited.ending, Ending::Exited { code: Some(3), .. }));
+        let hung = run_in_process(&Scripted(Status::Hung, false), &lines(2));
+        assert_eq!(hung.ending, Ending::Hung { waited_ms: 0 });
+        let panicked = run_in_process(&Scripted(Status::Running, true), &lines(2));
+        let Ending::Exited { code: Some(101), stderr_tail, .. } = panicked.ending else { panic!("not an exit") };
+        assert_eq!(stderr_tail, b"server bug".to_vec());
+    }
+
+    #[test]
+    fn serve_writes_one_line_per_reply_and_stops_with_the_server() {
+        let mut output = Vec::new();
+        let status = serve(&Scripted(Status::Exited(4), false), &b"x\ny\n"[..], &mut output).unwrap();
+        assert_eq!((status, output), (Status::Exited(4), b"x\n".to_vec()));
     }
 }

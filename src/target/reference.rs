@@ -4,6 +4,7 @@
 //!
 //! It is the oracle's clean baseline: it must reproduce the protocol lesson's seed transcripts exactly.
 
+use super::mutants::Mutant;
 use super::{InProcessServer, ServerConnection, Status};
 use crate::protocol::codes::{
     INVALID_PARAMS, INVALID_REQUEST, METHOD_NOT_FOUND, PARSE_ERROR, UNSUPPORTED_PROTOCOL_VERSION,
@@ -13,7 +14,7 @@ use crate::protocol::era::{HANDSHAKE_VERSIONS, LATEST_HANDSHAKE_VERSION, MODERN_
 use crate::protocol::methods::{
     CACHEABLE, DISCOVER, INITIALIZE, INITIALIZED, PING, PROMPTS_LIST, RESOURCES_LIST, TOOLS_CALL, TOOLS_LIST,
 };
-use crate::protocol::{Era, Frame, Notification, Request, RequestId};
+use crate::protocol::{Era, Frame, Notification, Problem, Request, RequestId};
 use serde_json::{Map, Value, json};
 
 /// The server's name, in `serverInfo`.
@@ -42,11 +43,26 @@ impl InProcessServer for Calc {
     }
 }
 
-/// One connection of [`Calc`].
+/// The reference server with one planted bug.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Planted(pub Mutant);
+
+impl InProcessServer for Planted {
+    type Connection = CalcConnection;
+
+    fn connect(&self) -> CalcConnection {
+        CalcConnection { mutant: Some(self.0), ..CalcConnection::default() }
+    }
+}
+
+/// One connection of [`Calc`] or [`Planted`].
 #[derive(Clone, Debug, Default)]
 pub struct CalcConnection {
     era: Option<Era>,
     initialized: bool,
+    mutant: Option<Mutant>,
+    /// Set by the planted bug [`Mutant::WedgedAfterParseError`]: requests are no longer answered.
+    wedged: bool,
 }
 
 /// A JSON-RPC error the server answers with.
@@ -70,35 +86,74 @@ type Reply = Result<Value, RpcError>;
 
 impl ServerConnection for CalcConnection {
     fn receive(&mut self, line: &[u8], out: &mut Vec<Vec<u8>>) -> Status {
+        if self.has(Mutant::CrashOnBatch) && line.trim_ascii_start().starts_with(b"[") {
+            return Status::Exited(70);
+        }
+        if self.has(Mutant::HangOnDeepNesting) && nesting_depth(line) > 100 {
+            return Status::Hung;
+        }
+        let mut messages = Vec::new();
         match Frame::parse(line) {
             Frame::Blank | Frame::Response(_) => {}
-            Frame::NotJson { .. } => out.push(error_line(Value::Null, RpcError::new(PARSE_ERROR, "Parse error"))),
-            Frame::Batch(_) => out.push(error_line(
+            Frame::NotJson { .. } => {
+                self.wedged |= self.has(Mutant::WedgedAfterParseError);
+                messages.push(error_message(Value::Null, RpcError::new(PARSE_ERROR, "Parse error")));
+            }
+            Frame::Batch(_) => messages.push(error_message(
                 Value::Null,
                 RpcError::new(INVALID_REQUEST, "Invalid Request: MCP does not accept batches"),
             )),
-            Frame::NotObject(_) => out.push(error_line(
+            Frame::NotObject(_) => messages.push(error_message(
                 Value::Null,
                 RpcError::new(INVALID_REQUEST, "Invalid Request: a message must be a JSON object"),
             )),
+            Frame::Invalid { problem, id: Some(id), method: Some(method) }
+                if self.has(Mutant::ServesInvalidRequest)
+                    && matches!(problem, Problem::JsonrpcMissing | Problem::JsonrpcNotTwoPointZero) =>
+            {
+                let params = serde_json::from_slice::<Value>(line).ok().and_then(|v| v.get("params").cloned());
+                self.answer(&Request { id, method, params }, &mut messages, out);
+            }
             Frame::Invalid { problem, id, .. } => {
                 let id = id.map_or(Value::Null, |id| id.to_value());
-                out.push(error_line(id, RpcError::new(INVALID_REQUEST, format!("Invalid Request: {problem}"))));
+                messages.push(error_message(id, RpcError::new(INVALID_REQUEST, format!("Invalid Request: {problem}"))));
             }
-            Frame::Notification(notification) => self.notify(&notification),
-            Frame::Request(request) => {
-                let reply = self.request(&request);
-                out.push(match reply {
-                    Ok(result) => result_line(&request.id, result),
-                    Err(error) => error_line(request.id.to_value(), error),
-                });
+            Frame::Notification(notification) => {
+                self.notify(&notification);
+                if self.has(Mutant::NotificationReply) {
+                    messages.push(json!({ "jsonrpc": "2.0", "id": null, "result": {} }));
+                }
             }
+            Frame::Request(request) if !self.wedged => self.answer(&request, &mut messages, out),
+            Frame::Request(_) => {}
         }
+        out.extend(messages.into_iter().map(|message| self.encode(message)));
         Status::Running
     }
 }
 
 impl CalcConnection {
+    fn has(&self, mutant: Mutant) -> bool {
+        self.mutant == Some(mutant)
+    }
+
+    /// Answers a request: its response goes to `messages`; a planted log line goes straight to `out`.
+    fn answer(&mut self, request: &Request, messages: &mut Vec<Value>, out: &mut Vec<Vec<u8>>) {
+        let response = match self.request(request) {
+            Ok(result) => json!({ "jsonrpc": "2.0", "id": request.id.to_value(), "result": result }),
+            Err(error) => error_message(request.id.to_value(), error),
+        };
+        if request.method == TOOLS_CALL {
+            if self.has(Mutant::LogOnStdout) {
+                out.push(b"calc: tools/call add".to_vec());
+            }
+            if self.has(Mutant::DuplicateReply) {
+                messages.push(response.clone());
+            }
+        }
+        messages.push(response);
+    }
+
     fn notify(&mut self, notification: &Notification) {
         if self.era == Some(Era::Handshake) && notification.method == INITIALIZED {
             self.initialized = true;
@@ -109,14 +164,20 @@ impl CalcConnection {
         let params = request.params.as_ref();
         let era = *self.era.get_or_insert_with(|| envelope::opening_era(&request.method, params));
         match era {
-            Era::Handshake => self.handshake_request(request),
-            Era::Modern => modern_request(request),
+            Era::Handshake => {
+                let mut result = self.handshake_request(request)?;
+                if let (true, Some(object)) = (self.has(Mutant::HandshakeResultType), result.as_object_mut()) {
+                    object.insert("resultType".into(), json!("complete"));
+                }
+                Ok(result)
+            }
+            Era::Modern => self.modern_request(request),
         }
     }
 
     fn handshake_request(&mut self, request: &Request) -> Reply {
         let params = request.params.as_ref();
-        if envelope::carries_modern_envelope(&request.method, params) {
+        if envelope::carries_modern_envelope(&request.method, params) && !self.has(Mutant::HandshakeAcceptsModern) {
             return Err(RpcError::new(INVALID_REQUEST, HANDSHAKE_REFUSES_MODERN));
         }
         match request.method.as_str() {
@@ -150,44 +211,142 @@ impl CalcConnection {
             "serverInfo": server_info(),
         }))
     }
+
+    /// Answers a request on a modern connection: envelope checks first, then the method.
+    fn modern_request(&mut self, request: &Request) -> Reply {
+        let params = request.params.as_ref();
+        if request.method == INITIALIZE {
+            if self.has(Mutant::ModernAcceptsInitialize) {
+                return self.initialize(params);
+            }
+            let mut data = json!({ "supported": MODERN_VERSIONS });
+            if let Some(requested) = params.and_then(|p| p.get("protocolVersion")).filter(|v| v.is_string()) {
+                data["requested"] = requested.clone();
+            }
+            return Err(RpcError {
+                data: Some(data),
+                ..RpcError::new(UNSUPPORTED_PROTOCOL_VERSION, MODERN_REFUSES_INITIALIZE)
+            });
+        }
+        let meta = envelope::meta(params).ok_or_else(|| RpcError::new(INVALID_PARAMS, META_NOT_OBJECT))?;
+        let mut missing = envelope::missing_keys(meta);
+        if !missing.is_empty() {
+            if self.has(Mutant::WrongMissingKey) {
+                missing = vec![PROTOCOL_VERSION_KEY];
+            }
+            return Err(RpcError::new(INVALID_PARAMS, format!("{MISSING_KEYS_PREFIX}{}", missing.join(", "))));
+        }
+        let Some(version) = meta.get(PROTOCOL_VERSION_KEY).and_then(Value::as_str) else {
+            return Err(RpcError::new(INVALID_PARAMS, "the protocol-version envelope value must be a string"));
+        };
+        if !MODERN_VERSIONS.contains(&version) && !self.has(Mutant::AcceptsAnyVersion) {
+            let data = json!({ "supported": MODERN_VERSIONS, "requested": version });
+            return Err(RpcError {
+                data: (!self.has(Mutant::UnsupportedVersionNoData)).then_some(data),
+                ..RpcError::new(UNSUPPORTED_PROTOCOL_VERSION, "Unsupported protocol version")
+            });
+        }
+        if !meta.get(CLIENT_CAPABILITIES_KEY).is_some_and(Value::is_object) {
+            return Err(RpcError::new(
+                INVALID_PARAMS,
+                "Invalid request parameters: clientCapabilities must be an object",
+            ));
+        }
+        let mut result = match request.method.as_str() {
+            DISCOVER => json!({ "supportedVersions": MODERN_VERSIONS, "capabilities": capabilities(true) }),
+            PING if self.has(Mutant::ModernServesPing) => json!({}),
+            PROMPTS_LIST if self.has(Mutant::AdvertisedButMissing) => {
+                return Err(RpcError::method_not_found(PROMPTS_LIST));
+            }
+            method => serve_method(method, params)?,
+        };
+        self.stamp_modern(&request.method, &mut result);
+        Ok(result)
+    }
+
+    /// Adds what every modern result carries: `resultType`, the caching hints where the method is cacheable, and
+    /// the serverInfo stamp in `_meta`.
+    fn stamp_modern(&self, method: &str, result: &mut Value) {
+        let Some(object) = result.as_object_mut() else { return };
+        if !self.has(Mutant::NoResultType) {
+            object.insert("resultType".into(), json!("complete"));
+        }
+        if CACHEABLE.contains(&method) && !self.has(Mutant::NoCacheHints) {
+            object.insert("ttlMs".into(), json!(0));
+            object.insert("cacheScope".into(), json!("private"));
+        }
+        if !self.has(Mutant::NoServerInfo) {
+            object.insert("_meta".into(), json!({ SERVER_INFO_KEY: server_info() }));
+        }
+    }
+
+    /// Serializes one message, with the output bug of the planted mutant applied.
+    fn encode(&self, mut message: Value) -> Vec<u8> {
+        if let Some(mutant) = self.mutant {
+            plant_output_bug(mutant, &mut message);
+        }
+        serde_json::to_vec(&message).unwrap_or_default()
+    }
 }
 
-/// Answers a request on a modern connection: envelope checks first, then the method.
-fn modern_request(request: &Request) -> Reply {
-    let params = request.params.as_ref();
-    if request.method == INITIALIZE {
-        let mut data = json!({ "supported": MODERN_VERSIONS });
-        if let Some(requested) = params.and_then(|p| p.get("protocolVersion")).filter(|v| v.is_string()) {
-            data["requested"] = requested.clone();
+/// Applies a mutant's output bug to a message about to be written (mutants without one leave it alone).
+fn plant_output_bug(mutant: Mutant, message: &mut Value) {
+    let Some(object) = message.as_object_mut() else { return };
+    let is_error = object.contains_key("error");
+    match mutant {
+        Mutant::IdAsString => {
+            if let Some(Value::Number(n)) = object.get("id") {
+                let text = n.to_string();
+                object.insert("id".into(), Value::String(text));
+            }
         }
-        return Err(RpcError {
-            data: Some(data),
-            ..RpcError::new(UNSUPPORTED_PROTOCOL_VERSION, MODERN_REFUSES_INITIALIZE)
-        });
+        Mutant::BigIdRounded => {
+            let as_double = object.get("id").and_then(Value::as_number).and_then(|n| n.to_string().parse::<f64>().ok());
+            if let Some(rounded) = as_double.and_then(|f| format!("{f:.0}").parse::<serde_json::Number>().ok()) {
+                object.insert("id".into(), Value::Number(rounded));
+            }
+        }
+        Mutant::NullIdOnError if is_error => {
+            object.insert("id".into(), Value::Null);
+        }
+        Mutant::JsonrpcNumber if !is_error => {
+            object.insert("jsonrpc".into(), json!(2.0));
+        }
+        Mutant::ResultAndError if is_error => {
+            object.insert("result".into(), Value::Null);
+        }
+        Mutant::FloatErrorCode => {
+            if let Some(error) = object.get_mut("error").and_then(Value::as_object_mut) {
+                let code = error.get("code").map(Value::to_string).unwrap_or_default();
+                if let Ok(float) = format!("{code}.0").parse::<serde_json::Number>() {
+                    error.insert("code".into(), Value::Number(float));
+                }
+            }
+        }
+        _ => {}
     }
-    let meta = envelope::meta(params).ok_or_else(|| RpcError::new(INVALID_PARAMS, META_NOT_OBJECT))?;
-    let missing = envelope::missing_keys(meta);
-    if !missing.is_empty() {
-        return Err(RpcError::new(INVALID_PARAMS, format!("{MISSING_KEYS_PREFIX}{}", missing.join(", "))));
+}
+
+/// How deeply arrays and objects nest in a line, counted on the bytes (strings skipped), so it works on lines too
+/// deep to parse.
+fn nesting_depth(line: &[u8]) -> usize {
+    let (mut depth, mut deepest, mut in_string, mut escaped) = (0usize, 0usize, false, false);
+    for &byte in line {
+        match (in_string, escaped, byte) {
+            (true, true, _) => escaped = false,
+            (true, false, b'\\') => escaped = true,
+            (true, false, b'"') => in_string = false,
+            (true, false, _) => {}
+            (false, _, b'"') => in_string = true,
+            (false, _, b'[' | b'{') => {
+                depth += 1;
+                deepest = deepest.max(depth);
+            }
+            (false, _, b']' | b'}') => depth = depth.saturating_sub(1),
+            _ => {}
+        }
     }
-    let Some(version) = meta.get(PROTOCOL_VERSION_KEY).and_then(Value::as_str) else {
-        return Err(RpcError::new(INVALID_PARAMS, "the protocol-version envelope value must be a string"));
-    };
-    if !MODERN_VERSIONS.contains(&version) {
-        return Err(RpcError {
-            data: Some(json!({ "supported": MODERN_VERSIONS, "requested": version })),
-            ..RpcError::new(UNSUPPORTED_PROTOCOL_VERSION, "Unsupported protocol version")
-        });
-    }
-    if !meta.get(CLIENT_CAPABILITIES_KEY).is_some_and(Value::is_object) {
-        return Err(RpcError::new(INVALID_PARAMS, "Invalid request parameters: clientCapabilities must be an object"));
-    }
-    let mut result = match request.method.as_str() {
-        DISCOVER => json!({ "supportedVersions": MODERN_VERSIONS, "capabilities": capabilities(true) }),
-        method => serve_method(method, params)?,
-    };
-    stamp_modern(&request.method, &mut result);
-    Ok(result)
+    deepest
 }
 
 /// The methods both eras serve the same way, and method-not-found for the rest.
@@ -268,29 +427,12 @@ fn server_info() -> Value {
     json!({ "name": SERVER_NAME, "version": SERVER_VERSION })
 }
 
-/// Adds what every modern result carries: `resultType`, the caching hints where the method is cacheable, and the
-/// serverInfo stamp in `_meta`.
-fn stamp_modern(method: &str, result: &mut Value) {
-    let Some(object) = result.as_object_mut() else { return };
-    object.insert("resultType".into(), json!("complete"));
-    if CACHEABLE.contains(&method) {
-        object.insert("ttlMs".into(), json!(0));
-        object.insert("cacheScope".into(), json!("private"));
-    }
-    object.insert("_meta".into(), json!({ SERVER_INFO_KEY: server_info() }));
-}
-
-fn result_line(id: &RequestId, result: Value) -> Vec<u8> {
-    let line = json!({ "jsonrpc": "2.0", "id": id.to_value(), "result": result });
-    serde_json::to_vec(&line).unwrap_or_default()
-}
-
-fn error_line(id: Value, error: RpcError) -> Vec<u8> {
+fn error_message(id: Value, error: RpcError) -> Value {
     let mut object = json!({ "code": error.code, "message": error.message });
     if let Some(data) = error.data {
         object["data"] = data;
     }
-    serde_json::to_vec(&json!({ "jsonrpc": "2.0", "id": id, "error": object })).unwrap_or_default()
+    json!({ "jsonrpc": "2.0", "id": id, "error": object })
 }
 
 #[cfg(test)]

@@ -1,0 +1,286 @@
+//! Planted bugs: variants of the reference server, each breaking one invariant the way real servers do. They
+//! prove the oracle and the generators can find what they claim to find: every mutant names the rule that must
+//! catch it.
+
+use crate::protocol::envelope::{self, CLIENT_CAPABILITIES_KEY, META, PROTOCOL_VERSION_KEY};
+use crate::protocol::era::{LATEST_HANDSHAKE_VERSION, LATEST_MODERN_VERSION};
+use serde_json::{Value, json};
+use std::fmt;
+
+/// One planted bug in the reference server.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord, arbitrary::Arbitrary)]
+pub enum Mutant {
+    /// Integer ids are echoed as strings (`1` becomes `"1"`).
+    IdAsString,
+    /// Integer ids pass through a double, as in a JavaScript server: beyond 2^53 they come back rounded.
+    BigIdRounded,
+    /// Error replies carry `"id": null` instead of the request's id.
+    NullIdOnError,
+    /// Notifications are answered with an empty result and a null id.
+    NotificationReply,
+    /// `tools/call` is answered twice.
+    DuplicateReply,
+    /// Results carry `"jsonrpc": 2.0` (a number) instead of the string `"2.0"`.
+    JsonrpcNumber,
+    /// Error replies also carry `"result": null`.
+    ResultAndError,
+    /// Error codes are written as floats (`-32601.0`).
+    FloatErrorCode,
+    /// A log line is written to stdout before every `tools/call` reply.
+    LogOnStdout,
+    /// The process exits when it receives a batch array.
+    CrashOnBatch,
+    /// The server stops answering after a line nested more than 100 levels deep.
+    HangOnDeepNesting,
+    /// After a line that is not JSON, the server stays up but never answers a request again.
+    WedgedAfterParseError,
+    /// A request whose `jsonrpc` is missing or not "2.0" is executed instead of refused.
+    ServesInvalidRequest,
+    /// A handshake connection serves requests that carry the modern envelope.
+    HandshakeAcceptsModern,
+    /// A modern connection accepts `initialize` and answers it as a handshake would.
+    ModernAcceptsInitialize,
+    /// The -32602 for a missing envelope key always names the protocol-version key, whichever key is missing.
+    WrongMissingKey,
+    /// Any protocol-version string is served; -32022 is never sent.
+    AcceptsAnyVersion,
+    /// -32022 is sent without its `data` (`supported`, `requested`).
+    UnsupportedVersionNoData,
+    /// Modern results lack `resultType`.
+    NoResultType,
+    /// Handshake results carry `resultType: "complete"`.
+    HandshakeResultType,
+    /// Modern results lack the serverInfo `_meta` stamp.
+    NoServerInfo,
+    /// Cacheable modern results lack `ttlMs` and `cacheScope`.
+    NoCacheHints,
+    /// An enveloped `ping` is answered on a modern connection although 2026-07-28 removed it.
+    ModernServesPing,
+    /// `server/discover` advertises prompts, but `prompts/list` answers -32601.
+    AdvertisedButMissing,
+}
+
+impl Mutant {
+    /// Every mutant, in declaration order.
+    pub const ALL: [Mutant; 24] = [
+        Mutant::IdAsString,
+        Mutant::BigIdRounded,
+        Mutant::NullIdOnError,
+        Mutant::NotificationReply,
+        Mutant::DuplicateReply,
+        Mutant::JsonrpcNumber,
+        Mutant::ResultAndError,
+        Mutant::FloatErrorCode,
+        Mutant::LogOnStdout,
+        Mutant::CrashOnBatch,
+        Mutant::HangOnDeepNesting,
+        Mutant::WedgedAfterParseError,
+        Mutant::ServesInvalidRequest,
+        Mutant::HandshakeAcceptsModern,
+        Mutant::ModernAcceptsInitialize,
+        Mutant::WrongMissingKey,
+        Mutant::AcceptsAnyVersion,
+        Mutant::UnsupportedVersionNoData,
+        Mutant::NoResultType,
+        Mutant::HandshakeResultType,
+        Mutant::NoServerInfo,
+        Mutant::NoCacheHints,
+        Mutant::ModernServesPing,
+        Mutant::AdvertisedButMissing,
+    ];
+
+    /// The mutant's kebab-case name, as `--mutant` takes it.
+    pub fn name(self) -> &'static str {
+        self.facts().0
+    }
+
+    /// The rule id of the invariant this mutant breaks (the oracle must report it).
+    pub fn expected_rule(self) -> &'static str {
+        self.facts().1
+    }
+
+    /// A one-line description of the bug.
+    pub fn description(self) -> &'static str {
+        self.facts().2
+    }
+
+    /// Looks a mutant up by [`Mutant::name`].
+    pub fn from_name(name: &str) -> Option<Mutant> {
+        Mutant::ALL.into_iter().find(|m| m.name() == name)
+    }
+
+    /// The shortest conversation that exposes the bug: one line per frame, each a fresh connection's input.
+    pub fn trigger(self) -> Vec<Vec<u8>> {
+        let modern =
+            |id: Value, method: &str| request(id, method, json!({ META: envelope::envelope(LATEST_MODERN_VERSION) }));
+        let list = || modern(json!(1), "tools/list");
+        let only_version =
+            || request(json!(1), "tools/list", json!({ META: { PROTOCOL_VERSION_KEY: LATEST_MODERN_VERSION } }));
+        let future = || {
+            let meta = json!({ PROTOCOL_VERSION_KEY: "2030-01-01", CLIENT_CAPABILITIES_KEY: {} });
+            request(json!(1), "tools/list", json!({ META: meta }))
+        };
+        let call = || {
+            let params = json!({ "name": "add", "arguments": { "a": 2, "b": 3 }, META: envelope::envelope(LATEST_MODERN_VERSION) });
+            request(json!(1), "tools/call", params)
+        };
+        let lines: Vec<Value> = match self {
+            Mutant::IdAsString
+            | Mutant::JsonrpcNumber
+            | Mutant::NoResultType
+            | Mutant::NoServerInfo
+            | Mutant::NoCacheHints => {
+                vec![list()]
+            }
+            Mutant::BigIdRounded => vec![modern(json!(12345678901234567890123_u128), "tools/list")],
+            Mutant::NullIdOnError | Mutant::ResultAndError | Mutant::FloatErrorCode | Mutant::WrongMissingKey => {
+                vec![only_version()]
+            }
+            Mutant::NotificationReply => vec![json!({ "jsonrpc": "2.0", "method": "notifications/initialized" })],
+            Mutant::DuplicateReply | Mutant::LogOnStdout => vec![call()],
+            Mutant::CrashOnBatch => vec![json!([])],
+            Mutant::HangOnDeepNesting => {
+                return vec![format!("{}{}", "[".repeat(150), "]".repeat(150)).into_bytes()];
+            }
+            Mutant::WedgedAfterParseError => return vec![b"{not json".to_vec(), json_line(&list())],
+            Mutant::ServesInvalidRequest => vec![json!({ "jsonrpc": "1.0", "id": 1, "method": "ping" })],
+            Mutant::HandshakeAcceptsModern => {
+                vec![
+                    initialize(json!(1)),
+                    json!({ "jsonrpc": "2.0", "method": "notifications/initialized" }),
+                    modern(json!(2), "tools/list"),
+                ]
+            }
+            Mutant::ModernAcceptsInitialize => vec![list(), initialize(json!(2))],
+            Mutant::AcceptsAnyVersion | Mutant::UnsupportedVersionNoData => vec![future()],
+            Mutant::HandshakeResultType => vec![initialize(json!(1))],
+            Mutant::ModernServesPing => vec![modern(json!(1), "ping")],
+            Mutant::AdvertisedButMissing => vec![modern(json!(1), "server/discover"), modern(json!(2), "prompts/list")],
+        };
+        lines.iter().map(json_line).collect()
+    }
+
+    fn facts(self) -> (&'static str, &'static str, &'static str) {
+        match self {
+            Mutant::IdAsString => ("id-as-string", "JSONRPC-ID-ECHO", "integer ids are echoed as strings"),
+            Mutant::BigIdRounded => {
+                ("big-id-rounded", "JSONRPC-ID-ECHO", "integer ids beyond 2^53 come back rounded through a double")
+            }
+            Mutant::NullIdOnError => ("null-id-on-error", "JSONRPC-NULL-ID", "error replies carry a null id"),
+            Mutant::NotificationReply => {
+                ("notification-reply", "JSONRPC-NOTIFICATION-REPLY", "notifications get an empty result")
+            }
+            Mutant::DuplicateReply => ("duplicate-reply", "JSONRPC-DUPLICATE-RESPONSE", "tools/call is answered twice"),
+            Mutant::JsonrpcNumber => ("jsonrpc-number", "JSONRPC-VERSION", "results carry jsonrpc 2.0 as a number"),
+            Mutant::ResultAndError => {
+                ("result-and-error", "JSONRPC-RESPONSE-SHAPE", "error replies also carry result: null")
+            }
+            Mutant::FloatErrorCode => ("float-error-code", "JSONRPC-ERROR-SHAPE", "error codes are written as floats"),
+            Mutant::LogOnStdout => {
+                ("log-on-stdout", "JSONRPC-FRAMING", "a log line goes to stdout before every tools/call reply")
+            }
+            Mutant::CrashOnBatch => ("crash-on-batch", "SERVER-CRASH", "the process exits on a batch array"),
+            Mutant::HangOnDeepNesting => {
+                ("hang-on-deep-nesting", "SERVER-HANG", "the server stops answering after deeply nested input")
+            }
+            Mutant::WedgedAfterParseError => (
+                "wedged-after-parse-error",
+                "JSONRPC-RESPONSE-MISSING",
+                "after a line that is not JSON, requests are never answered again",
+            ),
+            Mutant::ServesInvalidRequest => (
+                "serves-invalid-request",
+                "JSONRPC-MALFORMED-SERVED",
+                "requests whose jsonrpc is missing or not \"2.0\" are executed",
+            ),
+            Mutant::HandshakeAcceptsModern => {
+                ("handshake-accepts-modern", "MCP-ERA-SINGLE", "a handshake connection serves enveloped requests")
+            }
+            Mutant::ModernAcceptsInitialize => {
+                ("modern-accepts-initialize", "MCP-ERA-SINGLE", "a modern connection accepts initialize")
+            }
+            Mutant::WrongMissingKey => (
+                "wrong-missing-key",
+                "MCP-ENVELOPE-MISSING-KEY",
+                "the -32602 for a missing envelope key always names protocolVersion",
+            ),
+            Mutant::AcceptsAnyVersion => {
+                ("accepts-any-version", "MCP-UNSUPPORTED-VERSION", "any protocol-version string is served")
+            }
+            Mutant::UnsupportedVersionNoData => {
+                ("unsupported-version-no-data", "MCP-UNSUPPORTED-VERSION", "-32022 is sent without data")
+            }
+            Mutant::NoResultType => ("no-result-type", "MCP-MODERN-RESULT-TYPE", "modern results lack resultType"),
+            Mutant::HandshakeResultType => {
+                ("handshake-result-type", "MCP-HANDSHAKE-NO-RESULT-TYPE", "handshake results carry resultType")
+            }
+            Mutant::NoServerInfo => {
+                ("no-server-info", "MCP-MODERN-SERVER-INFO", "modern results lack the serverInfo stamp")
+            }
+            Mutant::NoCacheHints => {
+                ("no-cache-hints", "MCP-CACHE-HINTS", "cacheable modern results lack ttlMs and cacheScope")
+            }
+            Mutant::ModernServesPing => {
+                ("modern-serves-ping", "MCP-MODERN-REMOVED-METHOD", "an enveloped ping is answered in the modern era")
+            }
+            Mutant::AdvertisedButMissing => (
+                "advertised-but-missing",
+                "MCP-ADVERTISED-METHODS",
+                "server/discover advertises prompts but prompts/list answers -32601",
+            ),
+        }
+    }
+}
+
+impl fmt::Display for Mutant {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(self.name())
+    }
+}
+
+fn request(id: Value, method: &str, params: Value) -> Value {
+    json!({ "jsonrpc": "2.0", "id": id, "method": method, "params": params })
+}
+
+fn initialize(id: Value) -> Value {
+    let params = json!({
+        "protocolVersion": LATEST_HANDSHAKE_VERSION,
+        "capabilities": {},
+        "clientInfo": { "name": "mcp-wirefuzz", "version": env!("CARGO_PKG_VERSION") },
+    });
+    request(id, "initialize", params)
+}
+
+fn json_line(value: &Value) -> Vec<u8> {
+    serde_json::to_vec(value).unwrap_or_default()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use std::collections::HashSet;
+
+    #[test]
+    fn names_are_unique_and_round_trip() {
+        let names: HashSet<_> = Mutant::ALL.iter().map(|m| m.name()).collect();
+        assert_eq!(names.len(), Mutant::ALL.len());
+        for mutant in Mutant::ALL {
+            assert_eq!(Mutant::from_name(mutant.name()), Some(mutant));
+        }
+        assert_eq!(Mutant::from_name("nope"), None);
+    }
+
+    #[test]
+    fn every_trigger_makes_its_mutant_differ_from_the_clean_server() {
+        use crate::target::reference::{Calc, Planted};
+        use crate::target::run_in_process;
+        use crate::transcript::Input;
+        for mutant in Mutant::ALL {
+            let inputs: Vec<Input> = mutant.trigger().into_iter().map(Input::Line).collect();
+            assert!(inputs.len() <= 3, "{mutant}: a trigger is at most 3 frames");
+            let clean = run_in_process(&Calc, &inputs);
+            let planted = run_in_process(&Planted(mutant), &inputs);
+            assert_ne!(clean, planted, "{mutant}: the trigger does not expose the bug");
+        }
+    }
+}

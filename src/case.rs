@@ -1,0 +1,251 @@
+//! The case-file format: a regression case a person can read and edit. One line per frame sent, kept raw so
+//! malformed bytes survive; the expected outcome; the server it was found on; the era. It does not depend on a
+//! generator's seed, so it stays valid when generators change.
+//!
+//! ```text
+//! # mcp-wirefuzz case
+//! title: integer ids come back as strings
+//! era: modern
+//! mutant: id-as-string
+//! expect: JSONRPC-ID-ECHO
+//! >> {"jsonrpc":"2.0","id":1,"method":"tools/list","params":{"_meta":{...}}}
+//! --
+//! >>hex 7b6e6f74206a736f6e0d
+//! # << {"jsonrpc":"2.0","id":"1","result":{...}}
+//! ```
+//!
+//! `>> TEXT` sends TEXT exactly (everything after the first three characters); `>>hex HEX` sends bytes that are not
+//! printable UTF-8 or that carry leading or trailing white space; `--` is a sync point; `#` starts a comment (the
+//! `# <<` comments show what the server answered when the case was written; they are not checked). `expect:` is
+//! `clean` or a comma-separated list of rule ids that must fire on the case's server (`mutant:`, `command:` as a
+//! JSON array of strings, or the built-in server when neither is given).
+
+use crate::protocol::Era;
+use crate::target::mutants::Mutant;
+use crate::transcript::Input;
+use anyhow::{Context, Result, bail};
+use std::fmt::Write as _;
+use std::path::{Path, PathBuf};
+
+/// The first line of every case file.
+pub const MAGIC: &str = "# mcp-wirefuzz case";
+
+/// One regression case.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct Case {
+    /// A one-line title.
+    pub title: Option<String>,
+    /// The era of the connection, when known.
+    pub era: Option<Era>,
+    /// The planted bug the case was found on, if any.
+    pub mutant: Option<Mutant>,
+    /// The server command the case was found on, if any (program and arguments).
+    pub command: Option<Vec<String>>,
+    /// Rule ids that must fire on the case's server; empty means the case must run clean.
+    pub expect: Vec<String>,
+    /// The frames to send, in order.
+    pub inputs: Vec<Input>,
+    /// What the server answered when the case was written (shown as comments, not checked).
+    pub received: Vec<Vec<u8>>,
+}
+
+impl Case {
+    /// Parses a case file; errors name the line.
+    pub fn parse(text: &str) -> Result<Case> {
+        let mut case = Case::default();
+        let mut lines = text.lines().enumerate();
+        match lines.next() {
+            Some((_, first)) if first.trim_end() == MAGIC => {}
+            _ => bail!("line 1: a case file starts with `{MAGIC}`"),
+        }
+        let mut expect_seen = false;
+        for (index, line) in lines {
+            let at = || format!("line {}", index + 1);
+            if let Some(text) = line.strip_prefix(">> ") {
+                case.inputs.push(Input::Line(text.as_bytes().to_vec()));
+            } else if line == ">>" {
+                case.inputs.push(Input::Line(Vec::new()));
+            } else if let Some(hex) = line.strip_prefix(">>hex ") {
+                case.inputs.push(Input::Line(from_hex(hex.trim()).with_context(at)?));
+            } else if line.trim_end() == "--" {
+                case.inputs.push(Input::Sync);
+            } else if let Some(reply) = line.strip_prefix("# << ") {
+                case.received.push(reply.as_bytes().to_vec());
+            } else if line.starts_with('#') || line.trim().is_empty() {
+                continue;
+            } else if let Some((key, value)) = line.split_once(':') {
+                let value = value.trim();
+                match key.trim() {
+                    "title" => case.title = Some(value.to_string()),
+                    "era" => {
+                        case.era =
+                            Some(Era::from_name(value).with_context(|| format!("{}: unknown era `{value}`", at()))?)
+                    }
+                    "mutant" => {
+                        case.mutant = Some(
+                            Mutant::from_name(value).with_context(|| format!("{}: unknown mutant `{value}`", at()))?,
+                        )
+                    }
+                    "command" => {
+                        let argv: Vec<String> = serde_json::from_str(value)
+                            .with_context(|| format!("{}: command must be a JSON array of strings", at()))?;
+                        if argv.is_empty() {
+                            bail!("{}: command is empty", at());
+                        }
+                        case.command = Some(argv);
+                    }
+                    "expect" => {
+                        expect_seen = true;
+                        if value != "clean" {
+                            case.expect =
+                                value.split(',').map(|r| r.trim().to_string()).filter(|r| !r.is_empty()).collect();
+                        }
+                    }
+                    other => bail!("{}: unknown header `{other}`", at()),
+                }
+            } else {
+                bail!("{}: not a frame (`>> `, `>>hex `, `--`), a header (`key: value`) or a comment", at());
+            }
+        }
+        if !expect_seen {
+            bail!("the case has no `expect:` line");
+        }
+        if case.mutant.is_some() && case.command.is_some() {
+            bail!("a case names either a mutant or a command, not both");
+        }
+        Ok(case)
+    }
+
+    /// Renders the case in the file format; `Case::parse(&case.render())` gives the case back.
+    pub fn render(&self) -> String {
+        let mut out = format!("{MAGIC}\n");
+        if let Some(title) = &self.title {
+            let _ = writeln!(out, "title: {}", title.replace(['\n', '\r'], " "));
+        }
+        if let Some(era) = self.era {
+            let _ = writeln!(out, "era: {era}");
+        }
+        if let Some(mutant) = self.mutant {
+            let _ = writeln!(out, "mutant: {mutant}");
+        }
+        if let Some(command) = &self.command {
+            let _ = writeln!(out, "command: {}", serde_json::to_string(command).unwrap_or_default());
+        }
+        let expect = if self.expect.is_empty() { "clean".to_string() } else { self.expect.join(", ") };
+        let _ = writeln!(out, "expect: {expect}");
+        for input in &self.inputs {
+            match input {
+                Input::Sync => out.push_str("--\n"),
+                Input::Line(bytes) => match std::str::from_utf8(bytes) {
+                    Ok(text) if is_plain(text) => {
+                        let _ = writeln!(out, ">> {text}");
+                    }
+                    _ => {
+                        let _ = writeln!(out, ">>hex {}", to_hex(bytes));
+                    }
+                },
+            }
+        }
+        for reply in &self.received {
+            let _ = writeln!(out, "# << {}", crate::transcript::show_bytes(reply, 2000));
+        }
+        out
+    }
+
+    /// Writes the case into `dir` as `NAME.case` atomically (a temporary file renamed into place), so a reader
+    /// never sees half a case; returns the path.
+    pub fn save(&self, dir: &Path, name: &str) -> Result<PathBuf> {
+        std::fs::create_dir_all(dir).with_context(|| format!("cannot create {}", dir.display()))?;
+        let path = dir.join(format!("{name}.case"));
+        let temporary = dir.join(format!(".{name}.case.tmp"));
+        std::fs::write(&temporary, self.render()).with_context(|| format!("cannot write {}", temporary.display()))?;
+        std::fs::rename(&temporary, &path).with_context(|| format!("cannot write {}", path.display()))?;
+        Ok(path)
+    }
+
+    /// Reads a case file.
+    pub fn load(path: &Path) -> Result<Case> {
+        let text = std::fs::read_to_string(path).with_context(|| format!("cannot read {}", path.display()))?;
+        Case::parse(&text).with_context(|| format!("{}", path.display()))
+    }
+}
+
+/// True for text that survives a round trip as a `>> ` line: no control characters, no leading or trailing white
+/// space, not empty.
+fn is_plain(text: &str) -> bool {
+    !text.is_empty() && text.trim() == text && !text.chars().any(char::is_control)
+}
+
+fn to_hex(bytes: &[u8]) -> String {
+    bytes.iter().map(|b| format!("{b:02x}")).collect()
+}
+
+fn from_hex(hex: &str) -> Result<Vec<u8>> {
+    if hex.len() % 2 != 0 || !hex.bytes().all(|b| b.is_ascii_hexdigit()) {
+        bail!("`>>hex` needs an even number of hex digits");
+    }
+    (0..hex.len()).step_by(2).map(|i| u8::from_str_radix(&hex[i..i + 2], 16).context("bad hex")).collect()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn sample() -> Case {
+        Case {
+            title: Some("ids come back as strings".into()),
+            era: Some(Era::Modern),
+            mutant: Some(Mutant::IdAsString),
+            command: None,
+            expect: vec!["JSONRPC-ID-ECHO".into()],
+            inputs: vec![
+                Input::Line(br#"{"jsonrpc":"2.0","id":1,"method":"tools/list"}"#.to_vec()),
+                Input::Sync,
+                Input::Line(vec![0xff, b'{']),
+                Input::Line(b" \r".to_vec()),
+                Input::Line(Vec::new()),
+                Input::Line("\"é中😀\"".as_bytes().to_vec()),
+            ],
+            received: vec![br#"{"jsonrpc":"2.0","id":"1","result":{}}"#.to_vec()],
+        }
+    }
+
+    #[test]
+    fn render_and_parse_round_trip() {
+        let case = sample();
+        let text = case.render();
+        assert!(text.contains(">>hex ff7b\n") && text.contains(">>hex 200d\n") && text.contains(">> \"é中😀\"\n"));
+        assert_eq!(Case::parse(&text).unwrap(), case);
+        let command = Case { mutant: None, command: Some(vec!["python3".into(), "a b.py".into()]), ..case };
+        assert_eq!(Case::parse(&command.render()).unwrap(), command);
+    }
+
+    #[test]
+    fn clean_cases_and_hand_edits_parse() {
+        let text = format!("{MAGIC}\n# a comment\n\nexpect: clean\n>> {{}}\n--\n>>\n");
+        let case = Case::parse(&text).unwrap();
+        assert!(case.expect.is_empty());
+        assert_eq!(case.inputs, vec![Input::Line(b"{}".to_vec()), Input::Sync, Input::Line(Vec::new())]);
+    }
+
+    #[test]
+    fn bad_files_are_refused_with_the_line() {
+        let err = |text: &str| format!("{:#}", Case::parse(text).unwrap_err());
+        assert!(err("hello").contains("line 1"));
+        assert!(err(&format!("{MAGIC}\n>> {{}}\n")).contains("no `expect:`"));
+        assert!(err(&format!("{MAGIC}\nexpect: clean\n>>hex 0g\n")).contains("line 3"));
+        assert!(err(&format!("{MAGIC}\nexpect: clean\nmutant: nope\n")).contains("unknown mutant `nope`"));
+        assert!(err(&format!("{MAGIC}\nexpect: clean\nwhat\n")).contains("line 3: not a frame"));
+        assert!(err(&format!("{MAGIC}\nexpect: clean\ncommand: []\n")).contains("command is empty"));
+    }
+
+    #[test]
+    fn save_is_atomic_and_loadable() {
+        let dir = std::env::temp_dir().join(format!("wirefuzz-case-{}", std::process::id()));
+        let path = sample().save(&dir, "sample").unwrap();
+        assert_eq!(Case::load(&path).unwrap(), sample());
+        let leftovers: Vec<_> = std::fs::read_dir(&dir).unwrap().map(|e| e.unwrap().file_name()).collect();
+        assert_eq!(leftovers, vec![std::ffi::OsString::from("sample.case")]);
+        std::fs::remove_dir_all(&dir).unwrap();
+    }
+}

@@ -9,5 +9,6 @@
 pub mod case;
 pub mod protocol;
 pub mod seeds;
+pub mod shrink;
 pub mod target;
 pub mod transcript;

@@ -1,0 +1,213 @@
+//! Minimization at the message level: drop frames and sync points, drop fields, simplify values, shorten raw lines,
+//! for as long as the failure still reproduces. Byte-level minimization (`cargo fuzz tmin`) cannot do this for
+//! structured inputs: it breaks the JSON long before it finds the smaller message.
+
+use crate::transcript::Input;
+use serde_json::{Map, Value};
+
+/// The most JSON variants tried for one line in one pass.
+const MAX_VARIANTS_PER_LINE: usize = 400;
+
+/// Minimizes `inputs` while `still_fails` holds for them, calling it at most `budget` times; returns the smallest
+/// inputs found (the original ones when nothing smaller fails). `still_fails` must hold for `inputs` themselves.
+pub fn shrink(inputs: Vec<Input>, budget: usize, mut still_fails: impl FnMut(&[Input]) -> bool) -> Vec<Input> {
+    let mut shrinker = Shrinker { best: inputs, calls_left: budget, still_fails: &mut still_fails };
+    loop {
+        let before = shrinker.best.clone();
+        shrinker.drop_chunks();
+        shrinker.simplify_lines();
+        if shrinker.best == before || shrinker.calls_left == 0 {
+            return shrinker.best;
+        }
+    }
+}
+
+struct Shrinker<'a> {
+    best: Vec<Input>,
+    calls_left: usize,
+    still_fails: &'a mut dyn FnMut(&[Input]) -> bool,
+}
+
+impl Shrinker<'_> {
+    /// Tries a candidate; keeps it when it still fails.
+    fn try_candidate(&mut self, candidate: Vec<Input>) -> bool {
+        if self.calls_left == 0 || candidate == self.best {
+            return false;
+        }
+        self.calls_left -= 1;
+        if (self.still_fails)(&candidate) {
+            self.best = candidate;
+            return true;
+        }
+        false
+    }
+
+    /// Removes runs of frames, from half the script down to single frames.
+    fn drop_chunks(&mut self) {
+        let mut size = self.best.len().div_ceil(2).max(1);
+        loop {
+            let mut start = 0;
+            while start < self.best.len() {
+                let mut candidate = self.best.clone();
+                candidate.drain(start..(start + size).min(candidate.len()));
+                if !self.try_candidate(candidate) {
+                    start += size;
+                }
+            }
+            if size == 1 || self.calls_left == 0 {
+                return;
+            }
+            size = size.div_ceil(2);
+        }
+    }
+
+    /// Simplifies each line in place: JSON lines field by field, other lines by cutting bytes.
+    fn simplify_lines(&mut self) {
+        for index in 0..self.best.len() {
+            loop {
+                let Some(Input::Line(line)) = self.best.get(index) else { break };
+                let variants = match serde_json::from_slice::<Value>(line) {
+                    Ok(value) => json_variants(&value)
+                        .into_iter()
+                        .map(|v| serde_json::to_vec(&v).unwrap_or_default())
+                        .filter(|v| v.len() < line.len())
+                        .collect(),
+                    Err(_) => byte_variants(line),
+                };
+                let mut improved = false;
+                for variant in variants {
+                    let mut candidate = self.best.clone();
+                    candidate[index] = Input::Line(variant);
+                    if self.try_candidate(candidate) {
+                        improved = true;
+                        break;
+                    }
+                }
+                if !improved || self.calls_left == 0 {
+                    break;
+                }
+            }
+        }
+    }
+}
+
+/// Shorter versions of a line that is not JSON: each half, and the line without each quarter.
+fn byte_variants(line: &[u8]) -> Vec<Vec<u8>> {
+    if line.len() < 2 {
+        return Vec::new();
+    }
+    let (half, quarter) = (line.len() / 2, line.len().div_ceil(4));
+    let mut variants = vec![line[..half].to_vec(), line[half..].to_vec()];
+    for start in (0..line.len()).step_by(quarter) {
+        let mut variant = line[..start].to_vec();
+        variant.extend_from_slice(&line[(start + quarter).min(line.len())..]);
+        variants.push(variant);
+    }
+    variants
+}
+
+/// Whole-document variants of `value`, each simpler than it in one place, the most drastic first.
+pub fn json_variants(value: &Value) -> Vec<Value> {
+    let mut variants = Vec::new();
+    collect_variants(value, &mut |v| variants.push(v));
+    variants.truncate(MAX_VARIANTS_PER_LINE);
+    variants
+}
+
+/// Calls `emit` with every one-place simplification of `value`: removing a member or element, replacing a
+/// container with an empty one, shortening a string, zeroing a number; then the same inside each child.
+fn collect_variants(value: &Value, emit: &mut dyn FnMut(Value)) {
+    match value {
+        Value::Object(map) => {
+            for key in map.keys() {
+                let mut smaller = map.clone();
+                smaller.shift_remove(key);
+                emit(Value::Object(smaller));
+            }
+            for (key, child) in map {
+                collect_variants(child, &mut |simpler| {
+                    let mut replaced: Map<String, Value> = map.clone();
+                    replaced.insert(key.clone(), simpler);
+                    emit(Value::Object(replaced));
+                });
+            }
+        }
+        Value::Array(items) => {
+            if !items.is_empty() {
+                emit(Value::Array(Vec::new()));
+            }
+            for index in 0..items.len() {
+                let mut smaller = items.clone();
+                smaller.remove(index);
+                emit(Value::Array(smaller));
+            }
+            for (index, child) in items.iter().enumerate() {
+                collect_variants(child, &mut |simpler| {
+                    let mut replaced = items.clone();
+                    replaced[index] = simpler;
+                    emit(Value::Array(replaced));
+                });
+            }
+        }
+        Value::String(s) if !s.is_empty() => {
+            emit(Value::String(String::new()));
+            if s.chars().count() > 8 {
+                emit(Value::String(s.chars().take(s.chars().count() / 2).collect()));
+            }
+        }
+        Value::Number(n) if n.to_string() != "0" => emit(Value::from(0)),
+        _ => {}
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use serde_json::json;
+
+    fn line(v: Value) -> Input {
+        Input::Line(serde_json::to_vec(&v).unwrap())
+    }
+
+    #[test]
+    fn frames_that_do_not_matter_are_dropped() {
+        let inputs: Vec<Input> = (0..20).map(|i| line(json!({ "n": i }))).collect();
+        let needle = line(json!({ "n": 13 }));
+        let shrunk = shrink(inputs, 1000, |inputs| inputs.contains(&needle));
+        assert_eq!(shrunk, vec![needle]);
+    }
+
+    #[test]
+    fn fields_are_dropped_and_values_simplified() {
+        let big = line(json!({ "jsonrpc": "2.0", "id": 77, "method": "tools/list",
+            "params": { "_meta": { "a": "long string value here", "b": [1, 2, 3] }, "keep": true } }));
+        let shrunk = shrink(vec![big, Input::Sync], 1000, |inputs| {
+            inputs.iter().any(|i| matches!(i, Input::Line(l) if String::from_utf8_lossy(l).contains("\"keep\"")))
+        });
+        assert_eq!(shrunk, vec![line(json!({ "params": { "keep": true } }))]);
+    }
+
+    #[test]
+    fn raw_lines_are_cut_while_the_failure_holds() {
+        let deep = Input::Line(format!("{}x", "[".repeat(400)).into_bytes());
+        let shrunk = shrink(
+            vec![deep],
+            1000,
+            |inputs| matches!(&inputs[..], [Input::Line(l)] if l.iter().filter(|&&b| b == b'[').count() > 100),
+        );
+        let [Input::Line(l)] = &shrunk[..] else { panic!("one line expected") };
+        assert!(l.len() <= 200, "{} bytes left", l.len());
+        assert!(l.iter().filter(|&&b| b == b'[').count() > 100);
+    }
+
+    #[test]
+    fn the_budget_is_respected() {
+        let inputs: Vec<Input> = (0..50).map(|i| line(json!({ "n": i }))).collect();
+        let mut calls = 0;
+        shrink(inputs, 7, |_| {
+            calls += 1;
+            false
+        });
+        assert_eq!(calls, 7);
+    }
+}

@@ -64,8 +64,7 @@ impl Shrinker<'_> {
     /// Simplifies each line in place: JSON lines field by field, other lines by cutting bytes.
     fn simplify_lines(&mut self) {
         for index in 0..self.best.len() {
-            loop {
-                let Some(Input::Line(line)) = self.best.get(index) else { break };
+            while let Some(Input::Line(line)) = self.best.get(index) {
                 let variants = match serde_json::from_slice::<Value>(line) {
                     Ok(value) => json_variants(&value)
                         .into_iter()
@@ -193,7 +192,7 @@ mod tests {
         let shrunk = shrink(
             vec![deep],
             1000,
-            |inputs| matches!(&inputs[..], [Input::Line(l)] if l.iter().filter(|&&b| b == b'[').count() > 100),
+            |inputs| matches!(inputs, [Input::Line(l)] if l.iter().filter(|&&b| b == b'[').count() > 100),
         );
         let [Input::Line(l)] = &shrunk[..] else { panic!("one line expected") };
         assert!(l.len() <= 200, "{} bytes left", l.len());

@@ -5,7 +5,7 @@ use clap::{Parser, Subcommand};
 use mcp_wirefuzz::seeds;
 use mcp_wirefuzz::target::mutants::Mutant;
 use mcp_wirefuzz::target::reference::{Calc, Planted};
-use mcp_wirefuzz::target::stdio::ServerCommand;
+use mcp_wirefuzz::target::stdio::{ServerCommand, Timeouts};
 use mcp_wirefuzz::target::{Status, serve};
 use std::io::{self, BufReader};
 use std::process::ExitCode;
@@ -30,8 +30,8 @@ enum Commands {
     /// Replay the protocol lesson's seed transcripts against the built-in server, or against a calc-like server
     /// started as `-- CMD ARGS...`; exit 1 if any reply differs.
     Check {
-        /// How long one case may take against a child server, in milliseconds.
-        #[arg(long, default_value_t = 10_000)]
+        /// How long a reply from a child server may take, in milliseconds.
+        #[arg(long, default_value_t = 5_000)]
         timeout: u64,
         /// The server to start (no shell), after `--`.
         #[arg(last = true)]
@@ -87,7 +87,7 @@ fn run_check(command: &[String], timeout: Duration) -> Result<ExitCode> {
     for case in &cases {
         let mismatches = match &child {
             None => case.check_in_process(&Calc),
-            Some(child) => case.check_child(child, timeout)?,
+            Some(child) => case.check_child(child, Timeouts { reply: timeout, ..Timeouts::default() })?,
         };
         if mismatches.is_empty() {
             println!("ok    {}", case.name);

@@ -3,11 +3,11 @@
 //! back as JSON values.
 
 use crate::protocol::IdField;
-use crate::target::stdio::{ServerCommand, run_once};
-use crate::target::{InProcessServer, ServerConnection};
+use crate::target::stdio::{ServerCommand, StdioTarget, Timeouts};
+use crate::target::{InProcessServer, ServerConnection, Target};
+use crate::transcript::{Ending, Input};
 use anyhow::{Context, Result, bail};
 use serde_json::Value;
-use std::time::Duration;
 
 /// The fixture as shipped with the crate.
 pub const BUILTIN_FIXTURE: &str = include_str!("../tests/fixtures/seed-transcripts.json");
@@ -89,11 +89,13 @@ impl SeedCase {
     }
 
     /// Replays the case through a child process (stdin closed after the last line); returns the mismatches.
-    pub fn check_child(&self, command: &ServerCommand, deadline: Duration) -> Result<Vec<String>> {
-        let run = run_once(command, &self.lines(), deadline)?;
-        let mut mismatches = self.compare(&run.stdout.into_iter().map(|l| l.bytes).collect::<Vec<_>>());
-        if run.timed_out {
-            mismatches.push(format!("the server did not close its output within {deadline:?}"));
+    pub fn check_child(&self, command: &ServerCommand, timeouts: Timeouts) -> Result<Vec<String>> {
+        let inputs: Vec<Input> = self.lines().into_iter().map(Input::Line).collect();
+        let transcript = StdioTarget::new(command.clone(), timeouts).cold().run(&inputs)?;
+        let replies: Vec<Vec<u8>> = transcript.received().map(<[u8]>::to_vec).collect();
+        let mut mismatches = self.compare(&replies);
+        if transcript.ending != Ending::Closed {
+            mismatches.push(format!("the conversation did not end cleanly: {:?}", transcript.ending));
         }
         Ok(mismatches)
     }

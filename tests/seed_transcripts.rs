@@ -3,9 +3,8 @@
 
 use mcp_wirefuzz::seeds::{self, Expected};
 use mcp_wirefuzz::target::reference::Calc;
-use mcp_wirefuzz::target::stdio::ServerCommand;
+use mcp_wirefuzz::target::stdio::{ServerCommand, Timeouts};
 use serde_json::json;
-use std::time::Duration;
 
 fn serve_command() -> ServerCommand {
     ServerCommand::from_argv(&[env!("CARGO_BIN_EXE_mcp-wirefuzz").into(), "serve".into()]).unwrap()
@@ -31,7 +30,7 @@ fn every_seed_case_passes_in_process() {
 #[test]
 fn every_seed_case_passes_through_serve() {
     for case in seeds::builtin() {
-        let mismatches = case.check_child(&serve_command(), Duration::from_secs(20)).unwrap();
+        let mismatches = case.check_child(&serve_command(), Timeouts::default()).unwrap();
         assert!(mismatches.is_empty(), "{}:\n{}", case.name, mismatches.join("\n"));
     }
 }
@@ -44,7 +43,7 @@ fn a_wrong_expectation_is_reported_both_ways() {
     let in_process = case.check_in_process(&Calc);
     assert_eq!(in_process.len(), 1, "{in_process:?}");
     assert!(in_process[0].contains("\"result\":6"), "{in_process:?}");
-    let child = case.check_child(&serve_command(), Duration::from_secs(20)).unwrap();
+    let child = case.check_child(&serve_command(), Timeouts::default()).unwrap();
     assert_eq!(child, in_process);
 }
 

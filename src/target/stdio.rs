@@ -1,11 +1,22 @@
 //! A server under test as a child process over stdio: spawned directly (never through a shell), fed lines on
-//! stdin, its stdout read as lines with a bound on each line's length, its stderr kept (the tail), and every wait
-//! bounded by a deadline.
+//! stdin by a writer thread (a server that stops reading cannot block the harness), its stdout read as lines with
+//! a bound on each line's length and on how many lines wait unread, its stderr tail kept, and every wait bounded.
+//!
+//! Barriers: at each sync point, and before closing stdin, the harness waits until every request sent so far has
+//! its reply (or the reply timeout passes), then until the output has been quiet for the settle time, so late
+//! replies, duplicates and replies to notifications are seen. A server whose process ends early has crashed; one
+//! that owes replies past the timeout, or does not exit after its input closes, has hung.
 
+use super::Target;
+use crate::protocol::{Frame, IdField, RequestId};
+use crate::transcript::{Ending, Event, Input, Transcript};
 use anyhow::{Context, Result, bail};
+use std::collections::HashMap;
 use std::io::{BufRead, BufReader, Read, Write};
-use std::process::{Child, ChildStdout, Command, ExitStatus, Stdio};
-use std::sync::mpsc;
+use std::os::unix::process::ExitStatusExt;
+use std::process::{Child, Command, ExitStatus, Stdio};
+use std::sync::mpsc::{self, Receiver, RecvTimeoutError, Sender, SyncSender};
+use std::sync::{Arc, Mutex};
 use std::thread;
 use std::time::{Duration, Instant};
 
@@ -13,6 +24,10 @@ use std::time::{Duration, Instant};
 pub const MAX_LINE_BYTES: usize = 1 << 20;
 /// How much of the server's stderr is kept (its last bytes).
 pub const STDERR_TAIL_BYTES: usize = 64 << 10;
+/// How many stdout lines may wait unread before the server is made to wait (bounds memory).
+const PENDING_LINES: usize = 64;
+/// The most events one conversation records; a server that floods its output is cut off there.
+pub const MAX_EVENTS: usize = 100_000;
 
 /// The command line of a server: a program and its arguments, run without a shell.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -30,14 +45,9 @@ impl ServerCommand {
         Ok(ServerCommand { program: program.clone(), args: args.to_vec() })
     }
 
-    fn spawn(&self) -> Result<Child> {
-        Command::new(&self.program)
-            .args(&self.args)
-            .stdin(Stdio::piped())
-            .stdout(Stdio::piped())
-            .stderr(Stdio::piped())
-            .spawn()
-            .with_context(|| format!("cannot start server `{}`", self.program))
+    /// The command as argv.
+    pub fn argv(&self) -> Vec<String> {
+        std::iter::once(self.program.clone()).chain(self.args.iter().cloned()).collect()
     }
 }
 
@@ -50,89 +60,281 @@ pub struct OutputLine {
     pub truncated: bool,
 }
 
-/// What a one-shot run of a child server produced.
+/// Timing of a stdio conversation.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Timeouts {
+    /// How long a reply the server owes may take.
+    pub reply: Duration,
+    /// How long the output must stay quiet at a barrier before the harness goes on.
+    pub settle: Duration,
+}
+
+impl Default for Timeouts {
+    fn default() -> Timeouts {
+        Timeouts { reply: Duration::from_secs(2), settle: Duration::from_millis(20) }
+    }
+}
+
+/// A server started as a child process for every conversation, with one process started ahead (warm) so start-up
+/// overlaps the previous conversation.
 #[derive(Debug)]
-pub struct ChildRun {
-    /// Every line written to stdout, in order.
-    pub stdout: Vec<OutputLine>,
-    /// How the process ended; `None` when it was killed at the deadline.
-    pub exit: Option<ExitStatus>,
-    /// True when the deadline passed before the server closed its stdout.
-    pub timed_out: bool,
-    /// The last [`STDERR_TAIL_BYTES`] of stderr.
-    pub stderr_tail: Vec<u8>,
+pub struct StdioTarget {
+    command: ServerCommand,
+    timeouts: Timeouts,
+    warm: bool,
+    spare: Option<Process>,
 }
 
-/// Starts the server, writes every line (each followed by a newline), closes stdin, and collects stdout until the
-/// server closes it or `deadline` passes (then the process is killed).
-pub fn run_once(command: &ServerCommand, lines: &[Vec<u8>], deadline: Duration) -> Result<ChildRun> {
-    let started = Instant::now();
-    let mut child = command.spawn()?;
-    let mut stdin = child.stdin.take().context("child stdin")?;
-    let stdout = child.stdout.take().context("child stdout")?;
-    let stderr = child.stderr.take().context("child stderr")?;
-    let input: Vec<u8> = lines.iter().flat_map(|l| l.iter().copied().chain([b'\n'])).collect();
-    // A server that never reads must not block the harness: the writer has its own thread.
-    thread::spawn(move || {
-        let _ = stdin.write_all(&input);
-    });
-    let (tail_sender, tail_receiver) = mpsc::channel();
-    thread::spawn(move || tail_sender.send(read_tail(stderr, STDERR_TAIL_BYTES)));
-    let (sender, receiver) = mpsc::channel();
-    thread::spawn(move || read_lines(stdout, sender));
-    let mut stdout_lines = Vec::new();
-    let mut timed_out = false;
-    loop {
-        let left = deadline.saturating_sub(started.elapsed());
-        match receiver.recv_timeout(left) {
-            Ok(line) => stdout_lines.push(line),
-            Err(mpsc::RecvTimeoutError::Disconnected) => break,
-            Err(mpsc::RecvTimeoutError::Timeout) => {
-                timed_out = true;
-                break;
-            }
-        }
+impl StdioTarget {
+    /// A target that starts `command` for each conversation, with a warm spare process.
+    pub fn new(command: ServerCommand, timeouts: Timeouts) -> StdioTarget {
+        StdioTarget { command, timeouts, warm: true, spare: None }
     }
-    let exit = if timed_out {
-        let _ = child.kill();
-        let _ = child.wait();
-        None
-    } else {
-        wait_until(&mut child, started + deadline)?
-    };
-    // The process is gone; a grandchild may still hold the pipes, so the reader threads are not joined, and the
-    // stderr tail is waited for only briefly.
-    let stderr_tail = tail_receiver.recv_timeout(Duration::from_millis(200)).unwrap_or_default();
-    Ok(ChildRun { stdout: stdout_lines, exit, timed_out, stderr_tail })
-}
 
-/// Waits for the child to exit until `until`, then kills it.
-fn wait_until(child: &mut Child, until: Instant) -> Result<Option<ExitStatus>> {
-    loop {
-        if let Some(status) = child.try_wait()? {
-            return Ok(Some(status));
-        }
-        if Instant::now() >= until {
-            let _ = child.kill();
-            let _ = child.wait();
-            return Ok(None);
-        }
-        thread::sleep(Duration::from_millis(2));
+    /// Turns the warm spare off (one fresh process started when each conversation starts).
+    pub fn cold(mut self) -> StdioTarget {
+        self.warm = false;
+        self
     }
 }
 
-fn read_lines(stdout: ChildStdout, sender: mpsc::Sender<OutputLine>) {
-    let mut reader = BufReader::new(stdout);
-    loop {
-        match read_bounded_line(&mut reader, MAX_LINE_BYTES) {
-            Ok(Some(line)) => {
-                if sender.send(line).is_err() {
+impl Target for StdioTarget {
+    fn run(&mut self, inputs: &[Input]) -> Result<Transcript> {
+        let process = match self.spare.take() {
+            Some(process) => process,
+            None => Process::spawn(&self.command)?,
+        };
+        if self.warm {
+            self.spare = Some(Process::spawn(&self.command)?);
+        }
+        Ok(process.converse(inputs, self.timeouts))
+    }
+}
+
+/// What the stdout reader thread reports.
+enum Stdout {
+    Line(OutputLine),
+    End,
+}
+
+/// A running server process and the threads around it.
+#[derive(Debug)]
+struct Process {
+    child: Child,
+    input: Option<Sender<Vec<u8>>>,
+    output: Receiver<Stdout>,
+    stderr: Arc<Mutex<Vec<u8>>>,
+}
+
+impl Process {
+    fn spawn(command: &ServerCommand) -> Result<Process> {
+        let mut child = Command::new(&command.program)
+            .args(&command.args)
+            .stdin(Stdio::piped())
+            .stdout(Stdio::piped())
+            .stderr(Stdio::piped())
+            .spawn()
+            .with_context(|| format!("cannot start server `{}`", command.program))?;
+        let mut stdin = child.stdin.take().context("child stdin")?;
+        let stdout = child.stdout.take().context("child stdout")?;
+        let stderr = child.stderr.take().context("child stderr")?;
+        let (input, lines) = mpsc::channel::<Vec<u8>>();
+        thread::spawn(move || {
+            for line in lines {
+                if stdin.write_all(&line).and_then(|_| stdin.flush()).is_err() {
                     return;
                 }
             }
-            Ok(None) | Err(_) => return,
+        });
+        let (sender, output) = mpsc::sync_channel(PENDING_LINES);
+        thread::spawn(move || read_lines(stdout, sender));
+        let tail = Arc::new(Mutex::new(Vec::new()));
+        let writer = Arc::clone(&tail);
+        thread::spawn(move || read_tail(stderr, &writer, STDERR_TAIL_BYTES));
+        Ok(Process { child, input: Some(input), output, stderr: tail })
+    }
+
+    /// Runs one conversation on this process and ends it.
+    fn converse(mut self, inputs: &[Input], timeouts: Timeouts) -> Transcript {
+        let mut talk =
+            Conversation { process: &mut self, events: Vec::new(), open: HashMap::new(), unmatched: 0, stalled: false };
+        for input in inputs {
+            match input {
+                Input::Line(line) => talk.send(line),
+                Input::Sync => {
+                    if let Some(ending) = talk.barrier(timeouts) {
+                        return talk.finish(ending);
+                    }
+                    talk.events.push(Event::Sync);
+                }
+            }
+        }
+        if let Some(ending) = talk.barrier(timeouts) {
+            return talk.finish(ending);
+        }
+        let ending = talk.close(timeouts);
+        talk.finish(ending)
+    }
+
+    fn stderr_tail(&self) -> Vec<u8> {
+        self.stderr.lock().map(|tail| tail.clone()).unwrap_or_default()
+    }
+
+    fn exited(&mut self, status: ExitStatus) -> Ending {
+        Ending::Exited { code: status.code(), signal: status.signal(), stderr_tail: self.stderr_tail() }
+    }
+
+    /// Waits up to `limit` for the process to exit.
+    fn wait_for_exit(&mut self, limit: Duration) -> Option<ExitStatus> {
+        let until = Instant::now() + limit;
+        loop {
+            match self.child.try_wait() {
+                Ok(Some(status)) => return Some(status),
+                Ok(None) if Instant::now() < until => thread::sleep(Duration::from_millis(1)),
+                _ => return None,
+            }
         }
     }
+}
+
+impl Drop for Process {
+    fn drop(&mut self) {
+        self.input = None;
+        if let Ok(None) = self.child.try_wait() {
+            let _ = self.child.kill();
+        }
+        let _ = self.child.wait();
+    }
+}
+
+/// The state of one conversation: what was recorded and which requests still owe a reply.
+struct Conversation<'a> {
+    process: &'a mut Process,
+    events: Vec<Event>,
+    /// Open request ids and how many requests with that id are open.
+    open: HashMap<RequestId, usize>,
+    /// Replies since the last barrier whose id matched no open request (a wrong id, or null).
+    unmatched: usize,
+    /// Set once a reply failed to come in time; later barriers only settle.
+    stalled: bool,
+}
+
+impl Conversation<'_> {
+    fn send(&mut self, line: &[u8]) {
+        self.record(Event::Sent(line.to_vec()));
+        if let Some(id) = owed_reply(line) {
+            *self.open.entry(id).or_default() += 1;
+        }
+        if let Some(input) = &self.process.input {
+            let mut framed = line.to_vec();
+            framed.push(b'\n');
+            let _ = input.send(framed);
+        }
+    }
+
+    fn receive(&mut self, line: OutputLine) {
+        match reply_to(&line.bytes) {
+            Some(Some(id)) if self.open.contains_key(&id) => {
+                let count = self.open.entry(id.clone()).or_default();
+                *count -= 1;
+                if *count == 0 {
+                    self.open.remove(&id);
+                }
+            }
+            Some(_) => self.unmatched += 1,
+            None => {}
+        }
+        self.record(Event::Received { line: line.bytes, truncated: line.truncated });
+    }
+
+    /// True while some request has neither its reply nor a reply with a wrong id that may stand for it.
+    fn owes(&self) -> bool {
+        self.open.values().sum::<usize>() > self.unmatched
+    }
+
+    fn record(&mut self, event: Event) {
+        if self.events.len() < MAX_EVENTS {
+            self.events.push(event);
+        }
+    }
+
+    /// Waits for every owed reply (up to the reply timeout), then for quiet output; `Some` when the server ended.
+    /// Requests still unanswered afterwards are not waited for again.
+    fn barrier(&mut self, timeouts: Timeouts) -> Option<Ending> {
+        let started = Instant::now();
+        let limit = if self.stalled { timeouts.settle } else { timeouts.reply };
+        loop {
+            let left = limit.saturating_sub(started.elapsed());
+            let wait = if self.owes() { left } else { timeouts.settle.min(left) };
+            match self.process.output.recv_timeout(wait) {
+                Ok(Stdout::Line(line)) => self.receive(line),
+                Ok(Stdout::End) | Err(RecvTimeoutError::Disconnected) => {
+                    let status = self.process.wait_for_exit(timeouts.reply)?;
+                    return Some(self.process.exited(status));
+                }
+                Err(RecvTimeoutError::Timeout) => {
+                    if !self.owes() || started.elapsed() >= limit {
+                        self.stalled |= self.owes();
+                        self.open.clear();
+                        self.unmatched = 0;
+                        return None;
+                    }
+                }
+            }
+        }
+    }
+
+    /// Closes stdin, collects what the server writes until it closes stdout, and waits for it to exit.
+    fn close(&mut self, timeouts: Timeouts) -> Ending {
+        self.process.input = None;
+        let until = Instant::now() + timeouts.reply;
+        loop {
+            match self.process.output.recv_timeout(until.saturating_duration_since(Instant::now())) {
+                Ok(Stdout::Line(line)) => self.receive(line),
+                Ok(Stdout::End) | Err(RecvTimeoutError::Disconnected) => break,
+                Err(RecvTimeoutError::Timeout) => {
+                    return Ending::Hung { waited_ms: timeouts.reply.as_millis() as u64 };
+                }
+            }
+        }
+        match self.process.wait_for_exit(until.saturating_duration_since(Instant::now())) {
+            Some(_) => Ending::Closed,
+            None => Ending::Hung { waited_ms: timeouts.reply.as_millis() as u64 },
+        }
+    }
+
+    fn finish(self, ending: Ending) -> Transcript {
+        Transcript { events: self.events, ending }
+    }
+}
+
+/// The id a line's reply will carry, when the line is a request that owes one: a valid request whose params are
+/// absent or an object (MCP's shape; anything else is malformed and may be answered or not).
+fn owed_reply(line: &[u8]) -> Option<RequestId> {
+    match Frame::parse(line) {
+        Frame::Request(request) if request.params.as_ref().is_none_or(|p| p.is_object()) => Some(request.id),
+        _ => None,
+    }
+}
+
+/// Whether a server line is a reply: `Some(Some(id))` for a response carrying a request id, `Some(None)` for one
+/// carrying a null, missing or invalid id or a broken shape, `None` for anything that is not a response.
+fn reply_to(line: &[u8]) -> Option<Option<RequestId>> {
+    let serde_json::Value::Object(object) = serde_json::from_slice(line).ok()? else { return None };
+    if object.contains_key("method") || !(object.contains_key("result") || object.contains_key("error")) {
+        return None;
+    }
+    Some(IdField::of(object.get("id")).valid().cloned())
+}
+
+fn read_lines(stdout: impl Read, sender: SyncSender<Stdout>) {
+    let mut reader = BufReader::new(stdout);
+    while let Ok(Some(line)) = read_bounded_line(&mut reader, MAX_LINE_BYTES) {
+        if sender.send(Stdout::Line(line)).is_err() {
+            return;
+        }
+    }
+    let _ = sender.send(Stdout::End);
 }
 
 /// Reads one line, keeping at most `max` bytes of it; `None` at end of input. A final line without a newline is
@@ -162,27 +364,36 @@ pub fn read_bounded_line(reader: &mut impl BufRead, max: usize) -> std::io::Resu
     }
 }
 
-fn read_tail(mut stream: impl Read, keep: usize) -> Vec<u8> {
-    let mut tail = Vec::new();
+fn read_tail(mut stream: impl Read, tail: &Mutex<Vec<u8>>, keep: usize) {
     let mut chunk = [0u8; 8192];
     while let Ok(n) = stream.read(&mut chunk) {
         if n == 0 {
-            break;
+            return;
         }
+        let Ok(mut tail) = tail.lock() else { return };
         tail.extend_from_slice(&chunk[..n]);
-        if tail.len() > 2 * keep {
-            tail.drain(..tail.len() - keep);
+        if tail.len() > keep {
+            let excess = tail.len() - keep;
+            tail.drain(..excess);
         }
     }
-    if tail.len() > keep {
-        tail.drain(..tail.len() - keep);
-    }
-    tail
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    fn sh(script: &str) -> ServerCommand {
+        ServerCommand::from_argv(&["sh".into(), "-c".into(), script.into()]).unwrap()
+    }
+
+    fn quick() -> Timeouts {
+        Timeouts { reply: Duration::from_millis(300), settle: Duration::from_millis(10) }
+    }
+
+    fn request(id: u32) -> Input {
+        Input::Line(format!(r#"{{"jsonrpc":"2.0","id":{id},"method":"ping"}}"#).into_bytes())
+    }
 
     #[test]
     fn long_lines_are_cut_not_buffered() {
@@ -198,24 +409,55 @@ mod tests {
     }
 
     #[test]
-    fn stderr_keeps_only_its_tail() {
-        let data: Vec<u8> = (0..100_000u32).map(|i| (i % 251) as u8).collect();
-        let tail = read_tail(std::io::Cursor::new(data.clone()), 1000);
-        assert_eq!(tail, data[data.len() - 1000..].to_vec());
+    fn replies_are_collected_and_the_server_closed() {
+        let echo = sh(r#"while read -r line; do echo '{"jsonrpc":"2.0","id":1,"result":{}}'; done"#);
+        let transcript = StdioTarget::new(echo, quick()).run(&[request(1), Input::Sync]).unwrap();
+        assert_eq!(transcript.ending, Ending::Closed);
+        assert_eq!(transcript.events.len(), 3, "{transcript:?}");
+        assert!(matches!(transcript.events[2], Event::Sync));
     }
 
     #[test]
-    fn a_silent_server_hits_the_deadline() {
-        let command = ServerCommand::from_argv(&["sleep".into(), "5".into()]).unwrap();
-        let run = run_once(&command, &[b"{}".to_vec()], Duration::from_millis(200)).unwrap();
-        assert!(run.timed_out && run.exit.is_none() && run.stdout.is_empty());
+    fn a_server_that_never_answers_has_hung() {
+        let transcript = StdioTarget::new(sh("sleep 10"), quick()).run(&[request(1)]).unwrap();
+        assert_eq!(transcript.ending, Ending::Hung { waited_ms: 300 });
+    }
+
+    #[test]
+    fn a_server_that_exits_early_has_crashed_with_its_stderr() {
+        let crash = sh("read -r line; echo 'boom' >&2; exit 3");
+        let transcript = StdioTarget::new(crash, quick()).cold().run(&[request(1), Input::Sync, request(2)]).unwrap();
+        let Ending::Exited { code: Some(3), stderr_tail, .. } = transcript.ending else { panic!("{transcript:?}") };
+        assert_eq!(stderr_tail, b"boom\n".to_vec());
+    }
+
+    #[test]
+    fn a_flood_and_a_huge_line_stay_bounded() {
+        let huge = sh("head -c 3000000 /dev/zero | tr '\\0' a; echo; yes");
+        let transcript = StdioTarget::new(huge, quick()).run(&[request(1)]).unwrap();
+        let Event::Received { line, truncated: true } = &transcript.events[1] else { panic!("not cut") };
+        assert_eq!(line.len(), MAX_LINE_BYTES);
+        assert!(transcript.events.len() <= MAX_EVENTS);
+        assert!(matches!(transcript.ending, Ending::Hung { .. }));
     }
 
     #[test]
     fn a_missing_program_is_a_clear_error() {
         let command = ServerCommand::from_argv(&["/no/such/server".into()]).unwrap();
-        let error = run_once(&command, &[], Duration::from_secs(1)).unwrap_err();
+        let error = StdioTarget::new(command, quick()).run(&[]).unwrap_err();
         assert!(format!("{error:#}").contains("cannot start server `/no/such/server`"));
         assert!(ServerCommand::from_argv(&[]).is_err());
+    }
+
+    #[test]
+    fn only_mcp_shaped_requests_owe_a_reply() {
+        assert_eq!(owed_reply(br#"{"jsonrpc":"2.0","id":"a","method":"x","params":{}}"#), Some(RequestId::string("a")));
+        assert_eq!(owed_reply(br#"{"jsonrpc":"2.0","id":1,"method":"x","params":[1]}"#), None);
+        assert_eq!(owed_reply(br#"{"jsonrpc":"2.0","method":"x"}"#), None);
+        assert_eq!(owed_reply(b"{oops"), None);
+        assert_eq!(reply_to(br#"{"jsonrpc":"2.0","id":"a","result":{}}"#), Some(Some(RequestId::string("a"))));
+        assert_eq!(reply_to(br#"{"jsonrpc":2,"id":null,"error":{},"result":1}"#), Some(None));
+        assert_eq!(reply_to(br#"{"jsonrpc":"2.0","id":1,"method":"ping"}"#), None);
+        assert_eq!(reply_to(b"log line"), None);
     }
 }

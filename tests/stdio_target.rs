@@ -1,0 +1,55 @@
+//! The stdio target sees what the in-process target sees: every mutant's trigger and every seed case, run through
+//! `mcp-wirefuzz serve [--mutant NAME]` as a child process, gives the same replies and the same kind of ending.
+
+use mcp_wirefuzz::seeds;
+use mcp_wirefuzz::target::mutants::Mutant;
+use mcp_wirefuzz::target::reference::{Calc, Planted};
+use mcp_wirefuzz::target::stdio::{ServerCommand, StdioTarget, Timeouts};
+use mcp_wirefuzz::target::{InProcessServer, Target, run_in_process};
+use mcp_wirefuzz::transcript::{Ending, Input, Transcript};
+use std::mem::discriminant;
+use std::time::Duration;
+
+fn serve(mutant: Option<Mutant>) -> StdioTarget {
+    let mut argv = vec![env!("CARGO_BIN_EXE_mcp-wirefuzz").to_string(), "serve".into()];
+    if let Some(mutant) = mutant {
+        argv.extend(["--mutant".into(), mutant.name().into()]);
+    }
+    let timeouts = Timeouts { reply: Duration::from_millis(1500), settle: Duration::from_millis(10) };
+    StdioTarget::new(ServerCommand::from_argv(&argv).unwrap(), timeouts)
+}
+
+fn same_observations(name: &str, stdio: &Transcript, in_process: &Transcript) {
+    let lines = |t: &Transcript| t.received().map(<[u8]>::to_vec).collect::<Vec<_>>();
+    assert_eq!(lines(stdio), lines(in_process), "{name}: replies differ");
+    assert_eq!(discriminant(&stdio.ending), discriminant(&in_process.ending), "{name}: {:?}", stdio.ending);
+}
+
+fn check<S: InProcessServer>(name: &str, server: &S, target: &mut StdioTarget, inputs: &[Input]) {
+    let stdio = target.run(inputs).unwrap();
+    same_observations(name, &stdio, &run_in_process(server, inputs));
+}
+
+#[test]
+fn every_mutant_trigger_looks_the_same_both_ways() {
+    for mutant in Mutant::ALL {
+        let inputs: Vec<Input> = mutant.trigger().into_iter().map(Input::Line).collect();
+        check(mutant.name(), &Planted(mutant), &mut serve(Some(mutant)), &inputs);
+        check(mutant.name(), &Calc, &mut serve(None), &inputs);
+    }
+}
+
+#[test]
+fn seed_cases_look_the_same_both_ways_on_one_warm_target() {
+    let mut target = serve(None);
+    for case in seeds::builtin() {
+        let inputs: Vec<Input> = case.lines().into_iter().flat_map(|l| [Input::Line(l), Input::Sync]).collect();
+        check(&case.name, &Calc, &mut target, &inputs);
+    }
+}
+
+#[test]
+fn a_crash_reports_the_exit_code() {
+    let stdio = serve(Some(Mutant::CrashOnBatch)).run(&[Input::Line(b"[]".to_vec())]).unwrap();
+    assert!(matches!(stdio.ending, Ending::Exited { code: Some(70), .. }), "{:?}", stdio.ending);
+}

@@ -2,12 +2,14 @@
 //! wire level, in both protocol eras: the handshake era (`initialize`, versions up to 2025-11-25) and the modern
 //! era (2026-07-28, a `_meta` envelope on every request).
 //!
-//! The pieces, in the order data flows through them: [`protocol`] (the wire vocabulary), [`target`] (servers
-//! under test: the built-in reference server in-process, or any server as a child process over stdio), and
-//! [`seeds`] (the protocol lesson's transcripts every conforming server reproduces).
+//! The pieces, in the order data flows through them: [`protocol`] (the wire vocabulary), [`script`] (the test
+//! inputs: typed conversations with both an `arbitrary` and a proptest generator, encoded to lines), [`target`]
+//! (servers under test: the built-in reference server in-process, or any server as a child process over stdio),
+//! and [`seeds`] (the protocol lesson's transcripts every conforming server reproduces).
 
 pub mod case;
 pub mod protocol;
+pub mod script;
 pub mod seeds;
 pub mod shrink;
 pub mod target;

@@ -1,0 +1,227 @@
+//! Request ids: the kinds a script can choose ([`IdKind`]) and how the encoder turns a kind into a concrete id that
+//! no other request of the script uses.
+
+use serde_json::{Value, json};
+use std::collections::HashSet;
+
+/// The kind of `id` a request carries. Legal kinds become ids derived from the request's position in the script, so
+/// two requests never share an id by accident; [`IdKind::Duplicate`] shares one on purpose.
+#[derive(
+    Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord, arbitrary::Arbitrary, proptest_derive::Arbitrary,
+)]
+pub enum IdKind {
+    /// A small positive integer: the request's ordinal (`1`, `2`, ...).
+    #[proptest(weight = 12)]
+    SmallInt,
+    /// `0` (the ordinal instead when a `0` was already sent).
+    Zero,
+    /// A negative integer: minus the ordinal.
+    Negative,
+    /// An integer beyond 2^53, where a double loses digits.
+    BeyondDouble,
+    /// A 40-digit integer, beyond any machine integer.
+    BeyondU64,
+    /// An ASCII string: `"req-N"`.
+    AsciiString,
+    /// The empty string `""` (`"req-N"` when one was already sent).
+    EmptyString,
+    /// A string outside ASCII: `"é中😀"` (with the ordinal appended after its first use).
+    UnicodeString,
+    /// A string of digits, `"N"`, the same text as an integer id but a different id.
+    NumericString,
+    /// The id of the request sent most recently before this one (the ordinal when there is none yet).
+    #[proptest(weight = 2)]
+    Duplicate,
+    /// `null`: illegal in MCP.
+    Null,
+    /// `1.5`: illegal (a fraction).
+    Float,
+    /// `1.0`: illegal (a float literal, even though whole).
+    WholeFloat,
+    /// `1e+3`: illegal (an exponent).
+    Exponent,
+    /// `true`: illegal.
+    Bool,
+    /// `[N]`: illegal.
+    Array,
+    /// `{"n":N}`: illegal.
+    Object,
+}
+
+impl IdKind {
+    /// Every kind, in declaration order.
+    pub const ALL: [IdKind; 17] = [
+        IdKind::SmallInt,
+        IdKind::Zero,
+        IdKind::Negative,
+        IdKind::BeyondDouble,
+        IdKind::BeyondU64,
+        IdKind::AsciiString,
+        IdKind::EmptyString,
+        IdKind::UnicodeString,
+        IdKind::NumericString,
+        IdKind::Duplicate,
+        IdKind::Null,
+        IdKind::Float,
+        IdKind::WholeFloat,
+        IdKind::Exponent,
+        IdKind::Bool,
+        IdKind::Array,
+        IdKind::Object,
+    ];
+
+    /// A stable kebab-case name.
+    pub fn name(self) -> &'static str {
+        match self {
+            IdKind::SmallInt => "small-int",
+            IdKind::Zero => "zero",
+            IdKind::Negative => "negative",
+            IdKind::BeyondDouble => "beyond-double",
+            IdKind::BeyondU64 => "beyond-u64",
+            IdKind::AsciiString => "ascii-string",
+            IdKind::EmptyString => "empty-string",
+            IdKind::UnicodeString => "unicode-string",
+            IdKind::NumericString => "numeric-string",
+            IdKind::Duplicate => "duplicate",
+            IdKind::Null => "null",
+            IdKind::Float => "float",
+            IdKind::WholeFloat => "whole-float",
+            IdKind::Exponent => "exponent",
+            IdKind::Bool => "bool",
+            IdKind::Array => "array",
+            IdKind::Object => "object",
+        }
+    }
+
+    /// True for the kinds MCP accepts as a request id (a string or an integer).
+    pub fn is_legal(self) -> bool {
+        !matches!(
+            self,
+            IdKind::Null
+                | IdKind::Float
+                | IdKind::WholeFloat
+                | IdKind::Exponent
+                | IdKind::Bool
+                | IdKind::Array
+                | IdKind::Object
+        )
+    }
+}
+
+/// Hands out concrete ids while a script is encoded: every request gets the next ordinal, and legal ids are never
+/// repeated except by [`IdKind::Duplicate`].
+#[derive(Debug)]
+pub(crate) struct Ids {
+    next: u64,
+    used: HashSet<String>,
+    last: Option<Value>,
+}
+
+impl Ids {
+    /// A fresh allocator: the first request's ordinal is 1.
+    pub(crate) fn new() -> Ids {
+        Ids { next: 1, used: HashSet::new(), last: None }
+    }
+
+    /// The ordinal the next request will get.
+    pub(crate) fn peek(&self) -> u64 {
+        self.next
+    }
+
+    /// The most recent legal id handed out, if any.
+    pub(crate) fn last(&self) -> Option<&Value> {
+        self.last.as_ref()
+    }
+
+    /// The id for the next request, of kind `kind`.
+    pub(crate) fn assign(&mut self, kind: IdKind) -> Value {
+        let n = self.next;
+        self.next += 1;
+        let fresh = |value: Value, used: &HashSet<String>, fallback: Value| {
+            if used.contains(&value.to_string()) { fallback } else { value }
+        };
+        let id = match kind {
+            IdKind::SmallInt => json!(n),
+            IdKind::Zero => fresh(json!(0), &self.used, json!(n)),
+            IdKind::Negative => json!(-i128::from(n)),
+            IdKind::BeyondDouble => json!((1u64 << 53) + 1 + n),
+            IdKind::BeyondU64 => literal(&format!("1844674407370955161{n:021}")),
+            IdKind::AsciiString => json!(format!("req-{n}")),
+            IdKind::EmptyString => fresh(json!(""), &self.used, json!(format!("req-{n}"))),
+            IdKind::UnicodeString => fresh(json!("é中😀"), &self.used, json!(format!("é中😀-{n}"))),
+            IdKind::NumericString => json!(n.to_string()),
+            IdKind::Duplicate => self.last.clone().unwrap_or(json!(n)),
+            IdKind::Null => Value::Null,
+            IdKind::Float => literal("1.5"),
+            IdKind::WholeFloat => literal("1.0"),
+            IdKind::Exponent => literal("1e+3"),
+            IdKind::Bool => json!(true),
+            IdKind::Array => json!([n]),
+            IdKind::Object => json!({ "n": n }),
+        };
+        if kind.is_legal() {
+            self.used.insert(id.to_string());
+            self.last = Some(id.clone());
+        }
+        id
+    }
+}
+
+/// A JSON number kept as its exact literal text (the crate enables serde_json's `arbitrary_precision`).
+pub(crate) fn literal(text: &str) -> Value {
+    serde_json::from_str(text).unwrap_or_else(|_| Value::String(text.into()))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn literals_keep_their_text() {
+        for text in ["1.5", "1.0", "1e+3", "1844674407370955161000000000000000000001"] {
+            assert_eq!(literal(text).to_string(), text);
+        }
+    }
+
+    #[test]
+    fn legal_ids_never_repeat_except_duplicates() {
+        let mut ids = Ids::new();
+        let mut seen = HashSet::new();
+        for round in 0..3 {
+            for kind in IdKind::ALL.into_iter().filter(|k| k.is_legal() && *k != IdKind::Duplicate) {
+                let id = ids.assign(kind).to_string();
+                assert!(seen.insert(id.clone()), "round {round}: {} repeated {id}", kind.name());
+            }
+        }
+        let last = ids.last().cloned().unwrap();
+        assert_eq!(ids.assign(IdKind::Duplicate), last);
+    }
+
+    #[test]
+    fn ids_have_the_promised_shapes() {
+        let mut ids = Ids::new();
+        let texts: Vec<String> = IdKind::ALL.into_iter().map(|k| ids.assign(k).to_string()).collect();
+        assert_eq!(
+            texts,
+            [
+                "1",
+                "0",
+                "-3",
+                "9007199254740997",
+                "1844674407370955161000000000000000000005",
+                "\"req-6\"",
+                "\"\"",
+                "\"é中😀\"",
+                "\"9\"",
+                "\"9\"",
+                "null",
+                "1.5",
+                "1.0",
+                "1e+3",
+                "true",
+                "[16]",
+                "{\"n\":17}"
+            ]
+        );
+    }
+}

@@ -1,0 +1,293 @@
+//! The messages a script sends: requests (a method, its arguments, an id kind, an envelope style), notifications,
+//! and raw lines that are not messages at all. Every choice is a closed enum, so both generators stay bounded and the
+//! first variant of each enum (what `arbitrary` picks when its bytes run out) is a valid, useful message.
+
+use super::id::IdKind;
+use crate::protocol::Era;
+use crate::protocol::methods::{
+    CANCELLED, DISCOVER, INITIALIZE, INITIALIZED, PING, PROMPTS_LIST, RESOURCES_LIST, TOOLS_CALL, TOOLS_LIST,
+};
+
+/// A method no MCP version defines.
+pub const UNKNOWN_METHOD: &str = "wirefuzz/unknown";
+/// A notification method no MCP version defines.
+pub const UNKNOWN_NOTIFICATION: &str = "notifications/wirefuzz";
+
+/// Every method name a script can send, requests first.
+pub const METHODS: [&str; 11] = [
+    TOOLS_LIST,
+    TOOLS_CALL,
+    DISCOVER,
+    PROMPTS_LIST,
+    RESOURCES_LIST,
+    PING,
+    INITIALIZE,
+    UNKNOWN_METHOD,
+    INITIALIZED,
+    CANCELLED,
+    UNKNOWN_NOTIFICATION,
+];
+
+/// A well-formed message: a request or a notification.
+#[derive(Clone, Debug, PartialEq, Eq, Hash, arbitrary::Arbitrary, proptest_derive::Arbitrary)]
+pub enum Message {
+    /// A request, answered by the server.
+    #[proptest(weight = 4)]
+    Request(Request),
+    /// A notification, never answered.
+    Notification(Note),
+}
+
+/// A request: what to call, the kind of id, and whether it carries the modern envelope.
+#[derive(Clone, Debug, PartialEq, Eq, Hash, arbitrary::Arbitrary, proptest_derive::Arbitrary)]
+pub struct Request {
+    /// The method and its arguments.
+    pub call: Call,
+    /// The kind of id.
+    pub id: IdKind,
+    /// Plain (handshake style) or with the full 2026-07-28 envelope in `params._meta`.
+    pub envelope: Envelope,
+}
+
+/// How a request carries protocol metadata.
+#[derive(
+    Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord, arbitrary::Arbitrary, proptest_derive::Arbitrary,
+)]
+pub enum Envelope {
+    /// No `_meta`: a handshake-era request.
+    Plain,
+    /// `params._meta` holds the protocol version 2026-07-28 and empty client capabilities.
+    Modern,
+}
+
+impl Envelope {
+    /// The era a request of this style belongs to.
+    pub fn era(self) -> Era {
+        match self {
+            Envelope::Plain => Era::Handshake,
+            Envelope::Modern => Era::Modern,
+        }
+    }
+}
+
+/// A request method and its arguments.
+#[derive(Clone, Debug, PartialEq, Eq, Hash, arbitrary::Arbitrary, proptest_derive::Arbitrary)]
+pub enum Call {
+    /// `tools/list`.
+    #[proptest(weight = 2)]
+    ToolsList,
+    /// `tools/call` with good or bad arguments.
+    #[proptest(weight = 3)]
+    ToolsCall(ToolCall),
+    /// `server/discover` (modern era only).
+    Discover,
+    /// `prompts/list`.
+    PromptsList,
+    /// `resources/list`.
+    ResourcesList,
+    /// `ping` (handshake era only).
+    Ping,
+    /// `initialize` asking for a version (handshake era only).
+    Initialize(InitVersion),
+    /// A method no version defines.
+    Unknown,
+}
+
+impl Call {
+    /// The method name.
+    pub fn method(&self) -> &'static str {
+        match self {
+            Call::ToolsList => TOOLS_LIST,
+            Call::ToolsCall(_) => TOOLS_CALL,
+            Call::Discover => DISCOVER,
+            Call::PromptsList => PROMPTS_LIST,
+            Call::ResourcesList => RESOURCES_LIST,
+            Call::Ping => PING,
+            Call::Initialize(_) => INITIALIZE,
+            Call::Unknown => UNKNOWN_METHOD,
+        }
+    }
+}
+
+/// The arguments of a `tools/call` of the reference server's `add(a: int, b: int)`.
+#[derive(
+    Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord, arbitrary::Arbitrary, proptest_derive::Arbitrary,
+)]
+pub enum ToolCall {
+    /// `add` with two integers.
+    #[proptest(weight = 3)]
+    Good,
+    /// `add` without `b`.
+    MissingArgument,
+    /// `add` with `a` the string `"1"`.
+    StringArgument,
+    /// `add` with `a` the float `1.5`.
+    FloatArgument,
+    /// `add` with `a` a 30-digit integer.
+    HugeInteger,
+    /// `add` with an argument it does not declare.
+    ExtraArgument,
+    /// A tool the server does not have.
+    UnknownTool,
+    /// No `name` at all.
+    MissingName,
+}
+
+impl ToolCall {
+    /// Every argument choice, in declaration order.
+    pub const ALL: [ToolCall; 8] = [
+        ToolCall::Good,
+        ToolCall::MissingArgument,
+        ToolCall::StringArgument,
+        ToolCall::FloatArgument,
+        ToolCall::HugeInteger,
+        ToolCall::ExtraArgument,
+        ToolCall::UnknownTool,
+        ToolCall::MissingName,
+    ];
+
+    /// A stable kebab-case name.
+    pub fn name(self) -> &'static str {
+        match self {
+            ToolCall::Good => "good",
+            ToolCall::MissingArgument => "missing-argument",
+            ToolCall::StringArgument => "string-argument",
+            ToolCall::FloatArgument => "float-argument",
+            ToolCall::HugeInteger => "huge-integer",
+            ToolCall::ExtraArgument => "extra-argument",
+            ToolCall::UnknownTool => "unknown-tool",
+            ToolCall::MissingName => "missing-name",
+        }
+    }
+}
+
+/// A handshake-era protocol version, newest first.
+#[derive(
+    Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord, arbitrary::Arbitrary, proptest_derive::Arbitrary,
+)]
+pub enum HandshakeVersion {
+    /// `2025-11-25`.
+    V2025_11_25,
+    /// `2025-06-18`.
+    V2025_06_18,
+    /// `2025-03-26`.
+    V2025_03_26,
+    /// `2024-11-05`.
+    V2024_11_05,
+}
+
+impl HandshakeVersion {
+    /// The version string.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            HandshakeVersion::V2025_11_25 => "2025-11-25",
+            HandshakeVersion::V2025_06_18 => "2025-06-18",
+            HandshakeVersion::V2025_03_26 => "2025-03-26",
+            HandshakeVersion::V2024_11_05 => "2024-11-05",
+        }
+    }
+}
+
+/// The version an `initialize` asks for.
+#[derive(
+    Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord, arbitrary::Arbitrary, proptest_derive::Arbitrary,
+)]
+pub enum InitVersion {
+    /// A handshake version the server must echo.
+    #[proptest(weight = 3)]
+    Handshake(HandshakeVersion),
+    /// `2026-07-28`, which has no handshake: the server counter-offers a handshake version.
+    Modern,
+    /// `1999-01-01`, no version at all: the server counter-offers.
+    Unknown,
+}
+
+impl InitVersion {
+    /// The version string sent.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            InitVersion::Handshake(version) => version.as_str(),
+            InitVersion::Modern => crate::protocol::era::LATEST_MODERN_VERSION,
+            InitVersion::Unknown => "1999-01-01",
+        }
+    }
+}
+
+/// A notification.
+#[derive(
+    Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord, arbitrary::Arbitrary, proptest_derive::Arbitrary,
+)]
+pub enum Note {
+    /// `notifications/initialized`.
+    Initialized,
+    /// `notifications/cancelled` for the most recent legal request id (`0` when there is none).
+    Cancelled,
+    /// A notification method no version defines.
+    Unknown,
+}
+
+impl Note {
+    /// The method name.
+    pub fn method(self) -> &'static str {
+        match self {
+            Note::Initialized => INITIALIZED,
+            Note::Cancelled => CANCELLED,
+            Note::Unknown => UNKNOWN_NOTIFICATION,
+        }
+    }
+}
+
+/// A line that is not a JSON-RPC message.
+#[derive(
+    Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord, arbitrary::Arbitrary, proptest_derive::Arbitrary,
+)]
+pub enum RawLine {
+    /// `{}`.
+    EmptyObject,
+    /// Text that is not JSON.
+    NotJson,
+    /// A bare number, `42`.
+    Number,
+    /// A bare string.
+    String,
+    /// A bare `null`.
+    Null,
+    /// A response the client was never asked for (`{"jsonrpc":"2.0","id":"stray","result":{}}`).
+    StrayResponse,
+}
+
+impl RawLine {
+    /// Every raw line, in declaration order.
+    pub const ALL: [RawLine; 6] = [
+        RawLine::EmptyObject,
+        RawLine::NotJson,
+        RawLine::Number,
+        RawLine::String,
+        RawLine::Null,
+        RawLine::StrayResponse,
+    ];
+
+    /// A stable kebab-case name.
+    pub fn name(self) -> &'static str {
+        match self {
+            RawLine::EmptyObject => "empty-object",
+            RawLine::NotJson => "not-json",
+            RawLine::Number => "number",
+            RawLine::String => "string",
+            RawLine::Null => "null",
+            RawLine::StrayResponse => "stray-response",
+        }
+    }
+
+    /// The line's bytes.
+    pub fn bytes(self) -> &'static [u8] {
+        match self {
+            RawLine::EmptyObject => b"{}",
+            RawLine::NotJson => b"this is not json",
+            RawLine::Number => b"42",
+            RawLine::String => b"\"wirefuzz\"",
+            RawLine::Null => b"null",
+            RawLine::StrayResponse => br#"{"jsonrpc":"2.0","id":"stray","result":{}}"#,
+        }
+    }
+}

@@ -1,0 +1,195 @@
+//! The test-input model: a [`Script`] is one conversation to hold with a server, as typed steps (a message, a
+//! message with one named [`Mutation`], a batch, a raw line, or a sync point) after an [`Opening`].
+//!
+//! One set of plain data types carries both generators: `arbitrary::Arbitrary` (for `cargo fuzz`, through
+//! [`Script::from_bytes`]) and proptest's `Arbitrary` (for shrinking property tests, through [`scripts`]), both
+//! derived on the same enums and structs, so the two grammars cannot drift apart. Every choice is a closed enum and
+//! every collection a [`Bounded`], so both stay finite; the first variant of every enum, which `arbitrary` picks
+//! when its bytes run out, is a valid message.
+//!
+//! Shrinking under proptest: a [`Bounded`] list shrinks by dropping elements and then shrinking each one left; an
+//! enum shrinks towards its first variant (the plain, valid choice: a handshake opening, `tools/list`, a small
+//! integer id, no envelope). A failing script therefore shrinks towards few steps of valid messages, keeping only
+//! the breakage the failure needs.
+
+pub mod bounded;
+mod encode;
+pub mod id;
+pub mod message;
+pub mod mutation;
+
+pub use bounded::Bounded;
+pub use encode::CLIENT_NAME;
+pub use id::IdKind;
+pub use message::{Call, Envelope, HandshakeVersion, InitVersion, Message, Note, RawLine, Request, ToolCall};
+pub use mutation::Mutation;
+
+use crate::protocol::Era;
+use crate::transcript::Input;
+use arbitrary::{Arbitrary, Unstructured};
+use proptest::prelude::{Strategy, any};
+use std::fmt;
+
+/// The most steps a script has after its opening.
+pub const MAX_STEPS: usize = 16;
+/// The most messages in one batch step.
+pub const MAX_BATCH: usize = 3;
+
+/// One conversation: an opening, then the steps in order. The end of a script is an implicit final sync point.
+#[derive(Clone, Debug, PartialEq, Eq, Hash, arbitrary::Arbitrary, proptest_derive::Arbitrary)]
+pub struct Script {
+    /// How the conversation starts.
+    pub opening: Opening,
+    /// What follows, sent back to back up to each sync point.
+    pub steps: Bounded<Step, MAX_STEPS>,
+}
+
+/// How a script starts. Proptest picks a proper opening 70% of the time, so deep behaviour is reached;
+/// `arbitrary` picks uniformly (two thirds).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, arbitrary::Arbitrary, proptest_derive::Arbitrary)]
+pub enum Opening {
+    /// `initialize` with this version, `notifications/initialized`, then a sync point.
+    #[proptest(weight = 4)]
+    Handshake(HandshakeVersion),
+    /// An enveloped `server/discover` (the modern era's probe), then a sync point.
+    #[proptest(weight = 3)]
+    Modern,
+    /// Nothing: the first step is the first thing the server sees.
+    #[proptest(weight = 3)]
+    Nothing,
+}
+
+impl Opening {
+    /// The era the opening puts the connection in, `None` for [`Opening::Nothing`].
+    pub fn era(self) -> Option<Era> {
+        match self {
+            Opening::Handshake(_) => Some(Era::Handshake),
+            Opening::Modern => Some(Era::Modern),
+            Opening::Nothing => None,
+        }
+    }
+}
+
+/// One step: a frame to send, or a sync point.
+#[derive(Clone, Debug, PartialEq, Eq, Hash, arbitrary::Arbitrary, proptest_derive::Arbitrary)]
+pub enum Step {
+    /// A well-formed message.
+    #[proptest(weight = 6)]
+    Send(Message),
+    /// A request broken by one mutation.
+    #[proptest(weight = 3)]
+    Mutated(Request, Mutation),
+    /// A batch array of messages (`[]` when empty).
+    Batch(Bounded<Message, MAX_BATCH>),
+    /// A line that is not a message.
+    Raw(RawLine),
+    /// Wait for the replies to everything sent so far.
+    #[proptest(weight = 2)]
+    Sync,
+}
+
+/// One thing a script exercises, for coverage counts and reports.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub enum Feature {
+    /// The opening, by the era it sets (`None`: no opening).
+    Opening(Option<Era>),
+    /// A method sent, in a request or a notification (mutated requests included).
+    Method(&'static str),
+    /// The arguments of a `tools/call`.
+    ToolCall(ToolCall),
+    /// The kind of a request's id.
+    Id(IdKind),
+    /// A request of era `message` after an opening of era `opening`.
+    Eras {
+        /// The opening's era (`None`: no opening).
+        opening: Option<Era>,
+        /// The request's era: modern when it carries the envelope.
+        message: Era,
+    },
+    /// A mutation applied.
+    Mutation(Mutation),
+    /// A raw line sent.
+    Raw(RawLine),
+    /// A batch step of this many messages.
+    Batch(usize),
+    /// An explicit sync point.
+    Sync,
+}
+
+impl fmt::Display for Feature {
+    /// `kind:detail`, e.g. `mutation:drop-id`, `eras:handshake>modern`, `opening:none`.
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        let era = |era: &Option<Era>| era.map_or("none", Era::name);
+        match self {
+            Feature::Opening(opening) => write!(f, "opening:{}", era(opening)),
+            Feature::Method(method) => write!(f, "method:{method}"),
+            Feature::ToolCall(arguments) => write!(f, "tool-call:{}", arguments.name()),
+            Feature::Id(kind) => write!(f, "id:{}", kind.name()),
+            Feature::Eras { opening, message } => write!(f, "eras:{}>{message}", era(opening)),
+            Feature::Mutation(mutation) => write!(f, "mutation:{}", mutation.name()),
+            Feature::Raw(raw) => write!(f, "raw:{}", raw.name()),
+            Feature::Batch(len) => write!(f, "batch:{len}"),
+            Feature::Sync => f.write_str("sync"),
+        }
+    }
+}
+
+impl Default for Script {
+    /// A handshake opening at the latest handshake version and no steps.
+    fn default() -> Script {
+        Script { opening: Opening::Handshake(HandshakeVersion::V2025_11_25), steps: Bounded::empty() }
+    }
+}
+
+impl Script {
+    /// The script `arbitrary` builds from `data` (for a `cargo fuzz` target); never fails: bytes that run out give
+    /// the default choices, and an error gives [`Script::default`].
+    pub fn from_bytes(data: &[u8]) -> Script {
+        Script::arbitrary(&mut Unstructured::new(data)).unwrap_or_default()
+    }
+
+    /// The lines to send, in order: each step is one [`Input::Line`] or [`Input::Sync`]. Deterministic. No final
+    /// sync is appended: the runner waits at the end of a script anyway.
+    pub fn encode(&self) -> Vec<Input> {
+        encode::encode(self)
+    }
+
+    /// Everything the script exercises, in the order it comes (repeats included, so they can be counted).
+    pub fn features(&self) -> Vec<Feature> {
+        let opening = self.opening.era();
+        let mut features = vec![Feature::Opening(opening)];
+        let request = |features: &mut Vec<Feature>, r: &Request| {
+            features.push(Feature::Method(r.call.method()));
+            if let Call::ToolsCall(arguments) = r.call {
+                features.push(Feature::ToolCall(arguments));
+            }
+            features.push(Feature::Id(r.id));
+            features.push(Feature::Eras { opening, message: r.envelope.era() });
+        };
+        let message = |features: &mut Vec<Feature>, m: &Message| match m {
+            Message::Request(r) => request(features, r),
+            Message::Notification(note) => features.push(Feature::Method(note.method())),
+        };
+        for step in &self.steps.0 {
+            match step {
+                Step::Send(m) => message(&mut features, m),
+                Step::Mutated(r, mutation) => {
+                    request(&mut features, r);
+                    features.push(Feature::Mutation(*mutation));
+                }
+                Step::Batch(messages) => {
+                    features.push(Feature::Batch(messages.0.len()));
+                    messages.0.iter().for_each(|m| message(&mut features, m));
+                }
+                Step::Raw(raw) => features.push(Feature::Raw(*raw)),
+                Step::Sync => features.push(Feature::Sync),
+            }
+        }
+        features
+    }
+}
+
+/// The proptest strategy for scripts (the same as `any::<Script>()`).
+pub fn scripts() -> impl Strategy<Value = Script> {
+    any::<Script>()
+}

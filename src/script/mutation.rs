@@ -1,0 +1,307 @@
+//! Named mutations of a valid request: each [`Mutation`] breaks one thing, in the message's structure (a field
+//! dropped or mistyped, the envelope damaged) or in its bytes (duplicate keys, invalid UTF-8, framing).
+
+use crate::protocol::envelope::{self, CLIENT_CAPABILITIES_KEY, META, PROTOCOL_VERSION_KEY};
+use crate::protocol::era::LATEST_MODERN_VERSION;
+use serde_json::{Map, Value, json};
+
+/// Nesting depth of [`Mutation::DeepNesting`]: past the common limit of 128.
+pub const DEEP: usize = 300;
+/// Nesting depth of [`Mutation::VeryDeepNesting`].
+pub const VERY_DEEP: usize = 5000;
+/// Length in bytes of the string [`Mutation::HugeString`] adds.
+pub const HUGE_STRING: usize = 100_000;
+/// Digits of the integer [`Mutation::HugeNumber`] adds: past the 4,300 digits Python parses by default.
+pub const HUGE_NUMBER_DIGITS: usize = 5000;
+/// The member that mutations adding content put into `params` (and the top level, for [`Mutation::ExtraField`]).
+pub const EXTRA: &str = "wirefuzz";
+
+/// Stands for raw bytes in a serialized message until they are spliced in.
+const MARKER: &str = "\u{1}wirefuzz-splice\u{1}";
+
+/// One way to break a valid request. The request is built first (with its envelope when it has one), then this
+/// mutation is applied to it; the result is one line.
+#[derive(
+    Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord, arbitrary::Arbitrary, proptest_derive::Arbitrary,
+)]
+pub enum Mutation {
+    /// No `jsonrpc` member.
+    DropJsonrpc,
+    /// No `id` member: the request becomes a notification.
+    DropId,
+    /// No `method` member.
+    DropMethod,
+    /// No `params` member (no change when the request has none).
+    DropParams,
+    /// `"jsonrpc":"1.0"`.
+    JsonrpcOne,
+    /// `"jsonrpc":2.0`, a number.
+    JsonrpcNumber,
+    /// `"method":7`.
+    MethodNotString,
+    /// `"params":"params"`, neither object nor array.
+    ParamsString,
+    /// `"params":[1,2]`.
+    ParamsArray,
+    /// `"params":null`.
+    ParamsNull,
+    /// An unknown top-level member.
+    ExtraField,
+    /// An unknown member in `params`.
+    ExtraParam,
+    /// `params._meta` is a string.
+    MetaNotObject,
+    /// The envelope lacks the protocol-version key.
+    MissingVersionKey,
+    /// The envelope lacks the client-capabilities key.
+    MissingCapabilitiesKey,
+    /// The envelope lacks both keys (`"_meta":{}`).
+    MissingBothKeys,
+    /// The protocol version is the number `20260728`.
+    VersionNumber,
+    /// The protocol version is `null`.
+    VersionNull,
+    /// The client capabilities are a string.
+    CapabilitiesString,
+    /// The protocol version `2030-01-01`, well formed but unsupported.
+    VersionUnsupported,
+    /// The protocol version `2026-7-28`, malformed.
+    VersionMalformed,
+    /// The protocol version `""`.
+    VersionEmpty,
+    /// The handshake version `2025-11-25` in the envelope.
+    VersionLegacy,
+    /// A second `id` member, textually: `{"id":"dup-N",...,"id":<id>,...}`.
+    DuplicateKey,
+    /// [`DEEP`] levels of nested arrays in `params`.
+    DeepNesting,
+    /// [`VERY_DEEP`] levels of nested arrays in `params`.
+    VeryDeepNesting,
+    /// A [`HUGE_STRING`]-byte string in `params`.
+    HugeString,
+    /// A [`HUGE_NUMBER_DIGITS`]-digit integer in `params`.
+    HugeNumber,
+    /// The string `"\ud800"` (an unpaired surrogate escape) in `params`.
+    LoneSurrogate,
+    /// A string of bytes that are not UTF-8 in `params`.
+    InvalidUtf8,
+    /// The line cut in the middle.
+    Truncated,
+    /// The message twice on one line.
+    TwoObjects,
+    /// An empty line instead of the message.
+    EmptyLine,
+    /// A line of spaces and a tab instead of the message.
+    BlankLine,
+    /// The message inside a batch array: `[{...}]`.
+    Batch,
+    /// Text after the closing brace.
+    TrailingGarbage,
+    /// A UTF-8 byte order mark before the message.
+    BomPrefix,
+    /// A carriage return after the message (JSON whitespace).
+    TrailingCr,
+}
+
+impl Mutation {
+    /// Every mutation, in declaration order.
+    pub const ALL: [Mutation; 38] = [
+        Mutation::DropJsonrpc,
+        Mutation::DropId,
+        Mutation::DropMethod,
+        Mutation::DropParams,
+        Mutation::JsonrpcOne,
+        Mutation::JsonrpcNumber,
+        Mutation::MethodNotString,
+        Mutation::ParamsString,
+        Mutation::ParamsArray,
+        Mutation::ParamsNull,
+        Mutation::ExtraField,
+        Mutation::ExtraParam,
+        Mutation::MetaNotObject,
+        Mutation::MissingVersionKey,
+        Mutation::MissingCapabilitiesKey,
+        Mutation::MissingBothKeys,
+        Mutation::VersionNumber,
+        Mutation::VersionNull,
+        Mutation::CapabilitiesString,
+        Mutation::VersionUnsupported,
+        Mutation::VersionMalformed,
+        Mutation::VersionEmpty,
+        Mutation::VersionLegacy,
+        Mutation::DuplicateKey,
+        Mutation::DeepNesting,
+        Mutation::VeryDeepNesting,
+        Mutation::HugeString,
+        Mutation::HugeNumber,
+        Mutation::LoneSurrogate,
+        Mutation::InvalidUtf8,
+        Mutation::Truncated,
+        Mutation::TwoObjects,
+        Mutation::EmptyLine,
+        Mutation::BlankLine,
+        Mutation::Batch,
+        Mutation::TrailingGarbage,
+        Mutation::BomPrefix,
+        Mutation::TrailingCr,
+    ];
+
+    /// A stable kebab-case name, for reports and case files.
+    pub fn name(self) -> &'static str {
+        match self {
+            Mutation::DropJsonrpc => "drop-jsonrpc",
+            Mutation::DropId => "drop-id",
+            Mutation::DropMethod => "drop-method",
+            Mutation::DropParams => "drop-params",
+            Mutation::JsonrpcOne => "jsonrpc-1.0",
+            Mutation::JsonrpcNumber => "jsonrpc-number",
+            Mutation::MethodNotString => "method-not-string",
+            Mutation::ParamsString => "params-string",
+            Mutation::ParamsArray => "params-array",
+            Mutation::ParamsNull => "params-null",
+            Mutation::ExtraField => "extra-field",
+            Mutation::ExtraParam => "extra-param",
+            Mutation::MetaNotObject => "meta-not-object",
+            Mutation::MissingVersionKey => "missing-version-key",
+            Mutation::MissingCapabilitiesKey => "missing-capabilities-key",
+            Mutation::MissingBothKeys => "missing-both-keys",
+            Mutation::VersionNumber => "version-number",
+            Mutation::VersionNull => "version-null",
+            Mutation::CapabilitiesString => "capabilities-string",
+            Mutation::VersionUnsupported => "version-unsupported",
+            Mutation::VersionMalformed => "version-malformed",
+            Mutation::VersionEmpty => "version-empty",
+            Mutation::VersionLegacy => "version-legacy",
+            Mutation::DuplicateKey => "duplicate-key",
+            Mutation::DeepNesting => "deep-nesting",
+            Mutation::VeryDeepNesting => "very-deep-nesting",
+            Mutation::HugeString => "huge-string",
+            Mutation::HugeNumber => "huge-number",
+            Mutation::LoneSurrogate => "lone-surrogate",
+            Mutation::InvalidUtf8 => "invalid-utf8",
+            Mutation::Truncated => "truncated",
+            Mutation::TwoObjects => "two-objects",
+            Mutation::EmptyLine => "empty-line",
+            Mutation::BlankLine => "blank-line",
+            Mutation::Batch => "batch",
+            Mutation::TrailingGarbage => "trailing-garbage",
+            Mutation::BomPrefix => "bom-prefix",
+            Mutation::TrailingCr => "trailing-cr",
+        }
+    }
+
+    /// The mutation of this name.
+    pub fn from_name(name: &str) -> Option<Mutation> {
+        Mutation::ALL.into_iter().find(|m| m.name() == name)
+    }
+
+    /// Applies the mutation to a request (a JSON object with `jsonrpc`, `id`, `method` and maybe `params`, in that
+    /// order) and returns the line to send. `ordinal` is the request's position among the script's requests; it makes
+    /// the id [`Mutation::DuplicateKey`] adds unique.
+    pub fn apply(self, mut message: Map<String, Value>, ordinal: u64) -> Vec<u8> {
+        let mut splice: Option<Vec<u8>> = None;
+        match self {
+            Mutation::DropJsonrpc => drop(message.shift_remove("jsonrpc")),
+            Mutation::DropId => drop(message.shift_remove("id")),
+            Mutation::DropMethod => drop(message.shift_remove("method")),
+            Mutation::DropParams => drop(message.shift_remove("params")),
+            Mutation::JsonrpcOne => drop(message.insert("jsonrpc".into(), json!("1.0"))),
+            Mutation::JsonrpcNumber => drop(message.insert("jsonrpc".into(), super::id::literal("2.0"))),
+            Mutation::MethodNotString => drop(message.insert("method".into(), json!(7))),
+            Mutation::ParamsString => drop(message.insert("params".into(), json!("params"))),
+            Mutation::ParamsArray => drop(message.insert("params".into(), json!([1, 2]))),
+            Mutation::ParamsNull => drop(message.insert("params".into(), Value::Null)),
+            Mutation::ExtraField => drop(message.insert(EXTRA.into(), json!(true))),
+            Mutation::ExtraParam => drop(params(&mut message).insert(EXTRA.into(), json!(true))),
+            Mutation::MetaNotObject => drop(params(&mut message).insert(META.into(), json!(LATEST_MODERN_VERSION))),
+            Mutation::MissingVersionKey => drop(meta(&mut message).shift_remove(PROTOCOL_VERSION_KEY)),
+            Mutation::MissingCapabilitiesKey => drop(meta(&mut message).shift_remove(CLIENT_CAPABILITIES_KEY)),
+            Mutation::MissingBothKeys => meta(&mut message).clear(),
+            Mutation::VersionNumber => set_version(&mut message, json!(20260728)),
+            Mutation::VersionNull => set_version(&mut message, Value::Null),
+            Mutation::CapabilitiesString => {
+                drop(meta(&mut message).insert(CLIENT_CAPABILITIES_KEY.into(), json!("none")))
+            }
+            Mutation::VersionUnsupported => set_version(&mut message, json!("2030-01-01")),
+            Mutation::VersionMalformed => set_version(&mut message, json!("2026-7-28")),
+            Mutation::VersionEmpty => set_version(&mut message, json!("")),
+            Mutation::VersionLegacy => set_version(&mut message, json!("2025-11-25")),
+            Mutation::HugeString => drop(params(&mut message).insert(EXTRA.into(), json!("x".repeat(HUGE_STRING)))),
+            Mutation::DeepNesting => splice = Some(nested(DEEP)),
+            Mutation::VeryDeepNesting => splice = Some(nested(VERY_DEEP)),
+            Mutation::HugeNumber => splice = Some(format!("1{}", "0".repeat(HUGE_NUMBER_DIGITS - 1)).into_bytes()),
+            Mutation::LoneSurrogate => splice = Some(br#""\ud800""#.to_vec()),
+            Mutation::InvalidUtf8 => splice = Some(b"\"\xff\xfe\xc0\x80\"".to_vec()),
+            Mutation::DuplicateKey
+            | Mutation::Truncated
+            | Mutation::TwoObjects
+            | Mutation::EmptyLine
+            | Mutation::BlankLine
+            | Mutation::Batch
+            | Mutation::TrailingGarbage
+            | Mutation::BomPrefix
+            | Mutation::TrailingCr => {}
+        }
+        if splice.is_some() {
+            params(&mut message).insert(EXTRA.into(), json!(MARKER));
+        }
+        let text = Value::Object(message).to_string();
+        let line = match splice {
+            Some(raw) => replace_marker(&text, &raw),
+            None => text.into_bytes(),
+        };
+        self.reframe(line, ordinal)
+    }
+
+    /// The byte-level part: what happens to the serialized line.
+    fn reframe(self, line: Vec<u8>, ordinal: u64) -> Vec<u8> {
+        match self {
+            Mutation::DuplicateKey => [format!("{{\"id\":\"dup-{ordinal}\",").as_bytes(), &line[1..]].concat(),
+            Mutation::Truncated => line[..line.len() / 2].to_vec(),
+            Mutation::TwoObjects => [&line[..], &line[..]].concat(),
+            Mutation::EmptyLine => Vec::new(),
+            Mutation::BlankLine => b"  \t ".to_vec(),
+            Mutation::Batch => [&b"["[..], &line, b"]"].concat(),
+            Mutation::TrailingGarbage => [&line[..], b" }garbage"].concat(),
+            Mutation::BomPrefix => [&b"\xef\xbb\xbf"[..], &line].concat(),
+            Mutation::TrailingCr => [&line[..], b"\r"].concat(),
+            _ => line,
+        }
+    }
+}
+
+/// The request's `params` object, made one (empty) when it is absent or not an object.
+fn params(message: &mut Map<String, Value>) -> &mut Map<String, Value> {
+    let params = message.entry("params").or_insert_with(|| json!({}));
+    if !params.is_object() {
+        *params = json!({});
+    }
+    params.as_object_mut().expect("params was just made an object")
+}
+
+/// The request's envelope object, made a complete one when the request has none.
+fn meta(message: &mut Map<String, Value>) -> &mut Map<String, Value> {
+    let meta = params(message).entry(META).or_insert_with(|| envelope::envelope(LATEST_MODERN_VERSION));
+    if !meta.is_object() {
+        *meta = envelope::envelope(LATEST_MODERN_VERSION);
+    }
+    meta.as_object_mut().expect("_meta was just made an object")
+}
+
+/// Sets the envelope's protocol version to `version`.
+fn set_version(message: &mut Map<String, Value>, version: Value) {
+    meta(message).insert(PROTOCOL_VERSION_KEY.into(), version);
+}
+
+/// `depth` levels of nested empty arrays.
+fn nested(depth: usize) -> Vec<u8> {
+    [vec![b'['; depth], vec![b']'; depth]].concat()
+}
+
+/// `text` with the quoted marker replaced by `raw`.
+fn replace_marker(text: &str, raw: &[u8]) -> Vec<u8> {
+    let quoted = Value::String(MARKER.into()).to_string();
+    let at = text.find(&quoted).expect("the marker is in the serialized message");
+    let text = text.as_bytes();
+    [&text[..at], raw, &text[at + quoted.len()..]].concat()
+}

@@ -1,0 +1,334 @@
+//! The script generators: every operator, method, id kind and era pair is reachable from both generators;
+//! encoding is deterministic and bounded; every script runs against the reference server; hand-built scripts and
+//! mutations encode to exactly the intended bytes.
+
+use mcp_wirefuzz::protocol::{Era, Frame, Kind};
+use mcp_wirefuzz::script::message::METHODS;
+use mcp_wirefuzz::script::{
+    Bounded, Call, Envelope, Feature, HandshakeVersion, IdKind, InitVersion, Message, Mutation, Note, Opening, RawLine,
+    Request, Script, Step, ToolCall, scripts,
+};
+use mcp_wirefuzz::target::reference::Calc;
+use mcp_wirefuzz::target::run_in_process;
+use mcp_wirefuzz::transcript::{Ending, Event, Input};
+use proptest::prop_assert;
+use proptest::strategy::{Strategy, ValueTree};
+use proptest::test_runner::{Config, RngAlgorithm, TestError, TestRng, TestRunner};
+use std::collections::BTreeMap;
+
+/// A script's encoded size must stay below this, whatever the input.
+const MAX_ENCODED: usize = 2 << 20;
+
+/// `n` scripts from proptest's deterministic runner.
+fn proptest_scripts(n: usize) -> Vec<Script> {
+    let mut runner = TestRunner::deterministic();
+    let strategy = scripts();
+    (0..n).map(|_| strategy.new_tree(&mut runner).unwrap().current()).collect()
+}
+
+/// `n` pseudo-random byte buffers (xorshift, fixed seed) of up to 1 KiB.
+fn byte_buffers(n: usize) -> Vec<Vec<u8>> {
+    let mut state = 0x9e37_79b9_7f4a_7c15_u64;
+    let mut next = move || {
+        state ^= state << 13;
+        state ^= state >> 7;
+        state ^= state << 17;
+        state
+    };
+    (0..n).map(|_| (0..next() % 1024).map(|_| next() as u8).collect()).collect()
+}
+
+/// Every feature a generator must be able to reach.
+fn all_features() -> Vec<Feature> {
+    let eras = [None, Some(Era::Handshake), Some(Era::Modern)];
+    let mut all: Vec<Feature> = eras.into_iter().map(Feature::Opening).collect();
+    all.extend(METHODS.into_iter().map(Feature::Method));
+    all.extend(ToolCall::ALL.into_iter().map(Feature::ToolCall));
+    all.extend(IdKind::ALL.into_iter().map(Feature::Id));
+    all.extend(eras.into_iter().flat_map(|opening| Era::ALL.map(|message| Feature::Eras { opening, message })));
+    all.extend(Mutation::ALL.into_iter().map(Feature::Mutation));
+    all.extend(RawLine::ALL.into_iter().map(Feature::Raw));
+    all.extend((0..=3).map(Feature::Batch));
+    all.push(Feature::Sync);
+    all
+}
+
+/// Counts every feature of `scripts` and fails, printing the counts, when one is never reached.
+fn assert_all_reached(source: &str, scripts: &[Script]) {
+    let mut counts: BTreeMap<String, usize> = all_features().iter().map(|f| (f.to_string(), 0)).collect();
+    for feature in scripts.iter().flat_map(Script::features) {
+        let name = feature.to_string();
+        assert!(counts.contains_key(&name), "{source}: {name} is missing from all_features()");
+        *counts.entry(name).or_default() += 1;
+    }
+    let table: String = counts.iter().map(|(name, n)| format!("{n:>7} {name}\n")).collect();
+    let missing: Vec<&String> = counts.iter().filter(|(_, n)| **n == 0).map(|(name, _)| name).collect();
+    assert!(missing.is_empty(), "{source}: never reached {missing:?}\n{table}");
+}
+
+#[test]
+fn proptest_reaches_every_feature() {
+    // 2,000 rather than 5,000: proptest's derived unions are slow to sample in a debug build (about 2 ms a script).
+    let scripts = proptest_scripts(2000);
+    assert_all_reached("proptest", &scripts);
+    let proper = scripts.iter().filter(|s| s.opening != Opening::Nothing).count();
+    assert!((1250..=1550).contains(&proper), "proper openings: {proper} of 2000, expected about 70%");
+}
+
+#[test]
+fn arbitrary_reaches_every_feature() {
+    let scripts: Vec<Script> = byte_buffers(5000).iter().map(|b| Script::from_bytes(b)).collect();
+    assert_all_reached("arbitrary", &scripts);
+}
+
+#[test]
+fn mutation_names_are_unique_and_round_trip() {
+    assert!(Mutation::ALL.len() >= 25);
+    for (i, mutation) in Mutation::ALL.into_iter().enumerate() {
+        assert_eq!(Mutation::from_name(mutation.name()), Some(mutation));
+        assert!(Mutation::ALL[..i].iter().all(|m| m.name() != mutation.name()), "{} twice", mutation.name());
+    }
+}
+
+#[test]
+fn encoding_is_deterministic_and_bounded() {
+    let mut total = 0;
+    let buffers = byte_buffers(2000);
+    for bytes in &buffers {
+        let inputs = Script::from_bytes(bytes).encode();
+        assert_eq!(Script::from_bytes(bytes).encode(), inputs);
+        let size = encoded_size(&inputs);
+        assert!(size < MAX_ENCODED, "{size} bytes");
+        total += size;
+    }
+    let again: Vec<Vec<Input>> = proptest_scripts(300).iter().map(Script::encode).collect();
+    assert_eq!(proptest_scripts(300).iter().map(Script::encode).collect::<Vec<_>>(), again);
+    let worst = script(Opening::Handshake(HandshakeVersion::V2025_11_25), vec![mutated(Mutation::HugeString); 16]);
+    assert!(encoded_size(&worst.encode()) < MAX_ENCODED);
+    println!("average encoded size over {} byte buffers: {} bytes", buffers.len(), total / buffers.len());
+}
+
+#[test]
+fn no_bytes_give_the_default_script() {
+    assert_eq!(Script::from_bytes(&[]), Script::default());
+}
+
+#[test]
+fn every_script_runs_against_the_reference_server() {
+    let scripts =
+        proptest_scripts(1000).into_iter().chain(byte_buffers(3000).into_iter().map(|b| Script::from_bytes(&b)));
+    for script in scripts {
+        let inputs = script.encode();
+        let transcript = run_in_process(&Calc, &inputs);
+        assert_eq!(transcript.ending, Ending::Closed, "{script:?}\n{}", transcript.render());
+        let sent = transcript.events.iter().filter(|e| matches!(e, Event::Sent(_))).count();
+        assert_eq!(sent, inputs.iter().filter(|i| matches!(i, Input::Line(_))).count());
+    }
+}
+
+fn script(opening: Opening, steps: Vec<Step>) -> Script {
+    Script { opening, steps: Bounded(steps) }
+}
+
+fn request(call: Call, id: IdKind, envelope: Envelope) -> Request {
+    Request { call, id, envelope }
+}
+
+fn mutated(mutation: Mutation) -> Step {
+    Step::Mutated(request(Call::ToolsCall(ToolCall::Good), IdKind::SmallInt, Envelope::Modern), mutation)
+}
+
+fn encoded_size(inputs: &[Input]) -> usize {
+    inputs.iter().map(|i| if let Input::Line(l) = i { l.len() + 1 } else { 0 }).sum()
+}
+
+fn lines(inputs: &[Input]) -> Vec<String> {
+    inputs
+        .iter()
+        .map(|i| match i {
+            Input::Line(line) => String::from_utf8(line.clone()).unwrap(),
+            Input::Sync => "SYNC".into(),
+        })
+        .collect()
+}
+
+const INITIALIZE_2025_11_25: &str = r#"{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-11-25","capabilities":{},"clientInfo":{"name":"mcp-wirefuzz","version":"0.1.0"}}}"#;
+const INITIALIZED: &str = r#"{"jsonrpc":"2.0","method":"notifications/initialized"}"#;
+const ENVELOPE: &str = r#""_meta":{"io.modelcontextprotocol/protocolVersion":"2026-07-28","io.modelcontextprotocol/clientCapabilities":{}}"#;
+
+#[test]
+fn a_handshake_opening_encodes_exactly() {
+    assert_eq!(lines(&Script::default().encode()), [INITIALIZE_2025_11_25, INITIALIZED, "SYNC"]);
+}
+
+#[test]
+fn a_modern_opening_then_pipelined_requests_encode_exactly() {
+    let steps = vec![
+        Step::Send(Message::Request(request(Call::ToolsCall(ToolCall::Good), IdKind::AsciiString, Envelope::Modern))),
+        Step::Send(Message::Request(request(Call::ToolsList, IdKind::Duplicate, Envelope::Plain))),
+        Step::Send(Message::Notification(Note::Cancelled)),
+        Step::Sync,
+        Step::Send(Message::Request(request(Call::Initialize(InitVersion::Unknown), IdKind::Zero, Envelope::Plain))),
+        Step::Batch(Bounded(vec![])),
+        Step::Raw(RawLine::Number),
+    ];
+    let expected = [
+        format!(r#"{{"jsonrpc":"2.0","id":1,"method":"server/discover","params":{{{ENVELOPE}}}}}"#),
+        "SYNC".into(),
+        format!(
+            r#"{{"jsonrpc":"2.0","id":"req-2","method":"tools/call","params":{{"name":"add","arguments":{{"a":2,"b":2}},{ENVELOPE}}}}}"#
+        ),
+        r#"{"jsonrpc":"2.0","id":"req-2","method":"tools/list"}"#.into(),
+        r#"{"jsonrpc":"2.0","method":"notifications/cancelled","params":{"requestId":"req-2","reason":"wirefuzz"}}"#
+            .into(),
+        "SYNC".into(),
+        r#"{"jsonrpc":"2.0","id":0,"method":"initialize","params":{"protocolVersion":"1999-01-01","capabilities":{},"clientInfo":{"name":"mcp-wirefuzz","version":"0.1.0"}}}"#.into(),
+        "[]".into(),
+        "42".into(),
+    ];
+    assert_eq!(lines(&script(Opening::Modern, steps).encode()), expected);
+}
+
+#[test]
+fn ids_of_every_kind_encode_as_intended() {
+    let steps = IdKind::ALL.map(|id| Step::Send(Message::Request(request(Call::Ping, id, Envelope::Plain))));
+    let ids: Vec<String> = lines(&script(Opening::Nothing, steps.to_vec()).encode())
+        .iter()
+        .map(|line| {
+            let start = line.find(r#""id":"#).unwrap() + 5;
+            let end = line.find(r#","method""#).unwrap();
+            line[start..end].to_string()
+        })
+        .collect();
+    let expected = [
+        "1",
+        "0",
+        "-3",
+        "9007199254740997",
+        "1844674407370955161000000000000000000005",
+        r#""req-6""#,
+        r#""""#,
+        r#""é中😀""#,
+        r#""9""#,
+        r#""9""#,
+        "null",
+        "1.5",
+        "1.0",
+        "1e+3",
+        "true",
+        "[16]",
+        r#"{"n":17}"#,
+    ];
+    assert_eq!(ids, expected);
+}
+
+/// The line a mutation makes of an enveloped `tools/call` that is the script's first request.
+fn mutate(mutation: Mutation) -> Vec<u8> {
+    let inputs = script(Opening::Nothing, vec![mutated(mutation)]).encode();
+    let [Input::Line(line)] = inputs.as_slice() else { panic!("one line expected: {inputs:?}") };
+    line.clone()
+}
+
+fn max_depth(line: &[u8]) -> usize {
+    let (mut depth, mut max) = (0usize, 0);
+    for b in line {
+        match b {
+            b'[' | b'{' => depth += 1,
+            b']' | b'}' => depth = depth.saturating_sub(1),
+            _ => {}
+        }
+        max = max.max(depth);
+    }
+    max
+}
+
+#[test]
+fn every_mutation_changes_the_request() {
+    let valid = script(
+        Opening::Nothing,
+        vec![Step::Send(Message::Request(match mutated(Mutation::Batch) {
+            Step::Mutated(request, _) => request,
+            _ => unreachable!(),
+        }))],
+    )
+    .encode();
+    let [Input::Line(valid)] = valid.as_slice() else { panic!("one line expected") };
+    assert_eq!(Frame::parse(valid).kind(), Kind::Request);
+    for mutation in Mutation::ALL {
+        assert_ne!(&mutate(mutation), valid, "{} changed nothing", mutation.name());
+    }
+}
+
+#[test]
+fn mutations_produce_the_intended_bytes() {
+    let text = |m: Mutation| String::from_utf8(mutate(m)).unwrap();
+    let duplicate = text(Mutation::DuplicateKey);
+    assert!(duplicate.starts_with(r#"{"id":"dup-1","jsonrpc":"2.0","id":1,"#), "{duplicate}");
+    assert!(std::str::from_utf8(&mutate(Mutation::InvalidUtf8)).is_err());
+    assert!(max_depth(&mutate(Mutation::DeepNesting)) > 128);
+    assert!(max_depth(&mutate(Mutation::VeryDeepNesting)) > 5000);
+    assert!(text(Mutation::HugeString).len() > 100_000);
+    assert!(text(Mutation::HugeNumber).contains(&format!("1{}", "0".repeat(4999))));
+    assert!(text(Mutation::LoneSurrogate).contains(r#""wirefuzz":"\ud800""#));
+    assert!(mutate(Mutation::BomPrefix).starts_with(b"\xef\xbb\xbf{"));
+    assert!(mutate(Mutation::TrailingCr).ends_with(b"}\r"));
+    assert_eq!(mutate(Mutation::EmptyLine), b"");
+    assert!(!text(Mutation::BlankLine).is_empty() && text(Mutation::BlankLine).trim().is_empty());
+    assert!(text(Mutation::TwoObjects).contains("}{"));
+    assert!(text(Mutation::MissingVersionKey).contains(r#""_meta":{"io.modelcontextprotocol/clientCapabilities":{}}"#));
+    assert!(
+        text(Mutation::MissingCapabilitiesKey)
+            .contains(r#""_meta":{"io.modelcontextprotocol/protocolVersion":"2026-07-28"}"#)
+    );
+    assert!(text(Mutation::MissingBothKeys).contains(r#""_meta":{}"#));
+    assert!(text(Mutation::VersionNumber).contains(r#""io.modelcontextprotocol/protocolVersion":20260728"#));
+    assert!(text(Mutation::VersionLegacy).contains(r#""io.modelcontextprotocol/protocolVersion":"2025-11-25""#));
+    assert!(text(Mutation::JsonrpcNumber).starts_with(r#"{"jsonrpc":2.0,"#));
+    assert_eq!(text(Mutation::ParamsNull), r#"{"jsonrpc":"2.0","id":1,"method":"tools/call","params":null}"#);
+    let kinds = [
+        (Mutation::DropId, Kind::Notification),
+        (Mutation::DropJsonrpc, Kind::NotJsonRpc),
+        (Mutation::JsonrpcOne, Kind::NotJsonRpc),
+        (Mutation::ExtraField, Kind::Request),
+        (Mutation::VersionNull, Kind::Request),
+        (Mutation::Truncated, Kind::NotJson),
+        (Mutation::TwoObjects, Kind::NotJson),
+        (Mutation::TrailingGarbage, Kind::NotJson),
+        (Mutation::DeepNesting, Kind::NotJson),
+        (Mutation::Batch, Kind::NotJsonRpc),
+        (Mutation::EmptyLine, Kind::NotJsonRpc),
+        (Mutation::TrailingCr, Kind::Request),
+    ];
+    for (mutation, kind) in kinds {
+        assert_eq!(Frame::parse(&mutate(mutation)).kind(), kind, "{}", mutation.name());
+    }
+}
+
+#[test]
+fn a_plain_request_gets_an_envelope_to_break() {
+    let plain = request(Call::ToolsList, IdKind::SmallInt, Envelope::Plain);
+    let inputs = script(Opening::Nothing, vec![Step::Mutated(plain, Mutation::VersionUnsupported)]).encode();
+    assert_eq!(
+        lines(&inputs),
+        [format!(
+            r#"{{"jsonrpc":"2.0","id":1,"method":"tools/list","params":{}}}"#,
+            "{\"_meta\":{\"io.modelcontextprotocol/protocolVersion\":\"2030-01-01\",\"io.modelcontextprotocol/clientCapabilities\":{}}}"
+        )]
+    );
+}
+
+#[test]
+fn shrinking_keeps_only_what_the_failure_needs() {
+    let config = Config { cases: 2000, failure_persistence: None, ..Config::default() };
+    let mut runner = TestRunner::new_with_rng(config, TestRng::deterministic_rng(RngAlgorithm::ChaCha));
+    let result = runner.run(&scripts(), |script| {
+        prop_assert!(!script.features().contains(&Feature::Mutation(Mutation::DuplicateKey)));
+        Ok(())
+    });
+    let Err(TestError::Fail(_, minimal)) = result else { panic!("no script with a duplicate key: {result:?}") };
+    let plain = request(Call::ToolsList, IdKind::SmallInt, Envelope::Plain);
+    assert_eq!(
+        minimal,
+        script(Opening::Handshake(HandshakeVersion::V2025_11_25), vec![Step::Mutated(plain, Mutation::DuplicateKey)])
+    );
+}

@@ -6,6 +6,7 @@
 //! under test: the built-in reference server in-process, or any server as a child process over stdio), and
 //! [`seeds`] (the protocol lesson's transcripts every conforming server reproduces).
 
+pub mod oracle;
 pub mod protocol;
 pub mod seeds;
 pub mod target;

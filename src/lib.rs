@@ -8,6 +8,7 @@
 //! and [`seeds`] (the protocol lesson's transcripts every conforming server reproduces).
 
 pub mod case;
+pub mod oracle;
 pub mod protocol;
 pub mod script;
 pub mod seeds;

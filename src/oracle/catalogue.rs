@@ -1,0 +1,452 @@
+//! The invariant catalogue: every rule the oracle checks, with its stable id, level, eras and source, and the
+//! [`Policy`] that says which rules are on for a run.
+
+use crate::protocol::Era;
+use crate::protocol::era::MODERN_VERSIONS;
+use std::collections::BTreeMap;
+use std::fmt;
+
+/// How bad a finding is.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub enum Level {
+    /// A MUST was broken: the server does not conform.
+    Error,
+    /// A SHOULD was broken.
+    Warning,
+}
+
+impl Level {
+    /// `error` or `warning`.
+    pub fn name(self) -> &'static str {
+        match self {
+            Level::Error => "error",
+            Level::Warning => "warning",
+        }
+    }
+}
+
+impl fmt::Display for Level {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(self.name())
+    }
+}
+
+/// One invariant of the catalogue.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Rule {
+    /// The stable id findings carry, e.g. `JSONRPC-ID-ECHO`.
+    pub id: &'static str,
+    /// What must hold, in one sentence.
+    pub statement: &'static str,
+    /// The eras of connection the rule applies to.
+    pub eras: &'static [Era],
+    /// Error for a MUST, Warning for a SHOULD.
+    pub level: Level,
+    /// Where the rule comes from.
+    pub source: &'static str,
+    /// True when implementations legitimately differ here, so a user may relax (or tighten) it.
+    pub policy: bool,
+    /// Whether the rule is checked when the [`Policy`] says nothing about it.
+    pub enabled_by_default: bool,
+}
+
+const BOTH: &[Era] = &[Era::Handshake, Era::Modern];
+const HANDSHAKE: &[Era] = &[Era::Handshake];
+const MODERN: &[Era] = &[Era::Modern];
+
+const fn must(id: &'static str, eras: &'static [Era], statement: &'static str, source: &'static str) -> Rule {
+    Rule { id, statement, eras, level: Level::Error, source, policy: false, enabled_by_default: true }
+}
+
+const fn should(id: &'static str, eras: &'static [Era], statement: &'static str, source: &'static str) -> Rule {
+    Rule { level: Level::Warning, ..must(id, eras, statement, source) }
+}
+
+/// Every line the server writes is one complete JSON object in valid UTF-8.
+pub const FRAMING: &str = "JSONRPC-FRAMING";
+/// `jsonrpc` is exactly `"2.0"`.
+pub const VERSION: &str = "JSONRPC-VERSION";
+/// A server line that is not a response is a well-formed request or notification.
+pub const MESSAGE_SHAPE: &str = "JSONRPC-MESSAGE-SHAPE";
+/// Exactly one of result/error; results are objects.
+pub const RESPONSE_SHAPE: &str = "JSONRPC-RESPONSE-SHAPE";
+/// Integer code, string message.
+pub const ERROR_SHAPE: &str = "JSONRPC-ERROR-SHAPE";
+/// A response id equals an open request's id, type and digits included.
+pub const ID_ECHO: &str = "JSONRPC-ID-ECHO";
+/// At most one response per request.
+pub const DUPLICATE_RESPONSE: &str = "JSONRPC-DUPLICATE-RESPONSE";
+/// Every valid request is answered.
+pub const RESPONSE_MISSING: &str = "JSONRPC-RESPONSE-MISSING";
+/// No reply to a notification.
+pub const NOTIFICATION_REPLY: &str = "JSONRPC-NOTIFICATION-REPLY";
+/// A null or absent response id only on a -32700/-32600 error explaining a malformed line.
+pub const NULL_ID: &str = "JSONRPC-NULL-ID";
+/// Malformed input is never executed.
+pub const MALFORMED_SERVED: &str = "JSONRPC-MALFORMED-SERVED";
+/// Malformed input gets a -32700/-32600 reply (strict JSON-RPC).
+pub const MALFORMED_REPLY: &str = "JSONRPC-MALFORMED-REPLY";
+/// The server did not exit early.
+pub const SERVER_CRASH: &str = "SERVER-CRASH";
+/// The server did not stop answering.
+pub const SERVER_HANG: &str = "SERVER-HANG";
+/// No server-to-client requests on a modern connection.
+pub const UNSOLICITED_REQUEST: &str = "SERVER-UNSOLICITED-REQUEST";
+/// One era per connection.
+pub const ERA_SINGLE: &str = "MCP-ERA-SINGLE";
+/// Modern results carry a valid `resultType`.
+pub const MODERN_RESULT_TYPE: &str = "MCP-MODERN-RESULT-TYPE";
+/// Handshake results carry no `resultType`.
+pub const HANDSHAKE_NO_RESULT_TYPE: &str = "MCP-HANDSHAKE-NO-RESULT-TYPE";
+/// Modern results carry the serverInfo stamp.
+pub const MODERN_SERVER_INFO: &str = "MCP-MODERN-SERVER-INFO";
+/// A missing envelope key gets -32602 naming it.
+pub const ENVELOPE_MISSING_KEY: &str = "MCP-ENVELOPE-MISSING-KEY";
+/// An unsupported version gets a well-formed -32022.
+pub const UNSUPPORTED_VERSION: &str = "MCP-UNSUPPORTED-VERSION";
+/// Methods 2026-07-28 removed are refused.
+pub const MODERN_REMOVED_METHOD: &str = "MCP-MODERN-REMOVED-METHOD";
+/// Cacheable modern results carry `ttlMs` and `cacheScope`.
+pub const CACHE_HINTS: &str = "MCP-CACHE-HINTS";
+/// `server/discover` answers with a well-formed result.
+pub const DISCOVER_SHAPE: &str = "MCP-DISCOVER-SHAPE";
+/// `initialize` answers with a well-formed result and a negotiated version.
+pub const INITIALIZE_SHAPE: &str = "MCP-INITIALIZE-SHAPE";
+/// `ping` gets `{}`.
+pub const PING: &str = "MCP-PING";
+/// Advertised list methods are not -32601.
+pub const ADVERTISED_METHODS: &str = "MCP-ADVERTISED-METHODS";
+
+/// The catalogue, JSON-RPC layer first, then the MCP era model.
+pub static RULES: &[Rule] = &[
+    must(
+        FRAMING,
+        BOTH,
+        "Every line the server writes is one JSON object in valid UTF-8: not a log line, not an array, not blank, \
+         not truncated.",
+        "MCP basic/transports.mdx §stdio; shared/PROTOCOL-REFERENCE.md §7 I1",
+    ),
+    must(VERSION, BOTH, "`jsonrpc` is exactly \"2.0\" on every message the server writes.", "JSON-RPC 2.0 §4, §5"),
+    must(
+        MESSAGE_SHAPE,
+        BOTH,
+        "A server line with a `method` is a well-formed request or notification: string method, params an object \
+         or array when present, id (when present) a string or integer.",
+        "JSON-RPC 2.0 §4, §4.1",
+    ),
+    must(
+        RESPONSE_SHAPE,
+        BOTH,
+        "A response has exactly one of `result` and `error`, and an MCP result is an object.",
+        "JSON-RPC 2.0 §5; MCP basic/index.mdx §Responses",
+    ),
+    must(
+        ERROR_SHAPE,
+        BOTH,
+        "`error` is an object whose `code` is an integer literal (no fraction, no exponent) and whose `message` is a \
+         string.",
+        "JSON-RPC 2.0 §5.1",
+    ),
+    must(
+        ID_ECHO,
+        BOTH,
+        "A response id equals, as the same JSON type and value (big integers digit for digit), the id of a request \
+         that was sent and is still open.",
+        "JSON-RPC 2.0 §5; MCP basic/index.mdx §Responses",
+    ),
+    must(
+        DUPLICATE_RESPONSE,
+        BOTH,
+        "A request gets at most one response.",
+        "JSON-RPC 2.0 §5; shared/PROTOCOL-REFERENCE.md §7 I7",
+    ),
+    must(
+        RESPONSE_MISSING,
+        BOTH,
+        "Every valid request gets its response by the next sync point, or by the end when the harness closed the \
+         connection.",
+        "JSON-RPC 2.0 §4; MCP basic/index.mdx §Requests",
+    ),
+    must(
+        NOTIFICATION_REPLY,
+        BOTH,
+        "The server never replies to a notification.",
+        "JSON-RPC 2.0 §4.1; MCP basic/index.mdx §Notifications",
+    ),
+    must(
+        NULL_ID,
+        BOTH,
+        "A response with a null or absent id is an error with code -32700 or -32600 that answers a malformed client \
+         line.",
+        "JSON-RPC 2.0 §5; MCP schema.ts JSONRPCErrorResponse",
+    ),
+    must(
+        MALFORMED_SERVED,
+        BOTH,
+        "A malformed client line never gets a result: an invalid request is not executed.",
+        "JSON-RPC 2.0 §5.1; shared/PROTOCOL-REFERENCE.md §7 I12",
+    ),
+    Rule {
+        policy: true,
+        enabled_by_default: false,
+        ..should(
+            MALFORMED_REPLY,
+            BOTH,
+            "Malformed input (not JSON, a batch, not an object, an invalid request object) gets a -32700 or -32600 \
+             reply; blank lines need none. Off by default: most SDKs stay silent.",
+            "JSON-RPC 2.0 §5.1; shared/PROTOCOL-REFERENCE.md §8 A",
+        )
+    },
+    must(SERVER_CRASH, BOTH, "The server does not exit before the client is done.", "shared/PROTOCOL.md invariant 6"),
+    must(SERVER_HANG, BOTH, "The server does not stop answering.", "shared/PROTOCOL.md invariants 2 and 6"),
+    must(
+        UNSOLICITED_REQUEST,
+        MODERN,
+        "On a modern connection the server never sends a request (a line with both `method` and `id`).",
+        "MCP 2026-07-28 basic/transports/stdio.mdx; shared/PROTOCOL-REFERENCE.md §7 I26",
+    ),
+    Rule {
+        policy: true,
+        ..must(
+            ERA_SINGLE,
+            BOTH,
+            "One era per connection, fixed by the first request: on a handshake connection an enveloped request gets \
+             -32600; on a modern connection `initialize` gets -32022 with a non-empty string array data.supported.",
+            "MCP 2026-07-28 versioning.mdx; mcp 2.3.0 runner.py; shared/PROTOCOL-REFERENCE.md §7 I15, §8 D",
+        )
+    },
+    must(
+        MODERN_RESULT_TYPE,
+        MODERN,
+        "Every modern result has a string `resultType`, \"complete\" or \"input_required\", and \"input_required\" \
+         only for tools/call, prompts/get and resources/read.",
+        "MCP 2026-07-28 basic/index.mdx §ResultType; patterns/mrtr.mdx",
+    ),
+    should(
+        HANDSHAKE_NO_RESULT_TYPE,
+        HANDSHAKE,
+        "Results on a handshake connection carry no `resultType`.",
+        "shared/PROTOCOL.md invariant 8; shared/PROTOCOL-REFERENCE.md §7 I16",
+    ),
+    should(
+        MODERN_SERVER_INFO,
+        MODERN,
+        "Every modern result has `_meta[\"io.modelcontextprotocol/serverInfo\"]`, an object with string `name` and \
+         `version`.",
+        "MCP 2026-07-28 basic/index.mdx §Per-response protocol fields",
+    ),
+    must(
+        ENVELOPE_MISSING_KEY,
+        MODERN,
+        "A modern request whose params._meta is missing, not an object, or lacks a required envelope key gets \
+         -32602, and the message names every missing key by its full name.",
+        "MCP 2026-07-28 basic/index.mdx; shared/PROTOCOL-REFERENCE.md §7 I19",
+    ),
+    must(
+        UNSUPPORTED_VERSION,
+        MODERN,
+        "An unsupported string protocolVersion gets -32022 with data.supported (non-empty strings, without it) and \
+         data.requested equal to it; a non-string one gets -32602, never -32022.",
+        "MCP 2026-07-28 versioning.mdx; schema.ts UnsupportedProtocolVersionError",
+    ),
+    must(
+        MODERN_REMOVED_METHOD,
+        MODERN,
+        "A fully enveloped request for a method 2026-07-28 removed (ping, logging/setLevel, resources/subscribe, \
+         resources/unsubscribe) gets an error.",
+        "MCP 2026-07-28 changelog.mdx",
+    ),
+    must(
+        CACHE_HINTS,
+        MODERN,
+        "Complete modern results of cacheable methods carry `ttlMs` (an integer >= 0) and `cacheScope` (\"public\" \
+         or \"private\").",
+        "MCP 2026-07-28 server/utilities/caching.mdx; schema.ts CacheableResult",
+    ),
+    must(
+        DISCOVER_SHAPE,
+        MODERN,
+        "A fully enveloped server/discover is not -32601, and its result has `supportedVersions` (a non-empty \
+         string array) and `capabilities` (an object).",
+        "MCP 2026-07-28 server/discover.mdx",
+    ),
+    must(
+        INITIALIZE_SHAPE,
+        HANDSHAKE,
+        "An initialize result has protocolVersion (string), capabilities (object) and serverInfo {name, version} \
+         (strings); a requested handshake version is echoed, any other request gets a handshake version.",
+        "MCP 2025-11-25 basic/lifecycle.mdx §Initialization, §Version Negotiation",
+    ),
+    must(
+        PING,
+        HANDSHAKE,
+        "On a handshake connection `ping` gets the result {} (an empty object), before or after initialize.",
+        "MCP 2025-11-25 basic/utilities/ping.mdx",
+    ),
+    should(
+        ADVERTISED_METHODS,
+        BOTH,
+        "When the server advertised tools, prompts or resources (initialize or server/discover capabilities), a \
+         servable tools/list, prompts/list or resources/list never gets -32601.",
+        "MCP schema.ts MethodNotFoundError; shared/PROTOCOL-REFERENCE.md §7 I34",
+    ),
+];
+
+/// The rule with this id.
+pub fn rule(id: &str) -> Option<&'static Rule> {
+    RULES.iter().find(|r| r.id == id)
+}
+
+/// An id that names no rule of the catalogue.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct UnknownRule(pub String);
+
+impl fmt::Display for UnknownRule {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "no rule has the id {:?} (see docs/invariants.md)", self.0)
+    }
+}
+
+impl std::error::Error for UnknownRule {}
+
+/// Which rules a run checks, and what the server under test is expected to support.
+///
+/// The words follow linters: [`Policy::allow`] lets the behaviour a rule forbids (turns the rule off),
+/// [`Policy::deny`] forbids it (turns the rule on).
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Policy {
+    overrides: BTreeMap<&'static str, bool>,
+    supported_versions: Vec<String>,
+}
+
+impl Default for Policy {
+    /// Every rule at its default, modern versions as [`MODERN_VERSIONS`].
+    fn default() -> Policy {
+        Policy {
+            overrides: BTreeMap::new(),
+            supported_versions: MODERN_VERSIONS.iter().map(|v| v.to_string()).collect(),
+        }
+    }
+}
+
+impl Policy {
+    /// Turns the rule off: the behaviour it forbids is accepted.
+    pub fn allow(self, id: &str) -> Result<Policy, UnknownRule> {
+        self.set(id, false)
+    }
+
+    /// Turns the rule on.
+    pub fn deny(self, id: &str) -> Result<Policy, UnknownRule> {
+        self.set(id, true)
+    }
+
+    fn set(mut self, id: &str, enabled: bool) -> Result<Policy, UnknownRule> {
+        let rule = rule(id).ok_or_else(|| UnknownRule(id.to_string()))?;
+        self.overrides.insert(rule.id, enabled);
+        Ok(self)
+    }
+
+    /// The modern protocol versions the server is expected to support (an enveloped request for any other gets
+    /// -32022).
+    pub fn with_supported_versions<S: Into<String>>(mut self, versions: impl IntoIterator<Item = S>) -> Policy {
+        self.supported_versions = versions.into_iter().map(Into::into).collect();
+        self
+    }
+
+    /// The modern protocol versions the server is expected to support.
+    pub fn supported_versions(&self) -> &[String] {
+        &self.supported_versions
+    }
+
+    /// Whether the rule is checked (false for an unknown id).
+    pub fn enabled(&self, id: &str) -> bool {
+        match rule(id) {
+            Some(rule) => self.overrides.get(rule.id).copied().unwrap_or(rule.enabled_by_default),
+            None => false,
+        }
+    }
+}
+
+/// The catalogue as a Markdown table: id, level, eras, policy, default, statement, source.
+pub fn render_catalogue() -> String {
+    let mut out = String::from("| Rule | Level | Eras | Policy | Default | Statement | Source |\n");
+    out.push_str("|---|---|---|---|---|---|---|\n");
+    for rule in RULES {
+        let eras = if rule.eras.len() == Era::ALL.len() {
+            "both".to_string()
+        } else {
+            rule.eras.iter().map(|e| e.name()).collect::<Vec<_>>().join(", ")
+        };
+        out.push_str(&format!(
+            "| `{}` | {} | {} | {} | {} | {} | {} |\n",
+            rule.id,
+            if rule.level == Level::Error { "MUST" } else { "SHOULD" },
+            eras,
+            if rule.policy { "yes" } else { "no" },
+            if rule.enabled_by_default { "on" } else { "off" },
+            rule.statement.replace('|', "\\|"),
+            rule.source.replace('|', "\\|"),
+        ));
+    }
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// The line in docs/invariants.md after which the generated table starts.
+    const MARKER: &str = "<!-- generated: the table below is render_catalogue() -->\n";
+
+    #[test]
+    fn ids_are_unique_and_found() {
+        for (i, r) in RULES.iter().enumerate() {
+            assert!(RULES[..i].iter().all(|earlier| earlier.id != r.id), "duplicate id {}", r.id);
+            assert_eq!(rule(r.id), Some(r));
+            assert!(!r.eras.is_empty() && !r.statement.is_empty() && !r.source.is_empty(), "{}", r.id);
+        }
+        assert_eq!(rule("NO-SUCH-RULE"), None);
+    }
+
+    #[test]
+    fn policy_overrides_defaults_and_refuses_unknown_ids() {
+        let default = Policy::default();
+        assert!(default.enabled(ERA_SINGLE));
+        assert!(!default.enabled(MALFORMED_REPLY));
+        let strict = default.clone().deny(MALFORMED_REPLY).unwrap().allow(ERA_SINGLE).unwrap();
+        assert!(strict.enabled(MALFORMED_REPLY));
+        assert!(!strict.enabled(ERA_SINGLE));
+        assert_eq!(default.clone().allow("JSONRPC-NOPE"), Err(UnknownRule("JSONRPC-NOPE".into())));
+        assert!(default.deny("").is_err());
+        assert!(!Policy::default().enabled("JSONRPC-NOPE"));
+        let versions = Policy::default().with_supported_versions(["2026-07-28", "2027-01-01"]);
+        assert_eq!(versions.supported_versions(), ["2026-07-28", "2027-01-01"]);
+        assert_eq!(Policy::default().supported_versions(), MODERN_VERSIONS);
+    }
+
+    #[test]
+    fn the_table_has_a_row_per_rule() {
+        let table = render_catalogue();
+        assert_eq!(table.lines().count(), RULES.len() + 2);
+        assert!(table.contains("| `JSONRPC-MALFORMED-REPLY` | SHOULD | both | yes | off |"), "{table}");
+        assert!(table.contains("| `MCP-PING` | MUST | handshake | no | on |"), "{table}");
+    }
+
+    /// docs/invariants.md is the intro above [`MARKER`] followed by the rendered table. To regenerate it after
+    /// changing the catalogue: `MCP_WIREFUZZ_BLESS=1 cargo test --lib oracle::catalogue`.
+    #[test]
+    fn docs_invariants_md_is_current() {
+        let path = concat!(env!("CARGO_MANIFEST_DIR"), "/docs/invariants.md");
+        let current = std::fs::read_to_string(path).unwrap_or_default();
+        let intro = current.split_once(MARKER).map_or("# Invariants\n\n", |(intro, _)| intro);
+        let expected = format!("{intro}{MARKER}\n{}", render_catalogue());
+        if std::env::var_os("MCP_WIREFUZZ_BLESS").is_some() {
+            std::fs::write(path, &expected).unwrap();
+            return;
+        }
+        assert!(
+            current == expected,
+            "docs/invariants.md is stale; regenerate it with `MCP_WIREFUZZ_BLESS=1 cargo test --lib oracle::catalogue`"
+        );
+    }
+}

@@ -1,0 +1,454 @@
+//! The JSON-RPC layer, true of any JSON-RPC 2.0 server: what each server line is, which request each response
+//! answers, and what was left unanswered, answered twice, or answered when it should not have been.
+
+use super::catalogue::{
+    DUPLICATE_RESPONSE, ERROR_SHAPE, FRAMING, ID_ECHO, MALFORMED_REPLY, MALFORMED_SERVED, MESSAGE_SHAPE,
+    NOTIFICATION_REPLY, NULL_ID, RESPONSE_MISSING, RESPONSE_SHAPE, VERSION,
+};
+use super::{Findings, Read, ServerLine, shown};
+use crate::protocol::codes::{INVALID_REQUEST, PARSE_ERROR};
+use crate::protocol::id::is_integer_literal;
+use crate::protocol::message::Problem;
+use crate::protocol::{ErrorObject, Frame, IdField, Outcome, RequestId};
+use crate::transcript::{Ending, Event, Transcript, show_bytes};
+use serde_json::Value;
+use std::collections::{HashMap, VecDeque};
+
+/// Reads one line the server wrote, making the framing, version and shape findings it calls for. `None` when the
+/// line is not a JSON object at all.
+pub(super) fn read_line(index: usize, line: &[u8], truncated: bool, findings: &mut Findings) -> Option<ServerLine> {
+    let at = Some(index);
+    let shown = || show_bytes(line, 120);
+    if truncated {
+        let detail =
+            format!("the line was longer than the harness keeps and was cut at {} bytes: {}", line.len(), shown());
+        findings.add(FRAMING, at, detail);
+        return None;
+    }
+    if let Err(e) = std::str::from_utf8(line) {
+        findings.add(FRAMING, at, format!("not valid UTF-8 (at byte {}): {}", e.valid_up_to(), shown()));
+        return None;
+    }
+    if line.iter().all(u8::is_ascii_whitespace) {
+        findings.add(FRAMING, at, format!("a blank line ({:?})", shown()));
+        return None;
+    }
+    let object = match serde_json::from_slice::<Value>(line) {
+        Ok(Value::Object(object)) => object,
+        Ok(other) => {
+            findings.add(FRAMING, at, format!("{} is not a JSON object: {}", json_type(&other), shown()));
+            return None;
+        }
+        Err(e) => {
+            findings.add(FRAMING, at, format!("not one JSON value ({e}): {}", shown()));
+            return None;
+        }
+    };
+    match object.get("jsonrpc") {
+        Some(Value::String(v)) if v == "2.0" => {}
+        None => findings.add(VERSION, at, format!("no jsonrpc member: {}", shown())),
+        Some(other) => findings.add(VERSION, at, format!("jsonrpc is {other}, not \"2.0\": {}", shown())),
+    }
+    let id = IdField::of(object.get("id"));
+    if let Some(method) = object.get("method") {
+        let mut problems = Vec::new();
+        if !method.is_string() {
+            problems.push(format!("method is {}", json_type(method)));
+        }
+        if object.get("params").is_some_and(|p| !p.is_object() && !p.is_array()) {
+            problems.push("params is neither an object nor an array".to_string());
+        }
+        if matches!(id, IdField::Null | IdField::Invalid(_)) {
+            problems.push("the id is neither a string nor an integer".to_string());
+        }
+        if !problems.is_empty() {
+            findings.add(MESSAGE_SHAPE, at, format!("{}: {}", problems.join("; "), shown()));
+        }
+        return Some(ServerLine::Outgoing { id });
+    }
+    let outcome = match (object.get("result"), object.get("error")) {
+        (Some(_), Some(_)) => {
+            findings.add(RESPONSE_SHAPE, at, format!("both result and error: {}", shown()));
+            None
+        }
+        (None, None) => {
+            findings.add(RESPONSE_SHAPE, at, format!("neither method, result nor error: {}", shown()));
+            None
+        }
+        (Some(Value::Object(result)), None) => Some(Outcome::Result(Value::Object(result.clone()))),
+        (Some(result), None) => {
+            findings.add(
+                RESPONSE_SHAPE,
+                at,
+                format!("the result is {}, not an object: {}", json_type(result), shown()),
+            );
+            None
+        }
+        (None, Some(error)) => match error_object(error) {
+            Ok(error) => Some(Outcome::Error(error)),
+            Err(problems) => {
+                findings.add(ERROR_SHAPE, at, format!("{}: {}", problems.join("; "), shown()));
+                None
+            }
+        },
+    };
+    Some(ServerLine::Reply { id, outcome })
+}
+
+/// The error object, or every way it is malformed.
+fn error_object(error: &Value) -> Result<ErrorObject, Vec<String>> {
+    let Value::Object(error) = error else {
+        return Err(vec![format!("error is {}, not an object", json_type(error))]);
+    };
+    let mut problems = Vec::new();
+    let code = match error.get("code") {
+        None => {
+            problems.push("error.code is missing".to_string());
+            None
+        }
+        Some(Value::Number(n)) if !is_integer_literal(&n.to_string()) => {
+            problems.push(format!("error.code {n} is not an integer literal"));
+            None
+        }
+        Some(Value::Number(n)) => {
+            let code = n.as_i64();
+            if code.is_none() {
+                problems.push(format!("error.code {n} does not fit in 64 bits"));
+            }
+            code
+        }
+        Some(other) => {
+            problems.push(format!("error.code is {}", json_type(other)));
+            None
+        }
+    };
+    let message = match error.get("message") {
+        Some(Value::String(message)) => Some(message.clone()),
+        None => {
+            problems.push("error.message is missing".to_string());
+            None
+        }
+        Some(other) => {
+            problems.push(format!("error.message is {}", json_type(other)));
+            None
+        }
+    };
+    match (code, message) {
+        (Some(code), Some(message)) => Ok(ErrorObject { code, message, data: error.get("data").cloned() }),
+        _ => Err(problems),
+    }
+}
+
+/// A JSON value's type, with an article, for details.
+pub(super) fn json_type(value: &Value) -> &'static str {
+    match value {
+        Value::Null => "null",
+        Value::Bool(_) => "a boolean",
+        Value::Number(_) => "a number",
+        Value::String(_) => "a string",
+        Value::Array(_) => "an array",
+        Value::Object(_) => "an object",
+    }
+}
+
+/// A valid request the client sent.
+struct Sent {
+    /// Its event index.
+    event: usize,
+    /// Its id.
+    id: RequestId,
+    /// Whether a response carrying its id has come.
+    answered: bool,
+    /// Whether it was already reported missing.
+    reported: bool,
+    /// False for requests with array params: JSON-RPC-valid but not MCP-valid, so silence is acceptable.
+    needs_reply: bool,
+    /// The first of the requests that shared this id while open (the client reused it), or its own index.
+    group: usize,
+}
+
+/// A malformed client line that may still get its reply.
+struct Malformed {
+    /// Its event index.
+    event: usize,
+    /// The id it carries, when one can be read off it.
+    id: Option<RequestId>,
+    /// Whether strict JSON-RPC asks for a reply (a malformed *response* from the client needs none).
+    wants_reply: bool,
+}
+
+/// The connection as the JSON-RPC layer follows it.
+struct Connection<'t> {
+    transcript: &'t Transcript,
+    findings: &'t mut Findings,
+    requests: Vec<Sent>,
+    by_id: HashMap<RequestId, Vec<usize>>,
+    malformed: VecDeque<Malformed>,
+    /// A notification sent since the last sync point or received line.
+    notification: Option<usize>,
+    /// For each event index, the received line that answers it when it is a request answered by an exact id.
+    answers: Vec<Option<usize>>,
+}
+
+/// Follows the conversation: matches responses to requests, and reports wrong, missing, duplicate and unwanted
+/// replies. Returns, for each event index, the received line that answers the request sent there.
+pub(super) fn check(transcript: &Transcript, reads: &[Read], findings: &mut Findings) -> Vec<Option<usize>> {
+    let mut connection = Connection {
+        transcript,
+        findings,
+        requests: Vec::new(),
+        by_id: HashMap::new(),
+        malformed: VecDeque::new(),
+        notification: None,
+        answers: vec![None; reads.len()],
+    };
+    let closed = transcript.ending == Ending::Closed;
+    let last_sent = transcript.events.iter().rposition(|e| matches!(e, Event::Sent(_)));
+    for (index, read) in reads.iter().enumerate() {
+        match read {
+            Read::Sent(frame) => connection.sent(index, frame),
+            Read::Received(Some(ServerLine::Reply { id, outcome })) => {
+                connection.reply(index, id, outcome.as_ref());
+                connection.notification = None;
+            }
+            Read::Received(_) => connection.notification = None,
+            Read::Sync => {
+                // After an early exit or a hang, the trailing sync points wait on a server that is gone: those
+                // requests are the ending's finding, not this one's.
+                if closed || last_sent.is_some_and(|last| index < last) {
+                    connection.deadline();
+                }
+                connection.notification = None;
+            }
+        }
+    }
+    if closed {
+        connection.deadline();
+    }
+    connection.answers
+}
+
+impl Connection<'_> {
+    fn sent(&mut self, index: usize, frame: &Frame) {
+        match frame {
+            Frame::Request(request) => {
+                let open_twin = self.open(&request.id);
+                let slot = self.requests.len();
+                let group = open_twin.map_or(slot, |twin| self.requests[twin].group);
+                let needs_reply = !matches!(request.params, Some(Value::Array(_)));
+                let sent =
+                    Sent { event: index, id: request.id.clone(), answered: false, reported: false, needs_reply, group };
+                self.requests.push(sent);
+                self.by_id.entry(request.id.clone()).or_default().push(slot);
+            }
+            Frame::Notification(_) => self.notification = Some(index),
+            Frame::NotJson { .. } | Frame::Batch(_) | Frame::NotObject(_) => {
+                self.malformed.push_back(Malformed { event: index, id: None, wants_reply: true })
+            }
+            Frame::Invalid { problem, id, .. } => {
+                let response_shaped =
+                    matches!(problem, Problem::ResultAndError | Problem::ErrorMalformed | Problem::ResponseIdInvalid);
+                self.malformed.push_back(Malformed { event: index, id: id.clone(), wants_reply: !response_shaped });
+            }
+            Frame::Blank | Frame::Response(_) => {}
+        }
+    }
+
+    /// The first request with this id that has no response yet.
+    fn open(&self, id: &RequestId) -> Option<usize> {
+        self.by_id.get(id)?.iter().copied().find(|&slot| !self.requests[slot].answered)
+    }
+
+    fn add(&mut self, rule: &'static str, event: usize, detail: String) {
+        self.findings.add(rule, Some(event), detail);
+    }
+
+    fn reply(&mut self, index: usize, id: &IdField, outcome: Option<&Outcome>) {
+        match id {
+            IdField::Valid(id) => self.reply_with_id(index, id, outcome),
+            IdField::Null | IdField::Absent => self.reply_without_id(index, outcome),
+            IdField::Invalid(value) => {
+                let line = shown(self.transcript, index);
+                let near = self.near_match(|sent| loosely_equal_value(value, sent));
+                match near {
+                    Some(slot) => {
+                        let sent = &self.requests[slot];
+                        let detail = format!(
+                            "the response id {value} is not the id {} of the request at event {}: {line}",
+                            sent.id, sent.event
+                        );
+                        self.requests[slot].answered = true;
+                        self.add(ID_ECHO, index, detail);
+                    }
+                    None => {
+                        self.add(ID_ECHO, index, format!("the response id {value} is not a string or integer: {line}"))
+                    }
+                }
+            }
+        }
+    }
+
+    fn reply_with_id(&mut self, index: usize, id: &RequestId, outcome: Option<&Outcome>) {
+        let explains_malformed = |m: &Malformed| m.id.as_ref() == Some(id);
+        if is_malformed_code(outcome)
+            && let Some(position) = self.malformed.iter().position(explains_malformed)
+        {
+            return self.explain(position, index, outcome);
+        }
+        if let Some(slot) = self.open(id) {
+            self.requests[slot].answered = true;
+            if outcome.is_some() {
+                self.answers[self.requests[slot].event] = Some(index);
+            }
+            return;
+        }
+        if let Some(position) = self.malformed.iter().position(explains_malformed) {
+            return self.explain(position, index, outcome);
+        }
+        let line = shown(self.transcript, index);
+        if let Some(&first) = self.by_id.get(id).and_then(|slots| slots.first()) {
+            let event = self.requests[first].event;
+            return self.add(
+                DUPLICATE_RESPONSE,
+                index,
+                format!("a second response for id {id} (sent at event {event}): {line}"),
+            );
+        }
+        if let Some(slot) = self.near_match(|sent| loosely_equal(id, sent)) {
+            let sent = &self.requests[slot];
+            let detail = format!(
+                "the response id {id} is not the id {} of the request at event {} ({}): {line}",
+                sent.id,
+                sent.event,
+                difference(id, &sent.id)
+            );
+            self.requests[slot].answered = true;
+            return self.add(ID_ECHO, index, detail);
+        }
+        if let Some(notification) = self.notification.take()
+            && self.malformed.is_empty()
+        {
+            let detail =
+                format!("a reply to the notification at event {notification} (id {id} was never sent): {line}");
+            return self.add(NOTIFICATION_REPLY, index, detail);
+        }
+        self.add(ID_ECHO, index, format!("no request with id {id} was sent: {line}"));
+    }
+
+    fn reply_without_id(&mut self, index: usize, outcome: Option<&Outcome>) {
+        let line = shown(self.transcript, index);
+        if let Some(Outcome::Result(_)) = outcome {
+            self.add(NULL_ID, index, format!("a result without an id: {line}"));
+        }
+        if let Some(malformed) = self.malformed.pop_front() {
+            if let Some(Outcome::Error(error)) = outcome
+                && !is_malformed_code(outcome)
+            {
+                let detail = format!(
+                    "an error without an id must be -32700 or -32600, not {} (for the malformed line at event {}): {line}",
+                    error.code, malformed.event
+                );
+                self.add(NULL_ID, index, detail);
+            }
+            return;
+        }
+        if let Some(notification) = self.notification.take() {
+            return self.add(
+                NOTIFICATION_REPLY,
+                index,
+                format!("a reply to the notification at event {notification}: {line}"),
+            );
+        }
+        if let Some(Outcome::Error(_)) = outcome {
+            self.add(NULL_ID, index, format!("an error without an id, but no malformed line to explain it: {line}"));
+        }
+    }
+
+    /// A reply explains the malformed line at `position`.
+    fn explain(&mut self, position: usize, index: usize, outcome: Option<&Outcome>) {
+        let Some(malformed) = self.malformed.remove(position) else { return };
+        let line = shown(self.transcript, index);
+        match outcome {
+            Some(Outcome::Result(_)) => {
+                let sent = shown(self.transcript, malformed.event);
+                let detail = format!("a result for the malformed line at event {} ({sent}): {line}", malformed.event);
+                self.add(MALFORMED_SERVED, index, detail);
+            }
+            Some(Outcome::Error(error)) if !is_malformed_code(outcome) => {
+                let detail = format!("malformed input got error {}, not -32700 or -32600: {line}", error.code);
+                self.add(MALFORMED_REPLY, index, detail);
+            }
+            _ => {}
+        }
+    }
+
+    /// The first open request whose id is not this one but could be mistaken for it.
+    fn near_match(&self, similar: impl Fn(&RequestId) -> bool) -> Option<usize> {
+        (0..self.requests.len()).find(|&slot| !self.requests[slot].answered && similar(&self.requests[slot].id))
+    }
+
+    /// A sync point or the end: everything sent so far should have its reply.
+    fn deadline(&mut self) {
+        for slot in 0..self.requests.len() {
+            let sent = &self.requests[slot];
+            if sent.answered || sent.reported || !sent.needs_reply {
+                continue;
+            }
+            let group = sent.group;
+            let twins = || self.requests.iter().filter(|other| other.group == group);
+            let answered_twin = twins().any(|other| other.answered);
+            let reported_twin = twins().any(|other| other.reported);
+            self.requests[slot].reported = true;
+            if !answered_twin && !reported_twin {
+                let event = self.requests[slot].event;
+                let line = shown(self.transcript, event);
+                self.add(RESPONSE_MISSING, event, format!("no response to the request: {line}"));
+            }
+        }
+        while let Some(malformed) = self.malformed.pop_front() {
+            if malformed.wants_reply {
+                let line = shown(self.transcript, malformed.event);
+                self.add(
+                    MALFORMED_REPLY,
+                    malformed.event,
+                    format!("no -32700/-32600 reply to malformed input: {line}"),
+                );
+            }
+        }
+    }
+}
+
+/// True for an error with the code JSON-RPC gives malformed input.
+fn is_malformed_code(outcome: Option<&Outcome>) -> bool {
+    matches!(outcome, Some(Outcome::Error(e)) if e.code == PARSE_ERROR || e.code == INVALID_REQUEST)
+}
+
+/// Two different ids a careless server could turn one into the other: `1` and `"1"`, or two integers that are the
+/// same double (a big id rounded through a float).
+fn loosely_equal(a: &RequestId, b: &RequestId) -> bool {
+    match (a, b) {
+        (RequestId::Integer(x), RequestId::String(y)) | (RequestId::String(y), RequestId::Integer(x)) => x == y,
+        (RequestId::Integer(x), RequestId::Integer(y)) => same_double(x, y),
+        (RequestId::String(_), RequestId::String(_)) => false,
+    }
+}
+
+/// A float or other invalid response id that could stand for a request id (`1.0` for `1`).
+fn loosely_equal_value(value: &Value, sent: &RequestId) -> bool {
+    match (value, sent) {
+        (Value::Number(n), RequestId::Integer(digits)) => same_double(&n.to_string(), digits),
+        _ => false,
+    }
+}
+
+fn same_double(a: &str, b: &str) -> bool {
+    matches!((a.parse::<f64>(), b.parse::<f64>()), (Ok(x), Ok(y)) if x == y && x.is_finite())
+}
+
+fn difference(got: &RequestId, sent: &RequestId) -> &'static str {
+    match (got, sent) {
+        (RequestId::String(_), RequestId::Integer(_)) => "a string for an integer",
+        (RequestId::Integer(_), RequestId::String(_)) => "an integer for a string",
+        _ => "the integer lost digits",
+    }
+}

@@ -1,0 +1,397 @@
+//! The MCP layer: the connection's era (fixed by its first request), and for each request the class of reply that
+//! era calls for: envelope errors, version refusals, era refusals, and the shape of the results.
+
+use super::catalogue::{
+    ADVERTISED_METHODS, CACHE_HINTS, DISCOVER_SHAPE, ENVELOPE_MISSING_KEY, ERA_SINGLE, HANDSHAKE_NO_RESULT_TYPE,
+    INITIALIZE_SHAPE, MODERN_REMOVED_METHOD, MODERN_RESULT_TYPE, MODERN_SERVER_INFO, PING, UNSOLICITED_REQUEST,
+    UNSUPPORTED_VERSION,
+};
+use super::{Findings, Policy, Read, ServerLine, shown};
+use crate::protocol::codes::{INVALID_PARAMS, INVALID_REQUEST, METHOD_NOT_FOUND, UNSUPPORTED_PROTOCOL_VERSION};
+use crate::protocol::envelope::{self, PROTOCOL_VERSION_KEY, SERVER_INFO_KEY};
+use crate::protocol::era::HANDSHAKE_VERSIONS;
+use crate::protocol::id::is_integer_literal;
+use crate::protocol::methods::{
+    CACHEABLE, DISCOVER, INITIALIZE, PROMPTS_LIST, REMOVED_IN_MODERN, RESOURCES_LIST, TOOLS_CALL, TOOLS_LIST,
+};
+use crate::protocol::{Era, Frame, IdField, Outcome, Request};
+use crate::transcript::{Transcript, show_bytes};
+use serde_json::{Map, Value};
+use std::collections::BTreeSet;
+
+/// The methods whose result may be `input_required`.
+const INPUT_REQUIRED_METHODS: &[&str] = &[TOOLS_CALL, "prompts/get", "resources/read"];
+/// The list methods and the capability that advertises each.
+const LIST_CAPABILITIES: &[(&str, &str)] =
+    &[(TOOLS_LIST, "tools"), (PROMPTS_LIST, "prompts"), (RESOURCES_LIST, "resources")];
+
+/// One request and the reply it got, with the era it is judged in.
+struct Exchange<'a> {
+    /// The request.
+    request: &'a Request,
+    /// The event index of the request.
+    sent: usize,
+    /// The event index of the reply and what it carries, when a well-formed reply came.
+    reply: Option<(usize, &'a Outcome)>,
+    /// The era whose rules the reply follows.
+    era: Era,
+    /// True when the request belongs to the other era than the connection's and one era per connection is the rule:
+    /// it must be refused.
+    refused: bool,
+}
+
+/// What the server advertised anywhere in the transcript.
+#[derive(Default)]
+struct Advertised {
+    /// Top-level capability keys of successful `initialize` results.
+    handshake: BTreeSet<String>,
+    /// Top-level capability keys of `server/discover` results.
+    modern: BTreeSet<String>,
+    /// The first received line carrying a successful `initialize` result.
+    initialized_at: Option<usize>,
+}
+
+/// Checks every request's reply against the era model, and the server's own requests on a modern connection.
+pub(super) fn check(
+    transcript: &Transcript,
+    reads: &[Read],
+    answers: &[Option<usize>],
+    policy: &Policy,
+    findings: &mut Findings,
+) {
+    let requests = reads.iter().enumerate().filter_map(|(index, read)| match read {
+        Read::Sent(Frame::Request(request)) => Some((index, request)),
+        _ => None,
+    });
+    let requests: Vec<(usize, &Request)> = requests.collect();
+    let Some(&(_, first)) = requests.first() else { return };
+    let connection = envelope::opening_era(&first.method, first.params.as_ref());
+    if connection == Era::Modern {
+        for (index, read) in reads.iter().enumerate() {
+            if let Read::Received(Some(ServerLine::Outgoing { id })) = read
+                && *id != IdField::Absent
+            {
+                let detail = format!("the server sent a request on a modern connection: {}", shown(transcript, index));
+                findings.add(UNSOLICITED_REQUEST, Some(index), detail);
+            }
+        }
+    }
+    let single = policy.enabled(ERA_SINGLE);
+    let exchanges: Vec<Exchange> = requests
+        .into_iter()
+        // Array params are valid JSON-RPC but not MCP: any error, or silence, is an acceptable answer.
+        .filter(|(_, request)| !matches!(request.params, Some(Value::Array(_))))
+        .map(|(sent, request)| {
+            let params = request.params.as_ref();
+            let own = envelope::opening_era(&request.method, params);
+            let refused = single
+                && match connection {
+                    Era::Handshake => envelope::carries_modern_envelope(&request.method, params),
+                    Era::Modern => request.method == INITIALIZE,
+                };
+            let reply = answers[sent].and_then(|at| match &reads[at] {
+                Read::Received(Some(ServerLine::Reply { outcome: Some(outcome), .. })) => Some((at, outcome)),
+                _ => None,
+            });
+            Exchange { request, sent, reply, era: if single { connection } else { own }, refused }
+        })
+        .collect();
+    let advertised = advertised(&exchanges);
+    let mut checker = Checker { transcript, policy, findings, advertised: &advertised };
+    for exchange in &exchanges {
+        checker.exchange(exchange);
+    }
+}
+
+fn advertised(exchanges: &[Exchange]) -> Advertised {
+    let mut advertised = Advertised::default();
+    for exchange in exchanges.iter().filter(|e| !e.refused) {
+        let Some((at, Outcome::Result(result))) = exchange.reply else { continue };
+        let Some(capabilities) = result.get("capabilities").and_then(Value::as_object) else { continue };
+        let keys = capabilities.keys().cloned();
+        match (exchange.era, exchange.request.method.as_str()) {
+            (Era::Handshake, INITIALIZE) => {
+                advertised.handshake.extend(keys);
+                advertised.initialized_at = Some(advertised.initialized_at.map_or(at, |first| first.min(at)));
+            }
+            (Era::Modern, DISCOVER) => advertised.modern.extend(keys),
+            _ => {}
+        }
+    }
+    advertised
+}
+
+struct Checker<'a> {
+    transcript: &'a Transcript,
+    policy: &'a Policy,
+    findings: &'a mut Findings,
+    advertised: &'a Advertised,
+}
+
+impl Checker<'_> {
+    fn exchange(&mut self, exchange: &Exchange) {
+        let Some((at, outcome)) = exchange.reply else { return };
+        let request = exchange.request;
+        let mut reply = Reply { checker: self, at, outcome };
+        if exchange.refused {
+            return match exchange.era {
+                Era::Handshake => reply.expect_code(
+                    ERA_SINGLE,
+                    INVALID_REQUEST,
+                    "a request carrying the modern envelope on a handshake connection",
+                ),
+                Era::Modern => reply.modern_refuses_initialize(),
+            };
+        }
+        match exchange.era {
+            Era::Handshake => reply.handshake(request, exchange.sent),
+            Era::Modern => reply.modern(request),
+        }
+    }
+}
+
+/// One reply being checked.
+struct Reply<'c, 'a> {
+    checker: &'c mut Checker<'a>,
+    at: usize,
+    outcome: &'c Outcome,
+}
+
+impl Reply<'_, '_> {
+    fn add(&mut self, rule: &'static str, detail: impl Into<String>) {
+        let line = shown(self.checker.transcript, self.at);
+        self.checker.findings.add(rule, Some(self.at), format!("{}: {line}", detail.into()));
+    }
+
+    /// The reply must be an error with this code.
+    fn expect_code(&mut self, rule: &'static str, code: i64, what: &str) {
+        match self.outcome {
+            Outcome::Error(error) if error.code == code => {}
+            Outcome::Error(error) => self.add(rule, format!("{what} got error {}, not {code}", error.code)),
+            Outcome::Result(_) => self.add(rule, format!("{what} got a result, not error {code}")),
+        }
+    }
+
+    fn modern_refuses_initialize(&mut self) {
+        let what = "initialize on a modern connection";
+        self.expect_code(ERA_SINGLE, UNSUPPORTED_PROTOCOL_VERSION, what);
+        if let Outcome::Error(error) = self.outcome
+            && error.code == UNSUPPORTED_PROTOCOL_VERSION
+            && string_list(error.data.as_ref().and_then(|d| d.get("supported"))).is_none()
+        {
+            self.add(ERA_SINGLE, format!("{what} got -32022 without a non-empty string array data.supported"));
+        }
+    }
+
+    fn handshake(&mut self, request: &Request, sent: usize) {
+        let method = request.method.as_str();
+        if let Outcome::Result(result) = self.outcome
+            && result.get("resultType").is_some()
+        {
+            self.add(HANDSHAKE_NO_RESULT_TYPE, "a result on a handshake connection carries resultType");
+        }
+        match method {
+            INITIALIZE => self.initialize(request.params.as_ref()),
+            crate::protocol::methods::PING => match self.outcome {
+                Outcome::Result(Value::Object(result)) if result.is_empty() => {}
+                Outcome::Result(_) => self.add(PING, "ping got a result that is not {}"),
+                Outcome::Error(error) => self.add(PING, format!("ping got error {}, not the result {{}}", error.code)),
+            },
+            _ => {
+                let initialized = self.checker.advertised.initialized_at.is_some_and(|at| at < sent);
+                if initialized {
+                    let advertised = self.checker.advertised;
+                    self.advertised_method(method, &advertised.handshake, "initialize");
+                }
+            }
+        }
+    }
+
+    fn initialize(&mut self, params: Option<&Value>) {
+        let Outcome::Result(result) = self.outcome else { return };
+        let requested = params.and_then(|p| p.get("protocolVersion")).and_then(Value::as_str);
+        let mut problems = Vec::new();
+        match result.get("protocolVersion").and_then(Value::as_str) {
+            None => problems.push("protocolVersion is not a string".to_string()),
+            Some(answered) => match requested {
+                Some(requested) if HANDSHAKE_VERSIONS.contains(&requested) && answered != requested => {
+                    problems.push(format!("the client asked for {requested:?} and the server answered {answered:?}"))
+                }
+                _ if !HANDSHAKE_VERSIONS.contains(&answered) => {
+                    problems.push(format!("the answered version {answered:?} is not a handshake version"))
+                }
+                _ => {}
+            },
+        }
+        if !result.get("capabilities").is_some_and(Value::is_object) {
+            problems.push("capabilities is not an object".to_string());
+        }
+        if !name_and_version(result.get("serverInfo")) {
+            problems.push("serverInfo is not an object with string name and version".to_string());
+        }
+        if !problems.is_empty() {
+            self.add(INITIALIZE_SHAPE, format!("initialize result: {}", problems.join("; ")));
+        }
+    }
+
+    /// A list method the server advertised must not be -32601.
+    fn advertised_method(&mut self, method: &str, advertised: &BTreeSet<String>, by: &str) {
+        let Outcome::Error(error) = self.outcome else { return };
+        let capability = LIST_CAPABILITIES.iter().find(|(list, _)| *list == method).map(|(_, capability)| *capability);
+        if error.code == METHOD_NOT_FOUND
+            && let Some(capability) = capability
+            && advertised.contains(capability)
+        {
+            self.add(
+                ADVERTISED_METHODS,
+                format!("{method} got -32601 though {by} advertised the {capability} capability"),
+            );
+        }
+    }
+
+    fn modern(&mut self, request: &Request) {
+        let method = request.method.as_str();
+        let Some(meta) = envelope::meta(request.params.as_ref()) else {
+            return self.expect_code(ENVELOPE_MISSING_KEY, INVALID_PARAMS, "a request without a params._meta object");
+        };
+        let missing = envelope::missing_keys(meta);
+        if !missing.is_empty() {
+            let what = format!("a request lacking {}", missing.join(" and "));
+            self.expect_code(ENVELOPE_MISSING_KEY, INVALID_PARAMS, &what);
+            if let Outcome::Error(error) = self.outcome
+                && error.code == INVALID_PARAMS
+            {
+                let unnamed: Vec<&str> = missing.into_iter().filter(|key| !error.message.contains(key)).collect();
+                if !unnamed.is_empty() {
+                    self.add(
+                        ENVELOPE_MISSING_KEY,
+                        format!("the -32602 message does not name {}", unnamed.join(" and ")),
+                    );
+                }
+            }
+            return;
+        }
+        let Some(version) = meta.get(PROTOCOL_VERSION_KEY).and_then(Value::as_str) else {
+            return self.expect_code(UNSUPPORTED_VERSION, INVALID_PARAMS, "a non-string protocol version");
+        };
+        if !self.checker.policy.supported_versions().iter().any(|v| v == version) {
+            return self.unsupported_version(version);
+        }
+        if REMOVED_IN_MODERN.contains(&method) {
+            if let Outcome::Result(_) = self.outcome {
+                self.add(MODERN_REMOVED_METHOD, format!("{method}, removed in 2026-07-28, got a result"));
+            }
+            return;
+        }
+        match self.outcome {
+            Outcome::Error(error) => {
+                if method == DISCOVER && error.code == METHOD_NOT_FOUND {
+                    self.add(DISCOVER_SHAPE, "server/discover got -32601");
+                }
+                let advertised = self.checker.advertised;
+                self.advertised_method(method, &advertised.modern, "server/discover");
+            }
+            Outcome::Result(Value::Object(result)) => self.modern_result(method, result),
+            Outcome::Result(_) => {}
+        }
+    }
+
+    fn unsupported_version(&mut self, version: &str) {
+        let what = format!("the unsupported version {version:?}");
+        self.expect_code(UNSUPPORTED_VERSION, UNSUPPORTED_PROTOCOL_VERSION, &what);
+        let Outcome::Error(error) = self.outcome else { return };
+        if error.code != UNSUPPORTED_PROTOCOL_VERSION {
+            return;
+        }
+        let data = error.data.as_ref();
+        let mut problems = Vec::new();
+        match string_list(data.and_then(|d| d.get("supported"))) {
+            None => problems.push("data.supported is not a non-empty array of strings".to_string()),
+            Some(supported) if supported.contains(&version) => {
+                problems.push(format!("data.supported lists {version:?} itself"))
+            }
+            Some(_) => {}
+        }
+        match data.and_then(|d| d.get("requested")) {
+            Some(Value::String(requested)) if requested == version => {}
+            Some(other) => problems.push(format!("data.requested is {other}, not {version:?}")),
+            None => problems.push("data.requested is missing".to_string()),
+        }
+        if !problems.is_empty() {
+            self.add(UNSUPPORTED_VERSION, format!("-32022 for {what}: {}", problems.join("; ")));
+        }
+    }
+
+    fn modern_result(&mut self, method: &str, result: &Map<String, Value>) {
+        let result_type = result.get("resultType");
+        match result_type.and_then(Value::as_str) {
+            Some("complete") => {}
+            Some("input_required") if INPUT_REQUIRED_METHODS.contains(&method) => {}
+            Some("input_required") => {
+                self.add(MODERN_RESULT_TYPE, format!("resultType \"input_required\" is not allowed for {method}"))
+            }
+            Some(other) => {
+                self.add(MODERN_RESULT_TYPE, format!("resultType {other:?} is neither complete nor input_required"))
+            }
+            None => {
+                let what = result_type.map_or("missing".to_string(), |v| format!("{v}, not a string"));
+                self.add(MODERN_RESULT_TYPE, format!("resultType is {what}"))
+            }
+        }
+        let stamp = result.get("_meta").and_then(|m| m.get(SERVER_INFO_KEY));
+        if !name_and_version(stamp) {
+            let detail = format!("_meta[{SERVER_INFO_KEY:?}] is not an object with string name and version");
+            self.add(MODERN_SERVER_INFO, detail);
+        }
+        let complete = result_type.and_then(Value::as_str) != Some("input_required");
+        if complete && CACHEABLE.contains(&method) {
+            let mut problems = Vec::new();
+            match result.get("ttlMs") {
+                Some(Value::Number(n)) if is_non_negative_integer(&n.to_string()) => {}
+                Some(other) => problems.push(format!("ttlMs {} is not an integer >= 0", show_value(other))),
+                None => problems.push("ttlMs is missing".to_string()),
+            }
+            match result.get("cacheScope").and_then(Value::as_str) {
+                Some("public" | "private") => {}
+                _ => problems.push("cacheScope is not \"public\" or \"private\"".to_string()),
+            }
+            if !problems.is_empty() {
+                self.add(CACHE_HINTS, format!("{method} result: {}", problems.join("; ")));
+            }
+        }
+        if method == DISCOVER {
+            let mut problems = Vec::new();
+            if string_list(result.get("supportedVersions")).is_none() {
+                problems.push("supportedVersions is not a non-empty array of strings");
+            }
+            if !result.get("capabilities").is_some_and(Value::is_object) {
+                problems.push("capabilities is not an object");
+            }
+            if !problems.is_empty() {
+                self.add(DISCOVER_SHAPE, format!("server/discover result: {}", problems.join("; ")));
+            }
+        }
+    }
+}
+
+/// The strings of a non-empty array of strings, or `None` for anything else.
+fn string_list(value: Option<&Value>) -> Option<Vec<&str>> {
+    let strings: Option<Vec<&str>> = value?.as_array()?.iter().map(Value::as_str).collect();
+    strings.filter(|s| !s.is_empty())
+}
+
+/// An integer literal that is not below zero (`-0` included).
+fn is_non_negative_integer(text: &str) -> bool {
+    is_integer_literal(text) && (!text.starts_with('-') || text == "-0")
+}
+
+/// True for an object with string `name` and `version`.
+fn name_and_version(value: Option<&Value>) -> bool {
+    value.and_then(Value::as_object).is_some_and(|info| {
+        info.get("name").is_some_and(Value::is_string) && info.get("version").is_some_and(Value::is_string)
+    })
+}
+
+fn show_value(value: &Value) -> String {
+    show_bytes(value.to_string().as_bytes(), 40)
+}

@@ -1,0 +1,144 @@
+//! The oracle: a pure function from a [`Transcript`] to the [`Finding`]s it shows, under a [`Policy`].
+//!
+//! Each line is read once: sent lines with [`Frame::parse`], received lines by [`jsonrpc`], which also checks
+//! their framing and shape. Then two layers run over the same reading: [`jsonrpc`] (ids, liveness, malformed input;
+//! true of any JSON-RPC server) and [`mcp`] (the connection's era and the replies each era calls for). The rules,
+//! their levels and sources are in [`catalogue`]. Nothing here does I/O, and no transcript makes it panic.
+
+pub mod catalogue;
+mod jsonrpc;
+mod mcp;
+#[cfg(test)]
+mod tests;
+
+pub use catalogue::{Level, Policy, RULES, Rule, UnknownRule, render_catalogue, rule};
+
+use crate::protocol::{Frame, IdField, Outcome};
+use crate::transcript::{Ending, Event, Transcript, show_bytes};
+use catalogue::{SERVER_CRASH, SERVER_HANG};
+use std::fmt;
+
+/// One broken invariant.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Finding {
+    /// The id of the rule, as in [`RULES`].
+    pub rule: &'static str,
+    /// The rule's level.
+    pub level: Level,
+    /// The index into `transcript.events` of the line at fault: the received line, or the sent line left
+    /// unanswered (`None` when no line is, e.g. for some endings of an empty conversation).
+    pub event: Option<usize>,
+    /// One line a human understands, quoting the offending bytes shortened.
+    pub detail: String,
+}
+
+impl fmt::Display for Finding {
+    /// `error JSONRPC-ID-ECHO at event 3: ...`
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self.event {
+            Some(event) => write!(f, "{} {} at event {event}: {}", self.level, self.rule, self.detail),
+            None => write!(f, "{} {}: {}", self.level, self.rule, self.detail),
+        }
+    }
+}
+
+/// Checks a transcript against every rule the policy enables. Findings come in transcript order.
+pub fn check(transcript: &Transcript, policy: &Policy) -> Vec<Finding> {
+    let mut findings = Findings::default();
+    let reads = read(transcript, &mut findings);
+    let answers = jsonrpc::check(transcript, &reads, &mut findings);
+    mcp::check(transcript, &reads, &answers, policy, &mut findings);
+    check_ending(transcript, &mut findings);
+    let mut findings: Vec<Finding> = findings.0.into_iter().filter(|f| policy.enabled(f.rule)).collect();
+    findings.sort_by_key(|f| f.event);
+    findings
+}
+
+/// An event of the transcript, read once.
+enum Read {
+    /// A line the client sent, classified.
+    Sent(Frame),
+    /// A line the server wrote; `None` when it is not a JSON-RPC object at all (a framing finding was made).
+    Received(Option<ServerLine>),
+    /// A sync point.
+    Sync,
+}
+
+/// A JSON object the server wrote.
+enum ServerLine {
+    /// A line with a `method` member: a request (with an id) or a notification of the server's own.
+    Outgoing {
+        /// The `id` member.
+        id: IdField,
+    },
+    /// A response.
+    Reply {
+        /// The `id` member.
+        id: IdField,
+        /// The result or error, or `None` when the response's shape is broken (a finding was made).
+        outcome: Option<Outcome>,
+    },
+}
+
+fn read(transcript: &Transcript, findings: &mut Findings) -> Vec<Read> {
+    let events = transcript.events.iter().enumerate();
+    events
+        .map(|(index, event)| match event {
+            Event::Sent(line) => Read::Sent(Frame::parse(line)),
+            Event::Received { line, truncated } => {
+                Read::Received(jsonrpc::read_line(index, line, *truncated, findings))
+            }
+            Event::Sync => Read::Sync,
+        })
+        .collect()
+}
+
+fn check_ending(transcript: &Transcript, findings: &mut Findings) {
+    let last_sent = transcript.events.iter().rposition(|e| matches!(e, Event::Sent(_)));
+    let after = match last_sent {
+        Some(index) => format!("after event {index}"),
+        None => "before anything was sent".to_string(),
+    };
+    match &transcript.ending {
+        Ending::Closed => {}
+        Ending::Exited { code, signal, stderr_tail } => {
+            let how = match (code, signal) {
+                (_, Some(signal)) => format!("killed by signal {signal}"),
+                (Some(code), None) => format!("exited with code {code}"),
+                (None, None) => "exited".to_string(),
+            };
+            let tail = String::from_utf8_lossy(stderr_tail);
+            let tail = tail.trim();
+            let stderr = if tail.is_empty() {
+                "stderr empty".to_string()
+            } else {
+                format!("stderr ends: {}", show_bytes(tail.as_bytes(), 200))
+            };
+            findings.add(SERVER_CRASH, last_sent, format!("the server {how} {after}; {stderr}"));
+        }
+        Ending::Hung { waited_ms } => findings.add(
+            SERVER_HANG,
+            last_sent,
+            format!("the server stopped answering {after} (waited {waited_ms} ms)"),
+        ),
+    }
+}
+
+/// The findings made so far, before the policy filters them.
+#[derive(Default)]
+struct Findings(Vec<Finding>);
+
+impl Findings {
+    fn add(&mut self, rule: &'static str, event: Option<usize>, detail: String) {
+        let level = catalogue::rule(rule).map_or(Level::Error, |r| r.level);
+        self.0.push(Finding { rule, level, event, detail });
+    }
+}
+
+/// The line of an event, shortened for a finding's detail.
+fn shown(transcript: &Transcript, index: usize) -> String {
+    match transcript.events.get(index) {
+        Some(Event::Sent(line) | Event::Received { line, .. }) => show_bytes(line, 120),
+        _ => String::new(),
+    }
+}

@@ -1,0 +1,690 @@
+//! Rule-by-rule tests on hand-written transcripts, the reference server's zero-findings baseline, and garbage.
+
+use super::catalogue::*;
+use super::{Finding, Level, Policy, check};
+use crate::protocol::envelope::{CLIENT_CAPABILITIES_KEY, PROTOCOL_VERSION_KEY};
+use crate::target::reference::Calc;
+use crate::target::run_in_process;
+use crate::transcript::{Ending, Event, Input, Transcript};
+
+/// One event of a hand-written transcript.
+enum E<'a> {
+    S(&'a str),
+    R(&'a str),
+    Sync,
+}
+use E::*;
+
+fn t(events: &[E], ending: Ending) -> Transcript {
+    let events = events
+        .iter()
+        .map(|e| match e {
+            S(line) => Event::Sent(line.as_bytes().to_vec()),
+            R(line) => Event::Received { line: line.as_bytes().to_vec(), truncated: false },
+            Sync => Event::Sync,
+        })
+        .collect();
+    Transcript { events, ending }
+}
+
+fn findings(events: &[E]) -> Vec<Finding> {
+    check(&t(events, Ending::Closed), &Policy::default())
+}
+
+fn ids(findings: &[Finding]) -> Vec<&'static str> {
+    findings.iter().map(|f| f.rule).collect()
+}
+
+#[track_caller]
+fn fires(events: &[E], rule: &str) -> Finding {
+    let found = findings(events);
+    let finding = found.iter().find(|f| f.rule == rule);
+    finding.unwrap_or_else(|| panic!("{rule} did not fire; findings: {found:#?}")).clone()
+}
+
+#[track_caller]
+fn quiet(events: &[E], rule: &str) {
+    let found = findings(events);
+    assert!(found.iter().all(|f| f.rule != rule), "{rule} fired: {found:#?}");
+}
+
+#[track_caller]
+fn only(events: &[E], expected: &[&str]) {
+    assert_eq!(ids(&findings(events)), expected, "{:#?}", findings(events));
+}
+
+const PING_1: &str = r#"{"jsonrpc":"2.0","id":1,"method":"ping"}"#;
+const LIST_1: &str = r#"{"jsonrpc":"2.0","id":1,"method":"tools/list"}"#;
+const EMPTY_1: &str = r#"{"jsonrpc":"2.0","id":1,"result":{}}"#;
+const NOTE: &str = r#"{"jsonrpc":"2.0","method":"notifications/initialized"}"#;
+const INIT: &str = r#"{"jsonrpc":"2.0","id":0,"method":"initialize","params":{"protocolVersion":"2025-06-18","capabilities":{},"clientInfo":{"name":"t","version":"1"}}}"#;
+const INIT_OK: &str = r#"{"jsonrpc":"2.0","id":0,"result":{"protocolVersion":"2025-06-18","capabilities":{"tools":{}},"serverInfo":{"name":"s","version":"1"}}}"#;
+const ENV: &str = r#""_meta":{"io.modelcontextprotocol/protocolVersion":"2026-07-28","io.modelcontextprotocol/clientCapabilities":{}}"#;
+const STAMP: &str =
+    r#""resultType":"complete","_meta":{"io.modelcontextprotocol/serverInfo":{"name":"s","version":"1"}}"#;
+const HINTS: &str = r#""ttlMs":0,"cacheScope":"private","#;
+
+/// A fully enveloped modern request; `extra` goes first in params (end it with a comma).
+fn modern(id: &str, method: &str, extra: &str) -> String {
+    format!(r#"{{"jsonrpc":"2.0","id":{id},"method":"{method}","params":{{{extra}{ENV}}}}}"#)
+}
+
+/// A well-stamped modern result; `body` goes first (end it with a comma).
+fn modern_ok(id: &str, body: &str) -> String {
+    format!(r#"{{"jsonrpc":"2.0","id":{id},"result":{{{body}{STAMP}}}}}"#)
+}
+
+fn error(id: &str, code: i64) -> String {
+    format!(r#"{{"jsonrpc":"2.0","id":{id},"error":{{"code":{code},"message":"m"}}}}"#)
+}
+
+// ---- JSON-RPC layer ----
+
+#[test]
+fn framing() {
+    let f = fires(&[S(PING_1), R(EMPTY_1), R("INFO server started")], FRAMING);
+    assert_eq!((f.event, f.level), (Some(2), Level::Error));
+    assert!(f.detail.contains("INFO server started"), "{}", f.detail);
+    fires(&[R("[1,2]")], FRAMING);
+    fires(&[R("   ")], FRAMING);
+    fires(&[R("7")], FRAMING);
+    let bad_utf8 = Transcript {
+        events: vec![Event::Received { line: b"{\"jsonrpc\":\"2.0\",\"method\":\"\xff\"}".to_vec(), truncated: false }],
+        ending: Ending::Closed,
+    };
+    assert_eq!(ids(&check(&bad_utf8, &Policy::default())), [FRAMING]);
+    let cut = Transcript {
+        events: vec![Event::Received { line: br#"{"jsonrpc":"2.0","method":"x"}"#.to_vec(), truncated: true }],
+        ending: Ending::Closed,
+    };
+    assert_eq!(ids(&check(&cut, &Policy::default())), [FRAMING]);
+    only(&[S(PING_1), R(EMPTY_1)], &[]);
+}
+
+#[test]
+fn version() {
+    let f = fires(&[S(PING_1), R(r#"{"jsonrpc":"1.0","id":1,"result":{}}"#)], VERSION);
+    assert!(f.detail.contains("\"1.0\""), "{}", f.detail);
+    // The reply still answers the request: no cascade into a missing response.
+    only(&[S(PING_1), R(r#"{"id":1,"result":{}}"#)], &[VERSION]);
+    quiet(&[S(PING_1), R(EMPTY_1)], VERSION);
+}
+
+#[test]
+fn message_shape() {
+    fires(&[R(r#"{"jsonrpc":"2.0","method":5}"#)], MESSAGE_SHAPE);
+    fires(&[R(r#"{"jsonrpc":"2.0","method":"notifications/message","params":"x"}"#)], MESSAGE_SHAPE);
+    fires(&[R(r#"{"jsonrpc":"2.0","id":1.5,"method":"roots/list"}"#)], MESSAGE_SHAPE);
+    quiet(&[R(r#"{"jsonrpc":"2.0","method":"notifications/message","params":{"level":"info"}}"#)], MESSAGE_SHAPE);
+}
+
+#[test]
+fn response_shape() {
+    let both = r#"{"jsonrpc":"2.0","id":1,"result":{},"error":{"code":1,"message":"m"}}"#;
+    only(&[S(PING_1), R(both)], &[RESPONSE_SHAPE]);
+    fires(&[S(PING_1), R(r#"{"jsonrpc":"2.0","id":1,"result":5}"#)], RESPONSE_SHAPE);
+    fires(&[S(PING_1), R(r#"{"jsonrpc":"2.0","id":1}"#)], RESPONSE_SHAPE);
+    quiet(&[S(PING_1), R(EMPTY_1)], RESPONSE_SHAPE);
+}
+
+#[test]
+fn error_shape() {
+    let f = fires(&[S(PING_1), R(r#"{"jsonrpc":"2.0","id":1,"error":{"code":-32601.0,"message":"m"}}"#)], ERROR_SHAPE);
+    assert!(f.detail.contains("-32601.0"), "{}", f.detail);
+    fires(&[S(PING_1), R(r#"{"jsonrpc":"2.0","id":1,"error":{"code":-326e2,"message":"m"}}"#)], ERROR_SHAPE);
+    fires(&[S(PING_1), R(r#"{"jsonrpc":"2.0","id":1,"error":{"code":"-32601","message":"m"}}"#)], ERROR_SHAPE);
+    fires(&[S(PING_1), R(r#"{"jsonrpc":"2.0","id":1,"error":{"code":-32601}}"#)], ERROR_SHAPE);
+    fires(&[S(PING_1), R(r#"{"jsonrpc":"2.0","id":1,"error":"boom"}"#)], ERROR_SHAPE);
+    only(&[S(LIST_1), R(&error("1", -32601))], &[]);
+}
+
+#[test]
+fn id_echo() {
+    let f = fires(&[S(PING_1), R(r#"{"jsonrpc":"2.0","id":"1","result":{}}"#)], ID_ECHO);
+    assert!(f.detail.contains("a string for an integer"), "{}", f.detail);
+    // The mistyped reply is the answer, so the request is not also missing.
+    only(&[S(PING_1), R(r#"{"jsonrpc":"2.0","id":"1","result":{}}"#), Sync], &[ID_ECHO]);
+    fires(&[S(r#"{"jsonrpc":"2.0","id":"7","method":"ping"}"#), R(r#"{"jsonrpc":"2.0","id":7,"result":{}}"#)], ID_ECHO);
+    fires(&[S(PING_1), R(r#"{"jsonrpc":"2.0","id":1.0,"result":{}}"#)], ID_ECHO);
+    let big = r#"{"jsonrpc":"2.0","id":12345678901234567890123,"method":"ping"}"#;
+    let rounded = r#"{"jsonrpc":"2.0","id":12345678901234567000000,"result":{}}"#;
+    let f = fires(&[S(big), R(rounded), Sync], ID_ECHO);
+    assert!(f.detail.contains("lost digits"), "{}", f.detail);
+    only(&[S(big), R(r#"{"jsonrpc":"2.0","id":12345678901234567890123,"result":{}}"#), Sync], &[]);
+    fires(&[S(PING_1), R(EMPTY_1), R(r#"{"jsonrpc":"2.0","id":2,"result":{}}"#)], ID_ECHO);
+    only(&[S(r#"{"jsonrpc":"2.0","id":-0,"method":"ping"}"#), R(r#"{"jsonrpc":"2.0","id":-0,"result":{}}"#)], &[]);
+    only(&[S(r#"{"jsonrpc":"2.0","id":"","method":"ping"}"#), R(r#"{"jsonrpc":"2.0","id":"","result":{}}"#)], &[]);
+}
+
+#[test]
+fn duplicate_response() {
+    let f = fires(&[S(PING_1), R(EMPTY_1), R(EMPTY_1)], DUPLICATE_RESPONSE);
+    assert_eq!(f.event, Some(2));
+    // A client that reuses an open id may get one reply per instance, but not more.
+    quiet(&[S(PING_1), S(PING_1), R(EMPTY_1), R(EMPTY_1), Sync], DUPLICATE_RESPONSE);
+    only(&[S(PING_1), S(PING_1), R(EMPTY_1), R(EMPTY_1), Sync], &[]);
+    fires(&[S(PING_1), S(PING_1), R(EMPTY_1), R(EMPTY_1), R(EMPTY_1)], DUPLICATE_RESPONSE);
+}
+
+#[test]
+fn response_missing() {
+    let f = fires(&[S(PING_1), Sync, S(r#"{"jsonrpc":"2.0","id":2,"method":"ping"}"#)], RESPONSE_MISSING);
+    assert_eq!(f.event, Some(0));
+    // At the end of a closed connection too, once per request.
+    let found = findings(&[S(PING_1), S(r#"{"jsonrpc":"2.0","id":2,"method":"ping"}"#), R(EMPTY_1)]);
+    assert_eq!(ids(&found), [RESPONSE_MISSING]);
+    assert_eq!(found[0].event, Some(1));
+    // A late reply after the sync it was due by is still reported once, and is not a stray id.
+    only(&[S(PING_1), Sync, R(EMPTY_1)], &[RESPONSE_MISSING]);
+    // Reused open ids need at least one reply.
+    quiet(&[S(PING_1), S(PING_1), R(EMPTY_1), Sync], RESPONSE_MISSING);
+    only(&[S(PING_1), S(PING_1), Sync], &[RESPONSE_MISSING]);
+    // Array params are not MCP: silence is acceptable.
+    quiet(&[S(r#"{"jsonrpc":"2.0","id":1,"method":"ping","params":[]}"#), Sync], RESPONSE_MISSING);
+    // After a crash or hang, the ending is the finding.
+    let crashed = t(&[S(PING_1), Sync], Ending::Exited { code: Some(1), signal: None, stderr_tail: vec![] });
+    assert_eq!(ids(&check(&crashed, &Policy::default())), [SERVER_CRASH]);
+    let hung = t(&[S(PING_1), Sync, S(PING_1)], Ending::Hung { waited_ms: 5000 });
+    assert_eq!(ids(&check(&hung, &Policy::default())), [RESPONSE_MISSING, SERVER_HANG]);
+    quiet(&[S(PING_1), R(EMPTY_1), Sync], RESPONSE_MISSING);
+}
+
+#[test]
+fn notification_reply() {
+    let null_error = r#"{"jsonrpc":"2.0","id":null,"error":{"code":-32601,"message":"Method not found"}}"#;
+    let f = fires(&[S(NOTE), R(null_error)], NOTIFICATION_REPLY);
+    assert_eq!(f.event, Some(1));
+    fires(&[S(NOTE), R(r#"{"jsonrpc":"2.0","id":99,"result":{}}"#)], NOTIFICATION_REPLY);
+    fires(&[S(NOTE), R(r#"{"jsonrpc":"2.0","result":{}}"#)], NOTIFICATION_REPLY);
+    quiet(&[S(NOTE), Sync], NOTIFICATION_REPLY);
+    // A null-id error after a malformed line answers that line, not the notification.
+    let parse_error = r#"{"jsonrpc":"2.0","id":null,"error":{"code":-32700,"message":"Parse error"}}"#;
+    only(&[S(NOTE), S("{oops"), R(parse_error)], &[]);
+}
+
+#[test]
+fn null_id() {
+    let internal = r#"{"jsonrpc":"2.0","id":null,"error":{"code":-32603,"message":"Internal error"}}"#;
+    let f = fires(&[S(PING_1), R(internal)], NULL_ID);
+    assert!(f.detail.contains("no malformed line"), "{}", f.detail);
+    fires(&[S("{oops"), R(internal)], NULL_ID);
+    fires(&[S("{oops"), R(r#"{"jsonrpc":"2.0","id":null,"result":{}}"#)], NULL_ID);
+    let parse_error = r#"{"jsonrpc":"2.0","id":null,"error":{"code":-32700,"message":"Parse error"}}"#;
+    only(&[S("{oops"), R(parse_error)], &[]);
+    let absent = r#"{"jsonrpc":"2.0","error":{"code":-32600,"message":"Invalid Request"}}"#;
+    only(&[S("[]"), R(absent)], &[]);
+    // Each malformed line explains one such reply.
+    fires(&[S("{oops"), R(parse_error), R(parse_error)], NULL_ID);
+}
+
+#[test]
+fn malformed_served() {
+    let old = r#"{"jsonrpc":"1.0","id":7,"method":"ping"}"#;
+    let f = fires(&[S(old), R(r#"{"jsonrpc":"2.0","id":7,"result":{}}"#)], MALFORMED_SERVED);
+    assert_eq!(f.event, Some(1));
+    only(&[S(old), R(&error("7", -32600))], &[]);
+    only(&[S(old), R(r#"{"jsonrpc":"2.0","id":null,"error":{"code":-32600,"message":"m"}}"#)], &[]);
+}
+
+#[test]
+fn malformed_reply_is_a_policy() {
+    let garbage = [S("{oops"), Sync];
+    assert!(findings(&garbage).is_empty());
+    let strict = Policy::default().deny(MALFORMED_REPLY).unwrap();
+    let found = check(&t(&garbage, Ending::Closed), &strict);
+    assert_eq!(ids(&found), [MALFORMED_REPLY]);
+    assert_eq!((found[0].event, found[0].level), (Some(0), Level::Warning));
+    assert!(check(&t(&[S("  "), Sync], Ending::Closed), &strict).is_empty());
+    let parse_error = r#"{"jsonrpc":"2.0","id":null,"error":{"code":-32700,"message":"Parse error"}}"#;
+    assert!(check(&t(&[S("{oops"), R(parse_error)], Ending::Closed), &strict).is_empty());
+    let old = r#"{"jsonrpc":"1.0","id":7,"method":"ping"}"#;
+    assert_eq!(ids(&check(&t(&[S(old), R(&error("7", -32601))], Ending::Closed), &strict)), [MALFORMED_REPLY]);
+}
+
+#[test]
+fn server_crash() {
+    let ending = Ending::Exited { code: Some(2), signal: None, stderr_tail: b"Traceback: boom\n".to_vec() };
+    let found = check(&t(&[S(PING_1)], ending), &Policy::default());
+    assert_eq!(ids(&found), [SERVER_CRASH]);
+    assert_eq!(found[0].event, Some(0));
+    assert!(found[0].detail.contains("code 2") && found[0].detail.contains("Traceback: boom"), "{}", found[0].detail);
+    let killed = Ending::Exited { code: None, signal: Some(9), stderr_tail: vec![] };
+    assert!(check(&t(&[], killed), &Policy::default())[0].detail.contains("signal 9"));
+    quiet(&[S(PING_1), R(EMPTY_1)], SERVER_CRASH);
+}
+
+#[test]
+fn server_hang() {
+    let found = check(&t(&[S(PING_1)], Ending::Hung { waited_ms: 3000 }), &Policy::default());
+    assert_eq!(ids(&found), [SERVER_HANG]);
+    assert!(found[0].detail.contains("3000 ms"));
+    quiet(&[S(PING_1), R(EMPTY_1)], SERVER_HANG);
+}
+
+#[test]
+fn unsolicited_request() {
+    let discover = modern("1", "server/discover", "");
+    let ask = r#"{"jsonrpc":"2.0","id":"s1","method":"sampling/createMessage","params":{}}"#;
+    fires(&[S(&discover), R(ask)], UNSOLICITED_REQUEST);
+    quiet(&[S(PING_1), R(ask), R(EMPTY_1)], UNSOLICITED_REQUEST);
+    quiet(&[S(&discover), R(r#"{"jsonrpc":"2.0","method":"notifications/message","params":{}}"#)], UNSOLICITED_REQUEST);
+}
+
+// ---- MCP layer ----
+
+#[test]
+fn era_single() {
+    let enveloped = modern("2", "tools/list", "");
+    let served = modern_ok("2", HINTS);
+    let f = fires(&[S(INIT), R(INIT_OK), S(&enveloped), R(&served)], ERA_SINGLE);
+    assert_eq!(f.event, Some(3));
+    only(&[S(INIT), R(INIT_OK), S(&enveloped), R(&error("2", -32600))], &[]);
+    let dual = Policy::default().allow(ERA_SINGLE).unwrap();
+    assert!(check(&t(&[S(INIT), R(INIT_OK), S(&enveloped), R(&served)], Ending::Closed), &dual).is_empty());
+
+    let discover = modern("1", "server/discover", "");
+    let discovered =
+        modern_ok("1", r#""supportedVersions":["2026-07-28"],"capabilities":{},"ttlMs":0,"cacheScope":"public","#);
+    let refusal =
+        r#"{"jsonrpc":"2.0","id":0,"error":{"code":-32022,"message":"no","data":{"supported":["2026-07-28"]}}}"#;
+    only(&[S(&discover), R(&discovered), S(INIT), R(refusal)], &[]);
+    fires(&[S(&discover), R(&discovered), S(INIT), R(INIT_OK)], ERA_SINGLE);
+    let bare = r#"{"jsonrpc":"2.0","id":0,"error":{"code":-32022,"message":"no","data":{"supported":[]}}}"#;
+    fires(&[S(&discover), R(&discovered), S(INIT), R(bare)], ERA_SINGLE);
+    let dual_run = check(&t(&[S(&discover), R(&discovered), S(INIT), R(INIT_OK)], Ending::Closed), &dual);
+    assert!(dual_run.is_empty(), "{dual_run:#?}");
+}
+
+#[test]
+fn modern_result_type() {
+    let list = modern("1", "tools/list", "");
+    let untyped = format!(
+        r#"{{"jsonrpc":"2.0","id":1,"result":{{"tools":[],{HINTS}"_meta":{{"io.modelcontextprotocol/serverInfo":{{"name":"s","version":""}}}}}}}}"#
+    );
+    fires(&[S(&list), R(&untyped)], MODERN_RESULT_TYPE);
+    let asking =
+        modern_ok("1", r#""tools":[],"ttlMs":0,"cacheScope":"private","#).replace("complete", "input_required");
+    fires(&[S(&list), R(&asking)], MODERN_RESULT_TYPE);
+    fires(&[S(&list), R(&modern_ok("1", HINTS).replace("complete", "done"))], MODERN_RESULT_TYPE);
+    let call = modern("1", "tools/call", r#""name":"add","#);
+    let input = modern_ok("1", r#""requestState":"s","#).replace("complete", "input_required");
+    only(&[S(&call), R(&input)], &[]);
+    only(&[S(&list), R(&modern_ok("1", &format!(r#""tools":[],{HINTS}"#)))], &[]);
+}
+
+#[test]
+fn handshake_no_result_type() {
+    let list = r#"{"jsonrpc":"2.0","id":2,"method":"tools/list"}"#;
+    let typed = r#"{"jsonrpc":"2.0","id":2,"result":{"tools":[],"resultType":"complete"}}"#;
+    let f = fires(&[S(INIT), R(INIT_OK), S(list), R(typed)], HANDSHAKE_NO_RESULT_TYPE);
+    assert_eq!(f.level, Level::Warning);
+    only(&[S(INIT), R(INIT_OK), S(list), R(r#"{"jsonrpc":"2.0","id":2,"result":{"tools":[]}}"#)], &[]);
+}
+
+#[test]
+fn modern_server_info() {
+    let call = modern("1", "tools/call", r#""name":"add","#);
+    let unstamped = r#"{"jsonrpc":"2.0","id":1,"result":{"content":[],"resultType":"complete"}}"#;
+    let f = fires(&[S(&call), R(unstamped)], MODERN_SERVER_INFO);
+    assert_eq!(f.level, Level::Warning);
+    fires(&[S(&call), R(&modern_ok("1", "").replace(r#""version":"1""#, r#""version":1"#))], MODERN_SERVER_INFO);
+    only(&[S(&call), R(&modern_ok("1", r#""content":[],"#))], &[]);
+}
+
+#[test]
+fn envelope_missing_key() {
+    let discover = modern("1", "server/discover", "");
+    let discovered =
+        modern_ok("1", r#""supportedVersions":["2026-07-28"],"capabilities":{},"ttlMs":0,"cacheScope":"public","#);
+    let bare = r#"{"jsonrpc":"2.0","id":2,"method":"tools/list"}"#;
+    fires(&[S(&discover), R(&discovered), S(bare), R(&error("2", -32601))], ENVELOPE_MISSING_KEY);
+    fires(&[S(&discover), R(&discovered), S(bare), R(&modern_ok("2", HINTS))], ENVELOPE_MISSING_KEY);
+    only(&[S(&discover), R(&discovered), S(bare), R(&error("2", -32602))], &[]);
+    // The first request opens a modern connection with the version key alone; the reply must name the other key.
+    let half = format!(
+        r#"{{"jsonrpc":"2.0","id":1,"method":"tools/list","params":{{"_meta":{{"{PROTOCOL_VERSION_KEY}":"2026-07-28"}}}}}}"#
+    );
+    let f = fires(&[S(&half), R(&error("1", -32602))], ENVELOPE_MISSING_KEY);
+    assert!(f.detail.contains(CLIENT_CAPABILITIES_KEY), "{}", f.detail);
+    let named = format!(
+        r#"{{"jsonrpc":"2.0","id":1,"error":{{"code":-32602,"message":"missing {CLIENT_CAPABILITIES_KEY}"}}}}"#
+    );
+    only(&[S(&half), R(&named)], &[]);
+}
+
+#[test]
+fn unsupported_version() {
+    let old = modern("1", "tools/list", "").replace("2026-07-28", "2025-11-25");
+    let good = r#"{"jsonrpc":"2.0","id":1,"error":{"code":-32022,"message":"Unsupported protocol version","data":{"supported":["2026-07-28"],"requested":"2025-11-25"}}}"#;
+    only(&[S(&old), R(good)], &[]);
+    fires(&[S(&old), R(&good.replace(r#","requested":"2025-11-25""#, ""))], UNSUPPORTED_VERSION);
+    fires(&[S(&old), R(&good.replace(r#"["2026-07-28"]"#, r#"["2025-11-25"]"#))], UNSUPPORTED_VERSION);
+    fires(&[S(&old), R(&good.replace(r#"["2026-07-28"]"#, "[1]"))], UNSUPPORTED_VERSION);
+    fires(&[S(&old), R(&error("1", -32602))], UNSUPPORTED_VERSION);
+    let numeric = modern("1", "tools/list", "").replace(r#""2026-07-28""#, "20260728");
+    fires(&[S(&numeric), R(&error("1", -32022))], UNSUPPORTED_VERSION);
+    only(&[S(&numeric), R(&error("1", -32602))], &[]);
+    // What counts as supported is the policy's.
+    let future = modern("1", "tools/list", "").replace("2026-07-28", "2099-01-01");
+    let served = [S(&future), R(&modern_ok("1", HINTS))];
+    fires(&served, UNSUPPORTED_VERSION);
+    let wider = Policy::default().with_supported_versions(["2026-07-28", "2099-01-01"]);
+    assert!(check(&t(&served, Ending::Closed), &wider).is_empty());
+}
+
+#[test]
+fn modern_removed_method() {
+    let ping = modern("1", "ping", "");
+    fires(&[S(&ping), R(&modern_ok("1", ""))], MODERN_REMOVED_METHOD);
+    fires(&[S(&ping), R(EMPTY_1)], MODERN_REMOVED_METHOD);
+    only(&[S(&ping), R(&error("1", -32601))], &[]);
+    let subscribe = modern("1", "resources/subscribe", r#""uri":"x","#);
+    only(&[S(&subscribe), R(&error("1", -32603))], &[]);
+}
+
+#[test]
+fn cache_hints() {
+    let list = modern("1", "prompts/list", "");
+    fires(&[S(&list), R(&modern_ok("1", r#""prompts":[],"#))], CACHE_HINTS);
+    fires(&[S(&list), R(&modern_ok("1", r#""prompts":[],"ttlMs":-1,"cacheScope":"private","#))], CACHE_HINTS);
+    fires(&[S(&list), R(&modern_ok("1", r#""prompts":[],"ttlMs":1.5,"cacheScope":"private","#))], CACHE_HINTS);
+    fires(&[S(&list), R(&modern_ok("1", r#""prompts":[],"ttlMs":0,"cacheScope":"shared","#))], CACHE_HINTS);
+    only(&[S(&list), R(&modern_ok("1", r#""prompts":[],"ttlMs":60000,"cacheScope":"public","#))], &[]);
+    let call = modern("1", "tools/call", r#""name":"add","#);
+    only(&[S(&call), R(&modern_ok("1", r#""content":[],"#))], &[]);
+}
+
+#[test]
+fn discover_shape() {
+    let discover = modern("1", "server/discover", "");
+    fires(
+        &[S(&discover), R(&modern_ok("1", &format!(r#""supportedVersions":[],"capabilities":{{}},{HINTS}"#)))],
+        DISCOVER_SHAPE,
+    );
+    fires(
+        &[S(&discover), R(&modern_ok("1", &format!(r#""supportedVersions":["2026-07-28"],{HINTS}"#)))],
+        DISCOVER_SHAPE,
+    );
+    fires(&[S(&discover), R(&error("1", -32601))], DISCOVER_SHAPE);
+    let good = modern_ok("1", &format!(r#""supportedVersions":["2026-07-28"],"capabilities":{{}},{HINTS}"#));
+    only(&[S(&discover), R(&good)], &[]);
+}
+
+#[test]
+fn initialize_shape() {
+    let answered = |version: &str| INIT_OK.replace("2025-06-18", version);
+    let f = fires(&[S(INIT), R(&answered("2025-11-25"))], INITIALIZE_SHAPE);
+    assert!(f.detail.contains("\"2025-06-18\""), "{}", f.detail);
+    fires(&[S(INIT), R(&INIT_OK.replace(r#","serverInfo":{"name":"s","version":"1"}"#, ""))], INITIALIZE_SHAPE);
+    fires(&[S(INIT), R(&INIT_OK.replace(r#""capabilities":{"tools":{}}"#, r#""capabilities":[]"#))], INITIALIZE_SHAPE);
+    let future = INIT.replace("2025-06-18", "2099-01-01");
+    fires(&[S(&future), R(&answered("2099-01-01"))], INITIALIZE_SHAPE);
+    only(&[S(&future), R(&answered("2025-11-25"))], &[]);
+    only(&[S(&future), R(&error("0", -32602))], &[]);
+    only(&[S(INIT), R(INIT_OK)], &[]);
+}
+
+#[test]
+fn ping() {
+    only(&[S(PING_1), R(EMPTY_1), S(INIT), R(INIT_OK), S(PING_1), R(EMPTY_1)], &[]);
+    fires(&[S(PING_1), R(r#"{"jsonrpc":"2.0","id":1,"result":{"ok":true}}"#)], PING);
+    let f = fires(&[S(INIT), R(INIT_OK), S(PING_1), R(&error("1", -32601))], PING);
+    assert_eq!(f.event, Some(3));
+}
+
+#[test]
+fn advertised_methods() {
+    let list = r#"{"jsonrpc":"2.0","id":2,"method":"tools/list"}"#;
+    let f = fires(&[S(INIT), R(INIT_OK), S(list), R(&error("2", -32601))], ADVERTISED_METHODS);
+    assert_eq!(f.level, Level::Warning);
+    // Before initialize, or for a capability never advertised, -32601 is the server's call.
+    quiet(&[S(list), R(&error("2", -32601)), S(INIT), R(INIT_OK)], ADVERTISED_METHODS);
+    let prompts = r#"{"jsonrpc":"2.0","id":2,"method":"prompts/list"}"#;
+    quiet(&[S(INIT), R(INIT_OK), S(prompts), R(&error("2", -32601))], ADVERTISED_METHODS);
+    let discover = modern("1", "server/discover", "");
+    let discovered =
+        modern_ok("1", &format!(r#""supportedVersions":["2026-07-28"],"capabilities":{{"prompts":{{}}}},{HINTS}"#));
+    let modern_prompts = modern("2", "prompts/list", "");
+    fires(&[S(&discover), R(&discovered), S(&modern_prompts), R(&error("2", -32601))], ADVERTISED_METHODS);
+    quiet(
+        &[S(&discover), R(&discovered), S(&modern("2", "tools/list", "")), R(&error("2", -32601))],
+        ADVERTISED_METHODS,
+    );
+}
+
+// ---- The reference server: zero findings, whatever it is sent ----
+
+/// Lines that probe every corner the reference server answers in its own legitimate way.
+fn tricky_lines() -> Vec<String> {
+    let env = ENV;
+    let mut lines: Vec<String> = [
+        PING_1,
+        LIST_1,
+        INIT,
+        NOTE,
+        r#"{"jsonrpc":"2.0","id":2,"method":"tools/list"}"#,
+        r#"{"jsonrpc":"2.0","id":"a","method":"tools/call","params":{"name":"add","arguments":{"a":1,"b":2}}}"#,
+        r#"{"jsonrpc":"2.0","id":"b","method":"tools/call","params":{"name":"add","arguments":{"a":"1","b":2}}}"#,
+        r#"{"jsonrpc":"2.0","id":"c","method":"tools/call","params":{"name":"nope"}}"#,
+        r#"{"jsonrpc":"2.0","id":"d","method":"tools/call","params":{"name":"add","arguments":[1,2]}}"#,
+        r#"{"jsonrpc":"2.0","id":"e","method":"tools/call"}"#,
+        r#"{"jsonrpc":"2.0","id":3,"method":"prompts/list"}"#,
+        r#"{"jsonrpc":"2.0","id":4,"method":"resources/list","params":{}}"#,
+        r#"{"jsonrpc":"2.0","id":5,"method":"resources/templates/list"}"#,
+        r#"{"jsonrpc":"2.0","id":6,"method":"no/such/method"}"#,
+        r#"{"jsonrpc":"2.0","id":7,"method":"logging/setLevel","params":{"level":"info"}}"#,
+        r#"{"jsonrpc":"2.0","id":8,"method":"server/discover"}"#,
+        r#"{"jsonrpc":"2.0","id":9,"method":"ping","params":[]}"#,
+        r#"{"jsonrpc":"2.0","id":10,"method":"initialize","params":[]}"#,
+        r#"{"jsonrpc":"2.0","id":11,"method":"initialize","params":{"protocolVersion":"2099-01-01","capabilities":{},"clientInfo":{"name":"t","version":"1"}}}"#,
+        r#"{"jsonrpc":"2.0","id":12,"method":"initialize","params":{"protocolVersion":7}}"#,
+        r#"{"jsonrpc":"2.0","id":13,"method":"ping","params":{"_meta":{}}}"#,
+        r#"{"jsonrpc":"2.0","id":14,"method":"tools/list","params":{"_meta":{"io.modelcontextprotocol/clientCapabilities":{}}}}"#,
+        r#"{"jsonrpc":"2.0","id":15,"method":"tools/list","params":{"_meta":{"io.modelcontextprotocol/protocolVersion":"2026-07-28"}}}"#,
+        r#"{"jsonrpc":"2.0","id":16,"method":"tools/list","params":{"_meta":{"io.modelcontextprotocol/protocolVersion":null,"io.modelcontextprotocol/clientCapabilities":{}}}}"#,
+        r#"{"jsonrpc":"2.0","id":17,"method":"tools/list","params":{"_meta":{"io.modelcontextprotocol/protocolVersion":"2026-07-28","io.modelcontextprotocol/clientCapabilities":7}}}"#,
+        r#"{"jsonrpc":"2.0","id":18,"method":"tools/list","params":{"_meta":7}}"#,
+        r#"{"jsonrpc":"2.0","id":12345678901234567890123456789,"method":"ping"}"#,
+        r#"{"jsonrpc":"2.0","id":-0,"method":"ping"}"#,
+        r#"{"jsonrpc":"2.0","id":"","method":"ping"}"#,
+        r#"{"jsonrpc":"2.0","id":"\u00e9\ud83d\ude00","method":"ping"}"#,
+        r#"{"jsonrpc":"2.0","method":"notifications/cancelled","params":{"requestId":1}}"#,
+        r#"{"jsonrpc":"2.0","method":"x","params":[1]}"#,
+        r#"{"jsonrpc":"2.0","id":19,"result":{}}"#,
+        r#"{"jsonrpc":"2.0","id":20,"error":{"code":1,"message":"client error"}}"#,
+        r#"{"jsonrpc":"2.0","id":21,"error":{"code":1.5,"message":"bad"}}"#,
+        r#"{"jsonrpc":"2.0","id":22,"result":{},"error":{"code":1,"message":"both"}}"#,
+        r#"{"jsonrpc":"2.0","id":1.5,"result":{}}"#,
+        r#"{"jsonrpc":"2.0","id":23}"#,
+        r#"{"jsonrpc":"2.0"}"#,
+        r#"{"jsonrpc":"1.0","id":24,"method":"ping"}"#,
+        r#"{"id":25,"method":"ping"}"#,
+        r#"{"jsonrpc":2,"id":"26","method":"ping"}"#,
+        r#"{"jsonrpc":"2.0","id":null,"method":"ping"}"#,
+        r#"{"jsonrpc":"2.0","id":1.0,"method":"ping"}"#,
+        r#"{"jsonrpc":"2.0","id":true,"method":"ping"}"#,
+        r#"{"jsonrpc":"2.0","id":[27],"method":"ping"}"#,
+        r#"{"jsonrpc":"2.0","id":28,"method":7}"#,
+        r#"{"jsonrpc":"2.0","id":29,"method":"ping","params":null}"#,
+        r#"{"jsonrpc":"2.0","id":30,"method":"ping","params":"x"}"#,
+        r#"{"jsonrpc":"2.0","method":"notifications/initialized","params":5}"#,
+        r#"{"jsonrpc":"2.0","id":31,"method":"ping"}{"jsonrpc":"2.0","id":32,"method":"ping"}"#,
+        r#"[{"jsonrpc":"2.0","id":33,"method":"ping"}]"#,
+        "[]",
+        "42",
+        "\"ping\"",
+        "null",
+        "{not json",
+        "",
+        "   \t",
+    ]
+    .iter()
+    .map(|s| s.to_string())
+    .collect();
+    for method in ["server/discover", "tools/list", "prompts/list", "resources/list", "ping", "logging/setLevel"] {
+        lines.push(modern("40", method, ""));
+    }
+    lines.push(modern("41", "tools/call", r#""name":"add","arguments":{"a":2,"b":3},"#));
+    lines.push(modern(
+        "42",
+        "tools/call",
+        r#""name":"add","arguments":{"a":170141183460469231731687303715884105727,"b":1},"#,
+    ));
+    lines.push(modern("43", "tools/call", r#""name":"sub","#));
+    lines.push(modern("44", "initialize", r#""protocolVersion":"2025-11-25","capabilities":{},"#));
+    lines.push(modern("45", "resources/subscribe", r#""uri":"x","#));
+    lines.push(modern("46", "tools/list", "").replace("2026-07-28", "2025-11-25"));
+    lines.push(modern("47", "tools/list", "").replace(r#""2026-07-28""#, "[]"));
+    lines.push(format!(r#"{{"jsonrpc":"2.0","id":48,"method":"tools/list","params":{{{env}}},"extra":1}}"#));
+    lines.push(modern("\"49\"", "server/discover", ""));
+    lines
+}
+
+fn reference(lines: &[String]) -> Transcript {
+    let inputs: Vec<Input> =
+        lines.iter().map(|l| if l == "<sync>" { Input::Sync } else { Input::Line(l.as_bytes().to_vec()) }).collect();
+    let server: Calc = Default::default();
+    run_in_process(&server, &inputs)
+}
+
+#[track_caller]
+fn assert_clean(transcript: &Transcript) {
+    let found = check(transcript, &Policy::default());
+    assert!(found.is_empty(), "{}\n{found:#?}", transcript.render());
+}
+
+#[test]
+fn the_reference_server_is_clean_on_every_tricky_line_in_either_era() {
+    let lines = tricky_lines();
+    for first in &lines {
+        let mut conversation = vec![first.clone()];
+        conversation.extend(lines.iter().flat_map(|l| [l.clone(), "<sync>".to_string()]));
+        assert_clean(&reference(&conversation));
+    }
+}
+
+#[test]
+fn the_reference_server_is_clean_on_random_conversations() {
+    let lines = tricky_lines();
+    let mut rng = XorShift(0x9e37_79b9_7f4a_7c15);
+    for _ in 0..400 {
+        let length = rng.below(24);
+        let conversation: Vec<String> = (0..length)
+            .map(|_| match rng.below(8) {
+                0 => "<sync>".to_string(),
+                1 => String::from_utf8_lossy(&rng.bytes(40)).into_owned(),
+                _ => lines[rng.below(lines.len())].clone(),
+            })
+            .collect();
+        assert_clean(&reference(&conversation));
+    }
+}
+
+#[test]
+fn the_reference_server_is_clean_on_the_seed_transcripts() {
+    for case in crate::seeds::builtin() {
+        let lines: Vec<String> = case.lines().iter().map(|l| String::from_utf8_lossy(l).into_owned()).collect();
+        assert_clean(&reference(&lines));
+    }
+}
+
+// ---- Garbage never panics ----
+
+/// A tiny deterministic generator (xorshift64), enough for garbage.
+struct XorShift(u64);
+
+impl XorShift {
+    fn next(&mut self) -> u64 {
+        self.0 ^= self.0 << 13;
+        self.0 ^= self.0 >> 7;
+        self.0 ^= self.0 << 17;
+        self.0
+    }
+
+    fn below(&mut self, n: usize) -> usize {
+        (self.next() % n.max(1) as u64) as usize
+    }
+
+    fn bytes(&mut self, max: usize) -> Vec<u8> {
+        const ALPHABET: &[u8] = b"{}[]\":,0123456789-.eE \\untrlfajsoc\xff\xc3\xa9\x00\n";
+        let length = self.below(max + 1);
+        (0..length)
+            .map(|_| if self.below(2) == 0 { ALPHABET[self.below(ALPHABET.len())] } else { self.next() as u8 })
+            .collect()
+    }
+}
+
+#[test]
+fn garbage_never_panics() {
+    let lines = tricky_lines();
+    let mut rng = XorShift(0x2545_f491_4f6c_dd1d);
+    let policies = [
+        Policy::default(),
+        Policy::default().allow(ERA_SINGLE).unwrap().deny(MALFORMED_REPLY).unwrap(),
+        Policy::default().with_supported_versions(Vec::<String>::new()),
+    ];
+    for round in 0..2000 {
+        let events = (0..rng.below(30))
+            .map(|_| {
+                let line = match rng.below(3) {
+                    0 => rng.bytes(60),
+                    _ => lines[rng.below(lines.len())].as_bytes().to_vec(),
+                };
+                match rng.below(5) {
+                    0 => Event::Sync,
+                    1 | 2 => Event::Sent(line),
+                    _ => Event::Received { line, truncated: rng.below(10) == 0 },
+                }
+            })
+            .collect();
+        let ending = match rng.below(3) {
+            0 => Ending::Closed,
+            1 => Ending::Exited { code: None, signal: Some(11), stderr_tail: rng.bytes(50) },
+            _ => Ending::Hung { waited_ms: rng.next() },
+        };
+        let transcript = Transcript { events, ending };
+        for finding in check(&transcript, &policies[round % policies.len()]) {
+            assert!(super::rule(finding.rule).is_some(), "{finding:?}");
+            assert!(finding.event.is_none_or(|e| e < transcript.events.len()), "{finding:?}");
+        }
+    }
+}
+
+#[test]
+fn hostile_lines_never_panic() {
+    let deep = "[".repeat(200_000);
+    let deep_object = format!(r#"{{"jsonrpc":"2.0","id":1,"result":{}{}}}"#, r#"{"a":"#.repeat(5000), "}".repeat(5000));
+    let huge_id = format!(r#"{{"jsonrpc":"2.0","id":{},"method":"ping"}}"#, "9".repeat(100_000));
+    let huge_reply = format!(r#"{{"jsonrpc":"2.0","id":{},"result":{{}}}}"#, "9".repeat(100_000));
+    let huge_string = format!(r#"{{"jsonrpc":"2.0","method":"m","params":{{"s":"{}"}}}}"#, "x".repeat(5_000_000));
+    let events = [S(&deep), R(&deep), S(&huge_id), R(&huge_reply), R(&deep_object), S(&huge_string), R(&huge_string)];
+    let found = findings(&events);
+    assert!(found.iter().all(|f| f.detail.len() < 1000), "details stay short");
+    assert!(ids(&found).contains(&FRAMING));
+    let raw = Transcript {
+        events: vec![Event::Sent(vec![0xff; 10]), Event::Received { line: vec![0xc3], truncated: false }],
+        ending: Ending::Closed,
+    };
+    assert_eq!(ids(&check(&raw, &Policy::default())), [FRAMING]);
+}
+
+#[test]
+fn tampering_with_a_reference_transcript_is_caught() {
+    let lines = [modern("1", "tools/list", ""), modern("2", "server/discover", ""), INIT.to_string()];
+    let clean = reference(&lines);
+    assert_eq!(clean.received().count(), 3, "{}", clean.render());
+    assert_clean(&clean);
+    let tamper = |edit: &dyn Fn(&mut Vec<Event>)| {
+        let mut events = clean.events.clone();
+        edit(&mut events);
+        ids(&check(&Transcript { events, ending: Ending::Closed }, &Policy::default()))
+    };
+    assert_eq!(tamper(&|events| drop(events.remove(1))), [RESPONSE_MISSING]);
+    assert_eq!(tamper(&|events| events.push(events[1].clone())), [DUPLICATE_RESPONSE]);
+    let retype = |events: &mut Vec<Event>| {
+        if let Event::Received { line, .. } = &mut events[1] {
+            *line = String::from_utf8_lossy(line).replace("complete", "partial").into_bytes();
+        }
+    };
+    assert_eq!(tamper(&retype), [MODERN_RESULT_TYPE]);
+}

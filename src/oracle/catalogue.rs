@@ -299,7 +299,10 @@ pub fn rule(id: &str) -> Option<&'static Rule> {
 
 /// An id that names no rule of the catalogue.
 #[derive(Clone, Debug, PartialEq, Eq)]
-pub struct UnknownRule(pub String);
+pub struct UnknownRule(
+    /// The id that was asked for.
+    pub String,
+);
 
 impl fmt::Display for UnknownRule {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {

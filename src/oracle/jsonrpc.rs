@@ -140,7 +140,7 @@ fn error_object(error: &Value) -> Result<ErrorObject, Vec<String>> {
 }
 
 /// A JSON value's type, with an article, for details.
-pub(super) fn json_type(value: &Value) -> &'static str {
+fn json_type(value: &Value) -> &'static str {
     match value {
         Value::Null => "null",
         Value::Bool(_) => "a boolean",

@@ -21,7 +21,9 @@
 //! JSON array of strings, or the built-in server when neither is given).
 
 use crate::protocol::Era;
+use crate::target::ServerSpec;
 use crate::target::mutants::Mutant;
+use crate::target::stdio::ServerCommand;
 use crate::transcript::Input;
 use anyhow::{Context, Result, bail};
 use std::fmt::Write as _;
@@ -161,6 +163,18 @@ impl Case {
         std::fs::write(&temporary, self.render()).with_context(|| format!("cannot write {}", temporary.display()))?;
         std::fs::rename(&temporary, &path).with_context(|| format!("cannot write {}", path.display()))?;
         Ok(path)
+    }
+
+    /// The server the case was found on: its mutant, its command, or the built-in server.
+    pub fn server(&self) -> ServerSpec {
+        match (&self.mutant, &self.command) {
+            (Some(mutant), _) => ServerSpec::Mutant(*mutant),
+            (None, Some(argv)) => match ServerCommand::from_argv(argv) {
+                Ok(command) => ServerSpec::Command(command),
+                Err(_) => ServerSpec::BuiltIn,
+            },
+            (None, None) => ServerSpec::BuiltIn,
+        }
     }
 
     /// Reads a case file.

@@ -7,9 +7,11 @@
 //! (servers under test: the built-in reference server in-process, or any server as a child process over stdio),
 //! and [`seeds`] (the protocol lesson's transcripts every conforming server reproduces).
 
+pub mod campaign;
 pub mod case;
 pub mod oracle;
 pub mod protocol;
+pub mod report;
 pub mod script;
 pub mod seeds;
 pub mod shrink;

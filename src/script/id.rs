@@ -17,7 +17,7 @@ pub enum IdKind {
     Zero,
     /// A negative integer: minus the ordinal.
     Negative,
-    /// An integer beyond 2^53, where a double loses digits.
+    /// An odd integer beyond 2^53 (2^53 + 1 + 2n), which a double cannot hold: it loses its last digit.
     BeyondDouble,
     /// A 40-digit integer, beyond any machine integer.
     BeyondU64,
@@ -144,7 +144,7 @@ impl Ids {
             IdKind::SmallInt => json!(n),
             IdKind::Zero => fresh(json!(0), &self.used, json!(n)),
             IdKind::Negative => json!(-i128::from(n)),
-            IdKind::BeyondDouble => json!((1u64 << 53) + 1 + n),
+            IdKind::BeyondDouble => json!((1u64 << 53) + 1 + 2 * n),
             IdKind::BeyondU64 => literal(&format!("1844674407370955161{n:021}")),
             IdKind::AsciiString => json!(format!("req-{n}")),
             IdKind::EmptyString => fresh(json!(""), &self.used, json!(format!("req-{n}"))),
@@ -207,7 +207,7 @@ mod tests {
                 "1",
                 "0",
                 "-3",
-                "9007199254740997",
+                "9007199254741001",
                 "1844674407370955161000000000000000000005",
                 "\"req-6\"",
                 "\"\"",

@@ -90,6 +90,54 @@ pub fn run_in_process<S: InProcessServer>(server: &S, inputs: &[Input]) -> Trans
     Transcript { events, ending: Ending::Closed }
 }
 
+/// Which server a command runs against: the built-in one, the built-in one with a planted bug, or a child
+/// process.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum ServerSpec {
+    /// The reference server, in-process.
+    BuiltIn,
+    /// The reference server with one planted bug, in-process.
+    Mutant(mutants::Mutant),
+    /// A server started as a child process over stdio.
+    Command(stdio::ServerCommand),
+}
+
+impl ServerSpec {
+    /// A fresh target for this server (one per worker).
+    pub fn target(&self, timeouts: stdio::Timeouts) -> Box<dyn Target + Send> {
+        match self {
+            ServerSpec::BuiltIn => Box::new(InProcess(reference::Calc)),
+            ServerSpec::Mutant(mutant) => Box::new(InProcess(reference::Planted(*mutant))),
+            ServerSpec::Command(command) => Box::new(stdio::StdioTarget::new(command.clone(), timeouts)),
+        }
+    }
+
+    /// The planted bug, if any.
+    pub fn mutant(&self) -> Option<mutants::Mutant> {
+        match self {
+            ServerSpec::Mutant(mutant) => Some(*mutant),
+            _ => None,
+        }
+    }
+
+    /// The child-process command, if any.
+    pub fn command(&self) -> Option<&stdio::ServerCommand> {
+        match self {
+            ServerSpec::Command(command) => Some(command),
+            _ => None,
+        }
+    }
+
+    /// A short description for reports: `built-in server`, `built-in server with mutant NAME`, or the command.
+    pub fn describe(&self) -> String {
+        match self {
+            ServerSpec::BuiltIn => "built-in server".into(),
+            ServerSpec::Mutant(mutant) => format!("built-in server with mutant {mutant}"),
+            ServerSpec::Command(command) => format!("`{}`", command.argv().join(" ")),
+        }
+    }
+}
+
 /// Serves one connection of `server` over a byte stream, one message per line, until end of input or until the
 /// server stops; returns the status it stopped with ([`Status::Running`] at end of input).
 pub fn serve<S: InProcessServer>(server: &S, mut input: impl BufRead, mut output: impl Write) -> io::Result<Status> {

@@ -12,9 +12,9 @@ use crate::protocol::codes::{
 use crate::protocol::envelope::{self, CLIENT_CAPABILITIES_KEY, PROTOCOL_VERSION_KEY, SERVER_INFO_KEY};
 use crate::protocol::era::{HANDSHAKE_VERSIONS, LATEST_HANDSHAKE_VERSION, MODERN_VERSIONS};
 use crate::protocol::methods::{
-    CACHEABLE, DISCOVER, INITIALIZE, INITIALIZED, PING, PROMPTS_LIST, RESOURCES_LIST, TOOLS_CALL, TOOLS_LIST,
+    CACHEABLE, DISCOVER, INITIALIZE, PING, PROMPTS_LIST, RESOURCES_LIST, TOOLS_CALL, TOOLS_LIST,
 };
-use crate::protocol::{Era, Frame, Notification, Problem, Request, RequestId};
+use crate::protocol::{Era, Frame, Problem, Request, RequestId};
 use serde_json::{Map, Value, json};
 
 /// The server's name, in `serverInfo`.
@@ -114,12 +114,13 @@ impl ServerConnection for CalcConnection {
                 let params = serde_json::from_slice::<Value>(line).ok().and_then(|v| v.get("params").cloned());
                 self.answer(&Request { id, method, params }, &mut messages, out);
             }
+            // A broken response from the client is not answered: a reply would carry an id of the client's own.
+            Frame::Invalid { method: None, .. } if looks_like_response(line) => {}
             Frame::Invalid { problem, id, .. } => {
                 let id = id.map_or(Value::Null, |id| id.to_value());
                 messages.push(error_message(id, RpcError::new(INVALID_REQUEST, format!("Invalid Request: {problem}"))));
             }
-            Frame::Notification(notification) => {
-                self.notify(&notification);
+            Frame::Notification(_) => {
                 if self.has(Mutant::NotificationReply) {
                     messages.push(json!({ "jsonrpc": "2.0", "id": null, "result": {} }));
                 }
@@ -152,12 +153,6 @@ impl CalcConnection {
             }
         }
         messages.push(response);
-    }
-
-    fn notify(&mut self, notification: &Notification) {
-        if self.era == Some(Era::Handshake) && notification.method == INITIALIZED {
-            self.initialized = true;
-        }
     }
 
     fn request(&mut self, request: &Request) -> Reply {
@@ -325,6 +320,13 @@ fn plant_output_bug(mutant: Mutant, message: &mut Value) {
         }
         _ => {}
     }
+}
+
+/// True for an object that carries `result` or `error` and no `method`: a response, however broken.
+fn looks_like_response(line: &[u8]) -> bool {
+    serde_json::from_slice::<Value>(line).ok().and_then(|v| v.as_object().cloned()).is_some_and(|object| {
+        !object.contains_key("method") && (object.contains_key("result") || object.contains_key("error"))
+    })
 }
 
 /// How deeply arrays and objects nest in a line, counted on the bytes (strings skipped), so it works on lines too
@@ -521,7 +523,17 @@ mod tests {
         let replies = talk(&[
             json!({"jsonrpc":"2.0","method":"notifications/whatever"}),
             json!({"jsonrpc":"2.0","id":4,"result":{}}),
+            json!({"jsonrpc":"2.0","id":5,"result":{},"error":{"code":1,"message":"m"}}),
+            json!({"id":6,"error":{"code":1.5}}),
         ]);
-        assert!(replies.iter().all(Vec::is_empty));
+        assert!(replies.iter().all(Vec::is_empty), "{replies:?}");
+        assert_eq!(talk(&[json!({"jsonrpc":"2.0","id":7})])[0][0]["error"]["code"], json!(INVALID_REQUEST));
+    }
+
+    #[test]
+    fn a_bare_initialized_notification_does_not_spend_the_handshake() {
+        let ping = json!({"jsonrpc":"2.0","id":1,"method":"ping"});
+        let replies = talk(&[ping, json!({"jsonrpc":"2.0","method":"notifications/initialized"}), initialize(2)]);
+        assert_eq!(replies[2][0]["result"]["protocolVersion"], json!("2024-11-05"));
     }
 }

@@ -1,0 +1,76 @@
+//! The report for people: each finding with its minimized transcript, the line at fault marked, the case file,
+//! and the command that reproduces it; then a one-paragraph summary.
+
+use super::reproduce_command;
+use crate::campaign::{Found, Summary};
+use crate::target::ServerSpec;
+use crate::transcript::{Ending, Event, show_bytes};
+use std::fmt::Write as _;
+
+/// One finding, ready to print.
+pub fn finding(found: &Found, seed: u64, server: &ServerSpec) -> String {
+    let f = &found.finding;
+    let mut out = format!(
+        "\n{} {} (conversation {})\n  {}\n",
+        f.level.name().to_uppercase(),
+        f.rule,
+        found.conversation,
+        f.detail
+    );
+    if let Some(rule) = crate::oracle::rule(f.rule) {
+        let _ = writeln!(out, "  rule: {} [{}]", rule.statement, rule.source);
+    }
+    out.push_str("  minimized transcript (>> sent, << received, -- sync):\n");
+    for (index, event) in found.transcript.events.iter().enumerate() {
+        let (mark, line) = match event {
+            Event::Sent(line) => (">>", line.as_slice()),
+            Event::Received { line, .. } => ("<<", line.as_slice()),
+            Event::Sync => ("--", &[][..]),
+        };
+        let flag = if f.event == Some(index) { "  <-- here" } else { "" };
+        let _ = writeln!(out, "    {mark} {}{flag}", show_bytes(line, 300));
+    }
+    match &found.transcript.ending {
+        Ending::Closed => {}
+        Ending::Exited { code, signal, stderr_tail } => {
+            let _ = writeln!(out, "    == server exited (code {code:?}, signal {signal:?})");
+            let tail = String::from_utf8_lossy(stderr_tail);
+            for line in tail.lines().rev().take(5).collect::<Vec<_>>().into_iter().rev() {
+                let _ = writeln!(out, "       stderr: {line}");
+            }
+        }
+        Ending::Hung { waited_ms } => {
+            let _ = writeln!(out, "    == server stopped answering (waited {waited_ms} ms)");
+        }
+    }
+    if let Some(path) = &found.case_file {
+        let _ = writeln!(out, "  case file: {}", path.display());
+    }
+    let _ = writeln!(out, "  reproduce: {}", reproduce_command(found, seed, server));
+    out
+}
+
+/// The closing summary.
+pub fn summary(summary: &Summary) -> String {
+    let seconds = summary.elapsed.as_secs_f64();
+    let rate = if seconds > 0.0 { summary.conversations as f64 / seconds } else { 0.0 };
+    let mut out = format!(
+        "\nran {} conversations in {seconds:.1}s ({rate:.0}/s), seed {}\n",
+        summary.conversations, summary.seed
+    );
+    if summary.found.is_empty() {
+        out.push_str("no findings\n");
+    } else {
+        let _ = writeln!(out, "{} rule(s) broken:", summary.found.len());
+        for found in &summary.found {
+            let count = summary.counts.get(found.finding.rule).copied().unwrap_or(0);
+            let _ = writeln!(
+                out,
+                "  {:<7} {:<30} in {count} conversation(s)",
+                found.finding.level.name(),
+                found.finding.rule
+            );
+        }
+    }
+    out
+}

@@ -1,0 +1,34 @@
+//! The JSON report: `seed`, `cases`, `elapsed_s`, `findings` (rule, level, case_file, step, detail, conversation,
+//! reproduce) and `counts` (conversations per broken rule).
+
+use super::reproduce_command;
+use crate::campaign::Summary;
+use crate::target::ServerSpec;
+use serde_json::{Value, json};
+
+/// The report as a JSON value.
+pub fn report(summary: &Summary, server: &ServerSpec) -> Value {
+    let findings: Vec<Value> = summary
+        .found
+        .iter()
+        .map(|found| {
+            json!({
+                "rule": found.finding.rule,
+                "level": found.finding.level.name(),
+                "case_file": found.case_file.as_ref().map(|p| p.display().to_string()),
+                "step": found.finding.event,
+                "detail": found.finding.detail,
+                "conversation": found.conversation,
+                "reproduce": reproduce_command(found, summary.seed, server),
+            })
+        })
+        .collect();
+    json!({
+        "seed": summary.seed,
+        "server": server.describe(),
+        "cases": summary.conversations,
+        "elapsed_s": summary.elapsed.as_secs_f64(),
+        "findings": findings,
+        "counts": summary.counts,
+    })
+}

@@ -1,0 +1,36 @@
+"""The seed transcripts' "calc" server, written with the Python MCP SDK (`mcp` 2.3.0) and served over stdio.
+
+The real-server interop target of mcp-wirefuzz: one tool add(a: int, b: int) -> int, server name "calc", empty
+version string. Set up the interpreter with `.ci/python-venv`, then
+
+    target/debug/mcp-wirefuzz check -- .venv/bin/python tests/servers/calc.py
+
+The SDK serves both protocol eras from this one definition (runner.py: serve_dual_era_loop): the first request of
+a connection picks the handshake era (`initialize`) or the 2026-07-28 era (a `_meta` envelope), and locks it.
+What it answers on the wire, including to malformed input, is recorded in tests/servers/README.md.
+"""
+
+# mcp 2.x renamed FastMCP to MCPServer (importing mcp.server.fastmcp raises, pointing at the migration guide).
+from mcp.server.mcpserver import MCPServer
+
+# `version` defaults to "" in 2.3.0; spelled out because the transcripts pin serverInfo {"name": "calc", "version": ""}.
+mcp = MCPServer("calc", version="")
+
+
+# The int annotations become the tool's inputSchema; the `-> int` return type makes the SDK wrap the value as
+# structuredContent {"result": <sum>} next to the text content "<sum>", as the transcripts show.
+#
+# `async def` on purpose. At stdin EOF the SDK cancels every request still in flight, and one cancelled while its
+# answer is being written gets no reply at all (not even -32000: jsonrpc_dispatcher.py `_handle_request` prefers
+# zero answers to two). A plain `def` tool runs in a worker thread (anyio.to_thread), so its answer is usually still
+# on the way when EOF arrives from a client that writes everything and then closes stdin, as `mcp-wirefuzz check`
+# does: with `def add`, 3 of the 6 seed cases lost their tools/call replies. An async tool answers within a few
+# event-loop turns, before the reader thread reports EOF. See README.md beside this file.
+@mcp.tool()
+async def add(a: int, b: int) -> int:
+    """Add two integers."""
+    return a + b
+
+
+if __name__ == "__main__":
+    mcp.run()  # stdio is the default transport; returns at stdin EOF

@@ -7,10 +7,8 @@
 
 use crate::case::Case;
 use crate::oracle::{Finding, Level, Policy, check};
-use crate::protocol::envelope::opening_era;
-use crate::protocol::{Era, Frame};
 use crate::script::Script;
-use crate::shrink::shrink;
+use crate::shrink::{Minimized, minimize_finding};
 use crate::target::{ServerSpec, Target};
 use crate::transcript::{Input, Transcript};
 use anyhow::Result;
@@ -231,58 +229,23 @@ impl Worker<'_> {
     }
 
     fn minimize(&mut self, index: u64, inputs: &[Input], rule: &'static str) -> Result<Found> {
-        let policy = &self.options.policy;
-        let target = &mut *self.target;
-        let shrunk = shrink(inputs.to_vec(), self.options.shrink_budget, |candidate| {
-            target.run(candidate).is_ok_and(|t| check(&t, policy).iter().any(|f| f.rule == rule))
-        });
-        let transcript = target.run(&shrunk)?;
-        let findings = check(&transcript, policy);
-        let finding = match findings.into_iter().find(|f| f.rule == rule) {
-            Some(finding) => finding,
-            // A flaky server: the minimized case stopped reproducing, so keep the original conversation.
-            None => return self.keep_unshrunk(index, inputs, rule),
+        let options = self.options;
+        let minimized = minimize_finding(&mut *self.target, inputs, rule, &options.policy, options.shrink_budget)?;
+        let Minimized { inputs, transcript, finding } = match minimized {
+            Some(minimized) => minimized,
+            None => {
+                // Seen once, gone on the next run: a flaky server. Keep what was seen.
+                let transcript = self.target.run(inputs)?;
+                let level = crate::oracle::rule(rule).map_or(Level::Error, |r| r.level);
+                let detail = "broken once, not reproduced on a second run (a flaky server?)".to_string();
+                Minimized { inputs: inputs.to_vec(), transcript, finding: Finding { rule, level, event: None, detail } }
+            }
         };
-        self.found(index, shrunk, transcript, finding)
-    }
-
-    fn keep_unshrunk(&mut self, index: u64, inputs: &[Input], rule: &'static str) -> Result<Found> {
-        let transcript = self.target.run(inputs)?;
-        let finding =
-            check(&transcript, &self.options.policy).into_iter().find(|f| f.rule == rule).unwrap_or(Finding {
-                rule,
-                level: crate::oracle::rule(rule).map_or(Level::Error, |r| r.level),
-                event: None,
-                detail: "seen once, not reproduced on a second run (a flaky server?)".into(),
-            });
-        self.found(index, inputs.to_vec(), transcript, finding)
-    }
-
-    fn found(&self, index: u64, inputs: Vec<Input>, transcript: Transcript, finding: Finding) -> Result<Found> {
-        let case = Case {
-            title: Some(format!("{}: {}", finding.rule, finding.detail)),
-            era: connection_era(&inputs),
-            mutant: self.server.mutant(),
-            command: self.server.command().map(|c| c.argv()),
-            expect: vec![finding.rule.to_string()],
-            inputs,
-            received: transcript.received().map(<[u8]>::to_vec).collect(),
-        };
-        let case_file = match &self.options.out {
+        let case = Case::for_finding(&inputs, &transcript, &finding, self.server);
+        let case_file = match &options.out {
             Some(dir) => Some(case.save(dir, &format!("{}-{index}", finding.rule.to_lowercase()))?),
             None => None,
         };
         Ok(Found { finding, conversation: index, case, transcript, case_file })
     }
-}
-
-/// The era the first request of a conversation opens (`None` when it sends no request).
-pub fn connection_era(inputs: &[Input]) -> Option<Era> {
-    inputs.iter().find_map(|input| match input {
-        Input::Line(line) => match Frame::parse(line) {
-            Frame::Request(request) => Some(opening_era(&request.method, request.params.as_ref())),
-            _ => None,
-        },
-        Input::Sync => None,
-    })
 }

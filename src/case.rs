@@ -20,11 +20,13 @@
 //! `clean` or a comma-separated list of rule ids that must fire on the case's server (`mutant:`, `command:` as a
 //! JSON array of strings, or the built-in server when neither is given).
 
-use crate::protocol::Era;
+use crate::oracle::Finding;
+use crate::protocol::envelope::opening_era;
+use crate::protocol::{Era, Frame};
 use crate::target::ServerSpec;
 use crate::target::mutants::Mutant;
 use crate::target::stdio::ServerCommand;
-use crate::transcript::Input;
+use crate::transcript::{Input, Transcript};
 use anyhow::{Context, Result, bail};
 use std::fmt::Write as _;
 use std::path::{Path, PathBuf};
@@ -165,6 +167,19 @@ impl Case {
         Ok(path)
     }
 
+    /// The case of a finding: its inputs, what the server answered, the rule, the era and the server.
+    pub fn for_finding(inputs: &[Input], transcript: &Transcript, finding: &Finding, server: &ServerSpec) -> Case {
+        Case {
+            title: Some(format!("{}: {}", finding.rule, finding.detail)),
+            era: connection_era(inputs),
+            mutant: server.mutant(),
+            command: server.command().map(ServerCommand::argv),
+            expect: vec![finding.rule.to_string()],
+            inputs: inputs.to_vec(),
+            received: transcript.received().map(<[u8]>::to_vec).collect(),
+        }
+    }
+
     /// The server the case was found on: its mutant, its command, or the built-in server.
     pub fn server(&self) -> ServerSpec {
         match (&self.mutant, &self.command) {
@@ -182,6 +197,17 @@ impl Case {
         let text = std::fs::read_to_string(path).with_context(|| format!("cannot read {}", path.display()))?;
         Case::parse(&text).with_context(|| format!("{}", path.display()))
     }
+}
+
+/// The era the first request of a conversation opens (`None` when it sends no request).
+pub fn connection_era(inputs: &[Input]) -> Option<Era> {
+    inputs.iter().find_map(|input| match input {
+        Input::Line(line) => match Frame::parse(line) {
+            Frame::Request(request) => Some(opening_era(&request.method, request.params.as_ref())),
+            _ => None,
+        },
+        Input::Sync => None,
+    })
 }
 
 /// True for text that survives a round trip as a `>> ` line: no control characters, no leading or trailing white

@@ -9,6 +9,7 @@
 
 pub mod campaign;
 pub mod case;
+pub mod fuzz_targets;
 pub mod oracle;
 pub mod protocol;
 pub mod report;

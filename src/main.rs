@@ -5,15 +5,18 @@ use clap::{Parser, Subcommand};
 use indicatif::{ProgressBar, ProgressStyle};
 use mcp_wirefuzz::campaign::{self, Options, Progress};
 use mcp_wirefuzz::case::Case;
+use mcp_wirefuzz::fuzz_targets::{self, FuzzTarget};
 use mcp_wirefuzz::oracle::{Policy, check, render_catalogue};
 use mcp_wirefuzz::report;
 use mcp_wirefuzz::seeds;
+use mcp_wirefuzz::shrink;
 use mcp_wirefuzz::target::mutants::Mutant;
 use mcp_wirefuzz::target::reference::{Calc, Planted};
 use mcp_wirefuzz::target::stdio::{ServerCommand, Timeouts};
 use mcp_wirefuzz::target::{ServerSpec, Status, serve};
+use mcp_wirefuzz::transcript::Input;
 use std::io::{self, BufReader, IsTerminal};
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 use std::time::{Duration, Instant};
 
@@ -47,6 +50,47 @@ enum Commands {
         /// The server to start (no shell), after `--`.
         #[arg(last = true)]
         command: Vec<String>,
+    },
+    /// Turn a libFuzzer artifact (e.g. fuzz/artifacts/mutant/crash-...) into a minimized case file.
+    Import {
+        /// The artifact.
+        artifact: PathBuf,
+        /// The fuzz target that wrote it (default: the folder it sits in).
+        #[arg(long, value_name = "TARGET")]
+        target: Option<String>,
+        /// For `mutant` artifacts found with WIREFUZZ_MUTANT set: the planted bug it pinned.
+        #[arg(long, value_name = "NAME")]
+        mutant: Option<String>,
+        /// Where the case file goes.
+        #[arg(long, value_name = "DIR", default_value = "corpus/regressions")]
+        out: PathBuf,
+        /// The case file's name (default: the rule and the artifact's name).
+        #[arg(long)]
+        name: Option<String>,
+        /// How many server runs the minimization may take.
+        #[arg(long, default_value_t = 2_000)]
+        shrink_budget: usize,
+    },
+    /// Minimize a case file in place (or into --out) while the rule it expects still breaks on its server.
+    Shrink {
+        /// The case file.
+        file: PathBuf,
+        /// Write the minimized case here instead of over the file.
+        #[arg(long, value_name = "FILE")]
+        out: Option<PathBuf>,
+        /// How long a reply from a child server may take, in milliseconds.
+        #[arg(long, default_value_t = 2_000)]
+        timeout: u64,
+        /// How many server runs the minimization may take.
+        #[arg(long, default_value_t = 2_000)]
+        shrink_budget: usize,
+    },
+    /// Write the seed corpora of every cargo-fuzz target (corpus/TARGET/), made from the seed transcripts, the
+    /// planted bugs' triggers and generated conversations that cover every generator feature.
+    Corpus {
+        /// The corpus root.
+        #[arg(long, value_name = "DIR", default_value = "corpus")]
+        out: PathBuf,
     },
     /// Print the invariant catalogue: every rule with its id, level, eras, source and policy.
     Invariants,
@@ -116,6 +160,13 @@ fn main() -> ExitCode {
         Commands::Replay { file, mutant, built_in, timeout, command } => {
             run_replay(&file, mutant.as_deref(), built_in, &command, Duration::from_millis(timeout))
         }
+        Commands::Import { artifact, target, mutant, out, name, shrink_budget } => {
+            run_import(&artifact, target.as_deref(), mutant.as_deref(), &out, name.as_deref(), shrink_budget)
+        }
+        Commands::Shrink { file, out, timeout, shrink_budget } => {
+            run_shrink(&file, out.as_deref(), Duration::from_millis(timeout), shrink_budget)
+        }
+        Commands::Corpus { out } => run_corpus(&out),
         Commands::Invariants => {
             print!("{}", render_catalogue());
             Ok(ExitCode::SUCCESS)
@@ -288,15 +339,127 @@ fn run_replay(
     for finding in &findings {
         println!("{finding}");
     }
-    let fired: Vec<&str> = findings.iter().map(|f| f.rule).collect();
-    let expected = if case.expect.is_empty() { "clean".to_string() } else { case.expect.join(", ") };
-    let reproduced = if case.expect.is_empty() {
-        fired.is_empty()
-    } else {
-        case.expect.iter().all(|rule| fired.contains(&rule.as_str()))
-    };
-    println!("case expects: {expected}; {}", if reproduced { "as expected" } else { "NOT as expected" });
+    if server == case.server() {
+        let fired: Vec<&str> = findings.iter().map(|f| f.rule).collect();
+        let expected = if case.expect.is_empty() { "clean".to_string() } else { case.expect.join(", ") };
+        let reproduced = if case.expect.is_empty() {
+            fired.is_empty()
+        } else {
+            case.expect.iter().all(|rule| fired.contains(&rule.as_str()))
+        };
+        let verdict = if reproduced { "as expected" } else { "NOT as expected" };
+        println!("the case expects {expected} on {}: {verdict}", server.describe());
+    }
     Ok(if findings.is_empty() { ExitCode::SUCCESS } else { ExitCode::from(1) })
+}
+
+fn run_import(
+    artifact: &Path,
+    target: Option<&str>,
+    mutant: Option<&str>,
+    out: &Path,
+    name: Option<&str>,
+    budget: usize,
+) -> Result<ExitCode> {
+    let target_name = match target {
+        Some(name) => name.to_string(),
+        None => artifact
+            .parent()
+            .and_then(Path::file_name)
+            .map(|n| n.to_string_lossy().into_owned())
+            .context("cannot tell the fuzz target from the artifact's folder; give --target")?,
+    };
+    let Some(fuzz_target) = FuzzTarget::from_name(&target_name) else {
+        bail!("unknown fuzz target `{target_name}` (conversation, mutant, server_lines or oracle)");
+    };
+    let data = std::fs::read(artifact).with_context(|| format!("cannot read {}", artifact.display()))?;
+    let Some((mut server, inputs)) = fuzz_target.decode(&data) else {
+        bail!("an `oracle` artifact is a transcript, not a conversation: there is nothing to replay");
+    };
+    if let Some(pinned) = mutant {
+        server = server_spec(Some(pinned), &[])?;
+    }
+    import_inputs(artifact, &server, &inputs, out, name.map(str::to_string), budget)
+}
+
+fn import_inputs(
+    artifact: &Path,
+    server: &ServerSpec,
+    inputs: &[Input],
+    out: &Path,
+    name: Option<String>,
+    budget: usize,
+) -> Result<ExitCode> {
+    let mut target = server.target(Timeouts::default());
+    let transcript = target.run(inputs)?;
+    let findings = check(&transcript, &Policy::default());
+    let rule = match server.mutant() {
+        Some(mutant) if findings.iter().any(|f| f.rule == mutant.expected_rule()) => mutant.expected_rule(),
+        _ => match findings.first() {
+            Some(finding) => finding.rule,
+            None => {
+                println!("{} breaks no rule on {}: nothing to import", artifact.display(), server.describe());
+                return Ok(ExitCode::SUCCESS);
+            }
+        },
+    };
+    let minimized = shrink::minimize_finding(target.as_mut(), inputs, rule, &Policy::default(), budget)?
+        .context("the finding did not reproduce")?;
+    let case = Case::for_finding(&minimized.inputs, &minimized.transcript, &minimized.finding, server);
+    let stem = artifact.file_name().map(|n| n.to_string_lossy().into_owned()).unwrap_or_default();
+    let name = name.unwrap_or_else(|| format!("{}-{}", rule.to_lowercase(), stem.chars().take(20).collect::<String>()));
+    let path = case.save(out, &name)?;
+    let frames = case.inputs.iter().filter(|i| matches!(i, Input::Line(_))).count();
+    println!("{rule} on {}: {} frames, minimized to {frames}", server.describe(), inputs.len());
+    println!(
+        "wrote {}
+replay: mcp-wirefuzz replay {}",
+        path.display(),
+        path.display()
+    );
+    Ok(ExitCode::from(1))
+}
+
+fn run_shrink(file: &Path, out: Option<&Path>, timeout: Duration, budget: usize) -> Result<ExitCode> {
+    let case = Case::load(file)?;
+    let server = case.server();
+    let mut target = server.target(Timeouts { reply: timeout, ..Timeouts::default() });
+    let rule = match case.expect.first() {
+        Some(rule) => rule.clone(),
+        None => match check(&target.run(&case.inputs)?, &Policy::default()).first() {
+            Some(finding) => finding.rule.to_string(),
+            None => bail!("{} breaks no rule on {}: nothing to shrink for", file.display(), server.describe()),
+        },
+    };
+    let Some(minimized) = shrink::minimize_finding(target.as_mut(), &case.inputs, &rule, &Policy::default(), budget)?
+    else {
+        bail!("{rule} does not break on {} with {}", server.describe(), file.display());
+    };
+    let shrunk = Case {
+        inputs: minimized.inputs,
+        received: minimized.transcript.received().map(<[u8]>::to_vec).collect(),
+        ..case.clone()
+    };
+    let destination = out.unwrap_or(file);
+    let dir = destination.parent().filter(|p| !p.as_os_str().is_empty()).unwrap_or(Path::new("."));
+    let stem = destination.file_stem().map(|s| s.to_string_lossy().into_owned()).unwrap_or_else(|| "case".into());
+    let path = shrunk.save(dir, &stem)?;
+    println!("{rule}: {} inputs, minimized to {}; wrote {}", case.inputs.len(), shrunk.inputs.len(), path.display());
+    Ok(ExitCode::SUCCESS)
+}
+
+fn run_corpus(root: &Path) -> Result<ExitCode> {
+    let files = fuzz_targets::seed_corpus();
+    for target in FuzzTarget::ALL {
+        let dir = root.join(target.name());
+        std::fs::create_dir_all(&dir).with_context(|| format!("cannot create {}", dir.display()))?;
+        for file in files.iter().filter(|f| f.target == target) {
+            std::fs::write(dir.join(&file.name), &file.bytes)
+                .with_context(|| format!("cannot write {}", dir.join(&file.name).display()))?;
+        }
+        println!("{}: {} files", dir.display(), files.iter().filter(|f| f.target == target).count());
+    }
+    Ok(ExitCode::SUCCESS)
 }
 
 fn run_check(command: &[String], timeout: Duration) -> Result<ExitCode> {

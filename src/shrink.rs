@@ -2,7 +2,10 @@
 //! for as long as the failure still reproduces. Byte-level minimization (`cargo fuzz tmin`) cannot do this for
 //! structured inputs: it breaks the JSON long before it finds the smaller message.
 
-use crate::transcript::Input;
+use crate::oracle::{Finding, Policy, check};
+use crate::target::Target;
+use crate::transcript::{Input, Transcript};
+use anyhow::Result;
 use serde_json::{Map, Value};
 
 /// The most JSON variants tried for one line in one pass.
@@ -19,6 +22,44 @@ pub fn shrink(inputs: Vec<Input>, budget: usize, mut still_fails: impl FnMut(&[I
         if shrinker.best == before || shrinker.calls_left == 0 {
             return shrinker.best;
         }
+    }
+}
+
+/// A finding reproduced on inputs as small as the shrinker could make them.
+#[derive(Clone, Debug)]
+pub struct Minimized {
+    /// The minimized inputs.
+    pub inputs: Vec<Input>,
+    /// Their transcript on the target.
+    pub transcript: Transcript,
+    /// The first finding of the rule in that transcript.
+    pub finding: Finding,
+}
+
+/// Minimizes `inputs` while `rule` still breaks on `target`, with at most `budget` runs. `None` when the rule does
+/// not break on `inputs` at all; when the minimized inputs stop reproducing (a flaky server), the original inputs
+/// are kept. An error means the target could not run.
+pub fn minimize_finding(
+    target: &mut dyn Target,
+    inputs: &[Input],
+    rule: &str,
+    policy: &Policy,
+    budget: usize,
+) -> Result<Option<Minimized>> {
+    let reproduce = |target: &mut dyn Target, inputs: &[Input]| -> Result<Option<Minimized>> {
+        let transcript = target.run(inputs)?;
+        let finding = check(&transcript, policy).into_iter().find(|f| f.rule == rule);
+        Ok(finding.map(|finding| Minimized { inputs: inputs.to_vec(), transcript, finding }))
+    };
+    if reproduce(target, inputs)?.is_none() {
+        return Ok(None);
+    }
+    let shrunk = shrink(inputs.to_vec(), budget, |candidate| {
+        target.run(candidate).is_ok_and(|t| check(&t, policy).iter().any(|f| f.rule == rule))
+    });
+    match reproduce(target, &shrunk)? {
+        Some(minimized) => Ok(Some(minimized)),
+        None => reproduce(target, inputs),
     }
 }
 

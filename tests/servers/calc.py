@@ -21,11 +21,10 @@ mcp = MCPServer("calc", version="")
 # structuredContent {"result": <sum>} next to the text content "<sum>", as the transcripts show.
 #
 # `async def` on purpose. At stdin EOF the SDK cancels every request still in flight, and one cancelled while its
-# answer is being written gets no reply at all (not even -32000: jsonrpc_dispatcher.py `_handle_request` prefers
-# zero answers to two). A plain `def` tool runs in a worker thread (anyio.to_thread), so its answer is usually still
-# on the way when EOF arrives from a client that writes everything and then closes stdin, as `mcp-wirefuzz check`
-# does: with `def add`, 3 of the 6 seed cases lost their tools/call replies. An async tool answers within a few
-# event-loop turns, before the reader thread reports EOF. See README.md beside this file.
+# answer is being written gets no reply at all (not even -32000). A plain `def` tool runs in a worker thread, so a
+# client that writes everything and closes stdin at once loses its tools/call replies (3 of the 6 seed cases did,
+# before mcp-wirefuzz learned to wait for every owed reply before closing stdin). An async tool answers within a
+# few event-loop turns, so this server behaves the same for clients that close early. See README.md beside this file.
 @mcp.tool()
 async def add(a: int, b: int) -> int:
     """Add two integers."""

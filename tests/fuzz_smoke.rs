@@ -1,0 +1,69 @@
+//! A short libFuzzer run of every cargo-fuzz target (`cargo +nightly fuzz run TARGET`), when nightly and cargo-fuzz
+//! are installed (skipped with a message otherwise): `conversation`, `server_lines` and `oracle` survive 2,000 runs
+//! from their seed corpus; `mutant`, pinned to one planted bug and started from an empty corpus, finds it.
+//!
+//! The runs work on copies of the corpora and write artifacts to a temporary folder, so the committed corpus stays
+//! as `mcp-wirefuzz corpus` made it.
+
+use mcp_wirefuzz::fuzz_targets::{FuzzTarget, MUTANT_VARIABLE};
+use std::path::{Path, PathBuf};
+use std::process::{Command, Output};
+
+fn root() -> PathBuf {
+    PathBuf::from(env!("CARGO_MANIFEST_DIR"))
+}
+
+fn cargo_fuzz_available() -> bool {
+    Command::new("cargo").args(["+nightly", "fuzz", "--version"]).output().is_ok_and(|o| o.status.success())
+}
+
+fn scratch(name: &str) -> PathBuf {
+    let dir = std::env::temp_dir().join(format!("wirefuzz-smoke-{}-{name}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&dir);
+    std::fs::create_dir_all(&dir).unwrap();
+    dir
+}
+
+fn copy_corpus(target: FuzzTarget, into: &Path) {
+    for entry in std::fs::read_dir(root().join("corpus").join(target.name())).unwrap() {
+        let path = entry.unwrap().path();
+        std::fs::copy(&path, into.join(path.file_name().unwrap())).unwrap();
+    }
+}
+
+fn fuzz(target: FuzzTarget, corpus: &Path, artifacts: &Path, runs: u32, mutant: Option<&str>) -> Output {
+    let mut command = Command::new("cargo");
+    command.current_dir(root()).args(["+nightly", "fuzz", "run", target.name()]).arg(corpus).args([
+        "--".to_string(),
+        format!("-runs={runs}"),
+        format!("-artifact_prefix={}/", artifacts.display()),
+    ]);
+    if let Some(mutant) = mutant {
+        command.env(MUTANT_VARIABLE, mutant);
+    }
+    command.output().unwrap()
+}
+
+#[test]
+fn every_fuzz_target_survives_or_finds_its_bug() {
+    if !cargo_fuzz_available() {
+        eprintln!(
+            "SKIPPED fuzz smoke: `cargo +nightly fuzz` is not available (rustup toolchain install nightly; cargo install cargo-fuzz)"
+        );
+        return;
+    }
+    for target in [FuzzTarget::Conversation, FuzzTarget::ServerLines, FuzzTarget::Oracle] {
+        let (corpus, artifacts) = (scratch(&format!("{target}-corpus")), scratch(&format!("{target}-artifacts")));
+        copy_corpus(target, &corpus);
+        let output = fuzz(target, &corpus, &artifacts, 2_000, None);
+        let stderr = String::from_utf8_lossy(&output.stderr);
+        assert!(output.status.success(), "{target} failed:\n{}", &stderr[stderr.len().saturating_sub(4000)..]);
+        assert!(stderr.contains("Done 2000 runs"), "{target}: {}", &stderr[stderr.len().saturating_sub(2000)..]);
+    }
+    let (corpus, artifacts) = (scratch("mutant-corpus"), scratch("mutant-artifacts"));
+    let output = fuzz(FuzzTarget::Mutant, &corpus, &artifacts, 200_000, Some("no-cache-hints"));
+    let stderr = String::from_utf8_lossy(&output.stderr);
+    assert!(!output.status.success(), "the mutant target did not find no-cache-hints in 200,000 runs");
+    assert!(stderr.contains("broke MCP-CACHE-HINTS"), "{}", &stderr[stderr.len().saturating_sub(4000)..]);
+    assert_eq!(std::fs::read_dir(&artifacts).unwrap().count(), 1, "one artifact expected");
+}

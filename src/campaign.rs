@@ -67,9 +67,9 @@ pub struct Summary {
 }
 
 impl Summary {
-    /// True when a finding at error level was made (the run fails).
-    pub fn failed(&self) -> bool {
-        self.found.iter().any(|f| f.finding.level == Level::Error)
+    /// The broken rules, in the order found.
+    pub fn broken(&self) -> Vec<&'static str> {
+        self.found.iter().map(|f| f.finding.rule).collect()
     }
 }
 

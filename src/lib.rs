@@ -7,6 +7,7 @@
 //! (servers under test: the built-in reference server in-process, or any server as a child process over stdio),
 //! and [`seeds`] (the protocol lesson's transcripts every conforming server reproduces).
 
+pub mod baseline;
 pub mod campaign;
 pub mod case;
 pub mod fuzz_targets;

@@ -3,6 +3,7 @@
 use anyhow::{Context, Result, anyhow, bail};
 use clap::{Parser, Subcommand};
 use indicatif::{ProgressBar, ProgressStyle};
+use mcp_wirefuzz::baseline::Baseline;
 use mcp_wirefuzz::campaign::{self, Options, Progress};
 use mcp_wirefuzz::case::Case;
 use mcp_wirefuzz::fuzz_targets::{self, FuzzTarget};
@@ -130,6 +131,9 @@ struct FuzzArgs {
     /// How long a reply from a child server may take, in milliseconds.
     #[arg(long, value_name = "MS", default_value_t = 2_000)]
     timeout: u64,
+    /// Extra time a child server gets until its first line (start-up), in milliseconds.
+    #[arg(long, value_name = "MS", default_value_t = 10_000)]
+    startup_timeout: u64,
     /// Plant one bug in the built-in server (`mcp-wirefuzz serve --mutant list` lists them).
     #[arg(long, value_name = "NAME")]
     mutant: Option<String>,
@@ -139,6 +143,16 @@ struct FuzzArgs {
     /// Also write the JSON report here.
     #[arg(long, value_name = "FILE")]
     json: Option<PathBuf>,
+    /// Also write a JUnit XML report here (one test case per checked rule).
+    #[arg(long, value_name = "FILE")]
+    junit: Option<PathBuf>,
+    /// Also write a SARIF 2.1.0 report here.
+    #[arg(long, value_name = "FILE")]
+    sarif: Option<PathBuf>,
+    /// Known findings, one rule id per line: they are reported but do not fail the run; entries that no longer
+    /// break are reported as stale.
+    #[arg(long, value_name = "FILE")]
+    baseline: Option<PathBuf>,
     /// Turn a rule off (a policy the server legitimately differs on); repeatable.
     #[arg(long, value_name = "RULE")]
     allow: Vec<String>,
@@ -235,6 +249,10 @@ fn policy(allow: &[String], deny: &[String]) -> Result<Policy> {
 
 fn run_fuzz(args: FuzzArgs) -> Result<ExitCode> {
     let server = server_spec(args.mutant.as_deref(), &args.command)?;
+    let baseline = match &args.baseline {
+        Some(path) => Baseline::load(path)?,
+        None => Baseline::default(),
+    };
     if args.jobs == 0 {
         bail!("--jobs must be at least 1");
     }
@@ -254,7 +272,11 @@ fn run_fuzz(args: FuzzArgs) -> Result<ExitCode> {
         out: Some(args.out.clone()),
         shrink_budget: args.shrink_budget,
     };
-    let timeouts = Timeouts { reply: Duration::from_millis(args.timeout), ..Timeouts::default() };
+    let timeouts = Timeouts {
+        reply: Duration::from_millis(args.timeout),
+        startup: Duration::from_millis(args.startup_timeout),
+        ..Timeouts::default()
+    };
     let targets = (0..args.jobs).map(|_| server.target(timeouts)).collect();
     eprintln!("mcp-wirefuzz fuzz: seed {seed}, {}, {} job(s)", server.describe(), args.jobs);
     let bar = progress_bar(options.cases);
@@ -263,12 +285,24 @@ fn run_fuzz(args: FuzzArgs) -> Result<ExitCode> {
         Progress::Found(found) => bar.println(&report::human::finding(found, seed, &server)),
     })?;
     bar.finish();
-    println!("{}", report::human::summary(&summary).trim_end());
+    println!("{}", report::human::summary(&summary, &baseline).trim_end());
     if let Some(path) = &args.json {
-        let text = serde_json::to_string_pretty(&report::json::report(&summary, &server))?;
-        std::fs::write(path, text + "\n").with_context(|| format!("cannot write {}", path.display()))?;
+        let text = serde_json::to_string_pretty(&report::json::report(&summary, &server, &baseline))?;
+        write_report(path, &(text + "\n"))?;
     }
-    Ok(if summary.found.is_empty() { ExitCode::SUCCESS } else { ExitCode::from(1) })
+    if let Some(path) = &args.junit {
+        write_report(path, &report::junit::report(&summary, &server, &options.policy, &baseline))?;
+    }
+    if let Some(path) = &args.sarif {
+        let text = serde_json::to_string_pretty(&report::sarif::report(&summary, &server, &options.policy, &baseline))?;
+        write_report(path, &(text + "\n"))?;
+    }
+    let failing = summary.found.iter().any(|f| !baseline.covers(f.finding.rule));
+    Ok(if failing { ExitCode::from(1) } else { ExitCode::SUCCESS })
+}
+
+fn write_report(path: &Path, text: &str) -> Result<()> {
+    std::fs::write(path, text).with_context(|| format!("cannot write {}", path.display()))
 }
 
 /// Progress for people: a bar on a terminal, a plain line every few seconds otherwise.

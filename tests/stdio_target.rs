@@ -15,7 +15,8 @@ fn serve(mutant: Option<Mutant>) -> StdioTarget {
     if let Some(mutant) = mutant {
         argv.extend(["--mutant".into(), mutant.name().into()]);
     }
-    let timeouts = Timeouts { reply: Duration::from_millis(1500), settle: Duration::from_millis(10) };
+    let timeouts =
+        Timeouts { reply: Duration::from_millis(1500), settle: Duration::from_millis(10), ..Timeouts::default() };
     StdioTarget::new(ServerCommand::from_argv(&argv).unwrap(), timeouts)
 }
 

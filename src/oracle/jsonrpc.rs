@@ -242,7 +242,14 @@ impl Connection<'_> {
                 self.by_id.entry(request.id.clone()).or_default().push(slot);
             }
             Frame::Notification(_) => self.notification = Some(index),
-            Frame::NotJson { .. } | Frame::Batch(_) | Frame::NotObject(_) => {
+            Frame::NotJson { .. } => {
+                let id = match &self.transcript.events[index] {
+                    Event::Sent(line) => lenient_id(line),
+                    _ => None,
+                };
+                self.malformed.push_back(Malformed { event: index, id, wants_reply: true })
+            }
+            Frame::Batch(_) | Frame::NotObject(_) => {
                 self.malformed.push_back(Malformed { event: index, id: None, wants_reply: true })
             }
             Frame::Invalid { problem, id, .. } => {
@@ -416,6 +423,16 @@ impl Connection<'_> {
             }
         }
     }
+}
+
+/// The id a lenient reader still finds in a line that is not strict JSON: invalid UTF-8 replaced by U+FFFD, a
+/// byte-order mark skipped, the first of several values on the line. Servers that read this way answer such lines
+/// under that id, and a result there means they executed malformed input.
+fn lenient_id(line: &[u8]) -> Option<RequestId> {
+    let text = String::from_utf8_lossy(line);
+    let mut values = serde_json::Deserializer::from_str(text.trim_start_matches('\u{feff}')).into_iter::<Value>();
+    let first = values.next()?.ok()?;
+    IdField::of(first.get("id")).valid().cloned()
 }
 
 /// True for an error with the code JSON-RPC gives malformed input.

@@ -227,6 +227,28 @@ fn malformed_served() {
 }
 
 #[test]
+fn malformed_lines_read_leniently_are_served_not_misechoed() {
+    let served = r#"{"jsonrpc":"2.0","id":9,"result":{}}"#;
+    let mut bad_utf8 = br#"{"jsonrpc":"2.0","id":9,"method":"ping","params":{"x":""#.to_vec();
+    bad_utf8.extend_from_slice(&[0xff, 0xfe]);
+    bad_utf8.extend_from_slice(br#""}}"#);
+    let transcript = |reply: &str| Transcript {
+        events: vec![
+            Event::Sent(bad_utf8.clone()),
+            Event::Received { line: reply.as_bytes().to_vec(), truncated: false },
+        ],
+        ending: Ending::Closed,
+    };
+    assert_eq!(ids(&check(&transcript(served), &Policy::default())), [MALFORMED_SERVED]);
+    assert!(check(&transcript(&error("9", -32700)), &Policy::default()).is_empty());
+    let bom = "\u{feff}{\"jsonrpc\":\"2.0\",\"id\":9,\"method\":\"ping\"}";
+    only(&[S(bom), R(served)], &[MALFORMED_SERVED]);
+    let two = r#"{"jsonrpc":"2.0","id":9,"method":"ping"}{"jsonrpc":"2.0","id":8,"method":"ping"}"#;
+    only(&[S(two), R(served)], &[MALFORMED_SERVED]);
+    fires(&[S("{oops"), R(served)], ID_ECHO);
+}
+
+#[test]
 fn malformed_reply_is_a_policy() {
     let garbage = [S("{oops"), Sync];
     assert!(findings(&garbage).is_empty());

@@ -2,6 +2,7 @@
 //! and the command that reproduces it; then a one-paragraph summary.
 
 use super::reproduce_command;
+use crate::baseline::Baseline;
 use crate::campaign::{Found, Summary};
 use crate::target::ServerSpec;
 use crate::transcript::{Ending, Event, show_bytes};
@@ -50,8 +51,8 @@ pub fn finding(found: &Found, seed: u64, server: &ServerSpec) -> String {
     out
 }
 
-/// The closing summary.
-pub fn summary(summary: &Summary) -> String {
+/// The closing summary: counts, each broken rule (baselined ones marked), and stale baseline entries.
+pub fn summary(summary: &Summary, baseline: &Baseline) -> String {
     let seconds = summary.elapsed.as_secs_f64();
     let rate = if seconds > 0.0 { summary.conversations as f64 / seconds } else { 0.0 };
     let mut out = format!(
@@ -64,13 +65,13 @@ pub fn summary(summary: &Summary) -> String {
         let _ = writeln!(out, "{} rule(s) broken:", summary.found.len());
         for found in &summary.found {
             let count = summary.counts.get(found.finding.rule).copied().unwrap_or(0);
-            let _ = writeln!(
-                out,
-                "  {:<7} {:<30} in {count} conversation(s)",
-                found.finding.level.name(),
-                found.finding.rule
-            );
+            let known = if baseline.covers(found.finding.rule) { " (baselined)" } else { "" };
+            let (level, rule) = (found.finding.level.name(), found.finding.rule);
+            let _ = writeln!(out, "  {level:<7} {rule:<30} in {count} conversation(s){known}");
         }
+    }
+    for rule in baseline.stale(&summary.broken()) {
+        let _ = writeln!(out, "stale baseline entry: {rule} no longer breaks; remove it from the baseline");
     }
     out
 }

@@ -1,13 +1,15 @@
-//! The JSON report: `seed`, `cases`, `elapsed_s`, `findings` (rule, level, case_file, step, detail, conversation,
-//! reproduce) and `counts` (conversations per broken rule).
+//! The JSON report: `seed`, `server`, `cases`, `elapsed_s`, `findings` (rule, level, case_file, step, detail,
+//! conversation, reproduce, baselined), `counts` (conversations per broken rule) and `stale_baseline` (baselined
+//! rules that no longer break).
 
 use super::reproduce_command;
+use crate::baseline::Baseline;
 use crate::campaign::Summary;
 use crate::target::ServerSpec;
 use serde_json::{Value, json};
 
 /// The report as a JSON value.
-pub fn report(summary: &Summary, server: &ServerSpec) -> Value {
+pub fn report(summary: &Summary, server: &ServerSpec, baseline: &Baseline) -> Value {
     let findings: Vec<Value> = summary
         .found
         .iter()
@@ -20,6 +22,7 @@ pub fn report(summary: &Summary, server: &ServerSpec) -> Value {
                 "detail": found.finding.detail,
                 "conversation": found.conversation,
                 "reproduce": reproduce_command(found, summary.seed, server),
+                "baselined": baseline.covers(found.finding.rule),
             })
         })
         .collect();
@@ -30,5 +33,6 @@ pub fn report(summary: &Summary, server: &ServerSpec) -> Value {
         "elapsed_s": summary.elapsed.as_secs_f64(),
         "findings": findings,
         "counts": summary.counts,
+        "stale_baseline": baseline.stale(&summary.broken()),
     })
 }

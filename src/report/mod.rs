@@ -1,7 +1,9 @@
-//! Reports of a campaign: for people on a terminal, and as JSON for tools.
+//! Reports of a campaign: for people on a terminal, and as JSON, JUnit XML and SARIF for tools.
 
 pub mod human;
 pub mod json;
+pub mod junit;
+pub mod sarif;
 
 use crate::campaign::Found;
 use crate::target::ServerSpec;

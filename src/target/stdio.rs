@@ -67,11 +67,21 @@ pub struct Timeouts {
     pub reply: Duration,
     /// How long the output must stay quiet at a barrier before the harness goes on.
     pub settle: Duration,
+    /// Extra time a process gets until it has written its first line (start-up: an interpreter importing its SDK
+    /// takes over a second, more on a loaded machine).
+    pub startup: Duration,
 }
 
 impl Default for Timeouts {
     fn default() -> Timeouts {
-        Timeouts { reply: Duration::from_secs(2), settle: Duration::from_millis(20) }
+        Timeouts { reply: Duration::from_secs(2), settle: Duration::from_millis(20), startup: Duration::from_secs(10) }
+    }
+}
+
+impl Timeouts {
+    /// The reply timeout, with the start-up allowance while the server has written nothing yet.
+    fn reply_for(&self, heard: bool) -> Duration {
+        if heard { self.reply } else { self.reply + self.startup }
     }
 }
 
@@ -156,8 +166,14 @@ impl Process {
 
     /// Runs one conversation on this process and ends it.
     fn converse(mut self, inputs: &[Input], timeouts: Timeouts) -> Transcript {
-        let mut talk =
-            Conversation { process: &mut self, events: Vec::new(), open: HashMap::new(), unmatched: 0, stalled: false };
+        let mut talk = Conversation {
+            process: &mut self,
+            events: Vec::new(),
+            open: HashMap::new(),
+            unmatched: 0,
+            stalled: false,
+            heard: false,
+        };
         for input in inputs {
             match input {
                 Input::Line(line) => talk.send(line),
@@ -217,6 +233,8 @@ struct Conversation<'a> {
     unmatched: usize,
     /// Set once a reply failed to come in time; later barriers only settle.
     stalled: bool,
+    /// Set once the server has written a line (it has started).
+    heard: bool,
 }
 
 impl Conversation<'_> {
@@ -233,6 +251,7 @@ impl Conversation<'_> {
     }
 
     fn receive(&mut self, line: OutputLine) {
+        self.heard = true;
         match reply_to(&line.bytes) {
             Some(Some(id)) if self.open.contains_key(&id) => {
                 let count = self.open.entry(id.clone()).or_default();
@@ -262,7 +281,7 @@ impl Conversation<'_> {
     /// Requests still unanswered afterwards are not waited for again.
     fn barrier(&mut self, timeouts: Timeouts) -> Option<Ending> {
         let started = Instant::now();
-        let limit = if self.stalled { timeouts.settle } else { timeouts.reply };
+        let limit = if self.stalled { timeouts.settle } else { timeouts.reply_for(self.heard) };
         loop {
             let left = limit.saturating_sub(started.elapsed());
             let wait = if self.owes() { left } else { timeouts.settle.min(left) };
@@ -287,19 +306,18 @@ impl Conversation<'_> {
     /// Closes stdin, collects what the server writes until it closes stdout, and waits for it to exit.
     fn close(&mut self, timeouts: Timeouts) -> Ending {
         self.process.input = None;
-        let until = Instant::now() + timeouts.reply;
+        let budget = timeouts.reply_for(self.heard);
+        let until = Instant::now() + budget;
         loop {
             match self.process.output.recv_timeout(until.saturating_duration_since(Instant::now())) {
                 Ok(Stdout::Line(line)) => self.receive(line),
                 Ok(Stdout::End) | Err(RecvTimeoutError::Disconnected) => break,
-                Err(RecvTimeoutError::Timeout) => {
-                    return Ending::Hung { waited_ms: timeouts.reply.as_millis() as u64 };
-                }
+                Err(RecvTimeoutError::Timeout) => return Ending::Hung { waited_ms: budget.as_millis() as u64 },
             }
         }
         match self.process.wait_for_exit(until.saturating_duration_since(Instant::now())) {
             Some(_) => Ending::Closed,
-            None => Ending::Hung { waited_ms: timeouts.reply.as_millis() as u64 },
+            None => Ending::Hung { waited_ms: budget.as_millis() as u64 },
         }
     }
 
@@ -388,7 +406,11 @@ mod tests {
     }
 
     fn quick() -> Timeouts {
-        Timeouts { reply: Duration::from_millis(300), settle: Duration::from_millis(10) }
+        Timeouts {
+            reply: Duration::from_millis(300),
+            settle: Duration::from_millis(10),
+            startup: Duration::from_millis(200),
+        }
     }
 
     fn request(id: u32) -> Input {
@@ -420,7 +442,7 @@ mod tests {
     #[test]
     fn a_server_that_never_answers_has_hung() {
         let transcript = StdioTarget::new(sh("sleep 10"), quick()).run(&[request(1)]).unwrap();
-        assert_eq!(transcript.ending, Ending::Hung { waited_ms: 300 });
+        assert_eq!(transcript.ending, Ending::Hung { waited_ms: 500 });
     }
 
     #[test]

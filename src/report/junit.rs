@@ -1,0 +1,83 @@
+//! The JUnit XML report, for CI dashboards: one test case per rule that was checked; a broken rule is a failure
+//! (its detail, case file and reproduction command inside), a baselined one is skipped.
+
+use super::reproduce_command;
+use crate::baseline::Baseline;
+use crate::campaign::Summary;
+use crate::oracle::{Policy, RULES};
+use crate::target::ServerSpec;
+use std::fmt::Write as _;
+
+/// The report as an XML document.
+pub fn report(summary: &Summary, server: &ServerSpec, policy: &Policy, baseline: &Baseline) -> String {
+    let checked: Vec<_> = RULES.iter().filter(|r| policy.enabled(r.id)).collect();
+    let failures = summary.found.iter().filter(|f| !baseline.covers(f.finding.rule)).count();
+    let skipped = summary.found.iter().filter(|f| baseline.covers(f.finding.rule)).count();
+    let mut out = String::from("<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n");
+    let _ = writeln!(
+        out,
+        "<testsuite name=\"mcp-wirefuzz\" tests=\"{}\" failures=\"{failures}\" skipped=\"{skipped}\" errors=\"0\" time=\"{:.3}\">",
+        checked.len(),
+        summary.elapsed.as_secs_f64()
+    );
+    let _ = writeln!(
+        out,
+        "  <properties><property name=\"seed\" value=\"{}\"/><property name=\"server\" value=\"{}\"/><property name=\"conversations\" value=\"{}\"/></properties>",
+        summary.seed,
+        escape(&server.describe()),
+        summary.conversations
+    );
+    for rule in checked {
+        let _ = write!(out, "  <testcase classname=\"mcp-wirefuzz.{}\" name=\"{}\"", rule.level.name(), rule.id);
+        match summary.found.iter().find(|f| f.finding.rule == rule.id) {
+            None => out.push_str("/>\n"),
+            Some(found) => {
+                out.push_str(">\n");
+                let message = escape(&found.finding.detail);
+                if baseline.covers(rule.id) {
+                    let _ = writeln!(out, "    <skipped message=\"baselined: {message}\"/>");
+                } else {
+                    let _ = writeln!(out, "    <failure message=\"{message}\" type=\"{}\">", rule.level.name());
+                    let _ = writeln!(out, "{}", escape(rule.statement));
+                    if let Some(path) = &found.case_file {
+                        let _ = writeln!(out, "case file: {}", escape(&path.display().to_string()));
+                    }
+                    let _ = writeln!(out, "reproduce: {}", escape(&reproduce_command(found, summary.seed, server)));
+                    out.push_str("    </failure>\n");
+                }
+                let _ = writeln!(out, "    <system-out>{}</system-out>", escape(&found.transcript.render()));
+                out.push_str("  </testcase>\n");
+            }
+        }
+    }
+    out.push_str("</testsuite>\n");
+    out
+}
+
+/// Escapes text for XML content and attributes; characters XML 1.0 cannot hold become U+FFFD.
+pub fn escape(text: &str) -> String {
+    let mut out = String::with_capacity(text.len());
+    for c in text.chars() {
+        match c {
+            '&' => out.push_str("&amp;"),
+            '<' => out.push_str("&lt;"),
+            '>' => out.push_str("&gt;"),
+            '"' => out.push_str("&quot;"),
+            '\'' => out.push_str("&apos;"),
+            '\t' | '\n' | '\r' => out.push(c),
+            c if (c as u32) < 0x20 || c == '\u{fffe}' || c == '\u{ffff}' => out.push('\u{fffd}'),
+            c => out.push(c),
+        }
+    }
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn escapes_markup_and_control_characters() {
+        assert_eq!(escape("a<b & \"c\"\u{1}"), "a&lt;b &amp; &quot;c&quot;\u{fffd}");
+    }
+}

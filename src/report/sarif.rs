@@ -1,0 +1,64 @@
+//! The SARIF 2.1.0 report, for code-scanning tools: every checked rule as a reporting descriptor, every finding
+//! as a result located at its case file; baselined findings carry an external suppression.
+
+use super::reproduce_command;
+use crate::baseline::Baseline;
+use crate::campaign::Summary;
+use crate::oracle::{Level, Policy, RULES};
+use crate::target::ServerSpec;
+use serde_json::{Value, json};
+
+/// The report as a SARIF log.
+pub fn report(summary: &Summary, server: &ServerSpec, policy: &Policy, baseline: &Baseline) -> Value {
+    let rules: Vec<Value> = RULES
+        .iter()
+        .filter(|r| policy.enabled(r.id))
+        .map(|r| {
+            json!({
+                "id": r.id,
+                "shortDescription": { "text": r.statement },
+                "fullDescription": { "text": format!("{} Source: {}.", r.statement, r.source) },
+                "defaultConfiguration": { "level": level(r.level) },
+                "properties": { "eras": r.eras.iter().map(|e| e.name()).collect::<Vec<_>>(), "policy": r.policy },
+            })
+        })
+        .collect();
+    let results: Vec<Value> = summary
+        .found
+        .iter()
+        .map(|found| {
+            let uri = found.case_file.as_ref().map_or_else(|| "mcp-wirefuzz".into(), |p| p.display().to_string());
+            let mut result = json!({
+                "ruleId": found.finding.rule,
+                "level": level(found.finding.level),
+                "message": { "text": format!("{} Reproduce: {}", found.finding.detail, reproduce_command(found, summary.seed, server)) },
+                "locations": [{ "physicalLocation": { "artifactLocation": { "uri": uri } } }],
+                "properties": { "conversation": found.conversation, "event": found.finding.event },
+            });
+            if baseline.covers(found.finding.rule) {
+                result["suppressions"] = json!([{ "kind": "external", "justification": baseline.rules[found.finding.rule] }]);
+            }
+            result
+        })
+        .collect();
+    json!({
+        "$schema": "https://json.schemastore.org/sarif-2.1.0.json",
+        "version": "2.1.0",
+        "runs": [{
+            "tool": { "driver": {
+                "name": "mcp-wirefuzz",
+                "version": env!("CARGO_PKG_VERSION"),
+                "rules": rules,
+            }},
+            "invocations": [{ "executionSuccessful": true, "properties": { "seed": summary.seed, "server": server.describe(), "conversations": summary.conversations } }],
+            "results": results,
+        }],
+    })
+}
+
+fn level(level: Level) -> &'static str {
+    match level {
+        Level::Error => "error",
+        Level::Warning => "warning",
+    }
+}

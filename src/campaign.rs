@@ -49,6 +49,8 @@ pub struct Found {
     pub transcript: Transcript,
     /// Where the case file was written, if it was.
     pub case_file: Option<PathBuf>,
+    /// True when the rule broke once and not again in [`RERUNS`] reruns: reported, but it does not fail the run.
+    pub flaky: bool,
 }
 
 /// What a campaign did.
@@ -67,11 +69,19 @@ pub struct Summary {
 }
 
 impl Summary {
+    /// True when a finding fails the run: one that is neither baselined nor flaky.
+    pub fn fails(&self, baseline: &crate::baseline::Baseline) -> bool {
+        self.found.iter().any(|f| !f.flaky && !baseline.covers(f.finding.rule))
+    }
+
     /// The broken rules, in the order found.
     pub fn broken(&self) -> Vec<&'static str> {
         self.found.iter().map(|f| f.finding.rule).collect()
     }
 }
+
+/// How many times a finding is re-run before it is called flaky.
+pub const RERUNS: usize = 3;
 
 /// Progress, reported as the campaign goes.
 #[derive(Clone, Debug)]
@@ -206,12 +216,15 @@ impl Worker<'_> {
                 }
             };
             let findings = check(&transcript, &self.options.policy);
-            let mut broken: Vec<&'static str> = findings.iter().map(|f| f.rule).collect();
-            broken.dedup();
-            for rule in &broken {
-                let new = claimed.lock().map(|mut claimed| claimed.insert(*rule)).unwrap_or(false);
+            let mut broken: Vec<&'static str> = Vec::new();
+            for finding in &findings {
+                if broken.contains(&finding.rule) {
+                    continue;
+                }
+                broken.push(finding.rule);
+                let new = claimed.lock().map(|mut claimed| claimed.insert(finding.rule)).unwrap_or(false);
                 if new {
-                    match self.minimize(index, &inputs, rule) {
+                    match self.minimize(index, &inputs, &transcript, finding) {
                         Ok(found) => {
                             let _ = sender.send(Message::Found(Box::new(found)));
                         }
@@ -228,24 +241,91 @@ impl Worker<'_> {
         }
     }
 
-    fn minimize(&mut self, index: u64, inputs: &[Input], rule: &'static str) -> Result<Found> {
+    /// Minimizes a finding and saves its case. A finding that does not break again in [`RERUNS`] runs is kept as
+    /// it was seen, as a warning marked flaky: never lost, never passed off as certain.
+    fn minimize(&mut self, index: u64, inputs: &[Input], seen: &Transcript, first: &Finding) -> Result<Found> {
         let options = self.options;
-        let minimized = minimize_finding(&mut *self.target, inputs, rule, &options.policy, options.shrink_budget)?;
-        let Minimized { inputs, transcript, finding } = match minimized {
-            Some(minimized) => minimized,
-            None => {
-                // Seen once, gone on the next run: a flaky server. Keep what was seen.
-                let transcript = self.target.run(inputs)?;
-                let level = crate::oracle::rule(rule).map_or(Level::Error, |r| r.level);
-                let detail = "broken once, not reproduced on a second run (a flaky server?)".to_string();
-                Minimized { inputs: inputs.to_vec(), transcript, finding: Finding { rule, level, event: None, detail } }
+        let mut minimized = None;
+        for _ in 0..RERUNS {
+            let policy = &options.policy;
+            minimized = minimize_finding(&mut *self.target, inputs, first.rule, policy, options.shrink_budget)?;
+            if minimized.is_some() {
+                break;
             }
-        };
+        }
+        let flaky = minimized.is_none();
+        let Minimized { inputs, transcript, finding } = minimized.unwrap_or_else(|| {
+            let detail = format!("flaky: broke once, then not in {RERUNS} reruns: {}", first.detail);
+            let finding = Finding { level: Level::Warning, detail, ..first.clone() };
+            Minimized { inputs: inputs.to_vec(), transcript: seen.clone(), finding }
+        });
         let case = Case::for_finding(&inputs, &transcript, &finding, self.server);
         let case_file = match &options.out {
             Some(dir) => Some(case.save(dir, &format!("{}-{index}", finding.rule.to_lowercase()))?),
             None => None,
         };
-        Ok(Found { finding, conversation: index, case, transcript, case_file })
+        Ok(Found { finding, conversation: index, case, transcript, case_file, flaky })
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::target::mutants::Mutant;
+    use crate::transcript::Ending;
+
+    fn options(cases: u64, out: Option<PathBuf>) -> Options {
+        Options { seed: 5, cases: Some(cases), time: None, policy: Policy::default(), out, shrink_budget: 500 }
+    }
+
+    fn campaign(server: &ServerSpec, jobs: usize, options: &Options) -> Summary {
+        let targets = (0..jobs).map(|_| server.target(Default::default())).collect();
+        run(targets, options, server, |_| {}).unwrap()
+    }
+
+    #[test]
+    fn the_same_seed_gives_the_same_conversations() {
+        assert_eq!(conversation(5, 17), conversation(5, 17));
+        assert_ne!(conversation(5, 17), conversation(6, 17));
+        let summary = campaign(&ServerSpec::BuiltIn, 2, &options(300, None));
+        assert_eq!(summary.conversations, 300);
+        assert!(summary.found.is_empty(), "{:?}", summary.found.first().map(|f| &f.finding));
+    }
+
+    #[test]
+    fn a_finding_is_minimized_and_written_as_found() {
+        let dir = std::env::temp_dir().join(format!("wirefuzz-campaign-{}", std::process::id()));
+        let server = ServerSpec::Mutant(Mutant::NoCacheHints);
+        let summary = campaign(&server, 1, &options(200, Some(dir.clone())));
+        assert_eq!(summary.broken(), ["MCP-CACHE-HINTS"]);
+        let found = &summary.found[0];
+        let written = Case::load(found.case_file.as_ref().unwrap()).unwrap();
+        assert_eq!(written, found.case);
+        assert_eq!(written.mutant, Some(Mutant::NoCacheHints));
+        assert!(written.inputs.len() <= 2, "{:?}", written.inputs);
+        assert!(summary.counts["MCP-CACHE-HINTS"] >= 1);
+        std::fs::remove_dir_all(&dir).unwrap();
+    }
+
+    /// Crashes on its first conversation only.
+    struct OnceBroken(bool);
+
+    impl Target for OnceBroken {
+        fn run(&mut self, inputs: &[Input]) -> Result<Transcript> {
+            let mut transcript = crate::target::run_in_process(&crate::target::reference::Calc, inputs);
+            if !std::mem::replace(&mut self.0, true) {
+                transcript.ending = Ending::Exited { code: Some(9), signal: None, stderr_tail: Vec::new() };
+            }
+            Ok(transcript)
+        }
+    }
+
+    #[test]
+    fn a_finding_that_does_not_come_back_is_kept_as_flaky() {
+        let summary = run(vec![Box::new(OnceBroken(false))], &options(1, None), &ServerSpec::BuiltIn, |_| {}).unwrap();
+        let finding = &summary.found[0].finding;
+        assert_eq!((finding.rule, finding.level), ("SERVER-CRASH", Level::Warning));
+        assert!(finding.detail.starts_with("flaky: broke once, then not in 3 reruns"), "{}", finding.detail);
+        assert!(summary.found[0].flaky && !summary.fails(&Default::default()));
     }
 }

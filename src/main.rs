@@ -297,8 +297,7 @@ fn run_fuzz(args: FuzzArgs) -> Result<ExitCode> {
         let text = serde_json::to_string_pretty(&report::sarif::report(&summary, &server, &options.policy, &baseline))?;
         write_report(path, &(text + "\n"))?;
     }
-    let failing = summary.found.iter().any(|f| !baseline.covers(f.finding.rule));
-    Ok(if failing { ExitCode::from(1) } else { ExitCode::SUCCESS })
+    Ok(if summary.fails(&baseline) { ExitCode::from(1) } else { ExitCode::SUCCESS })
 }
 
 fn write_report(path: &Path, text: &str) -> Result<()> {

@@ -26,8 +26,7 @@ proptest! {
 
     #[test]
     fn the_reference_server_breaks_no_rule(script in scripts()) {
-        let (rules, report) = broken_rules(&Calc, &script);
-        prop_assert!(rules.is_empty(), "{}", report);
+        mcp_wirefuzz::conforms(&Calc, &script).map_err(TestCaseError::fail)?;
     }
 }
 
@@ -51,6 +50,8 @@ fn every_planted_bug_is_caught_and_shrunk() {
                 assert!(frames <= 8, "{mutant}: shrunk to {frames} inputs, expected a small script\n{report}");
                 let (clean, report) = broken_rules(&Calc, &minimal);
                 assert!(clean.is_empty(), "{mutant}: the clean server breaks rules on the shrunk script\n{report}");
+                let refusal = mcp_wirefuzz::conforms(&Planted(mutant), &minimal).unwrap_err();
+                assert!(refusal.contains(expected), "{mutant}: conforms() does not name {expected}: {refusal}");
             }
             Err(other) => panic!("{mutant}: {other}"),
             Ok(()) => panic!("{mutant}: not caught in 2,000 scripts (expected {expected})"),

@@ -184,6 +184,9 @@ struct Connection<'t> {
     requests: Vec<Sent>,
     by_id: HashMap<RequestId, Vec<usize>>,
     malformed: VecDeque<Malformed>,
+    /// Malformed lines with a readable id that passed a sync point unanswered: a late reply under that id is still
+    /// theirs (a stdio server may answer after the harness moved on).
+    late: Vec<Malformed>,
     /// A notification sent since the last sync point or received line.
     notification: Option<usize>,
     /// For each event index, the received line that answers it when it is a request answered by an exact id.
@@ -199,6 +202,7 @@ pub(super) fn check(transcript: &Transcript, reads: &[Read], findings: &mut Find
         requests: Vec::new(),
         by_id: HashMap::new(),
         malformed: VecDeque::new(),
+        late: Vec::new(),
         notification: None,
         answers: vec![None; reads.len()],
     };
@@ -298,9 +302,10 @@ impl Connection<'_> {
     fn reply_with_id(&mut self, index: usize, id: &RequestId, outcome: Option<&Outcome>) {
         let explains_malformed = |m: &Malformed| m.id.as_ref() == Some(id);
         if is_malformed_code(outcome)
-            && let Some(position) = self.malformed.iter().position(explains_malformed)
+            && let Some(malformed) =
+                self.malformed.iter().position(explains_malformed).and_then(|p| self.malformed.remove(p))
         {
-            return self.explain(position, index, outcome);
+            return self.explain(malformed, index, outcome);
         }
         if let Some(slot) = self.open(id) {
             self.requests[slot].answered = true;
@@ -309,8 +314,14 @@ impl Connection<'_> {
             }
             return;
         }
-        if let Some(position) = self.malformed.iter().position(explains_malformed) {
-            return self.explain(position, index, outcome);
+        if let Some(malformed) =
+            self.malformed.iter().position(explains_malformed).and_then(|p| self.malformed.remove(p))
+        {
+            return self.explain(malformed, index, outcome);
+        }
+        if let Some(position) = self.late.iter().position(explains_malformed) {
+            let malformed = self.late.swap_remove(position);
+            return self.explain(malformed, index, outcome);
         }
         let line = shown(self.transcript, index);
         if let Some(&first) = self.by_id.get(id).and_then(|slots| slots.first()) {
@@ -371,9 +382,8 @@ impl Connection<'_> {
         }
     }
 
-    /// A reply explains the malformed line at `position`.
-    fn explain(&mut self, position: usize, index: usize, outcome: Option<&Outcome>) {
-        let Some(malformed) = self.malformed.remove(position) else { return };
+    /// A reply explains a malformed line.
+    fn explain(&mut self, malformed: Malformed, index: usize, outcome: Option<&Outcome>) {
         let line = shown(self.transcript, index);
         match outcome {
             Some(Outcome::Result(_)) => {
@@ -420,6 +430,9 @@ impl Connection<'_> {
                     malformed.event,
                     format!("no -32700/-32600 reply to malformed input: {line}"),
                 );
+            }
+            if malformed.id.is_some() {
+                self.late.push(Malformed { wants_reply: false, ..malformed });
             }
         }
     }

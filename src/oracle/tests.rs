@@ -246,6 +246,9 @@ fn malformed_lines_read_leniently_are_served_not_misechoed() {
     let two = r#"{"jsonrpc":"2.0","id":9,"method":"ping"}{"jsonrpc":"2.0","id":8,"method":"ping"}"#;
     only(&[S(two), R(served)], &[MALFORMED_SERVED]);
     fires(&[S("{oops"), R(served)], ID_ECHO);
+    let null_params = r#"{"jsonrpc":"2.0","id":9,"method":"ping","params":null}"#;
+    only(&[S(null_params), Sync, R(served)], &[MALFORMED_SERVED]);
+    only(&[S(null_params), Sync, R(&error("9", -32600))], &[]);
 }
 
 #[test]

@@ -65,7 +65,11 @@ pub fn summary(summary: &Summary, baseline: &Baseline) -> String {
         let _ = writeln!(out, "{} rule(s) broken:", summary.found.len());
         for found in &summary.found {
             let count = summary.counts.get(found.finding.rule).copied().unwrap_or(0);
-            let known = if baseline.covers(found.finding.rule) { " (baselined)" } else { "" };
+            let known = match (baseline.covers(found.finding.rule), found.flaky) {
+                (true, _) => " (baselined)",
+                (false, true) => " (flaky: does not fail the run)",
+                (false, false) => "",
+            };
             let (level, rule) = (found.finding.level.name(), found.finding.rule);
             let _ = writeln!(out, "  {level:<7} {rule:<30} in {count} conversation(s){known}");
         }

@@ -1,5 +1,5 @@
 //! The JSON report: `seed`, `server`, `cases`, `elapsed_s`, `findings` (rule, level, case_file, step, detail,
-//! conversation, reproduce, baselined), `counts` (conversations per broken rule) and `stale_baseline` (baselined
+//! conversation, reproduce, baselined, flaky), `counts` (conversations per broken rule) and `stale_baseline` (baselined
 //! rules that no longer break).
 
 use super::reproduce_command;
@@ -23,6 +23,7 @@ pub fn report(summary: &Summary, server: &ServerSpec, baseline: &Baseline) -> Va
                 "conversation": found.conversation,
                 "reproduce": reproduce_command(found, summary.seed, server),
                 "baselined": baseline.covers(found.finding.rule),
+                "flaky": found.flaky,
             })
         })
         .collect();

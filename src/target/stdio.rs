@@ -70,11 +70,18 @@ pub struct Timeouts {
     /// Extra time a process gets until it has written its first line (start-up: an interpreter importing its SDK
     /// takes over a second, more on a loaded machine).
     pub startup: Duration,
+    /// How long a server that has started may take to exit once its input is closed.
+    pub shutdown: Duration,
 }
 
 impl Default for Timeouts {
     fn default() -> Timeouts {
-        Timeouts { reply: Duration::from_secs(2), settle: Duration::from_millis(20), startup: Duration::from_secs(10) }
+        Timeouts {
+            reply: Duration::from_secs(2),
+            settle: Duration::from_millis(20),
+            startup: Duration::from_secs(10),
+            shutdown: Duration::from_secs(5),
+        }
     }
 }
 
@@ -306,7 +313,7 @@ impl Conversation<'_> {
     /// Closes stdin, collects what the server writes until it closes stdout, and waits for it to exit.
     fn close(&mut self, timeouts: Timeouts) -> Ending {
         self.process.input = None;
-        let budget = timeouts.reply_for(self.heard);
+        let budget = if self.heard { timeouts.shutdown.max(timeouts.reply) } else { timeouts.reply_for(false) };
         let until = Instant::now() + budget;
         loop {
             match self.process.output.recv_timeout(until.saturating_duration_since(Instant::now())) {
@@ -410,6 +417,7 @@ mod tests {
             reply: Duration::from_millis(300),
             settle: Duration::from_millis(10),
             startup: Duration::from_millis(200),
+            shutdown: Duration::from_millis(300),
         }
     }
 

@@ -1,0 +1,93 @@
+//! The real Python SDK server (`tests/servers/calc.py`, `mcp==2.3.0` in `.venv`, made by `.ci/python-venv`), driven
+//! over stdio: it passes the seed transcripts; each deviation it really has reproduces under its rule id and with
+//! nothing else (`corpus/regressions/python-*.case`); and a short fuzz run with the committed baseline is green.
+//! Skipped with a message when `.venv` has no `mcp`.
+
+use mcp_wirefuzz::case::Case;
+use mcp_wirefuzz::oracle::{Policy, check};
+use mcp_wirefuzz::seeds;
+use mcp_wirefuzz::target::stdio::{ServerCommand, Timeouts};
+use serde_json::Value;
+use std::path::PathBuf;
+use std::process::Command;
+
+const PYTHON: &str = ".venv/bin/python";
+const SERVER: &str = "tests/servers/calc.py";
+
+fn root() -> PathBuf {
+    PathBuf::from(env!("CARGO_MANIFEST_DIR"))
+}
+
+/// The Python server's command, or `None` (after saying why) when the venv is not there.
+fn python_server() -> Option<ServerCommand> {
+    let ready = Command::new(root().join(PYTHON)).args(["-c", "import mcp"]).output().is_ok_and(|o| o.status.success());
+    if !ready {
+        eprintln!("SKIPPED Python SDK interop: {PYTHON} cannot import mcp (run .ci/python-venv)");
+        return None;
+    }
+    Some(ServerCommand::from_argv(&[PYTHON.into(), SERVER.into()]).unwrap())
+}
+
+#[test]
+fn the_python_sdk_passes_the_seed_transcripts() {
+    let Some(server) = python_server() else { return };
+    for case in seeds::builtin() {
+        let mismatches = case.check_child(&server, Timeouts::default()).unwrap();
+        assert!(mismatches.is_empty(), "{}:\n{}", case.name, mismatches.join("\n"));
+    }
+}
+
+#[test]
+fn each_python_deviation_reproduces_under_its_rule_and_nothing_else() {
+    let Some(_) = python_server() else { return };
+    let dir = root().join("corpus/regressions");
+    let mut seen = 0;
+    for entry in std::fs::read_dir(&dir).unwrap() {
+        let path = entry.unwrap().path();
+        if !path.file_name().unwrap().to_string_lossy().starts_with("python-") {
+            continue;
+        }
+        let case = Case::load(&path).unwrap();
+        let transcript = case.server().target(Timeouts::default()).run(&case.inputs).unwrap();
+        let mut fired: Vec<&str> = check(&transcript, &Policy::default()).iter().map(|f| f.rule).collect();
+        fired.dedup();
+        assert_eq!(fired, case.expect, "{}\n{}", path.display(), transcript.render());
+        seen += 1;
+    }
+    assert_eq!(seen, 3, "three documented deviations");
+}
+
+#[test]
+fn a_short_fuzz_run_with_the_baseline_is_green() {
+    let Some(_) = python_server() else { return };
+    let scratch = std::env::temp_dir().join(format!("wirefuzz-python-{}", std::process::id()));
+    let report = scratch.join("report.json");
+    let output = Command::new(env!("CARGO_BIN_EXE_mcp-wirefuzz"))
+        .current_dir(root())
+        .args([
+            "fuzz",
+            "--seed",
+            "11",
+            "--cases",
+            "24",
+            "--jobs",
+            "2",
+            "--baseline",
+            "tests/servers/calc-python.baseline",
+        ])
+        .arg("--out")
+        .arg(scratch.join("findings"))
+        .arg("--json")
+        .arg(&report)
+        .args(["--", PYTHON, SERVER])
+        .output()
+        .unwrap();
+    let stdout = String::from_utf8_lossy(&output.stdout);
+    assert_eq!(output.status.code(), Some(0), "{stdout}\n{}", String::from_utf8_lossy(&output.stderr));
+    let report: Value = serde_json::from_str(&std::fs::read_to_string(&report).unwrap()).unwrap();
+    assert_eq!(report["cases"], 24);
+    for finding in report["findings"].as_array().unwrap() {
+        assert!(finding["baselined"] == true || finding["flaky"] == true, "not baselined: {finding}");
+    }
+    std::fs::remove_dir_all(&scratch).unwrap();
+}

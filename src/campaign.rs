@@ -5,10 +5,11 @@
 //! Conversation `i` of seed `s` is always the same script, whatever the number of jobs, so `--seed s` replays a
 //! run; the case files do not need the seed at all.
 
+use crate::baseline::Baseline;
 use crate::case::Case;
 use crate::oracle::{Finding, Level, Policy, check};
 use crate::script::Script;
-use crate::shrink::{Minimized, minimize_finding};
+use crate::shrink::{Budget, Minimized, minimize_finding};
 use crate::target::{ServerSpec, Target};
 use crate::transcript::{Input, Transcript};
 use anyhow::Result;
@@ -32,8 +33,10 @@ pub struct Options {
     pub policy: Policy,
     /// Where case files are written as findings come (`None`: not written).
     pub out: Option<PathBuf>,
-    /// How many target runs one finding's minimization may take.
-    pub shrink_budget: usize,
+    /// How much work one finding's minimization may do.
+    pub shrink: Budget,
+    /// Known findings: their rules are reported but not minimized (their first conversation is kept as it is).
+    pub baseline: Baseline,
 }
 
 /// One broken rule, minimized.
@@ -70,7 +73,7 @@ pub struct Summary {
 
 impl Summary {
     /// True when a finding fails the run: one that is neither baselined nor flaky.
-    pub fn fails(&self, baseline: &crate::baseline::Baseline) -> bool {
+    pub fn fails(&self, baseline: &Baseline) -> bool {
         self.found.iter().any(|f| !f.flaky && !baseline.covers(f.finding.rule))
     }
 
@@ -245,10 +248,10 @@ impl Worker<'_> {
     /// it was seen, as a warning marked flaky: never lost, never passed off as certain.
     fn minimize(&mut self, index: u64, inputs: &[Input], seen: &Transcript, first: &Finding) -> Result<Found> {
         let options = self.options;
+        let budget = if options.baseline.covers(first.rule) { Budget { runs: 0, time: None } } else { options.shrink };
         let mut minimized = None;
         for _ in 0..RERUNS {
-            let policy = &options.policy;
-            minimized = minimize_finding(&mut *self.target, inputs, first.rule, policy, options.shrink_budget)?;
+            minimized = minimize_finding(&mut *self.target, inputs, first.rule, &options.policy, budget)?;
             if minimized.is_some() {
                 break;
             }
@@ -275,7 +278,16 @@ mod tests {
     use crate::transcript::Ending;
 
     fn options(cases: u64, out: Option<PathBuf>) -> Options {
-        Options { seed: 5, cases: Some(cases), time: None, policy: Policy::default(), out, shrink_budget: 500 }
+        let shrink = Budget { runs: 500, time: None };
+        Options {
+            seed: 5,
+            cases: Some(cases),
+            time: None,
+            policy: Policy::default(),
+            out,
+            shrink,
+            baseline: Baseline::default(),
+        }
     }
 
     fn campaign(server: &ServerSpec, jobs: usize, options: &Options) -> Summary {
@@ -305,6 +317,17 @@ mod tests {
         assert!(written.inputs.len() <= 2, "{:?}", written.inputs);
         assert!(summary.counts["MCP-CACHE-HINTS"] >= 1);
         std::fs::remove_dir_all(&dir).unwrap();
+    }
+
+    #[test]
+    fn baselined_rules_are_reported_but_not_minimized() {
+        let server = ServerSpec::Mutant(Mutant::NoCacheHints);
+        let mut options = options(200, None);
+        options.baseline = Baseline::parse("MCP-CACHE-HINTS # known").unwrap();
+        let summary = campaign(&server, 1, &options);
+        let found = &summary.found[0];
+        assert_eq!(found.case.inputs, conversation(5, found.conversation));
+        assert!(!summary.fails(&options.baseline) && summary.fails(&Baseline::default()));
     }
 
     /// Crashes on its first conversation only.

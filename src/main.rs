@@ -101,12 +101,16 @@ enum Commands {
         #[arg(long, value_name = "NAME")]
         mutant: Option<String>,
     },
-    /// Replay the protocol lesson's seed transcripts against the built-in server, or against a calc-like server
-    /// started as `-- CMD ARGS...`; exit 1 if any reply differs.
+    /// A quick, deterministic conformance run against the built-in server or `-- CMD ARGS...`: one probe per
+    /// invariant (each planted bug's trigger, checked by the oracle), then the protocol lesson's seed transcripts
+    /// (exact replies of the calc server); exit 1 if anything fails.
     Check {
         /// How long a reply from a child server may take, in milliseconds.
         #[arg(long, default_value_t = 5_000)]
         timeout: u64,
+        /// Skip the seed transcripts, which expect the calc server (tool `add`, name `calc`).
+        #[arg(long)]
+        no_seeds: bool,
         /// The server to start (no shell), after `--`.
         #[arg(last = true)]
         command: Vec<String>,
@@ -162,6 +166,9 @@ struct FuzzArgs {
     /// How many server runs one finding's minimization may take.
     #[arg(long, default_value_t = 2_000)]
     shrink_budget: usize,
+    /// How many seconds one finding's minimization may take.
+    #[arg(long, value_name = "SECS", default_value_t = 60)]
+    shrink_time: u64,
     /// The server to start (no shell), after `--`.
     #[arg(last = true)]
     command: Vec<String>,
@@ -186,7 +193,9 @@ fn main() -> ExitCode {
             Ok(ExitCode::SUCCESS)
         }
         Commands::Serve { mutant } => run_serve(mutant.as_deref()),
-        Commands::Check { timeout, command } => run_check(&command, Duration::from_millis(timeout)),
+        Commands::Check { timeout, no_seeds, command } => {
+            run_check(&command, Duration::from_millis(timeout), !no_seeds)
+        }
     };
     match outcome {
         Ok(code) => code,
@@ -270,7 +279,8 @@ fn run_fuzz(args: FuzzArgs) -> Result<ExitCode> {
         time,
         policy: policy(&args.allow, &args.deny)?,
         out: Some(args.out.clone()),
-        shrink_budget: args.shrink_budget,
+        shrink: shrink::Budget { runs: args.shrink_budget, time: Some(Duration::from_secs(args.shrink_time)) },
+        baseline: baseline.clone(),
     };
     let timeouts = Timeouts {
         reply: Duration::from_millis(args.timeout),
@@ -436,6 +446,7 @@ fn import_inputs(
             }
         },
     };
+    let budget = shrink::Budget { runs: budget, ..Default::default() };
     let minimized = shrink::minimize_finding(target.as_mut(), inputs, rule, &Policy::default(), budget)?
         .context("the finding did not reproduce")?;
     let case = Case::for_finding(&minimized.inputs, &minimized.transcript, &minimized.finding, server);
@@ -464,6 +475,7 @@ fn run_shrink(file: &Path, out: Option<&Path>, timeout: Duration, budget: usize)
             None => bail!("{} breaks no rule on {}: nothing to shrink for", file.display(), server.describe()),
         },
     };
+    let budget = shrink::Budget { runs: budget, ..Default::default() };
     let Some(minimized) = shrink::minimize_finding(target.as_mut(), &case.inputs, &rule, &Policy::default(), budget)?
     else {
         bail!("{rule} does not break on {} with {}", server.describe(), file.display());
@@ -495,25 +507,44 @@ fn run_corpus(root: &Path) -> Result<ExitCode> {
     Ok(ExitCode::SUCCESS)
 }
 
-fn run_check(command: &[String], timeout: Duration) -> Result<ExitCode> {
-    let child = if command.is_empty() { None } else { Some(ServerCommand::from_argv(command)?) };
-    let mut failed = 0;
-    let cases = seeds::builtin();
-    for case in &cases {
-        let mismatches = match &child {
-            None => case.check_in_process(&Calc),
-            Some(child) => case.check_child(child, Timeouts { reply: timeout, ..Timeouts::default() })?,
-        };
-        if mismatches.is_empty() {
-            println!("ok    {}", case.name);
+fn run_check(command: &[String], timeout: Duration, seeds_too: bool) -> Result<ExitCode> {
+    let server = server_spec(None, command)?;
+    let timeouts = Timeouts { reply: timeout, ..Timeouts::default() };
+    let mut target = server.target(timeouts);
+    let (mut passed, mut failed) = (0, 0);
+    let mut verdict = |name: &str, problems: Vec<String>| {
+        if problems.is_empty() {
+            passed += 1;
+            println!("ok    {name}");
         } else {
             failed += 1;
-            println!("FAIL  {}", case.name);
-            for mismatch in mismatches {
-                println!("      {mismatch}");
+            println!("FAIL  {name}");
+            for problem in problems {
+                println!("      {problem}");
             }
         }
+    };
+    let mut probed = Vec::new();
+    for mutant in Mutant::ALL {
+        let inputs: Vec<Input> = mutant.trigger().into_iter().map(Input::Line).collect();
+        if probed.contains(&inputs) {
+            continue;
+        }
+        let transcript = target.run(&inputs)?;
+        let findings = check(&transcript, &Policy::default());
+        let name = format!("probe {} ({} frames, the trigger of {mutant})", mutant.expected_rule(), inputs.len());
+        verdict(&name, findings.iter().map(ToString::to_string).collect());
+        probed.push(inputs);
     }
-    println!("{} passed, {failed} failed", cases.len() - failed);
+    if seeds_too {
+        for case in seeds::builtin() {
+            let mismatches = match server.command() {
+                None => case.check_in_process(&Calc),
+                Some(child) => case.check_child(child, timeouts)?,
+            };
+            verdict(&format!("seed transcript {}", case.name), mismatches);
+        }
+    }
+    println!("{passed} passed, {failed} failed");
     Ok(if failed == 0 { ExitCode::SUCCESS } else { ExitCode::from(1) })
 }

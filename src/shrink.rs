@@ -7,6 +7,7 @@ use crate::target::Target;
 use crate::transcript::{Input, Transcript};
 use anyhow::Result;
 use serde_json::{Map, Value};
+use std::time::{Duration, Instant};
 
 /// The most JSON variants tried for one line in one pass.
 const MAX_VARIANTS_PER_LINE: usize = 400;
@@ -25,6 +26,22 @@ pub fn shrink(inputs: Vec<Input>, budget: usize, mut still_fails: impl FnMut(&[I
     }
 }
 
+/// How much work one minimization may do: at most `runs` target runs, and no run started after `time` has passed.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Budget {
+    /// The most target runs.
+    pub runs: usize,
+    /// The longest time, when bounded.
+    pub time: Option<Duration>,
+}
+
+impl Default for Budget {
+    /// 2,000 runs or 60 seconds, whichever comes first.
+    fn default() -> Budget {
+        Budget { runs: 2_000, time: Some(Duration::from_secs(60)) }
+    }
+}
+
 /// A finding reproduced on inputs as small as the shrinker could make them.
 #[derive(Clone, Debug)]
 pub struct Minimized {
@@ -36,16 +53,17 @@ pub struct Minimized {
     pub finding: Finding,
 }
 
-/// Minimizes `inputs` while `rule` still breaks on `target`, with at most `budget` runs. `None` when the rule does
-/// not break on `inputs` at all; when the minimized inputs stop reproducing (a flaky server), the original inputs
-/// are kept. An error means the target could not run.
+/// Minimizes `inputs` while `rule` still breaks on `target`, within `budget`. `None` when the rule does not break on
+/// `inputs` at all; when the minimized inputs stop reproducing (a flaky server), the original inputs are kept. An
+/// error means the target could not run.
 pub fn minimize_finding(
     target: &mut dyn Target,
     inputs: &[Input],
     rule: &str,
     policy: &Policy,
-    budget: usize,
+    budget: Budget,
 ) -> Result<Option<Minimized>> {
+    let until = budget.time.map(|time| Instant::now() + time);
     let reproduce = |target: &mut dyn Target, inputs: &[Input]| -> Result<Option<Minimized>> {
         let transcript = target.run(inputs)?;
         let finding = check(&transcript, policy).into_iter().find(|f| f.rule == rule);
@@ -54,8 +72,9 @@ pub fn minimize_finding(
     if reproduce(target, inputs)?.is_none() {
         return Ok(None);
     }
-    let shrunk = shrink(inputs.to_vec(), budget, |candidate| {
-        target.run(candidate).is_ok_and(|t| check(&t, policy).iter().any(|f| f.rule == rule))
+    let shrunk = shrink(inputs.to_vec(), budget.runs, |candidate| {
+        until.is_none_or(|until| Instant::now() < until)
+            && target.run(candidate).is_ok_and(|t| check(&t, policy).iter().any(|f| f.rule == rule))
     });
     match reproduce(target, &shrunk)? {
         Some(minimized) => Ok(Some(minimized)),
@@ -238,6 +257,28 @@ mod tests {
         let [Input::Line(l)] = &shrunk[..] else { panic!("one line expected") };
         assert!(l.len() <= 200, "{} bytes left", l.len());
         assert!(l.iter().filter(|&&b| b == b'[').count() > 100);
+    }
+
+    #[test]
+    fn a_finding_is_minimized_within_its_time() {
+        use crate::target::mutants::Mutant;
+        use crate::target::{InProcess, reference::Planted};
+        let mut inputs: Vec<Input> =
+            (2..12).map(|i| line(json!({ "jsonrpc": "2.0", "method": format!("n{i}") }))).collect();
+        inputs.extend(Mutant::NoCacheHints.trigger().into_iter().map(Input::Line));
+        let mut target = InProcess(Planted(Mutant::NoCacheHints));
+        let policy = Policy::default();
+        let minimize = |target: &mut InProcess<Planted>, time| {
+            let budget = Budget { runs: 1_000, time: Some(time) };
+            minimize_finding(target, &inputs, "MCP-CACHE-HINTS", &policy, budget).unwrap().unwrap().inputs.len()
+        };
+        assert_eq!(minimize(&mut target, Duration::from_secs(60)), 1);
+        assert_eq!(minimize(&mut target, Duration::ZERO), inputs.len());
+        assert!(
+            minimize_finding(&mut target, &inputs[..3], "MCP-CACHE-HINTS", &policy, Budget::default())
+                .unwrap()
+                .is_none()
+        );
     }
 
     #[test]

@@ -40,7 +40,7 @@ fn check_passes_against_the_built_in_server_and_a_child() {
     let exe = env!("CARGO_BIN_EXE_mcp-wirefuzz");
     let built_in = Command::new(exe).arg("check").output().unwrap();
     assert!(built_in.status.success());
-    assert!(String::from_utf8_lossy(&built_in.stdout).contains("6 passed, 0 failed"));
+    assert!(String::from_utf8_lossy(&built_in.stdout).contains("21 passed, 0 failed"));
     let child = Command::new(exe).args(["check", "--", exe, "serve"]).output().unwrap();
     assert!(child.status.success(), "{}", String::from_utf8_lossy(&child.stdout));
 }
@@ -50,5 +50,18 @@ fn check_fails_against_a_server_that_answers_nothing() {
     let output =
         Command::new(env!("CARGO_BIN_EXE_mcp-wirefuzz")).args(["check", "--", "cat", "/dev/null"]).output().unwrap();
     assert_eq!(output.status.code(), Some(1));
-    assert!(String::from_utf8_lossy(&output.stdout).contains("0 passed, 6 failed"));
+    assert!(String::from_utf8_lossy(&output.stdout).contains("FAIL  seed transcript modern-first-call"));
+}
+
+#[test]
+fn check_probes_catch_a_planted_bug_without_the_seed_transcripts() {
+    let exe = env!("CARGO_BIN_EXE_mcp-wirefuzz");
+    let output = Command::new(exe)
+        .args(["check", "--no-seeds", "--", exe, "serve", "--mutant", "crash-on-batch"])
+        .output()
+        .unwrap();
+    let stdout = String::from_utf8_lossy(&output.stdout);
+    assert_eq!(output.status.code(), Some(1), "{stdout}");
+    assert!(stdout.contains("FAIL  probe SERVER-CRASH") && stdout.contains("13 passed, 2 failed"), "{stdout}");
+    assert!(!stdout.contains("seed transcript"));
 }

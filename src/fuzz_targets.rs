@@ -6,6 +6,8 @@
 //! - `mutant`: the first byte picks a planted bug (or `WIREFUZZ_MUTANT=NAME` pins one), the rest is a script; fails
 //!   on any finding, which shows the fuzzer finds that bug.
 //! - `server_lines`: raw bytes split into lines → reference server; fails on any finding.
+//! - `mutant_bytes`: the first byte picks a planted bug (as for `mutant`), the rest is raw lines with no structure:
+//!   the byte-level baseline that benchmarks compare the structure-aware `mutant` target with.
 //! - `oracle`: bytes → an arbitrary transcript → the oracle, which must not panic.
 
 use crate::campaign::conversation_bytes;
@@ -32,14 +34,21 @@ pub enum FuzzTarget {
     Mutant,
     /// Raw lines against the reference server.
     ServerLines,
+    /// Raw lines against a planted bug.
+    MutantBytes,
     /// Arbitrary transcripts into the oracle.
     Oracle,
 }
 
 impl FuzzTarget {
     /// Every target.
-    pub const ALL: [FuzzTarget; 4] =
-        [FuzzTarget::Conversation, FuzzTarget::Mutant, FuzzTarget::ServerLines, FuzzTarget::Oracle];
+    pub const ALL: [FuzzTarget; 5] = [
+        FuzzTarget::Conversation,
+        FuzzTarget::Mutant,
+        FuzzTarget::ServerLines,
+        FuzzTarget::MutantBytes,
+        FuzzTarget::Oracle,
+    ];
 
     /// The target's name, as `cargo fuzz run` takes it.
     pub fn name(self) -> &'static str {
@@ -47,6 +56,7 @@ impl FuzzTarget {
             FuzzTarget::Conversation => "conversation",
             FuzzTarget::Mutant => "mutant",
             FuzzTarget::ServerLines => "server_lines",
+            FuzzTarget::MutantBytes => "mutant_bytes",
             FuzzTarget::Oracle => "oracle",
         }
     }
@@ -65,6 +75,10 @@ impl FuzzTarget {
                 Some((ServerSpec::Mutant(mutant), script.encode()))
             }
             FuzzTarget::ServerLines => Some((ServerSpec::BuiltIn, split_lines(data))),
+            FuzzTarget::MutantBytes => {
+                let (mutant, rest) = pick_mutant(data);
+                Some((ServerSpec::Mutant(mutant), split_lines(rest)))
+            }
             FuzzTarget::Oracle => None,
         }
     }
@@ -117,11 +131,17 @@ fn verdict<S: InProcessServer>(server: &S, inputs: &[Input]) -> Result<(), Failu
 /// The planted bug and script of a `mutant` input: the first byte picks the bug (modulo their number) unless
 /// [`MUTANT_VARIABLE`] names one; the rest is the script.
 pub fn decode_mutant(data: &[u8]) -> (Mutant, Script) {
+    let (mutant, rest) = pick_mutant(data);
+    (mutant, Script::from_bytes(rest))
+}
+
+/// The planted bug a `mutant` or `mutant_bytes` input selects with its first byte (or [`MUTANT_VARIABLE`]), and the
+/// rest of the input.
+pub fn pick_mutant(data: &[u8]) -> (Mutant, &[u8]) {
     static PINNED: OnceLock<Option<Mutant>> = OnceLock::new();
     let pinned = *PINNED.get_or_init(|| std::env::var(MUTANT_VARIABLE).ok().and_then(|n| Mutant::from_name(&n)));
     let (selector, rest) = data.split_first().map_or((0, &[][..]), |(first, rest)| (*first, rest));
-    let mutant = pinned.unwrap_or(Mutant::ALL[selector as usize % Mutant::ALL.len()]);
-    (mutant, Script::from_bytes(rest))
+    (pinned.unwrap_or(Mutant::ALL[selector as usize % Mutant::ALL.len()]), rest)
 }
 
 /// Raw bytes as lines to send: split at each newline.
@@ -204,6 +224,7 @@ pub fn seed_corpus() -> Vec<SeedFile> {
     for (index, mutant) in Mutant::ALL.into_iter().enumerate() {
         let trigger = mutant.trigger();
         add(FuzzTarget::ServerLines, format!("trigger-{mutant}"), trigger.join(&b'\n'));
+        add(FuzzTarget::MutantBytes, format!("trigger-{mutant}"), [vec![index as u8], trigger.join(&b'\n')].concat());
         let inputs: Vec<Input> = trigger.into_iter().map(Input::Line).collect();
         let transcript = run_in_process(&Planted(mutant), &inputs);
         add(FuzzTarget::Oracle, format!("trigger-{mutant}"), encode_transcript(&transcript));

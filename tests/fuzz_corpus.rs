@@ -1,8 +1,8 @@
 //! The committed seed corpora of the cargo-fuzz targets: up to date with `mcp-wirefuzz corpus`, and every file
 //! runs through its target's body as libFuzzer would run it (no nightly needed): clean for `conversation`,
-//! `server_lines` and `oracle`, and breaking the planted bug's rule for `mutant`.
+//! `server_lines` and `oracle`, and breaking the planted bug's rule for `mutant` and `mutant_bytes`.
 
-use mcp_wirefuzz::fuzz_targets::{FuzzTarget, decode_mutant, seed_corpus};
+use mcp_wirefuzz::fuzz_targets::{FuzzTarget, pick_mutant, seed_corpus};
 use std::collections::BTreeMap;
 use std::path::PathBuf;
 
@@ -36,8 +36,8 @@ fn every_corpus_file_runs_as_its_target_expects() {
     for target in FuzzTarget::ALL {
         for (name, bytes) in committed(target) {
             let outcome = target.run(&bytes);
-            if target == FuzzTarget::Mutant {
-                let expected = decode_mutant(&bytes).0.expected_rule();
+            if matches!(target, FuzzTarget::Mutant | FuzzTarget::MutantBytes) {
+                let expected = pick_mutant(&bytes).0.expected_rule();
                 let failure = outcome.expect_err(&format!("mutant/{name}: the planted bug was not caught"));
                 assert!(failure.rules.contains(&expected), "mutant/{name}: {failure}");
             } else {

@@ -1,0 +1,325 @@
+//! The harness's own benchmarks, side by side in one run; the README quotes their output.
+//!
+//! `cargo bench --bench wirefuzz [-- SECTION...]`, sections (default: all):
+//! - `inprocess`: conversations/s of the fuzz campaign against the built-in server, against the bare cost of the same
+//!   conversations fed to the server with no generation and no checking (the harness's overhead), with a breakdown;
+//! - `libfuzzer`: exec/s of the cargo-fuzz `conversation` target (needs `cargo +nightly fuzz`);
+//! - `python`: conversations/s against the Python SDK server (`.venv`): a warm spare per worker and 2 jobs, against
+//!   one fresh process per conversation;
+//! - `find`: time to first finding for every planted bug: the campaign engine, cargo-fuzz `mutant` (structure-aware)
+//!   and `mutant_bytes` (byte-level), median over seeds;
+//! - `memory`: peak memory over a 1,000,000-conversation in-process campaign, sampled as it goes.
+
+use mcp_wirefuzz::baseline::Baseline;
+use mcp_wirefuzz::campaign::{self, Options, Progress, conversation};
+use mcp_wirefuzz::oracle::{Policy, check};
+use mcp_wirefuzz::shrink::Budget;
+use mcp_wirefuzz::target::mutants::Mutant;
+use mcp_wirefuzz::target::reference::{Calc, Planted};
+use mcp_wirefuzz::target::stdio::{ServerCommand, StdioTarget, Timeouts};
+use mcp_wirefuzz::target::{InProcess, InProcessServer, ServerConnection, ServerSpec, Target, run_in_process};
+use mcp_wirefuzz::transcript::Input;
+use std::path::{Path, PathBuf};
+use std::process::Command;
+use std::time::{Duration, Instant};
+
+fn main() {
+    let wanted: Vec<String> = std::env::args().skip(1).filter(|a| !a.starts_with('-')).collect();
+    let run = |section: &str| wanted.is_empty() || wanted.iter().any(|w| w == section);
+    if run("inprocess") {
+        inprocess();
+    }
+    if run("libfuzzer") {
+        libfuzzer();
+    }
+    if run("python") {
+        python();
+    }
+    if run("find") {
+        find();
+    }
+    if run("memory") {
+        memory();
+    }
+}
+
+fn root() -> PathBuf {
+    PathBuf::from(env!("CARGO_MANIFEST_DIR"))
+}
+
+fn options(seed: u64, cases: Option<u64>, time: Option<Duration>) -> Options {
+    Options {
+        seed,
+        cases,
+        time,
+        policy: Policy::default(),
+        out: None,
+        shrink: Budget::default(),
+        baseline: Baseline::default(),
+    }
+}
+
+fn rate(count: u64, elapsed: Duration) -> f64 {
+    count as f64 / elapsed.as_secs_f64()
+}
+
+/// Feeds every line to a fresh connection and drops the replies: the server's own cost.
+fn bare<S: InProcessServer>(server: &S, conversations: &[Vec<Input>]) -> Duration {
+    let started = Instant::now();
+    let mut out = Vec::new();
+    for inputs in conversations {
+        let mut connection = server.connect();
+        for input in inputs {
+            if let Input::Line(line) = input {
+                connection.receive(line, &mut out);
+                out.clear();
+            }
+        }
+    }
+    started.elapsed()
+}
+
+fn inprocess() {
+    const N: u64 = 20_000;
+    println!("## in-process, built-in server, {N} conversations, seed 1, 1 job");
+    let conversations: Vec<Vec<Input>> = (0..N).map(|i| conversation(1, i)).collect();
+    let lines: usize = conversations.iter().map(|c| c.len()).sum();
+    let bytes: usize = conversations.iter().flatten().map(|i| if let Input::Line(l) = i { l.len() } else { 0 }).sum();
+    println!("   {lines} inputs, {:.1} MB of lines", bytes as f64 / 1e6);
+    let server_only = bare(&Calc, &conversations);
+    let started = Instant::now();
+    for i in 0..N {
+        std::hint::black_box(conversation(1, i));
+    }
+    let generation = started.elapsed();
+    let started = Instant::now();
+    let transcripts: Vec<_> = conversations.iter().map(|c| run_in_process(&Calc, c)).collect();
+    let recording = started.elapsed();
+    let started = Instant::now();
+    for transcript in &transcripts {
+        assert!(check(transcript, &Policy::default()).is_empty());
+    }
+    let checking = started.elapsed();
+    let summary =
+        campaign::run(vec![Box::new(InProcess(Calc))], &options(1, Some(N), None), &ServerSpec::BuiltIn, |_| {})
+            .unwrap();
+    let fuzz = rate(summary.conversations, summary.elapsed);
+    let bare_rate = rate(N, server_only);
+    println!("| what | conversations/s |");
+    println!("|---|---|");
+    println!("| bare: lines fed to the server, nothing generated or checked | {bare_rate:.0} |");
+    println!("| `fuzz` campaign: generate, run with transcript, check | {fuzz:.0} |");
+    println!("| ratio (campaign / bare) | {:.2} |", fuzz / bare_rate);
+    println!(
+        "   breakdown for the same {N}: generate {:.2}s, run+record {:.2}s, check {:.2}s (server alone {:.2}s)",
+        generation.as_secs_f64(),
+        recording.as_secs_f64(),
+        checking.as_secs_f64(),
+        server_only.as_secs_f64()
+    );
+}
+
+fn cargo_fuzz_available() -> bool {
+    Command::new("cargo").args(["+nightly", "fuzz", "--version"]).output().is_ok_and(|o| o.status.success())
+}
+
+/// Builds the fuzz targets and returns the folder of their binaries, or `None` when cargo-fuzz is missing.
+fn fuzz_binaries() -> Option<PathBuf> {
+    if !cargo_fuzz_available() {
+        println!("   SKIPPED: `cargo +nightly fuzz` is not available");
+        return None;
+    }
+    let status = Command::new("cargo").current_dir(root()).args(["+nightly", "fuzz", "build"]).status().unwrap();
+    assert!(status.success(), "cargo fuzz build failed");
+    Some(root().join("fuzz/target/x86_64-unknown-linux-gnu/release"))
+}
+
+fn scratch(name: &str) -> PathBuf {
+    let dir = std::env::temp_dir().join(format!("wirefuzz-bench-{}-{name}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&dir);
+    std::fs::create_dir_all(&dir).unwrap();
+    dir
+}
+
+fn libfuzzer() {
+    println!("## cargo-fuzz `conversation` target, 20 s from its seed corpus");
+    let Some(binaries) = fuzz_binaries() else { return };
+    let corpus = scratch("conversation");
+    for entry in std::fs::read_dir(root().join("corpus/conversation")).unwrap() {
+        let path = entry.unwrap().path();
+        std::fs::copy(&path, corpus.join(path.file_name().unwrap())).unwrap();
+    }
+    let output = Command::new(binaries.join("conversation"))
+        .arg(&corpus)
+        .args(["-max_total_time=20", "-print_final_stats=1"])
+        .output()
+        .unwrap();
+    let stderr = String::from_utf8_lossy(&output.stderr);
+    let runs = stat(&stderr, "stat::number_of_executed_units:");
+    let seconds = stat(&stderr, "stat::average_exec_per_sec:");
+    println!("| cargo fuzz `conversation` | {seconds} exec/s ({runs} runs in 20 s) |");
+}
+
+/// A `stat::name: value` line of libFuzzer's final statistics.
+fn stat(stderr: &str, name: &str) -> String {
+    stderr.lines().find_map(|l| l.strip_prefix(name)).map_or_else(|| "?".into(), |v| v.trim().to_string())
+}
+
+fn python() {
+    println!("## Python SDK server (tests/servers/calc.py) over stdio, 30 s each");
+    let python = root().join(".venv/bin/python");
+    let ready = Command::new(&python).args(["-c", "import mcp"]).output().is_ok_and(|o| o.status.success());
+    if !ready {
+        println!("   SKIPPED: .venv has no mcp (run .ci/python-venv)");
+        return;
+    }
+    let command = ServerCommand::from_argv(&[
+        python.display().to_string(),
+        root().join("tests/servers/calc.py").display().to_string(),
+    ])
+    .unwrap();
+    let server = ServerSpec::Command(command.clone());
+    let mut opts = options(1, None, Some(Duration::from_secs(30)));
+    opts.baseline = Baseline::load(&root().join("tests/servers/calc-python.baseline")).unwrap();
+    let naive: Vec<Box<dyn Target + Send>> =
+        vec![Box::new(StdioTarget::new(command.clone(), Timeouts::default()).cold())];
+    let naive = campaign::run(naive, &opts, &server, |_| {}).unwrap();
+    let warm: Vec<Box<dyn Target + Send>> = (0..2).map(|_| server.target(Timeouts::default())).collect();
+    let warm = campaign::run(warm, &opts, &server, |_| {}).unwrap();
+    let (naive_rate, warm_rate) = (rate(naive.conversations, naive.elapsed), rate(warm.conversations, warm.elapsed));
+    println!("| what | conversations/s |");
+    println!("|---|---|");
+    println!(
+        "| one fresh process per conversation, 1 job | {naive_rate:.2} ({} in {:.0} s) |",
+        naive.conversations,
+        naive.elapsed.as_secs_f64()
+    );
+    println!(
+        "| a warm spare per worker, 2 jobs | {warm_rate:.2} ({} in {:.0} s) |",
+        warm.conversations,
+        warm.elapsed.as_secs_f64()
+    );
+    println!("| ratio | {:.1} |", warm_rate / naive_rate);
+    let started = Instant::now();
+    let mut single = StdioTarget::new(command, Timeouts::default()).cold();
+    for _ in 0..5 {
+        single.run(&[]).unwrap();
+    }
+    println!(
+        "   one process started and closed with nothing sent: {:.2} s (mean of 5)",
+        started.elapsed().as_secs_f64() / 5.0
+    );
+}
+
+fn median(mut values: Vec<f64>) -> f64 {
+    values.sort_by(f64::total_cmp);
+    values[values.len() / 2]
+}
+
+/// Seconds until the campaign engine's conversations first break the planted bug's rule (`None` past the cap).
+fn engine_time_to_find(mutant: Mutant, seed: u64) -> Option<f64> {
+    let started = Instant::now();
+    (0..200_000u64).find(|&i| {
+        let transcript = run_in_process(&Planted(mutant), &conversation(seed, i));
+        check(&transcript, &Policy::default()).iter().any(|f| f.rule == mutant.expected_rule())
+    })?;
+    Some(started.elapsed().as_secs_f64())
+}
+
+/// Seconds until a libFuzzer binary pinned to the planted bug crashes from an empty corpus (`None` past `cap`).
+fn libfuzzer_time_to_find(binary: &Path, mutant: Mutant, seed: u64, cap: u64) -> Option<f64> {
+    let (corpus, artifacts) = (scratch("find-corpus"), scratch("find-artifacts"));
+    let started = Instant::now();
+    let output = Command::new(binary)
+        .env("WIREFUZZ_MUTANT", mutant.name())
+        .arg(&corpus)
+        .arg(format!("-seed={seed}"))
+        .arg(format!("-max_total_time={cap}"))
+        .arg(format!("-artifact_prefix={}/", artifacts.display()))
+        .output()
+        .unwrap();
+    let elapsed = started.elapsed().as_secs_f64();
+    let found = String::from_utf8_lossy(&output.stderr).contains(&format!("broke {}", mutant.expected_rule()));
+    found.then_some(elapsed)
+}
+
+fn show(seconds: &[Option<f64>], cap: f64) -> String {
+    let found: Vec<f64> = seconds.iter().flatten().copied().collect();
+    if found.len() * 2 <= seconds.len() {
+        return format!("> {cap:.0} s ({}/{} found)", found.len(), seconds.len());
+    }
+    let values = seconds.iter().map(|s| s.unwrap_or(f64::INFINITY)).collect();
+    let m = median(values);
+    if m < 1.0 { format!("{:.1} ms", m * 1000.0) } else { format!("{m:.1} s") }
+}
+
+fn find() {
+    const CAP: u64 = 10;
+    println!("## time to first finding per planted bug (median of 3 seeds; libFuzzer runs capped at {CAP} s)");
+    let binaries = fuzz_binaries();
+    println!("| mutant | rule | `fuzz` engine | cargo fuzz `mutant` | cargo fuzz `mutant_bytes` (no structure) |");
+    println!("|---|---|---|---|---|");
+    for mutant in Mutant::ALL {
+        let seeds = [1u64, 2, 3];
+        let engine: Vec<Option<f64>> = seeds.iter().map(|&s| engine_time_to_find(mutant, s)).collect();
+        let (structured, bytes) = match &binaries {
+            Some(dir) => (
+                show(
+                    &seeds
+                        .iter()
+                        .map(|&s| libfuzzer_time_to_find(&dir.join("mutant"), mutant, s, CAP))
+                        .collect::<Vec<_>>(),
+                    CAP as f64,
+                ),
+                show(
+                    &seeds
+                        .iter()
+                        .map(|&s| libfuzzer_time_to_find(&dir.join("mutant_bytes"), mutant, s, CAP))
+                        .collect::<Vec<_>>(),
+                    CAP as f64,
+                ),
+            ),
+            None => ("skipped".into(), "skipped".into()),
+        };
+        println!("| {mutant} | {} | {} | {structured} | {bytes} |", mutant.expected_rule(), show(&engine, 200_000.0));
+    }
+}
+
+/// The process's peak resident memory so far, in MiB (Linux).
+fn peak_mib() -> f64 {
+    let status = std::fs::read_to_string("/proc/self/status").unwrap_or_default();
+    let kib: f64 = status
+        .lines()
+        .find_map(|l| l.strip_prefix("VmHWM:"))
+        .and_then(|v| v.trim().trim_end_matches("kB").trim().parse().ok())
+        .unwrap_or(0.0);
+    kib / 1024.0
+}
+
+fn memory() {
+    const N: u64 = 1_000_000;
+    println!("## peak memory over {N} in-process conversations (seed 2, 1 job)");
+    let mut samples = Vec::new();
+    let mut next = 100_000;
+    let summary =
+        campaign::run(vec![Box::new(InProcess(Calc))], &options(2, Some(N), None), &ServerSpec::BuiltIn, |event| {
+            if let Progress::Ran { done } = event
+                && *done >= next
+            {
+                samples.push((*done, peak_mib()));
+                next += 100_000;
+            }
+        })
+        .unwrap();
+    println!("| conversations | peak RSS (MiB) |");
+    println!("|---|---|");
+    for (done, mib) in samples {
+        println!("| {done} | {mib:.1} |");
+    }
+    println!(
+        "   {} conversations in {:.0} s, {} findings",
+        summary.conversations,
+        summary.elapsed.as_secs_f64(),
+        summary.found.len()
+    );
+}

@@ -12,10 +12,10 @@
 #   TARGET_seed_corpus.zip  corpus/TARGET/ (regenerate with `cargo run -- corpus`)
 #   TARGET.dict             fuzz/mcp.dict
 #
-# Targets listed in WIREFUZZ_CFL_EXCLUDE (space-separated; default "mutant") are built but not packaged: `mutant`
-# is the harness's self-test, every one of its seeds triggers a planted bug and any fuzzing run finds one at once,
+# Targets listed in WIREFUZZ_CFL_EXCLUDE (space-separated; default "mutant mutant_bytes") are built but not
+# packaged: they are the harness's self-tests, every one of their seeds triggers a planted bug and a run finds one,
 # so the services' check_build ("has a crashing input in its seed corpus") would reject the whole build and every
-# run would report the same planted crashes. WIREFUZZ_CFL_EXCLUDE= (empty) packages it too.
+# run would report the same planted crashes. WIREFUZZ_CFL_EXCLUDE= (empty) packages them too.
 set -euo pipefail
 
 fail() { echo "build.sh: ERROR: $*" >&2; exit 1; }
@@ -23,7 +23,7 @@ fail() { echo "build.sh: ERROR: $*" >&2; exit 1; }
 : "${SRC:?SRC must be set (the base image sets it)}"
 : "${OUT:?OUT must be set (the base image sets it)}"
 : "${WORK:?WORK must be set (the base image sets it)}"
-EXCLUDE=" ${WIREFUZZ_CFL_EXCLUDE-mutant} "
+EXCLUDE=" ${WIREFUZZ_CFL_EXCLUDE-mutant mutant_bytes} "
 TRIPLE=x86_64-unknown-linux-gnu # cargo-fuzz's --target default on x86_64 Linux; the coverage wrapper assumes it too
 
 for tool in cargo python3 zip; do

@@ -239,7 +239,9 @@ fn libfuzzer_time_to_find(binary: &Path, mutant: Mutant, seed: u64, cap: u64) ->
         .output()
         .unwrap();
     let elapsed = started.elapsed().as_secs_f64();
-    let found = String::from_utf8_lossy(&output.stderr).contains(&format!("broke {}", mutant.expected_rule()));
+    let stderr = String::from_utf8_lossy(&output.stderr);
+    let broke = stderr.lines().find_map(|line| line.strip_prefix("mcp-wirefuzz: broke "));
+    let found = broke.is_some_and(|rules| rules.split(", ").any(|rule| rule == mutant.expected_rule()));
     found.then_some(elapsed)
 }
 

@@ -7,6 +7,7 @@ pub mod codes;
 pub mod envelope;
 pub mod era;
 pub mod id;
+pub mod json;
 pub mod message;
 pub mod methods;
 

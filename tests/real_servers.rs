@@ -64,6 +64,8 @@ fn a_short_fuzz_run_with_the_baseline_is_green() {
     let Some(_) = python_server() else { return };
     let scratch = std::env::temp_dir().join(format!("wirefuzz-python-{}", std::process::id()));
     let report = scratch.join("report.json");
+    // The findings folder is made only when there is a finding; the JSON report needs its folder either way.
+    std::fs::create_dir_all(&scratch).unwrap();
     let output = Command::new(env!("CARGO_BIN_EXE_mcp-wirefuzz"))
         .current_dir(root())
         .args([

@@ -86,6 +86,8 @@ pub const NULL_ID: &str = "JSONRPC-NULL-ID";
 pub const MALFORMED_SERVED: &str = "JSONRPC-MALFORMED-SERVED";
 /// Malformed input gets a -32700/-32600 reply (strict JSON-RPC).
 pub const MALFORMED_REPLY: &str = "JSONRPC-MALFORMED-REPLY";
+/// A request with `"params": null` is refused, not served as if params were absent.
+pub const NULL_PARAMS: &str = "JSONRPC-NULL-PARAMS";
 /// The server did not exit early.
 pub const SERVER_CRASH: &str = "SERVER-CRASH";
 /// The server did not stop answering.
@@ -164,7 +166,8 @@ pub static RULES: &[Rule] = &[
         RESPONSE_MISSING,
         BOTH,
         "Every valid request gets its response by the next sync point, or by the end when the harness closed the \
-         connection.",
+         connection. Lines parsers legitimately differ on (whole-valued float ids, ids beyond i64, numbers beyond \
+         300 digits or 1e309, duplicate keys) may go unanswered or get any error.",
         "JSON-RPC 2.0 §4; MCP basic/index.mdx §Requests",
     ),
     must(
@@ -183,7 +186,8 @@ pub static RULES: &[Rule] = &[
     must(
         MALFORMED_SERVED,
         BOTH,
-        "A malformed client line never gets a result: an invalid request is not executed.",
+        "A malformed client line never gets a result: an invalid request is not executed (null params: see \
+         JSONRPC-NULL-PARAMS).",
         "JSON-RPC 2.0 §5.1; shared/PROTOCOL-REFERENCE.md §7 I12",
     ),
     Rule {
@@ -195,6 +199,16 @@ pub static RULES: &[Rule] = &[
             "Malformed input (not JSON, a batch, not an object, an invalid request object) gets a -32700 or -32600 \
              reply; blank lines need none. Off by default: most SDKs stay silent.",
             "JSON-RPC 2.0 §5.1; shared/PROTOCOL-REFERENCE.md §8 A",
+        )
+    },
+    Rule {
+        policy: true,
+        ..should(
+            NULL_PARAMS,
+            BOTH,
+            "A request whose params is null is refused with an error, not executed as if params were absent. A \
+             policy: the Python SDK and rmcp serve it.",
+            "JSON-RPC 2.0 §4.2; MCP schema.ts (params is an object); shared/PROTOCOL-REFERENCE.md §8 S",
         )
     },
     must(SERVER_CRASH, BOTH, "The server does not exit before the client is done.", "shared/PROTOCOL.md invariant 6"),
@@ -210,8 +224,10 @@ pub static RULES: &[Rule] = &[
         ..must(
             ERA_SINGLE,
             BOTH,
-            "One era per connection, fixed by the first request: on a handshake connection an enveloped request gets \
-             -32600; on a modern connection `initialize` gets -32022 with a non-empty string array data.supported.",
+            "One era per connection, fixed by the first request that gets a result: on a handshake connection an \
+             enveloped request gets -32600; on a modern connection a valid `initialize` gets -32022 with a non-empty \
+             string array data.supported (an invalid one may get -32602). Before the era is fixed, each request is \
+             judged by its own era and may get the other era's refusal.",
             "MCP 2026-07-28 versioning.mdx; mcp 2.3.0 runner.py; shared/PROTOCOL-REFERENCE.md §7 I15, §8 D",
         )
     },
@@ -246,7 +262,8 @@ pub static RULES: &[Rule] = &[
         UNSUPPORTED_VERSION,
         MODERN,
         "An unsupported string protocolVersion gets -32022 with data.supported (non-empty strings, without it) and \
-         data.requested equal to it; a non-string one gets -32602, never -32022.",
+         data.requested equal to it; a non-string one gets -32602, never -32022. Supported: the policy's versions \
+         and any the server names in server/discover supportedVersions or -32022 data.supported.",
         "MCP 2026-07-28 versioning.mdx; schema.ts UnsupportedProtocolVersionError",
     ),
     must(
@@ -415,6 +432,8 @@ mod tests {
     fn policy_overrides_defaults_and_refuses_unknown_ids() {
         let default = Policy::default();
         assert!(default.enabled(ERA_SINGLE));
+        assert!(default.enabled(NULL_PARAMS));
+        assert!(!default.clone().allow(NULL_PARAMS).unwrap().enabled(NULL_PARAMS));
         assert!(!default.enabled(MALFORMED_REPLY));
         let strict = default.clone().deny(MALFORMED_REPLY).unwrap().allow(ERA_SINGLE).unwrap();
         assert!(strict.enabled(MALFORMED_REPLY));
@@ -433,6 +452,7 @@ mod tests {
         assert_eq!(table.lines().count(), RULES.len() + 2);
         assert!(table.contains("| `JSONRPC-MALFORMED-REPLY` | SHOULD | both | yes | off |"), "{table}");
         assert!(table.contains("| `MCP-PING` | MUST | handshake | no | on |"), "{table}");
+        assert!(table.contains("| `JSONRPC-NULL-PARAMS` | SHOULD | both | yes | on |"), "{table}");
     }
 
     /// docs/invariants.md is the intro above [`MARKER`] followed by the rendered table. To regenerate it after

@@ -3,11 +3,12 @@
 
 use super::catalogue::{
     DUPLICATE_RESPONSE, ERROR_SHAPE, FRAMING, ID_ECHO, MALFORMED_REPLY, MALFORMED_SERVED, MESSAGE_SHAPE,
-    NOTIFICATION_REPLY, NULL_ID, RESPONSE_MISSING, RESPONSE_SHAPE, VERSION,
+    NOTIFICATION_REPLY, NULL_ID, NULL_PARAMS, RESPONSE_MISSING, RESPONSE_SHAPE, VERSION,
 };
 use super::{Findings, Read, ServerLine, shown};
 use crate::protocol::codes::{INVALID_REQUEST, PARSE_ERROR};
 use crate::protocol::id::is_integer_literal;
+use crate::protocol::json::{fits_i64, has_duplicate_keys, has_number_beyond_limits, whole_integer};
 use crate::protocol::message::Problem;
 use crate::protocol::{ErrorObject, Frame, IdField, Outcome, RequestId};
 use crate::transcript::{Ending, Event, Transcript, show_bytes};
@@ -151,6 +152,52 @@ fn json_type(value: &Value) -> &'static str {
     }
 }
 
+/// A client line on which conforming parsers legitimately differ: a request whose id is a whole-valued literal
+/// that is not an integer literal (`1.0`, `1e+3`) or an integer outside i64, a number literal beyond common parser
+/// limits (RFC 8259 §6), or an object with a duplicate member name (RFC 8259 §4). Silence is an acceptable answer
+/// to it, and so is any error; a result only under its id.
+pub(super) struct Ambiguous {
+    /// The ids a reply to the line may carry: the id as read (last member wins), and for a whole-valued id its
+    /// integer value.
+    ids: Vec<RequestId>,
+    /// A whole-valued id as sent (`1.0`), which a reply may also echo.
+    literal: Option<Value>,
+    /// A number literal is beyond the limits: to a strict JSON-RPC server that cannot parse it, the line is
+    /// unparseable and owes -32700.
+    beyond_limits: bool,
+}
+
+/// What makes a client line ambiguous, or `None` for a line every conforming parser reads the same way (batches
+/// and non-objects stay malformed, whatever they hold).
+pub(super) fn ambiguous(line: &[u8], frame: &Frame) -> Option<Ambiguous> {
+    if matches!(frame, Frame::Blank | Frame::NotJson { .. } | Frame::Batch(_) | Frame::NotObject(_)) {
+        return None;
+    }
+    let value: Value = serde_json::from_slice(line).ok()?;
+    let beyond_limits = has_number_beyond_limits(&value);
+    let mut ambiguous = beyond_limits || has_duplicate_keys(line);
+    let mut ids = Vec::new();
+    let mut literal = None;
+    match frame {
+        Frame::Request(request) => {
+            ambiguous |= matches!(&request.id, RequestId::Integer(digits) if !fits_i64(digits));
+            ids.push(request.id.clone());
+        }
+        Frame::Invalid { problem: Problem::RequestIdInvalid, .. } => {
+            if let Some(Value::Number(n)) = value.get("id")
+                && let Some(whole) = whole_integer(&n.to_string())
+            {
+                ambiguous = true;
+                ids.push(RequestId::Integer(whole));
+                literal = Some(Value::Number(n.clone()));
+            }
+        }
+        Frame::Invalid { id: Some(id), .. } => ids.push(id.clone()),
+        _ => {}
+    }
+    ambiguous.then_some(Ambiguous { ids, literal, beyond_limits })
+}
+
 /// A valid request the client sent.
 struct Sent {
     /// Its event index.
@@ -167,14 +214,30 @@ struct Sent {
     group: usize,
 }
 
-/// A malformed client line that may still get its reply.
-struct Malformed {
+/// Why a client line is not a plain request, and so what its reply may be.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum Fault {
+    /// Not a valid JSON-RPC message: never executed; strict JSON-RPC refuses it with -32700/-32600.
+    Malformed,
+    /// A request valid but for `"params": null`: a result is JSONRPC-NULL-PARAMS, not MALFORMED-SERVED.
+    NullParams,
+    /// A line parsers legitimately differ on ([`Ambiguous`]): silence, any error, or a result under its id.
+    Ambiguous,
+}
+
+/// A client line that is not a plain request and may still get its reply.
+struct Pending {
     /// Its event index.
     event: usize,
-    /// The id it carries, when one can be read off it.
-    id: Option<RequestId>,
-    /// Whether strict JSON-RPC asks for a reply (a malformed *response* from the client needs none).
+    /// The ids a reply to it may carry (for a malformed line, the one a lenient reader finds).
+    ids: Vec<RequestId>,
+    /// An invalid id a reply to it may carry (a whole-valued id as sent).
+    literal: Option<Value>,
+    /// Whether strict JSON-RPC asks for a reply (not to a malformed *response* from the client, nor to most
+    /// ambiguous lines).
     wants_reply: bool,
+    /// What is wrong with it.
+    fault: Fault,
 }
 
 /// The connection as the JSON-RPC layer follows it.
@@ -183,10 +246,13 @@ struct Connection<'t> {
     findings: &'t mut Findings,
     requests: Vec<Sent>,
     by_id: HashMap<RequestId, Vec<usize>>,
-    malformed: VecDeque<Malformed>,
-    /// Malformed lines with a readable id that passed a sync point unanswered: a late reply under that id is still
+    /// Malformed and ambiguous lines waiting for their reply, oldest first: an id-less error explains the first.
+    pending: VecDeque<Pending>,
+    /// Pending lines with a readable id that passed a sync point unanswered: a late reply under that id is still
     /// theirs (a stdio server may answer after the harness moved on).
-    late: Vec<Malformed>,
+    late: Vec<Pending>,
+    /// The ids under which a pending line got its reply, with the line's event index: a second reply is a duplicate.
+    explained: HashMap<RequestId, usize>,
     /// A notification sent since the last sync point or received line.
     notification: Option<usize>,
     /// For each event index, the received line that answers it when it is a request answered by an exact id.
@@ -201,8 +267,9 @@ pub(super) fn check(transcript: &Transcript, reads: &[Read], findings: &mut Find
         findings,
         requests: Vec::new(),
         by_id: HashMap::new(),
-        malformed: VecDeque::new(),
+        pending: VecDeque::new(),
         late: Vec::new(),
+        explained: HashMap::new(),
         notification: None,
         answers: vec![None; reads.len()],
     };
@@ -210,7 +277,7 @@ pub(super) fn check(transcript: &Transcript, reads: &[Read], findings: &mut Find
     let last_sent = transcript.events.iter().rposition(|e| matches!(e, Event::Sent(_)));
     for (index, read) in reads.iter().enumerate() {
         match read {
-            Read::Sent(frame) => connection.sent(index, frame),
+            Read::Sent(frame, ambiguous) => connection.sent(index, frame, ambiguous.as_ref()),
             Read::Received(Some(ServerLine::Reply { id, outcome })) => {
                 connection.reply(index, id, outcome.as_ref());
                 connection.notification = None;
@@ -233,7 +300,21 @@ pub(super) fn check(transcript: &Transcript, reads: &[Read], findings: &mut Find
 }
 
 impl Connection<'_> {
-    fn sent(&mut self, index: usize, frame: &Frame) {
+    fn sent(&mut self, index: usize, frame: &Frame, ambiguous: Option<&Ambiguous>) {
+        if let Some(ambiguous) = ambiguous {
+            let ids = ambiguous.ids.clone();
+            let literal = ambiguous.literal.clone();
+            let wants_reply = ambiguous.beyond_limits;
+            self.pending.push_back(Pending { event: index, ids, literal, wants_reply, fault: Fault::Ambiguous });
+            return;
+        }
+        let pending = |ids: Option<RequestId>, wants_reply, fault| Pending {
+            event: index,
+            ids: ids.into_iter().collect(),
+            literal: None,
+            wants_reply,
+            fault,
+        };
         match frame {
             Frame::Request(request) => {
                 let open_twin = self.open(&request.id);
@@ -251,23 +332,38 @@ impl Connection<'_> {
                     Event::Sent(line) => lenient_id(line),
                     _ => None,
                 };
-                self.malformed.push_back(Malformed { event: index, id, wants_reply: true })
+                self.pending.push_back(pending(id, true, Fault::Malformed))
             }
-            Frame::Batch(_) | Frame::NotObject(_) => {
-                self.malformed.push_back(Malformed { event: index, id: None, wants_reply: true })
-            }
+            Frame::Batch(_) | Frame::NotObject(_) => self.pending.push_back(pending(None, true, Fault::Malformed)),
             Frame::Invalid { problem, id, .. } => {
                 let response_shaped =
                     matches!(problem, Problem::ResultAndError | Problem::ErrorMalformed | Problem::ResponseIdInvalid);
-                self.malformed.push_back(Malformed { event: index, id: id.clone(), wants_reply: !response_shaped });
+                let fault = if *problem == Problem::ParamsNotStructured && self.params_null(index) {
+                    Fault::NullParams
+                } else {
+                    Fault::Malformed
+                };
+                self.pending.push_back(pending(id.clone(), !response_shaped, fault));
             }
             Frame::Blank | Frame::Response(_) => {}
         }
     }
 
+    /// True when the line sent at `index` is an object whose `params` is `null`.
+    fn params_null(&self, index: usize) -> bool {
+        let Some(Event::Sent(line)) = self.transcript.events.get(index) else { return false };
+        serde_json::from_slice::<Value>(line).is_ok_and(|v| v.get("params") == Some(&Value::Null))
+    }
+
     /// The first request with this id that has no response yet.
     fn open(&self, id: &RequestId) -> Option<usize> {
         self.by_id.get(id)?.iter().copied().find(|&slot| !self.requests[slot].answered)
+    }
+
+    /// Takes the oldest pending line a reply with this id answers.
+    fn take_pending(&mut self, id: &RequestId) -> Option<Pending> {
+        let position = self.pending.iter().position(|p| p.ids.contains(id))?;
+        self.pending.remove(position)
     }
 
     fn add(&mut self, rule: &'static str, event: usize, detail: String) {
@@ -279,6 +375,11 @@ impl Connection<'_> {
             IdField::Valid(id) => self.reply_with_id(index, id, outcome),
             IdField::Null | IdField::Absent => self.reply_without_id(index, outcome),
             IdField::Invalid(value) => {
+                if let Some(position) = self.pending.iter().position(|p| p.literal.as_ref() == Some(value))
+                    && let Some(pending) = self.pending.remove(position)
+                {
+                    return self.explain(pending, index, outcome);
+                }
                 let line = shown(self.transcript, index);
                 let near = self.near_match(|sent| loosely_equal_value(value, sent));
                 match near {
@@ -300,12 +401,10 @@ impl Connection<'_> {
     }
 
     fn reply_with_id(&mut self, index: usize, id: &RequestId, outcome: Option<&Outcome>) {
-        let explains_malformed = |m: &Malformed| m.id.as_ref() == Some(id);
         if is_malformed_code(outcome)
-            && let Some(malformed) =
-                self.malformed.iter().position(explains_malformed).and_then(|p| self.malformed.remove(p))
+            && let Some(pending) = self.take_pending(id)
         {
-            return self.explain(malformed, index, outcome);
+            return self.explain(pending, index, outcome);
         }
         if let Some(slot) = self.open(id) {
             self.requests[slot].answered = true;
@@ -314,14 +413,12 @@ impl Connection<'_> {
             }
             return;
         }
-        if let Some(malformed) =
-            self.malformed.iter().position(explains_malformed).and_then(|p| self.malformed.remove(p))
-        {
-            return self.explain(malformed, index, outcome);
+        if let Some(pending) = self.take_pending(id) {
+            return self.explain(pending, index, outcome);
         }
-        if let Some(position) = self.late.iter().position(explains_malformed) {
-            let malformed = self.late.swap_remove(position);
-            return self.explain(malformed, index, outcome);
+        if let Some(position) = self.late.iter().position(|p| p.ids.contains(id)) {
+            let pending = self.late.swap_remove(position);
+            return self.explain(pending, index, outcome);
         }
         let line = shown(self.transcript, index);
         if let Some(&first) = self.by_id.get(id).and_then(|slots| slots.first()) {
@@ -331,6 +428,10 @@ impl Connection<'_> {
                 index,
                 format!("a second response for id {id} (sent at event {event}): {line}"),
             );
+        }
+        if let Some(&event) = self.explained.get(id) {
+            let detail = format!("a second response for id {id} (the line at event {event} was answered): {line}");
+            return self.add(DUPLICATE_RESPONSE, index, detail);
         }
         if let Some(slot) = self.near_match(|sent| loosely_equal(id, sent)) {
             let sent = &self.requests[slot];
@@ -343,8 +444,20 @@ impl Connection<'_> {
             self.requests[slot].answered = true;
             return self.add(ID_ECHO, index, detail);
         }
+        let near_pending = self.pending.iter().enumerate().find_map(|(position, pending)| {
+            let sent = pending.ids.iter().find(|sent| loosely_equal(id, sent))?;
+            Some((position, pending.event, sent.clone()))
+        });
+        if let Some((position, event, sent)) = near_pending {
+            self.pending.remove(position);
+            let detail = format!(
+                "the response id {id} is not the id {sent} of the line at event {event} ({}): {line}",
+                difference(id, &sent)
+            );
+            return self.add(ID_ECHO, index, detail);
+        }
         if let Some(notification) = self.notification.take()
-            && self.malformed.is_empty()
+            && self.pending.is_empty()
         {
             let detail =
                 format!("a reply to the notification at event {notification} (id {id} was never sent): {line}");
@@ -353,18 +466,20 @@ impl Connection<'_> {
         self.add(ID_ECHO, index, format!("no request with id {id} was sent: {line}"));
     }
 
+    /// An id-less reply explains the oldest pending line (malformed or ambiguous) before anything else.
     fn reply_without_id(&mut self, index: usize, outcome: Option<&Outcome>) {
         let line = shown(self.transcript, index);
         if let Some(Outcome::Result(_)) = outcome {
             self.add(NULL_ID, index, format!("a result without an id: {line}"));
         }
-        if let Some(malformed) = self.malformed.pop_front() {
-            if let Some(Outcome::Error(error)) = outcome
+        if let Some(pending) = self.pending.pop_front() {
+            if pending.fault != Fault::Ambiguous
+                && let Some(Outcome::Error(error)) = outcome
                 && !is_malformed_code(outcome)
             {
                 let detail = format!(
                     "an error without an id must be -32700 or -32600, not {} (for the malformed line at event {}): {line}",
-                    error.code, malformed.event
+                    error.code, pending.event
                 );
                 self.add(NULL_ID, index, detail);
             }
@@ -382,16 +497,25 @@ impl Connection<'_> {
         }
     }
 
-    /// A reply explains a malformed line.
-    fn explain(&mut self, malformed: Malformed, index: usize, outcome: Option<&Outcome>) {
+    /// A reply under one of its ids explains a pending line.
+    fn explain(&mut self, pending: Pending, index: usize, outcome: Option<&Outcome>) {
+        for id in &pending.ids {
+            self.explained.insert(id.clone(), pending.event);
+        }
         let line = shown(self.transcript, index);
-        match outcome {
-            Some(Outcome::Result(_)) => {
-                let sent = shown(self.transcript, malformed.event);
-                let detail = format!("a result for the malformed line at event {} ({sent}): {line}", malformed.event);
+        let sent = shown(self.transcript, pending.event);
+        match (pending.fault, outcome) {
+            (Fault::Ambiguous, _) => {}
+            (Fault::Malformed, Some(Outcome::Result(_))) => {
+                let detail = format!("a result for the malformed line at event {} ({sent}): {line}", pending.event);
                 self.add(MALFORMED_SERVED, index, detail);
             }
-            Some(Outcome::Error(error)) if !is_malformed_code(outcome) => {
+            (Fault::NullParams, Some(Outcome::Result(_))) => {
+                let detail =
+                    format!("the request with \"params\": null at event {} ({sent}) was served: {line}", pending.event);
+                self.add(NULL_PARAMS, index, detail);
+            }
+            (_, Some(Outcome::Error(error))) if !is_malformed_code(outcome) => {
                 let detail = format!("malformed input got error {}, not -32700 or -32600: {line}", error.code);
                 self.add(MALFORMED_REPLY, index, detail);
             }
@@ -422,17 +546,17 @@ impl Connection<'_> {
                 self.add(RESPONSE_MISSING, event, format!("no response to the request: {line}"));
             }
         }
-        while let Some(malformed) = self.malformed.pop_front() {
-            if malformed.wants_reply {
-                let line = shown(self.transcript, malformed.event);
-                self.add(
-                    MALFORMED_REPLY,
-                    malformed.event,
-                    format!("no -32700/-32600 reply to malformed input: {line}"),
-                );
+        while let Some(pending) = self.pending.pop_front() {
+            if pending.wants_reply {
+                let line = shown(self.transcript, pending.event);
+                let what = match pending.fault {
+                    Fault::Ambiguous => "a line with a number beyond common parser limits",
+                    Fault::Malformed | Fault::NullParams => "malformed input",
+                };
+                self.add(MALFORMED_REPLY, pending.event, format!("no -32700/-32600 reply to {what}: {line}"));
             }
-            if malformed.id.is_some() {
-                self.late.push(Malformed { wants_reply: false, ..malformed });
+            if !pending.ids.is_empty() {
+                self.late.push(Pending { wants_reply: false, ..pending });
             }
         }
     }

@@ -1,5 +1,5 @@
-//! The MCP layer: the connection's era (fixed by its first request), and for each request the class of reply that
-//! era calls for: envelope errors, version refusals, era refusals, and the shape of the results.
+//! The MCP layer: the connection's era (fixed by the first request that gets a result), and for each request the
+//! class of reply that era calls for: envelope errors, version refusals, era refusals, and the shape of the results.
 
 use super::catalogue::{
     ADVERTISED_METHODS, CACHE_HINTS, DISCOVER_SHAPE, ENVELOPE_MISSING_KEY, ERA_SINGLE, HANDSHAKE_NO_RESULT_TYPE,
@@ -17,7 +17,7 @@ use crate::protocol::methods::{
 use crate::protocol::{Era, Frame, IdField, Outcome, Request};
 use crate::transcript::{Transcript, show_bytes};
 use serde_json::{Map, Value};
-use std::collections::BTreeSet;
+use std::collections::{BTreeMap, BTreeSet};
 
 /// The methods whose result may be `input_required`.
 const INPUT_REQUIRED_METHODS: &[&str] = &[TOOLS_CALL, "prompts/get", "resources/read"];
@@ -35,6 +35,9 @@ struct Exchange<'a> {
     reply: Option<(usize, &'a Outcome)>,
     /// The era whose rules the reply follows.
     era: Era,
+    /// True when the request came before the era was fixed: it is judged by its own era, and the other era's
+    /// refusal is also accepted (a server may have locked its era on an earlier request that failed).
+    tentative: bool,
     /// True when the request belongs to the other era than the connection's and one era per connection is the rule:
     /// it must be refused.
     refused: bool,
@@ -52,6 +55,9 @@ struct Advertised {
 }
 
 /// Checks every request's reply against the era model, and the server's own requests on a modern connection.
+///
+/// The connection's era is fixed by the first request (in the order sent) that gets a result; requests on which
+/// parsers legitimately differ ([`super::jsonrpc::Ambiguous`]) are not judged here at all.
 pub(super) fn check(
     transcript: &Transcript,
     reads: &[Read],
@@ -60,14 +66,20 @@ pub(super) fn check(
     findings: &mut Findings,
 ) {
     let requests = reads.iter().enumerate().filter_map(|(index, read)| match read {
-        Read::Sent(Frame::Request(request)) => Some((index, request)),
+        Read::Sent(Frame::Request(request), None) => Some((index, request)),
         _ => None,
     });
     let requests: Vec<(usize, &Request)> = requests.collect();
-    let Some(&(_, first)) = requests.first() else { return };
-    let connection = envelope::opening_era(&first.method, first.params.as_ref());
-    if connection == Era::Modern {
-        for (index, read) in reads.iter().enumerate() {
+    let reply_of = |sent: usize| {
+        answers[sent].and_then(|at| match &reads[at] {
+            Read::Received(Some(ServerLine::Reply { outcome: Some(outcome), .. })) => Some((at, outcome)),
+            _ => None,
+        })
+    };
+    let fixed = requests.iter().find(|&&(sent, _)| matches!(reply_of(sent), Some((_, Outcome::Result(_)))));
+    let fixed = fixed.map(|&(sent, first)| (sent, envelope::opening_era(&first.method, first.params.as_ref())));
+    if let Some((from, Era::Modern)) = fixed {
+        for (index, read) in reads.iter().enumerate().skip(from) {
             if let Read::Received(Some(ServerLine::Outgoing { id })) = read
                 && *id != IdField::Absent
             {
@@ -76,6 +88,7 @@ pub(super) fn check(
             }
         }
     }
+    let supported = supported_versions(reads, &requests, answers, policy);
     let single = policy.enabled(ERA_SINGLE);
     let exchanges: Vec<Exchange> = requests
         .into_iter()
@@ -84,23 +97,60 @@ pub(super) fn check(
         .map(|(sent, request)| {
             let params = request.params.as_ref();
             let own = envelope::opening_era(&request.method, params);
+            let settled = fixed.filter(|&(from, _)| sent >= from).map(|(_, era)| era);
             let refused = single
-                && match connection {
-                    Era::Handshake => envelope::carries_modern_envelope(&request.method, params),
-                    Era::Modern => request.method == INITIALIZE,
+                && match settled {
+                    Some(Era::Handshake) => envelope::carries_modern_envelope(&request.method, params),
+                    Some(Era::Modern) => request.method == INITIALIZE,
+                    None => false,
                 };
-            let reply = answers[sent].and_then(|at| match &reads[at] {
-                Read::Received(Some(ServerLine::Reply { outcome: Some(outcome), .. })) => Some((at, outcome)),
-                _ => None,
-            });
-            Exchange { request, sent, reply, era: if single { connection } else { own }, refused }
+            let era = if single { settled.unwrap_or(own) } else { own };
+            Exchange { request, sent, reply: reply_of(sent), era, tentative: settled.is_none(), refused }
         })
         .collect();
     let advertised = advertised(&exchanges);
-    let mut checker = Checker { transcript, policy, findings, advertised: &advertised };
+    let mut checker = Checker { transcript, supported: &supported, findings, advertised: &advertised };
     for exchange in &exchanges {
         checker.exchange(exchange);
     }
+}
+
+/// The versions the server may serve: the policy's, every string of a `server/discover` result's
+/// `supportedVersions`, and every string of a -32022 error's `data.supported` other than the version that error
+/// refuses.
+fn supported_versions(
+    reads: &[Read],
+    requests: &[(usize, &Request)],
+    answers: &[Option<usize>],
+    policy: &Policy,
+) -> BTreeSet<String> {
+    let mut supported: BTreeSet<String> = policy.supported_versions().iter().cloned().collect();
+    let mut answered: BTreeMap<usize, &Request> = BTreeMap::new();
+    for &(sent, request) in requests {
+        if let Some(at) = answers[sent] {
+            answered.insert(at, request);
+        }
+    }
+    for (at, read) in reads.iter().enumerate() {
+        let Read::Received(Some(ServerLine::Reply { outcome: Some(outcome), .. })) = read else { continue };
+        let request = answered.get(&at);
+        match outcome {
+            Outcome::Result(result) if request.is_some_and(|r| r.method == DISCOVER) => {
+                let listed = string_list(result.get("supportedVersions")).unwrap_or_default();
+                supported.extend(listed.into_iter().map(str::to_string));
+            }
+            Outcome::Error(error) if error.code == UNSUPPORTED_PROTOCOL_VERSION => {
+                let data = error.data.as_ref();
+                let requested = data.and_then(|d| d.get("requested")).and_then(Value::as_str);
+                let version = request.and_then(|r| envelope::meta(r.params.as_ref())?.get(PROTOCOL_VERSION_KEY));
+                let refused = |v: &&str| Some(*v) == requested || version.and_then(Value::as_str) == Some(*v);
+                let listed = string_list(data.and_then(|d| d.get("supported"))).unwrap_or_default();
+                supported.extend(listed.into_iter().filter(|v| !refused(v)).map(str::to_string));
+            }
+            _ => {}
+        }
+    }
+    supported
 }
 
 fn advertised(exchanges: &[Exchange]) -> Advertised {
@@ -123,7 +173,8 @@ fn advertised(exchanges: &[Exchange]) -> Advertised {
 
 struct Checker<'a> {
     transcript: &'a Transcript,
-    policy: &'a Policy,
+    /// The versions the server may serve ([`supported_versions`]).
+    supported: &'a BTreeSet<String>,
     findings: &'a mut Findings,
     advertised: &'a Advertised,
 }
@@ -140,8 +191,11 @@ impl Checker<'_> {
                     INVALID_REQUEST,
                     "a request carrying the modern envelope on a handshake connection",
                 ),
-                Era::Modern => reply.modern_refuses_initialize(),
+                Era::Modern => reply.modern_refuses_initialize(request.params.as_ref()),
             };
+        }
+        if exchange.tentative && reply.other_era_refusal(request) {
+            return;
         }
         match exchange.era {
             Era::Handshake => reply.handshake(request, exchange.sent),
@@ -172,14 +226,53 @@ impl Reply<'_, '_> {
         }
     }
 
-    fn modern_refuses_initialize(&mut self) {
+    /// `initialize` on a modern connection: -32022, or -32602 when its params are not a valid initialize.
+    fn modern_refuses_initialize(&mut self, params: Option<&Value>) {
+        if !valid_initialize(params) {
+            if let Outcome::Error(error) = self.outcome
+                && error.code == INVALID_PARAMS
+            {
+                return;
+            }
+            let what = "initialize with invalid params on a modern connection";
+            return match self.outcome {
+                Outcome::Error(error) if error.code == UNSUPPORTED_PROTOCOL_VERSION => self.supported_listed(what),
+                Outcome::Error(error) => {
+                    self.add(ERA_SINGLE, format!("{what} got error {}, not -32022 or -32602", error.code))
+                }
+                Outcome::Result(_) => self.add(ERA_SINGLE, format!("{what} got a result, not error -32022 or -32602")),
+            };
+        }
         let what = "initialize on a modern connection";
         self.expect_code(ERA_SINGLE, UNSUPPORTED_PROTOCOL_VERSION, what);
+        self.supported_listed(what);
+    }
+
+    /// A -32022 refusing `initialize` must name the supported versions.
+    fn supported_listed(&mut self, what: &str) {
         if let Outcome::Error(error) = self.outcome
             && error.code == UNSUPPORTED_PROTOCOL_VERSION
             && string_list(error.data.as_ref().and_then(|d| d.get("supported"))).is_none()
         {
             self.add(ERA_SINGLE, format!("{what} got -32022 without a non-empty string array data.supported"));
+        }
+    }
+
+    /// Before the era is fixed, the server may have locked the other era on an earlier request that failed: its
+    /// refusal is accepted (-32600 for an enveloped request, -32602 for one without the envelope, -32022 or -32600
+    /// for `initialize`). True when the reply was such a refusal and has been checked.
+    fn other_era_refusal(&mut self, request: &Request) -> bool {
+        let Outcome::Error(error) = self.outcome else { return false };
+        let own = envelope::opening_era(&request.method, request.params.as_ref());
+        match (request.method.as_str(), own, error.code) {
+            (INITIALIZE, _, UNSUPPORTED_PROTOCOL_VERSION) => {
+                self.supported_listed("initialize refused as on a modern connection");
+                true
+            }
+            (INITIALIZE, _, INVALID_REQUEST) | (_, Era::Modern, INVALID_REQUEST) => true,
+            (INITIALIZE, _, _) => false,
+            (_, Era::Handshake, INVALID_PARAMS) => true,
+            _ => false,
         }
     }
 
@@ -274,8 +367,13 @@ impl Reply<'_, '_> {
         let Some(version) = meta.get(PROTOCOL_VERSION_KEY).and_then(Value::as_str) else {
             return self.expect_code(UNSUPPORTED_VERSION, INVALID_PARAMS, "a non-string protocol version");
         };
-        if !self.checker.policy.supported_versions().iter().any(|v| v == version) {
+        if !self.checker.supported.contains(version) {
             return self.unsupported_version(version);
+        }
+        if Era::of_version(version) == Some(Era::Handshake) {
+            // A handshake version the server names as supported, served statelessly: its results follow that
+            // version's shapes, not 2026-07-28's.
+            return;
         }
         if REMOVED_IN_MODERN.contains(&method) {
             if let Outcome::Result(_) = self.outcome {
@@ -383,6 +481,16 @@ fn string_list(value: Option<&Value>) -> Option<Vec<&str>> {
 /// An integer literal that is not below zero (`-0` included).
 fn is_non_negative_integer(text: &str) -> bool {
     is_integer_literal(text) && (!text.starts_with('-') || text == "-0")
+}
+
+/// True for `initialize` params with a string `protocolVersion`, an object `capabilities` and an object
+/// `clientInfo`.
+fn valid_initialize(params: Option<&Value>) -> bool {
+    params.and_then(Value::as_object).is_some_and(|params| {
+        params.get("protocolVersion").is_some_and(Value::is_string)
+            && params.get("capabilities").is_some_and(Value::is_object)
+            && params.get("clientInfo").is_some_and(Value::is_object)
+    })
 }
 
 /// True for an object with string `name` and `version`.

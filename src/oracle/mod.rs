@@ -2,7 +2,8 @@
 //!
 //! Each line is read once: sent lines with [`Frame::parse`], received lines by [`jsonrpc`], which also checks
 //! their framing and shape. Then two layers run over the same reading: [`jsonrpc`] (ids, liveness, malformed input;
-//! true of any JSON-RPC server) and [`mcp`] (the connection's era and the replies each era calls for). The rules,
+//! true of any JSON-RPC server; lines parsers legitimately differ on are judged leniently) and [`mcp`] (the
+//! connection's era, fixed by the first request that gets a result, and the replies each era calls for). The rules,
 //! their levels and sources are in [`catalogue`]. Nothing here does I/O, and no transcript makes it panic.
 
 pub mod catalogue;
@@ -56,8 +57,9 @@ pub fn check(transcript: &Transcript, policy: &Policy) -> Vec<Finding> {
 
 /// An event of the transcript, read once.
 enum Read {
-    /// A line the client sent, classified.
-    Sent(Frame),
+    /// A line the client sent, classified, and what makes it ambiguous when conforming parsers may read it
+    /// differently.
+    Sent(Frame, Option<jsonrpc::Ambiguous>),
     /// A line the server wrote; `None` when it is not a JSON-RPC object at all (a framing finding was made).
     Received(Option<ServerLine>),
     /// A sync point.
@@ -84,7 +86,11 @@ fn read(transcript: &Transcript, findings: &mut Findings) -> Vec<Read> {
     let events = transcript.events.iter().enumerate();
     events
         .map(|(index, event)| match event {
-            Event::Sent(line) => Read::Sent(Frame::parse(line)),
+            Event::Sent(line) => {
+                let frame = Frame::parse(line);
+                let ambiguous = jsonrpc::ambiguous(line, &frame);
+                Read::Sent(frame, ambiguous)
+            }
             Event::Received { line, truncated } => {
                 Read::Received(jsonrpc::read_line(index, line, *truncated, findings))
             }

@@ -8,6 +8,7 @@ use crate::target::run_in_process;
 use crate::transcript::{Ending, Event, Input, Transcript};
 
 /// One event of a hand-written transcript.
+#[derive(Clone, Copy)]
 enum E<'a> {
     S(&'a str),
     R(&'a str),
@@ -246,9 +247,30 @@ fn malformed_lines_read_leniently_are_served_not_misechoed() {
     let two = r#"{"jsonrpc":"2.0","id":9,"method":"ping"}{"jsonrpc":"2.0","id":8,"method":"ping"}"#;
     only(&[S(two), R(served)], &[MALFORMED_SERVED]);
     fires(&[S("{oops"), R(served)], ID_ECHO);
+    // A string where params should be is malformed; null params has a rule of its own.
+    let string_params = r#"{"jsonrpc":"2.0","id":9,"method":"ping","params":"x"}"#;
+    only(&[S(string_params), Sync, R(served)], &[MALFORMED_SERVED]);
+}
+
+#[test]
+fn null_params() {
     let null_params = r#"{"jsonrpc":"2.0","id":9,"method":"ping","params":null}"#;
-    only(&[S(null_params), Sync, R(served)], &[MALFORMED_SERVED]);
+    let served = r#"{"jsonrpc":"2.0","id":9,"result":{}}"#;
+    let found = findings(&[S(null_params), Sync, R(served)]);
+    assert_eq!(ids(&found), [NULL_PARAMS], "not also MALFORMED-SERVED: {found:#?}");
+    assert_eq!((found[0].event, found[0].level), (Some(2), Level::Warning));
+    assert!(found[0].detail.contains("params\": null"), "{}", found[0].detail);
+    only(&[S(null_params), R(served)], &[NULL_PARAMS]);
+    // Refused, or silently dropped: fine.
     only(&[S(null_params), Sync, R(&error("9", -32600))], &[]);
+    only(&[S(null_params), R(r#"{"jsonrpc":"2.0","id":null,"error":{"code":-32600,"message":"m"}}"#)], &[]);
+    only(&[S(null_params), Sync], &[]);
+    // A policy: servers that treat null as absent can be allowed.
+    let lenient = Policy::default().allow(NULL_PARAMS).unwrap();
+    assert!(check(&t(&[S(null_params), R(served)], Ending::Closed), &lenient).is_empty());
+    // Strict JSON-RPC wants the refusal.
+    let strict = Policy::default().deny(MALFORMED_REPLY).unwrap();
+    assert_eq!(ids(&check(&t(&[S(null_params), Sync], Ending::Closed), &strict)), [MALFORMED_REPLY]);
 }
 
 #[test]
@@ -290,7 +312,13 @@ fn server_hang() {
 fn unsolicited_request() {
     let discover = modern("1", "server/discover", "");
     let ask = r#"{"jsonrpc":"2.0","id":"s1","method":"sampling/createMessage","params":{}}"#;
-    fires(&[S(&discover), R(ask)], UNSOLICITED_REQUEST);
+    let discovered =
+        modern_ok("1", r#""supportedVersions":["2026-07-28"],"capabilities":{},"ttlMs":0,"cacheScope":"public","#);
+    let f = fires(&[S(&discover), R(&discovered), R(ask)], UNSOLICITED_REQUEST);
+    assert_eq!(f.event, Some(2));
+    fires(&[S(&discover), R(ask), R(&discovered)], UNSOLICITED_REQUEST);
+    // Only once a modern result fixed the era: before that the server may still be serving the handshake era.
+    quiet(&[S(&discover), R(ask), R(&error("1", -32600))], UNSOLICITED_REQUEST);
     quiet(&[S(PING_1), R(ask), R(EMPTY_1)], UNSOLICITED_REQUEST);
     quiet(&[S(&discover), R(r#"{"jsonrpc":"2.0","method":"notifications/message","params":{}}"#)], UNSOLICITED_REQUEST);
 }
@@ -318,6 +346,265 @@ fn era_single() {
     fires(&[S(&discover), R(&discovered), S(INIT), R(bare)], ERA_SINGLE);
     let dual_run = check(&t(&[S(&discover), R(&discovered), S(INIT), R(INIT_OK)], Ending::Closed), &dual);
     assert!(dual_run.is_empty(), "{dual_run:#?}");
+}
+
+/// A modern request whose envelope holds only the protocol version (rmcp and the Python SDK answer -32602).
+fn half_enveloped(id: &str) -> String {
+    format!(
+        r#"{{"jsonrpc":"2.0","id":{id},"method":"tools/list","params":{{"_meta":{{"{PROTOCOL_VERSION_KEY}":"2026-07-28"}}}}}}"#
+    )
+}
+
+fn named_missing(id: &str) -> String {
+    format!(r#"{{"jsonrpc":"2.0","id":{id},"error":{{"code":-32602,"message":"missing {CLIENT_CAPABILITIES_KEY}"}}}}"#)
+}
+
+fn discovered(id: &str, versions: &str) -> String {
+    modern_ok(id, &format!(r#""supportedVersions":{versions},"capabilities":{{}},"ttlMs":0,"cacheScope":"public","#))
+}
+
+#[test]
+fn the_era_is_fixed_by_the_first_result_not_the_first_request() {
+    // rmcp: a failed modern probe chooses nothing; the plain ping after it is a handshake ping.
+    only(&[S(&half_enveloped("1")), R(&named_missing("1")), S(PING_1), R(EMPTY_1)], &[]);
+    // Once a result fixed the era, the other era's requests must be refused.
+    let f = fires(
+        &[
+            S(&half_enveloped("2")),
+            R(&named_missing("2")),
+            S(PING_1),
+            R(EMPTY_1),
+            S(&modern("3", "tools/list", "")),
+            R(&modern_ok("3", HINTS)),
+        ],
+        ERA_SINGLE,
+    );
+    assert_eq!(f.event, Some(5));
+    // rmcp: no era chosen after a failed first request, so an initialize without params is just invalid.
+    let bare_init = r#"{"jsonrpc":"2.0","id":0,"method":"initialize"}"#;
+    only(&[S(&half_enveloped("1")), R(&named_missing("1")), S(bare_init), R(&error("0", -32602))], &[]);
+    only(&[S(LIST_1), R(&error("1", -32602)), S(&half_enveloped("2")), R(&named_missing("2"))], &[]);
+}
+
+#[test]
+fn before_the_era_is_fixed_the_other_eras_refusal_is_accepted() {
+    // A server that locked the handshake era on a failed first request refuses enveloped requests with -32600.
+    let failed_first = [S(LIST_1), R(&error("1", -32602))];
+    let future = modern("2", "tools/list", "").replace("2026-07-28", "2099-01-01");
+    let refused = error("2", -32600);
+    for enveloped in [half_enveloped("2"), future, modern("2", "tools/list", "")] {
+        only(&[failed_first[0], failed_first[1], S(&enveloped), R(&refused)], &[]);
+    }
+    // A server that locked the modern era refuses plain requests with -32602 and initialize with -32022.
+    let locked_modern = [S(&half_enveloped("5")), R(&named_missing("5"))];
+    let refusal =
+        r#"{"jsonrpc":"2.0","id":0,"error":{"code":-32022,"message":"no","data":{"supported":["2026-07-28"]}}}"#;
+    let bare = r#"{"jsonrpc":"2.0","id":0,"error":{"code":-32022,"message":"no","data":{"supported":[]}}}"#;
+    only(&[locked_modern[0], locked_modern[1], S(PING_1), R(&error("1", -32602))], &[]);
+    only(&[locked_modern[0], locked_modern[1], S(INIT), R(refusal)], &[]);
+    only(&[S(INIT), R(&error("0", -32600))], &[]);
+    fires(&[S(INIT), R(bare)], ERA_SINGLE);
+    // The same refusals once the era is fixed are findings of that era's rules.
+    let discover = modern("1", "server/discover", "");
+    let fixed_modern = [S(&discover), R(&discovered("1", r#"["2026-07-28"]"#))];
+    fires(&[fixed_modern[0], fixed_modern[1], S(&half_enveloped("2")), R(&error("2", -32600))], ENVELOPE_MISSING_KEY);
+    fires(&[S(INIT), R(INIT_OK), S(PING_1), R(&error("1", -32602))], PING);
+    // Before it is fixed, a reply that is no refusal of either era is judged by the request's own era.
+    fires(&[S(PING_1), R(&error("1", -32601))], PING);
+    fires(&[S(&half_enveloped("1")), R(&error("1", -32602))], ENVELOPE_MISSING_KEY);
+}
+
+#[test]
+fn the_reference_server_locks_its_era_on_a_failed_first_request() {
+    let lines: Vec<String> = [half_enveloped("1"), PING_1.to_string(), INIT.to_string(), LIST_1.to_string()].to_vec();
+    assert_clean(&reference(&lines));
+    let lines = vec![LIST_1.to_string(), modern("2", "tools/list", ""), half_enveloped("3"), INIT.to_string()];
+    assert_clean(&reference(&lines));
+}
+
+#[test]
+fn a_dual_era_policy_judges_each_request_by_its_own_era() {
+    let discover = modern("1", "server/discover", "");
+    let plain = r#"{"jsonrpc":"2.0","id":2,"method":"tools/list"}"#;
+    let events = [
+        S(&discover),
+        R(&discovered("1", r#"["2026-07-28"]"#)),
+        S(plain),
+        R(r#"{"jsonrpc":"2.0","id":2,"result":{"tools":[]}}"#),
+    ];
+    fires(&events, ENVELOPE_MISSING_KEY);
+    let dual = Policy::default().allow(ERA_SINGLE).unwrap();
+    let found = check(&t(&events, Ending::Closed), &dual);
+    assert!(found.is_empty(), "{found:#?}");
+    // The plain request is a handshake-era request there, so the handshake rules apply to it.
+    let typed = r#"{"jsonrpc":"2.0","id":2,"result":{"tools":[],"resultType":"complete"}}"#;
+    let events = [S(&discover), R(&discovered("1", r#"["2026-07-28"]"#)), S(plain), R(typed)];
+    assert_eq!(ids(&check(&t(&events, Ending::Closed), &dual)), [HANDSHAKE_NO_RESULT_TYPE]);
+}
+
+#[test]
+fn an_invalid_initialize_on_a_modern_connection_may_get_invalid_params() {
+    let discover = modern("1", "server/discover", "");
+    let fixed = discovered("1", r#"["2026-07-28"]"#);
+    let on_modern = |request: &str, reply: &str| findings(&[S(&discover), R(&fixed), S(request), R(reply)]);
+    let bare = r#"{"jsonrpc":"2.0","id":0,"method":"initialize"}"#;
+    let numeric = r#"{"jsonrpc":"2.0","id":0,"method":"initialize","params":{"protocolVersion":7,"capabilities":{},"clientInfo":{}}}"#;
+    let no_info =
+        r#"{"jsonrpc":"2.0","id":0,"method":"initialize","params":{"protocolVersion":"2025-11-25","capabilities":{}}}"#;
+    for invalid in [bare, numeric, no_info] {
+        assert_eq!(ids(&on_modern(invalid, &error("0", -32602))), Vec::<&str>::new(), "{invalid}");
+        assert_eq!(ids(&on_modern(invalid, &error("0", -32601))), [ERA_SINGLE], "{invalid}");
+        assert_eq!(ids(&on_modern(invalid, INIT_OK)), [ERA_SINGLE], "{invalid}");
+    }
+    let refusal =
+        r#"{"jsonrpc":"2.0","id":0,"error":{"code":-32022,"message":"no","data":{"supported":["2026-07-28"]}}}"#;
+    assert_eq!(ids(&on_modern(bare, refusal)), Vec::<&str>::new());
+    // A valid initialize still needs -32022.
+    let f = on_modern(INIT, &error("0", -32602));
+    assert_eq!(ids(&f), [ERA_SINGLE]);
+    assert!(f[0].detail.contains("not -32022"), "{}", f[0].detail);
+}
+
+#[test]
+fn supported_versions_are_learned_from_the_transcript() {
+    let old = modern("1", "", "").replace("2026-07-28", "2025-11-25");
+    let unknown_method = error("1", -32601);
+    // rmcp serves enveloped requests at a handshake version it lists in server/discover.
+    fires(&[S(&old), R(&unknown_method)], UNSUPPORTED_VERSION);
+    let discover = modern("2", "server/discover", "");
+    let lists_both = discovered("2", r#"["2025-11-25","2026-07-28"]"#);
+    only(&[S(&old), R(&unknown_method), S(&discover), R(&lists_both)], &[]);
+    // Served at that handshake version, the result follows that version's shapes (no resultType).
+    let old_list = modern("3", "tools/list", "").replace("2026-07-28", "2025-11-25");
+    let plain_result = r#"{"jsonrpc":"2.0","id":3,"result":{"tools":[]}}"#;
+    only(&[S(&discover), R(&lists_both), S(&old_list), R(plain_result)], &[]);
+    // Versions named in any -32022 data.supported count too, except the one that error refuses.
+    let future = modern("4", "tools/list", "").replace("2026-07-28", "2099-01-01");
+    let refused = r#"{"jsonrpc":"2.0","id":4,"error":{"code":-32022,"message":"no","data":{"supported":["2026-07-28","2030-01-01"],"requested":"2099-01-01"}}}"#;
+    let later = modern("5", "tools/list", "").replace("2026-07-28", "2030-01-01");
+    only(&[S(&future), R(refused), S(&later), R(&modern_ok("5", HINTS))], &[]);
+    let lists_itself = refused.replace("2030-01-01", "2099-01-01");
+    fires(&[S(&future), R(&lists_itself)], UNSUPPORTED_VERSION);
+    // A version served but never named is still unsupported (the planted bug accepts-any-version).
+    let discover_2026 = discovered("2", r#"["2026-07-28"]"#);
+    fires(&[S(&discover), R(&discover_2026), S(&later), R(&modern_ok("5", HINTS))], UNSUPPORTED_VERSION);
+}
+
+// ---- Lines parsers legitimately differ on ----
+
+#[test]
+fn whole_valued_float_ids_are_ambiguous() {
+    for (literal, integer) in [("1.0", "1"), ("1e+3", "1000"), ("-2.0E1", "-20")] {
+        let request = format!(r#"{{"jsonrpc":"2.0","id":{literal},"method":""}}"#);
+        let request = request.as_str();
+        only(&[S(request), Sync], &[]);
+        only(&[S(request), R(&error(integer, -32602))], &[]);
+        only(&[S(request), R(&error(literal, -32600))], &[]);
+        only(&[S(request), R(&error("null", -32601))], &[]);
+        only(&[S(request), R(&format!(r#"{{"jsonrpc":"2.0","id":{integer},"result":{{}}}}"#))], &[]);
+        only(&[S(request), R(&format!(r#"{{"jsonrpc":"2.0","id":{literal},"result":{{}}}}"#))], &[]);
+        fires(&[S(request), R(r#"{"jsonrpc":"2.0","id":7,"result":{}}"#)], ID_ECHO);
+        fires(&[S(request), R(&format!(r#"{{"jsonrpc":"2.0","id":"{integer}","result":{{}}}}"#))], ID_ECHO);
+    }
+    // A fraction is not whole: the line stays malformed, and an id-less error for it must be -32700/-32600.
+    let half = r#"{"jsonrpc":"2.0","id":1.5,"method":"ping"}"#;
+    only(&[S(half), R(&error("null", -32600))], &[]);
+    fires(&[S(half), R(&error("null", -32601))], NULL_ID);
+    // rmcp reads 1.0 as 1: two requests, two replies under id 1, no duplicate; a third reply is one.
+    let one = r#"{"jsonrpc":"2.0","id":1,"method":""}"#;
+    let one_float = r#"{"jsonrpc":"2.0","id":1.0,"method":""}"#;
+    only(&[S(one), S(one_float), R(&error("1", -32602)), R(&error("1", -32602)), Sync], &[]);
+    fires(
+        &[S(one), S(one_float), R(&error("1", -32602)), R(&error("1", -32602)), R(&error("1", -32602))],
+        DUPLICATE_RESPONSE,
+    );
+}
+
+#[test]
+fn ids_beyond_i64_are_ambiguous_and_ids_within_stay_strict() {
+    let big = r#"{"jsonrpc":"2.0","id":1844674407370955161000000000000000000002,"method":""}"#;
+    let refused = r#"{"jsonrpc":"2.0","error":{"code":-32600,"message":"Invalid request"}}"#;
+    only(&[S(big), Sync], &[]);
+    only(&[S(big), R(refused)], &[]);
+    // rmcp's id-less refusal arrives after the next line, a notification: it is still the big id's.
+    only(&[S(big), S(r#"{"jsonrpc":"2.0","method":""}"#), R(refused)], &[]);
+    only(&[S(big), R(r#"{"jsonrpc":"2.0","id":1844674407370955161000000000000000000002,"result":{}}"#)], &[]);
+    let rounded = r#"{"jsonrpc":"2.0","id":1844674407370955200000000000000000000000,"result":{}}"#;
+    let f = fires(&[S(big), R(rounded)], ID_ECHO);
+    assert!(f.detail.contains("lost digits"), "{}", f.detail);
+    // Beyond 2^53 but within i64: a valid id like any other (the planted bug big-id-rounded).
+    let within = r#"{"jsonrpc":"2.0","id":9007199254740993,"method":"ping"}"#;
+    let f = fires(&[S(within), R(r#"{"jsonrpc":"2.0","id":9007199254740992,"result":{}}"#)], ID_ECHO);
+    assert!(f.detail.contains("lost digits"), "{}", f.detail);
+    fires(&[S(within), Sync], RESPONSE_MISSING);
+    fires(&[S(within), R(refused)], NULL_ID);
+    let max = r#"{"jsonrpc":"2.0","id":9223372036854775807,"method":"ping"}"#;
+    fires(&[S(max), Sync], RESPONSE_MISSING);
+    let past_max = r#"{"jsonrpc":"2.0","id":9223372036854775808,"method":"ping"}"#;
+    only(&[S(past_max), Sync], &[]);
+}
+
+#[test]
+fn numbers_beyond_parser_limits_make_a_line_ambiguous() {
+    let request = |n: &str| format!(r#"{{"jsonrpc":"2.0","id":2,"method":"tools/list","params":{{"n":{n}}}}}"#);
+    let digits_301 = request(&"1".repeat(301));
+    let huge = request("1e400");
+    for line in [&digits_301, &huge] {
+        only(&[S(line), Sync], &[]);
+        only(&[S(line), R(&error("null", -32700))], &[]);
+        only(&[S(line), R(&error("2", -32602))], &[]);
+        only(&[S(line), R(r#"{"jsonrpc":"2.0","id":2,"result":{}}"#)], &[]);
+    }
+    fires(&[S(&request(&"1".repeat(300))), Sync], RESPONSE_MISSING);
+    fires(&[S(&request("1e308")), Sync], RESPONSE_MISSING);
+    // Strict JSON-RPC: to a server that cannot parse it, such a line is unparseable and owes -32700.
+    let strict = Policy::default().deny(MALFORMED_REPLY).unwrap();
+    let found = check(&t(&[S(&huge), Sync], Ending::Closed), &strict);
+    assert_eq!(ids(&found), [MALFORMED_REPLY]);
+    assert!(found[0].detail.contains("parser limits"), "{}", found[0].detail);
+    assert!(check(&t(&[S(&huge), R(&error("null", -32700))], Ending::Closed), &strict).is_empty());
+}
+
+#[test]
+fn duplicate_keys_make_a_line_ambiguous() {
+    let dup = r#"{"id":"dup-3","jsonrpc":"2.0","id":3,"method":"wirefuzz/unknown"}"#;
+    let note = r#"{"jsonrpc":"2.0","method":""}"#;
+    let refused = r#"{"jsonrpc":"2.0","error":{"code":-32600,"message":"Invalid request"}}"#;
+    // rmcp refuses it without an id; the notification before it is not blamed.
+    only(&[S(note), S(dup), R(refused)], &[]);
+    only(&[S(dup), Sync], &[]);
+    // The Python SDK: last member wins.
+    only(&[S(dup), R(&error("3", -32601))], &[]);
+    only(&[S(dup), R(r#"{"jsonrpc":"2.0","id":3,"result":{}}"#)], &[]);
+    let nested = r#"{"jsonrpc":"2.0","id":4,"method":"tools/call","params":{"name":"add","name":"sub"}}"#;
+    only(&[S(nested), Sync], &[]);
+    // Ambiguous requests are not judged by the MCP layer, and do not fix the era.
+    let enveloped_dup = modern("5", "tools/list", r#""x":1,"x":2,"#);
+    only(&[S(&enveloped_dup), R(r#"{"jsonrpc":"2.0","id":5,"result":{}}"#), S(INIT), R(INIT_OK)], &[]);
+}
+
+#[test]
+fn ambiguous_lines_are_judged_leniently_but_not_blindly() {
+    // Silence is no finding under strict JSON-RPC either, except beyond the parser limits.
+    let strict = Policy::default().deny(MALFORMED_REPLY).unwrap();
+    let one_float = r#"{"jsonrpc":"2.0","id":1.0,"method":"ping"}"#;
+    let big = r#"{"jsonrpc":"2.0","id":12345678901234567890123,"method":"ping"}"#;
+    let dup = r#"{"jsonrpc":"2.0","id":3,"id":4,"method":"ping"}"#;
+    for line in [one_float, big, dup] {
+        assert!(check(&t(&[S(line), Sync], Ending::Closed), &strict).is_empty(), "{line}");
+        assert!(check(&t(&[S(line), R(&error("null", -32601))], Ending::Closed), &strict).is_empty(), "{line}");
+    }
+    // Each line explains one id-less error, FIFO with malformed lines; one more is a finding.
+    let refused = r#"{"jsonrpc":"2.0","id":null,"error":{"code":-32600,"message":"m"}}"#;
+    only(&[S(big), S("{oops"), R(refused), R(refused)], &[]);
+    fires(&[S(big), R(refused), R(refused)], NULL_ID);
+    fires(&[S(big), R(refused), S(NOTE), R(refused)], NOTIFICATION_REPLY);
+    // A result without an id is never fine, and a second reply is a duplicate.
+    fires(&[S(big), R(r#"{"jsonrpc":"2.0","id":null,"result":{}}"#)], NULL_ID);
+    let echoed = r#"{"jsonrpc":"2.0","id":12345678901234567890123,"result":{}}"#;
+    fires(&[S(big), R(echoed), R(echoed)], DUPLICATE_RESPONSE);
+    // A late reply after the sync point is still the line's.
+    only(&[S(big), Sync, R(echoed)], &[]);
 }
 
 #[test]

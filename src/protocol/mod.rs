@@ -1,5 +1,6 @@
 //! The JSON-RPC 2.0 and MCP vocabulary: request ids kept exactly as sent, the classification of one line of
-//! traffic, the two protocol eras and their versions, the `_meta` envelope keys, method names and error codes.
+//! traffic, the two protocol eras and their versions, the `_meta` envelope keys, method names and error codes, and
+//! the properties of JSON text parsers legitimately differ on (duplicate keys, number limits).
 //!
 //! Nothing here does I/O and nothing here panics on input: every function takes untrusted bytes or values.
 
@@ -7,6 +8,7 @@ pub mod codes;
 pub mod envelope;
 pub mod era;
 pub mod id;
+pub mod json;
 pub mod message;
 pub mod methods;
 

@@ -132,7 +132,9 @@ impl Mutant {
             | Mutant::NoCacheHints => {
                 vec![list()]
             }
-            Mutant::BigIdRounded => vec![modern(json!(12345678901234567890123_u128), "tools/list")],
+            // 2^53 + 1: within i64, so the id is a plain one (an id beyond i64 is one parsers may refuse), but a
+            // double cannot hold it.
+            Mutant::BigIdRounded => vec![modern(json!(9_007_199_254_740_993_u64), "tools/list")],
             Mutant::NullIdOnError | Mutant::ResultAndError | Mutant::FloatErrorCode | Mutant::WrongMissingKey => {
                 vec![only_version()]
             }

@@ -184,7 +184,7 @@ fn python() {
     let naive: Vec<Box<dyn Target + Send>> =
         vec![Box::new(StdioTarget::new(command.clone(), Timeouts::default()).cold())];
     let naive = campaign::run(naive, &opts, &server, |_| {}).unwrap();
-    let warm: Vec<Box<dyn Target + Send>> = (0..2).map(|_| server.target(Timeouts::default())).collect();
+    let warm: Vec<Box<dyn Target + Send>> = (0..2).map(|_| server.pooled_target(Timeouts::default())).collect();
     let warm = campaign::run(warm, &opts, &server, |_| {}).unwrap();
     let (naive_rate, warm_rate) = (rate(naive.conversations, naive.elapsed), rate(warm.conversations, warm.elapsed));
     println!("| what | conversations/s |");

@@ -262,7 +262,7 @@ impl Worker<'_> {
             let finding = Finding { level: Level::Warning, detail, ..first.clone() };
             Minimized { inputs: inputs.to_vec(), transcript: seen.clone(), finding }
         });
-        let case = Case::for_finding(&inputs, &transcript, &finding, self.server);
+        let case = Case::for_finding(&inputs, &transcript, &finding, self.server, &options.policy);
         let case_file = match &options.out {
             Some(dir) => Some(case.save(dir, &format!("{}-{index}", finding.rule.to_lowercase()))?),
             None => None,
@@ -291,7 +291,7 @@ mod tests {
     }
 
     fn campaign(server: &ServerSpec, jobs: usize, options: &Options) -> Summary {
-        let targets = (0..jobs).map(|_| server.target(Default::default())).collect();
+        let targets = (0..jobs).map(|_| server.pooled_target(Default::default())).collect();
         run(targets, options, server, |_| {}).unwrap()
     }
 

@@ -18,9 +18,10 @@
 //! printable UTF-8 or that carry leading or trailing white space; `--` is a sync point; `#` starts a comment (the
 //! `# <<` comments show what the server answered when the case was written; they are not checked). `expect:` is
 //! `clean` or a comma-separated list of rule ids that must fire on the case's server (`mutant:`, `command:` as a
-//! JSON array of strings, or the built-in server when neither is given).
+//! JSON array of strings, or the built-in server when neither is given); `allow:` lists policy rules turned off
+//! when the case is checked.
 
-use crate::oracle::Finding;
+use crate::oracle::{Finding, Policy, RULES};
 use crate::protocol::envelope::opening_era;
 use crate::protocol::{Era, Frame};
 use crate::target::ServerSpec;
@@ -47,6 +48,10 @@ pub struct Case {
     pub command: Option<Vec<String>>,
     /// Rule ids that must fire on the case's server; empty means the case must run clean.
     pub expect: Vec<String>,
+    /// Rules turned off when the case is checked (e.g. MCP-ERA-SINGLE for a dual-era server).
+    pub allow: Vec<String>,
+    /// Rules turned on when the case is checked (e.g. JSONRPC-MALFORMED-REPLY for strict JSON-RPC).
+    pub deny: Vec<String>,
     /// The frames to send, in order.
     pub inputs: Vec<Input>,
     /// What the server answered when the case was written (shown as comments, not checked).
@@ -98,6 +103,8 @@ impl Case {
                         }
                         case.command = Some(argv);
                     }
+                    "allow" => case.allow = rule_list(value).with_context(at)?,
+                    "deny" => case.deny = rule_list(value).with_context(at)?,
                     "expect" => {
                         expect_seen = true;
                         if value != "clean" {
@@ -135,6 +142,12 @@ impl Case {
         if let Some(command) = &self.command {
             let _ = writeln!(out, "command: {}", serde_json::to_string(command).unwrap_or_default());
         }
+        if !self.allow.is_empty() {
+            let _ = writeln!(out, "allow: {}", self.allow.join(", "));
+        }
+        if !self.deny.is_empty() {
+            let _ = writeln!(out, "deny: {}", self.deny.join(", "));
+        }
         let expect = if self.expect.is_empty() { "clean".to_string() } else { self.expect.join(", ") };
         let _ = writeln!(out, "expect: {expect}");
         for input in &self.inputs {
@@ -168,16 +181,34 @@ impl Case {
     }
 
     /// The case of a finding: its inputs, what the server answered, the rule, the era and the server.
-    pub fn for_finding(inputs: &[Input], transcript: &Transcript, finding: &Finding, server: &ServerSpec) -> Case {
+    pub fn for_finding(
+        inputs: &[Input],
+        transcript: &Transcript,
+        finding: &Finding,
+        server: &ServerSpec,
+        policy: &Policy,
+    ) -> Case {
+        let differs = |on: bool| -> Vec<String> {
+            let rules = RULES.iter().filter(|r| r.enabled_by_default != on && policy.enabled(r.id) == on);
+            rules.map(|r| r.id.to_string()).collect()
+        };
         Case {
             title: Some(format!("{}: {}", finding.rule, finding.detail)),
             era: connection_era(inputs),
             mutant: server.mutant(),
             command: server.command().map(ServerCommand::argv),
             expect: vec![finding.rule.to_string()],
+            allow: differs(false),
+            deny: differs(true),
             inputs: inputs.to_vec(),
             received: transcript.received().map(<[u8]>::to_vec).collect(),
         }
+    }
+
+    /// The policy the case is checked under: the default with the case's `allow:` rules off and `deny:` rules on.
+    pub fn policy(&self) -> Policy {
+        let allowed = self.allow.iter().fold(Policy::default(), |p, rule| p.clone().allow(rule).unwrap_or(p));
+        self.deny.iter().fold(allowed, |p, rule| p.clone().deny(rule).unwrap_or(p))
     }
 
     /// The server the case was found on: its mutant, its command, or the built-in server.
@@ -210,6 +241,15 @@ pub fn connection_era(inputs: &[Input]) -> Option<Era> {
     })
 }
 
+/// A comma-separated list of rule ids, each checked against the catalogue.
+fn rule_list(value: &str) -> Result<Vec<String>> {
+    let rules: Vec<String> = value.split(',').map(|r| r.trim().to_string()).filter(|r| !r.is_empty()).collect();
+    if let Some(unknown) = rules.iter().find(|r| crate::oracle::rule(r).is_none()) {
+        bail!("`{unknown}` is not a rule id");
+    }
+    Ok(rules)
+}
+
 /// True for text that survives a round trip as a `>> ` line: no control characters, no leading or trailing white
 /// space, not empty.
 fn is_plain(text: &str) -> bool {
@@ -238,6 +278,8 @@ mod tests {
             mutant: Some(Mutant::IdAsString),
             command: None,
             expect: vec!["JSONRPC-ID-ECHO".into()],
+            allow: vec!["MCP-ERA-SINGLE".into()],
+            deny: vec!["JSONRPC-MALFORMED-REPLY".into()],
             inputs: vec![
                 Input::Line(br#"{"jsonrpc":"2.0","id":1,"method":"tools/list"}"#.to_vec()),
                 Input::Sync,
@@ -261,6 +303,22 @@ mod tests {
     }
 
     #[test]
+    fn a_case_carries_the_policy_it_was_found_under() {
+        let policy = Policy::default().allow("MCP-ERA-SINGLE").unwrap().deny("JSONRPC-MALFORMED-REPLY").unwrap();
+        let finding =
+            Finding { rule: "SERVER-HANG", level: crate::oracle::Level::Error, event: None, detail: "d".into() };
+        let transcript = Transcript { events: Vec::new(), ending: crate::transcript::Ending::Closed };
+        let case = Case::for_finding(&[], &transcript, &finding, &ServerSpec::BuiltIn, &policy);
+        assert_eq!(
+            (case.allow.clone(), case.deny.clone()),
+            (vec!["MCP-ERA-SINGLE".into()], vec!["JSONRPC-MALFORMED-REPLY".into()])
+        );
+        let back = Case::parse(&case.render()).unwrap();
+        assert!(!back.policy().enabled("MCP-ERA-SINGLE") && back.policy().enabled("JSONRPC-MALFORMED-REPLY"));
+        assert!(Case::default().policy().enabled("MCP-ERA-SINGLE"));
+    }
+
+    #[test]
     fn clean_cases_and_hand_edits_parse() {
         let text = format!("{MAGIC}\n# a comment\n\nexpect: clean\n>> {{}}\n--\n>>\n");
         let case = Case::parse(&text).unwrap();
@@ -277,6 +335,7 @@ mod tests {
         assert!(err(&format!("{MAGIC}\nexpect: clean\nmutant: nope\n")).contains("unknown mutant `nope`"));
         assert!(err(&format!("{MAGIC}\nexpect: clean\nwhat\n")).contains("line 3: not a frame"));
         assert!(err(&format!("{MAGIC}\nexpect: clean\ncommand: []\n")).contains("command is empty"));
+        assert!(err(&format!("{MAGIC}\nexpect: clean\nallow: NOPE\n")).contains("`NOPE` is not a rule id"));
     }
 
     #[test]

@@ -48,6 +48,12 @@ enum Commands {
         /// How long a reply from a child server may take, in milliseconds.
         #[arg(long, default_value_t = 2_000)]
         timeout: u64,
+        /// Turn a rule off, on top of the case's own `allow:`; repeatable.
+        #[arg(long, value_name = "RULE")]
+        allow: Vec<String>,
+        /// Turn a rule on, on top of the case's own `deny:`; repeatable.
+        #[arg(long, value_name = "RULE")]
+        deny: Vec<String>,
         /// The server to start (no shell), after `--`.
         #[arg(last = true)]
         command: Vec<String>,
@@ -178,8 +184,9 @@ fn main() -> ExitCode {
     let cli = Cli::parse();
     let outcome = match cli.command {
         Commands::Fuzz(args) => run_fuzz(args),
-        Commands::Replay { file, mutant, built_in, timeout, command } => {
-            run_replay(&file, mutant.as_deref(), built_in, &command, Duration::from_millis(timeout))
+        Commands::Replay { file, mutant, built_in, timeout, allow, deny, command } => {
+            let server = Replayed { mutant: mutant.as_deref(), built_in, command: &command };
+            run_replay(&file, server, Duration::from_millis(timeout), &allow, &deny)
         }
         Commands::Import { artifact, target, mutant, out, name, shrink_budget } => {
             run_import(&artifact, target.as_deref(), mutant.as_deref(), &out, name.as_deref(), shrink_budget)
@@ -245,8 +252,9 @@ fn server_spec(mutant: Option<&str>, command: &[String]) -> Result<ServerSpec> {
     }
 }
 
-fn policy(allow: &[String], deny: &[String]) -> Result<Policy> {
-    let mut policy = Policy::default();
+/// `base` with the command line's `--allow` rules turned off and `--deny` rules turned on.
+fn policy(base: Policy, allow: &[String], deny: &[String]) -> Result<Policy> {
+    let mut policy = base;
     for rule in allow {
         policy = policy.allow(rule).map_err(|e| anyhow!("--allow: {e}"))?;
     }
@@ -277,7 +285,7 @@ fn run_fuzz(args: FuzzArgs) -> Result<ExitCode> {
         seed,
         cases: args.cases.or(if time.is_none() { Some(10_000) } else { None }),
         time,
-        policy: policy(&args.allow, &args.deny)?,
+        policy: policy(Policy::default(), &args.allow, &args.deny)?,
         out: Some(args.out.clone()),
         shrink: shrink::Budget { runs: args.shrink_budget, time: Some(Duration::from_secs(args.shrink_time)) },
         baseline: baseline.clone(),
@@ -287,7 +295,7 @@ fn run_fuzz(args: FuzzArgs) -> Result<ExitCode> {
         startup: Duration::from_millis(args.startup_timeout),
         ..Timeouts::default()
     };
-    let targets = (0..args.jobs).map(|_| server.target(timeouts)).collect();
+    let targets = (0..args.jobs).map(|_| server.pooled_target(timeouts)).collect();
     eprintln!("mcp-wirefuzz fuzz: seed {seed}, {}, {} job(s)", server.describe(), args.jobs);
     let bar = progress_bar(options.cases);
     let summary = campaign::run(targets, &options, &server, |event| match event {
@@ -311,6 +319,9 @@ fn run_fuzz(args: FuzzArgs) -> Result<ExitCode> {
 }
 
 fn write_report(path: &Path, text: &str) -> Result<()> {
+    if let Some(dir) = path.parent().filter(|d| !d.as_os_str().is_empty()) {
+        std::fs::create_dir_all(dir).with_context(|| format!("cannot create {}", dir.display()))?;
+    }
     std::fs::write(path, text).with_context(|| format!("cannot write {}", path.display()))
 }
 
@@ -360,23 +371,24 @@ impl Bar {
     }
 }
 
-fn run_replay(
-    file: &std::path::Path,
-    mutant: Option<&str>,
+/// The server options of `replay`.
+struct Replayed<'a> {
+    mutant: Option<&'a str>,
     built_in: bool,
-    command: &[String],
-    timeout: Duration,
-) -> Result<ExitCode> {
+    command: &'a [String],
+}
+
+fn run_replay(file: &Path, server: Replayed, timeout: Duration, allow: &[String], deny: &[String]) -> Result<ExitCode> {
     let case = Case::load(file)?;
-    let server = match (built_in, mutant, command.is_empty()) {
+    let server = match (server.built_in, server.mutant, server.command.is_empty()) {
         (true, _, true) => ServerSpec::BuiltIn,
         (true, _, false) => bail!("--built-in cannot be combined with `-- CMD`"),
         (false, None, true) => case.server(),
-        (false, mutant, _) => server_spec(mutant, command)?,
+        (false, mutant, _) => server_spec(mutant, server.command)?,
     };
     let timeouts = Timeouts { reply: timeout, ..Timeouts::default() };
     let transcript = server.target(timeouts).run(&case.inputs)?;
-    let findings = check(&transcript, &Policy::default());
+    let findings = check(&transcript, &policy(case.policy(), allow, deny)?);
     println!("replaying {} against {}", file.display(), server.describe());
     print!("{}", transcript.render());
     for finding in &findings {
@@ -449,7 +461,8 @@ fn import_inputs(
     let budget = shrink::Budget { runs: budget, ..Default::default() };
     let minimized = shrink::minimize_finding(target.as_mut(), inputs, rule, &Policy::default(), budget)?
         .context("the finding did not reproduce")?;
-    let case = Case::for_finding(&minimized.inputs, &minimized.transcript, &minimized.finding, server);
+    let case =
+        Case::for_finding(&minimized.inputs, &minimized.transcript, &minimized.finding, server, &Policy::default());
     let stem = artifact.file_name().map(|n| n.to_string_lossy().into_owned()).unwrap_or_default();
     let name = name.unwrap_or_else(|| format!("{}-{}", rule.to_lowercase(), stem.chars().take(20).collect::<String>()));
     let path = case.save(out, &name)?;
@@ -470,13 +483,13 @@ fn run_shrink(file: &Path, out: Option<&Path>, timeout: Duration, budget: usize)
     let mut target = server.target(Timeouts { reply: timeout, ..Timeouts::default() });
     let rule = match case.expect.first() {
         Some(rule) => rule.clone(),
-        None => match check(&target.run(&case.inputs)?, &Policy::default()).first() {
+        None => match check(&target.run(&case.inputs)?, &case.policy()).first() {
             Some(finding) => finding.rule.to_string(),
             None => bail!("{} breaks no rule on {}: nothing to shrink for", file.display(), server.describe()),
         },
     };
     let budget = shrink::Budget { runs: budget, ..Default::default() };
-    let Some(minimized) = shrink::minimize_finding(target.as_mut(), &case.inputs, &rule, &Policy::default(), budget)?
+    let Some(minimized) = shrink::minimize_finding(target.as_mut(), &case.inputs, &rule, &case.policy(), budget)?
     else {
         bail!("{rule} does not break on {} with {}", server.describe(), file.display());
     };

@@ -1,10 +1,15 @@
-//! The real Python SDK server (`tests/servers/calc.py`, `mcp==2.3.0` in `.venv`, made by `.ci/python-venv`), driven
-//! over stdio: it passes the seed transcripts; each deviation it really has reproduces under its rule id and with
-//! nothing else (`corpus/regressions/python-*.case`); and a short fuzz run with the committed baseline is green.
-//! Skipped with a message when `.venv` has no `mcp`.
+//! Real SDK servers driven over stdio.
+//!
+//! The Python SDK (`tests/servers/calc.py`, `mcp==2.3.0` in `.venv`, made by `.ci/python-venv`): it passes the seed
+//! transcripts; each deviation it really has reproduces under its rule id and with nothing else
+//! (`corpus/regressions/python-*.case`); and a short fuzz run with the committed baseline is green. Skipped with a
+//! message when `.venv` has no `mcp`.
+//!
+//! rmcp (`tests/servers/rmcp-calc`, built here with cargo): every vetted case in `tests/servers/rmcp-calc/cases`
+//! breaks exactly the rules it expects (real deviations) or none (former false alarms of the oracle).
 
 use mcp_wirefuzz::case::Case;
-use mcp_wirefuzz::oracle::{Policy, check};
+use mcp_wirefuzz::oracle::check;
 use mcp_wirefuzz::seeds;
 use mcp_wirefuzz::target::stdio::{ServerCommand, Timeouts};
 use serde_json::Value;
@@ -49,7 +54,7 @@ fn each_python_deviation_reproduces_under_its_rule_and_nothing_else() {
         }
         let case = Case::load(&path).unwrap();
         let transcript = case.server().target(Timeouts::default()).run(&case.inputs).unwrap();
-        let mut fired: Vec<&str> = check(&transcript, &Policy::default()).iter().map(|f| f.rule).collect();
+        let mut fired: Vec<&str> = check(&transcript, &case.policy()).iter().map(|f| f.rule).collect();
         fired.dedup();
         assert_eq!(fired, case.expect, "{}\n{}", path.display(), transcript.render());
         seen += 1;
@@ -64,8 +69,6 @@ fn a_short_fuzz_run_with_the_baseline_is_green() {
     let Some(_) = python_server() else { return };
     let scratch = std::env::temp_dir().join(format!("wirefuzz-python-{}", std::process::id()));
     let report = scratch.join("report.json");
-    // The findings folder is made only when there is a finding; the JSON report needs its folder either way.
-    std::fs::create_dir_all(&scratch).unwrap();
     let output = Command::new(env!("CARGO_BIN_EXE_mcp-wirefuzz"))
         .current_dir(root())
         .args([
@@ -94,4 +97,24 @@ fn a_short_fuzz_run_with_the_baseline_is_green() {
         assert!(finding["baselined"] == true || finding["flaky"] == true, "not baselined: {finding}");
     }
     std::fs::remove_dir_all(&scratch).unwrap();
+}
+
+#[test]
+fn every_vetted_rmcp_case_breaks_exactly_what_it_expects() {
+    let manifest = root().join("tests/servers/rmcp-calc/Cargo.toml");
+    let build =
+        Command::new("cargo").args(["build", "--release", "--quiet", "--manifest-path"]).arg(&manifest).status();
+    assert!(build.is_ok_and(|s| s.success()), "cannot build tests/servers/rmcp-calc");
+    let dir = root().join("tests/servers/rmcp-calc/cases");
+    let mut paths: Vec<PathBuf> = std::fs::read_dir(&dir).unwrap().map(|e| e.unwrap().path()).collect();
+    paths.sort();
+    assert!(paths.len() >= 20, "{} rmcp cases", paths.len());
+    for path in paths {
+        let case = Case::load(&path).unwrap();
+        let transcript = case.server().target(Timeouts::default()).run(&case.inputs).unwrap();
+        let mut fired: Vec<&str> = check(&transcript, &case.policy()).iter().map(|f| f.rule).collect();
+        fired.sort();
+        fired.dedup();
+        assert_eq!(fired, case.expect, "{}\n{}", path.display(), transcript.render());
+    }
 }

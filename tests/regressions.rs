@@ -2,7 +2,7 @@
 //! expects break (or none, for `expect: clean`); on the built-in reference server, no rule breaks.
 
 use mcp_wirefuzz::case::Case;
-use mcp_wirefuzz::oracle::{Policy, check};
+use mcp_wirefuzz::oracle::check;
 use mcp_wirefuzz::target::ServerSpec;
 use mcp_wirefuzz::target::stdio::Timeouts;
 use std::path::PathBuf;
@@ -20,7 +20,7 @@ fn cases() -> Vec<(PathBuf, Case)> {
 
 fn broken(server: &ServerSpec, case: &Case) -> Vec<&'static str> {
     let transcript = server.target(Timeouts::default()).run(&case.inputs).unwrap();
-    check(&transcript, &Policy::default()).iter().map(|f| f.rule).collect()
+    check(&transcript, &case.policy()).iter().map(|f| f.rule).collect()
 }
 
 #[test]

@@ -103,8 +103,17 @@ pub enum ServerSpec {
 }
 
 impl ServerSpec {
-    /// A fresh target for this server (one per worker).
+    /// A target for a few runs (a replay, a check): a child process is started when each run starts.
     pub fn target(&self, timeouts: stdio::Timeouts) -> Box<dyn Target + Send> {
+        match self {
+            ServerSpec::Command(command) => Box::new(stdio::StdioTarget::new(command.clone(), timeouts).cold()),
+            _ => self.pooled_target(timeouts),
+        }
+    }
+
+    /// A target for a campaign worker: a child process keeps one spare started ahead, so start-up overlaps the
+    /// previous conversation.
+    pub fn pooled_target(&self, timeouts: stdio::Timeouts) -> Box<dyn Target + Send> {
         match self {
             ServerSpec::BuiltIn => Box::new(InProcess(reference::Calc)),
             ServerSpec::Mutant(mutant) => Box::new(InProcess(reference::Planted(*mutant))),

@@ -144,6 +144,9 @@ struct FuzzArgs {
     /// Extra time a child server gets until its first line (start-up), in milliseconds.
     #[arg(long, value_name = "MS", default_value_t = 10_000)]
     startup_timeout: u64,
+    /// How long a child server's output must stay quiet at a sync point, in milliseconds (to see late extra lines).
+    #[arg(long, value_name = "MS", default_value_t = 20)]
+    settle: u64,
     /// Plant one bug in the built-in server (`mcp-wirefuzz serve --mutant list` lists them).
     #[arg(long, value_name = "NAME")]
     mutant: Option<String>,
@@ -293,6 +296,7 @@ fn run_fuzz(args: FuzzArgs) -> Result<ExitCode> {
     let timeouts = Timeouts {
         reply: Duration::from_millis(args.timeout),
         startup: Duration::from_millis(args.startup_timeout),
+        settle: Duration::from_millis(args.settle),
         ..Timeouts::default()
     };
     let targets = (0..args.jobs).map(|_| server.pooled_target(timeouts)).collect();

@@ -56,7 +56,7 @@ pub enum Mutant {
     NoCacheHints,
     /// An enveloped `ping` is answered on a modern connection although 2026-07-28 removed it.
     ModernServesPing,
-    /// `server/discover` advertises prompts, but `prompts/list` answers -32601.
+    /// `initialize` and `server/discover` advertise prompts, but `prompts/list` answers -32601 (no handler).
     AdvertisedButMissing,
 }
 
@@ -228,7 +228,7 @@ impl Mutant {
             Mutant::AdvertisedButMissing => (
                 "advertised-but-missing",
                 "MCP-ADVERTISED-METHODS",
-                "server/discover advertises prompts but prompts/list answers -32601",
+                "initialize and server/discover advertise prompts but prompts/list answers -32601",
             ),
         }
     }

@@ -181,7 +181,7 @@ impl CalcConnection {
             TOOLS_LIST | TOOLS_CALL | PROMPTS_LIST | RESOURCES_LIST if !self.initialized => {
                 Err(RpcError::new(INVALID_PARAMS, "the connection is not initialized: send initialize first"))
             }
-            method => serve_method(method, params),
+            method => self.serve_method(method, params),
         }
     }
 
@@ -250,13 +250,21 @@ impl CalcConnection {
         let mut result = match request.method.as_str() {
             DISCOVER => json!({ "supportedVersions": MODERN_VERSIONS, "capabilities": capabilities(true) }),
             PING if self.has(Mutant::ModernServesPing) => json!({}),
-            PROMPTS_LIST if self.has(Mutant::AdvertisedButMissing) => {
-                return Err(RpcError::method_not_found(PROMPTS_LIST));
-            }
-            method => serve_method(method, params)?,
+            method => self.serve_method(method, params)?,
         };
         self.stamp_modern(&request.method, &mut result);
         Ok(result)
+    }
+
+    /// The methods both eras serve the same way, and method-not-found for the rest.
+    fn serve_method(&self, method: &str, params: Option<&Value>) -> Reply {
+        match method {
+            TOOLS_LIST => Ok(json!({ "tools": [add_tool()] })),
+            TOOLS_CALL => call_tool(params),
+            PROMPTS_LIST if !self.has(Mutant::AdvertisedButMissing) => Ok(json!({ "prompts": [] })),
+            RESOURCES_LIST => Ok(json!({ "resources": [] })),
+            other => Err(RpcError::method_not_found(other)),
+        }
     }
 
     /// Adds what every modern result carries: `resultType`, the caching hints where the method is cacheable, and
@@ -349,17 +357,6 @@ fn nesting_depth(line: &[u8]) -> usize {
         }
     }
     deepest
-}
-
-/// The methods both eras serve the same way, and method-not-found for the rest.
-fn serve_method(method: &str, params: Option<&Value>) -> Reply {
-    match method {
-        TOOLS_LIST => Ok(json!({ "tools": [add_tool()] })),
-        TOOLS_CALL => call_tool(params),
-        PROMPTS_LIST => Ok(json!({ "prompts": [] })),
-        RESOURCES_LIST => Ok(json!({ "resources": [] })),
-        other => Err(RpcError::method_not_found(other)),
-    }
 }
 
 fn call_tool(params: Option<&Value>) -> Reply {

@@ -1,6 +1,7 @@
 //! A short libFuzzer run of every cargo-fuzz target (`cargo +nightly fuzz run TARGET`), when nightly and cargo-fuzz
 //! are installed (skipped with a message otherwise): `conversation`, `server_lines` and `oracle` survive 2,000 runs
-//! from their seed corpus; `mutant`, pinned to one planted bug and started from an empty corpus, finds it.
+//! from their seed corpus; `mutant` and `mutant_bytes`, each pinned to one planted bug and started from an empty
+//! corpus, find it.
 //!
 //! The runs work on copies of the corpora and write artifacts to a temporary folder, so the committed corpus stays
 //! as `mcp-wirefuzz corpus` made it.
@@ -60,10 +61,16 @@ fn every_fuzz_target_survives_or_finds_its_bug() {
         assert!(output.status.success(), "{target} failed:\n{}", &stderr[stderr.len().saturating_sub(4000)..]);
         assert!(stderr.contains("Done 2000 runs"), "{target}: {}", &stderr[stderr.len().saturating_sub(2000)..]);
     }
-    let (corpus, artifacts) = (scratch("mutant-corpus"), scratch("mutant-artifacts"));
-    let output = fuzz(FuzzTarget::Mutant, &corpus, &artifacts, 200_000, Some("no-cache-hints"));
-    let stderr = String::from_utf8_lossy(&output.stderr);
-    assert!(!output.status.success(), "the mutant target did not find no-cache-hints in 200,000 runs");
-    assert!(stderr.contains("broke MCP-CACHE-HINTS"), "{}", &stderr[stderr.len().saturating_sub(4000)..]);
-    assert_eq!(std::fs::read_dir(&artifacts).unwrap().count(), 1, "one artifact expected");
+    for (target, mutant, rule) in [
+        (FuzzTarget::Mutant, "no-cache-hints", "MCP-CACHE-HINTS"),
+        (FuzzTarget::MutantBytes, "crash-on-batch", "SERVER-CRASH"),
+    ] {
+        let (corpus, artifacts) = (scratch(&format!("{target}-corpus")), scratch(&format!("{target}-artifacts")));
+        let output = fuzz(target, &corpus, &artifacts, 200_000, Some(mutant));
+        let stderr = String::from_utf8_lossy(&output.stderr);
+        assert!(!output.status.success(), "{target} did not find {mutant} in 200,000 runs");
+        let broke = stderr.lines().find_map(|line| line.strip_prefix("mcp-wirefuzz: broke "));
+        assert!(broke.is_some_and(|rules| rules.contains(rule)), "{}", &stderr[stderr.len().saturating_sub(4000)..]);
+        assert_eq!(std::fs::read_dir(&artifacts).unwrap().count(), 1, "{target}: one artifact expected");
+    }
 }

@@ -264,25 +264,15 @@ fn find() {
     for mutant in Mutant::ALL {
         let seeds = [1u64, 2, 3];
         let engine: Vec<Option<f64>> = seeds.iter().map(|&s| engine_time_to_find(mutant, s)).collect();
-        let (structured, bytes) = match &binaries {
-            Some(dir) => (
-                show(
-                    &seeds
-                        .iter()
-                        .map(|&s| libfuzzer_time_to_find(&dir.join("mutant"), mutant, s, CAP))
-                        .collect::<Vec<_>>(),
-                    CAP as f64,
-                ),
-                show(
-                    &seeds
-                        .iter()
-                        .map(|&s| libfuzzer_time_to_find(&dir.join("mutant_bytes"), mutant, s, CAP))
-                        .collect::<Vec<_>>(),
-                    CAP as f64,
-                ),
-            ),
-            None => ("skipped".into(), "skipped".into()),
+        let libfuzzer = |target: &str| match &binaries {
+            Some(dir) => {
+                let times: Vec<Option<f64>> =
+                    seeds.iter().map(|&s| libfuzzer_time_to_find(&dir.join(target), mutant, s, CAP)).collect();
+                show(&times, CAP as f64)
+            }
+            None => "skipped".into(),
         };
+        let (structured, bytes) = (libfuzzer("mutant"), libfuzzer("mutant_bytes"));
         println!("| {mutant} | {} | {} | {structured} | {bytes} |", mutant.expected_rule(), show(&engine, 200_000.0));
     }
 }

@@ -103,7 +103,8 @@ impl SeedCase {
     /// Compares the lines a server wrote with what the steps expect. Replies are matched to steps by id, so a
     /// server may answer pipelined requests in any order; every line must be claimed by exactly one step.
     pub fn compare(&self, replies: &[Vec<u8>]) -> Vec<String> {
-        let mut unclaimed: Vec<Option<Value>> = replies.iter().map(|line| serde_json::from_slice(line).ok()).collect();
+        let parsed: Vec<Option<Value>> = replies.iter().map(|line| serde_json::from_slice(line).ok()).collect();
+        let mut claimed = vec![false; replies.len()];
         let mut mismatches = Vec::new();
         for (index, step) in self.steps.iter().enumerate() {
             let id = IdField::of(step.send.get("id"));
@@ -112,21 +113,24 @@ impl SeedCase {
                 Expected::Reply(want) => (want, true),
                 Expected::Contains(want) => (want, false),
             };
-            let found =
-                unclaimed.iter_mut().find(|slot| slot.as_ref().is_some_and(|reply| IdField::of(reply.get("id")) == id));
-            match found.and_then(Option::take) {
+            let found = (0..replies.len())
+                .find(|&i| !claimed[i] && parsed[i].as_ref().is_some_and(|reply| IdField::of(reply.get("id")) == id));
+            if let Some(i) = found {
+                claimed[i] = true;
+            }
+            match found.and_then(|i| parsed[i].as_ref()) {
                 None => mismatches.push(format!("step {}: no reply with id {}", index + 1, show_id(&id))),
-                Some(got) if exact && &got != want => {
+                Some(got) if exact && got != want => {
                     mismatches.push(format!("step {}: expected {want}\n  got {got}", index + 1))
                 }
-                Some(got) if !exact && !contains(&got, want) => {
+                Some(got) if !exact && !contains(got, want) => {
                     mismatches.push(format!("step {}: expected a reply containing {want}\n  got {got}", index + 1))
                 }
                 Some(_) => {}
             }
         }
-        for (line, slot) in replies.iter().zip(&unclaimed) {
-            if slot.is_some() || serde_json::from_slice::<Value>(line).is_err() {
+        for (line, claimed) in replies.iter().zip(&claimed) {
+            if !claimed {
                 mismatches.push(format!("unexpected line: {}", String::from_utf8_lossy(line)));
             }
         }

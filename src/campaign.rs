@@ -151,10 +151,10 @@ pub fn run(
     let mut last_tick = Instant::now();
     for message in receiver {
         match message {
-            Message::Ran { broken } => {
-                summary.conversations += 1;
-                for rule in broken {
-                    *summary.counts.entry(rule).or_default() += 1;
+            Message::Ran(tally) => {
+                summary.conversations += tally.conversations;
+                for (rule, count) in tally.broken {
+                    *summary.counts.entry(rule).or_default() += count;
                 }
                 if last_tick.elapsed() >= Duration::from_millis(100) {
                     last_tick = Instant::now();
@@ -183,9 +183,47 @@ pub fn run(
 }
 
 enum Message {
-    Ran { broken: Vec<&'static str> },
+    Ran(Tally),
     Found(Box<Found>),
     Failed(anyhow::Error),
+}
+
+/// Conversations a worker ran since it last reported, and how many broke each rule: sent in batches, so a fast
+/// in-process campaign does not wake the collecting thread once per conversation.
+#[derive(Default)]
+struct Tally {
+    conversations: u64,
+    broken: Vec<(&'static str, u64)>,
+    since: Option<Instant>,
+}
+
+impl Tally {
+    /// A batch is sent after this many conversations or this long, whichever comes first.
+    const BATCH: u64 = 256;
+    const PERIOD: Duration = Duration::from_millis(20);
+
+    fn add(&mut self, broken: &[&'static str]) {
+        self.since.get_or_insert_with(Instant::now);
+        self.conversations += 1;
+        for &rule in broken {
+            match self.broken.iter_mut().find(|(r, _)| *r == rule) {
+                Some((_, count)) => *count += 1,
+                None => self.broken.push((rule, 1)),
+            }
+        }
+    }
+
+    fn due(&self) -> bool {
+        self.conversations >= Tally::BATCH || self.since.is_some_and(|since| since.elapsed() >= Tally::PERIOD)
+    }
+
+    /// Sends what was counted, if anything; false when the collector is gone.
+    fn flush(&mut self, sender: &mpsc::Sender<Message>) -> bool {
+        if self.conversations == 0 {
+            return true;
+        }
+        sender.send(Message::Ran(std::mem::take(self))).is_ok()
+    }
 }
 
 struct Worker<'a> {
@@ -203,12 +241,13 @@ impl Worker<'_> {
         sender: &mpsc::Sender<Message>,
         started: Instant,
     ) {
+        let mut tally = Tally::default();
         while !stop.load(Ordering::Relaxed) {
             let index = next.fetch_add(1, Ordering::Relaxed);
             let out_of_cases = self.options.cases.is_some_and(|cases| index >= cases);
             let out_of_time = self.options.time.is_some_and(|time| started.elapsed() >= time);
             if out_of_cases || out_of_time {
-                return;
+                break;
             }
             let inputs = conversation(self.options.seed, index);
             let transcript = match self.target.run(&inputs) {
@@ -238,10 +277,12 @@ impl Worker<'_> {
                     }
                 }
             }
-            if sender.send(Message::Ran { broken }).is_err() {
+            tally.add(&broken);
+            if tally.due() && !tally.flush(sender) {
                 return;
             }
         }
+        tally.flush(sender);
     }
 
     /// Minimizes a finding and saves its case. A finding that does not break again in [`RERUNS`] runs is kept as

@@ -5,7 +5,7 @@ use super::catalogue::{
     DUPLICATE_RESPONSE, ERROR_SHAPE, FRAMING, ID_ECHO, MALFORMED_REPLY, MALFORMED_SERVED, MESSAGE_SHAPE,
     NOTIFICATION_REPLY, NULL_ID, NULL_PARAMS, RESPONSE_MISSING, RESPONSE_SHAPE, VERSION,
 };
-use super::{Findings, Read, ServerLine, shown};
+use super::{Findings, Read, ServerLine, ServerReading, shown};
 use crate::protocol::codes::{INVALID_REQUEST, PARSE_ERROR};
 use crate::protocol::id::is_integer_literal;
 use crate::protocol::json::{fits_i64, has_duplicate_keys, has_number_beyond_limits, whole_integer};
@@ -15,40 +15,46 @@ use crate::transcript::{Ending, Event, Transcript, show_bytes};
 use serde_json::Value;
 use std::collections::{HashMap, VecDeque};
 
-/// Reads one line the server wrote, making the framing, version and shape findings it calls for. `None` when the
-/// line is not a JSON object at all.
-pub(super) fn read_line(index: usize, line: &[u8], truncated: bool, findings: &mut Findings) -> Option<ServerLine> {
-    let at = Some(index);
+/// Reads one line the server wrote: what it is (`None` when it is not a JSON object at all), and the framing,
+/// version and shape findings it calls for.
+pub(super) fn read_line(line: &[u8], truncated: bool) -> ServerReading {
+    let mut findings = Vec::new();
+    let line = read_object(line, truncated, &mut findings);
+    ServerReading { line, findings }
+}
+
+/// [`read_line`]'s reading, with its findings (rule ids and details) pushed to `findings`.
+fn read_object(line: &[u8], truncated: bool, findings: &mut Vec<(&'static str, String)>) -> Option<ServerLine> {
     let shown = || show_bytes(line, 120);
     if truncated {
         let detail =
             format!("the line was longer than the harness keeps and was cut at {} bytes: {}", line.len(), shown());
-        findings.add(FRAMING, at, detail);
+        findings.push((FRAMING, detail));
         return None;
     }
     if let Err(e) = std::str::from_utf8(line) {
-        findings.add(FRAMING, at, format!("not valid UTF-8 (at byte {}): {}", e.valid_up_to(), shown()));
+        findings.push((FRAMING, format!("not valid UTF-8 (at byte {}): {}", e.valid_up_to(), shown())));
         return None;
     }
     if line.iter().all(u8::is_ascii_whitespace) {
-        findings.add(FRAMING, at, format!("a blank line ({:?})", shown()));
+        findings.push((FRAMING, format!("a blank line ({:?})", shown())));
         return None;
     }
-    let object = match serde_json::from_slice::<Value>(line) {
+    let mut object = match serde_json::from_slice::<Value>(line) {
         Ok(Value::Object(object)) => object,
         Ok(other) => {
-            findings.add(FRAMING, at, format!("{} is not a JSON object: {}", json_type(&other), shown()));
+            findings.push((FRAMING, format!("{} is not a JSON object: {}", json_type(&other), shown())));
             return None;
         }
         Err(e) => {
-            findings.add(FRAMING, at, format!("not one JSON value ({e}): {}", shown()));
+            findings.push((FRAMING, format!("not one JSON value ({e}): {}", shown())));
             return None;
         }
     };
     match object.get("jsonrpc") {
         Some(Value::String(v)) if v == "2.0" => {}
-        None => findings.add(VERSION, at, format!("no jsonrpc member: {}", shown())),
-        Some(other) => findings.add(VERSION, at, format!("jsonrpc is {other}, not \"2.0\": {}", shown())),
+        None => findings.push((VERSION, format!("no jsonrpc member: {}", shown()))),
+        Some(other) => findings.push((VERSION, format!("jsonrpc is {other}, not \"2.0\": {}", shown()))),
     }
     let id = IdField::of(object.get("id"));
     if let Some(method) = object.get("method") {
@@ -63,32 +69,29 @@ pub(super) fn read_line(index: usize, line: &[u8], truncated: bool, findings: &m
             problems.push("the id is neither a string nor an integer".to_string());
         }
         if !problems.is_empty() {
-            findings.add(MESSAGE_SHAPE, at, format!("{}: {}", problems.join("; "), shown()));
+            findings.push((MESSAGE_SHAPE, format!("{}: {}", problems.join("; "), shown())));
         }
         return Some(ServerLine::Outgoing { id });
     }
-    let outcome = match (object.get("result"), object.get("error")) {
+    let outcome = match (object.remove("result"), object.remove("error")) {
         (Some(_), Some(_)) => {
-            findings.add(RESPONSE_SHAPE, at, format!("both result and error: {}", shown()));
+            findings.push((RESPONSE_SHAPE, format!("both result and error: {}", shown())));
             None
         }
         (None, None) => {
-            findings.add(RESPONSE_SHAPE, at, format!("neither method, result nor error: {}", shown()));
+            findings.push((RESPONSE_SHAPE, format!("neither method, result nor error: {}", shown())));
             None
         }
-        (Some(Value::Object(result)), None) => Some(Outcome::Result(Value::Object(result.clone()))),
+        (Some(result @ Value::Object(_)), None) => Some(Outcome::Result(result)),
         (Some(result), None) => {
-            findings.add(
-                RESPONSE_SHAPE,
-                at,
-                format!("the result is {}, not an object: {}", json_type(result), shown()),
-            );
+            findings
+                .push((RESPONSE_SHAPE, format!("the result is {}, not an object: {}", json_type(&result), shown())));
             None
         }
-        (None, Some(error)) => match error_object(error) {
+        (None, Some(error)) => match error_object(&error) {
             Ok(error) => Some(Outcome::Error(error)),
             Err(problems) => {
-                findings.add(ERROR_SHAPE, at, format!("{}: {}", problems.join("; "), shown()));
+                findings.push((ERROR_SHAPE, format!("{}: {}", problems.join("; "), shown())));
                 None
             }
         },
@@ -167,15 +170,37 @@ pub(super) struct Ambiguous {
     beyond_limits: bool,
 }
 
-/// What makes a client line ambiguous, or `None` for a line every conforming parser reads the same way (batches
-/// and non-objects stay malformed, whatever they hold).
-pub(super) fn ambiguous(line: &[u8], frame: &Frame) -> Option<Ambiguous> {
-    if matches!(frame, Frame::Blank | Frame::NotJson { .. } | Frame::Batch(_) | Frame::NotObject(_)) {
-        return None;
+/// What a client line's JSON object shows before it is classified: the facts [`ambiguous`] reads off it.
+pub(super) struct Oddities {
+    /// A number literal somewhere in it is beyond common parser limits.
+    beyond_limits: bool,
+    /// Some object in it repeats a member name.
+    duplicate_keys: bool,
+    /// The `id` member, when it is a number (a whole-valued one like `1.0` makes the line ambiguous).
+    id_number: Option<serde_json::Number>,
+}
+
+impl Oddities {
+    /// Reads the facts off `value`, the JSON value of `line`; `None` when it is not an object (batches and
+    /// non-objects stay malformed, whatever they hold).
+    pub(super) fn of(line: &[u8], value: &Value) -> Option<Oddities> {
+        let Value::Object(object) = value else { return None };
+        Some(Oddities {
+            beyond_limits: has_number_beyond_limits(value),
+            duplicate_keys: has_duplicate_keys(line),
+            id_number: match object.get("id") {
+                Some(Value::Number(n)) => Some(n.clone()),
+                _ => None,
+            },
+        })
     }
-    let value: Value = serde_json::from_slice(line).ok()?;
-    let beyond_limits = has_number_beyond_limits(&value);
-    let mut ambiguous = beyond_limits || has_duplicate_keys(line);
+}
+
+/// What makes a client line ambiguous, given what its object showed and how it was classified, or `None` for a
+/// line every conforming parser reads the same way.
+pub(super) fn ambiguous(oddities: Oddities, frame: &Frame) -> Option<Ambiguous> {
+    let Oddities { beyond_limits, duplicate_keys, id_number } = oddities;
+    let mut ambiguous = beyond_limits || duplicate_keys;
     let mut ids = Vec::new();
     let mut literal = None;
     match frame {
@@ -184,12 +209,12 @@ pub(super) fn ambiguous(line: &[u8], frame: &Frame) -> Option<Ambiguous> {
             ids.push(request.id.clone());
         }
         Frame::Invalid { problem: Problem::RequestIdInvalid, .. } => {
-            if let Some(Value::Number(n)) = value.get("id")
+            if let Some(n) = id_number
                 && let Some(whole) = whole_integer(&n.to_string())
             {
                 ambiguous = true;
                 ids.push(RequestId::Integer(whole));
-                literal = Some(Value::Number(n.clone()));
+                literal = Some(Value::Number(n));
             }
         }
         Frame::Invalid { id: Some(id), .. } => ids.push(id.clone()),
@@ -277,12 +302,13 @@ pub(super) fn check(transcript: &Transcript, reads: &[Read], findings: &mut Find
     let last_sent = transcript.events.iter().rposition(|e| matches!(e, Event::Sent(_)));
     for (index, read) in reads.iter().enumerate() {
         match read {
-            Read::Sent(frame, ambiguous) => connection.sent(index, frame, ambiguous.as_ref()),
-            Read::Received(Some(ServerLine::Reply { id, outcome })) => {
-                connection.reply(index, id, outcome.as_ref());
+            Read::Sent(sent) => connection.sent(index, &sent.frame, sent.ambiguous.as_ref()),
+            Read::Received(reading) => {
+                if let Some(ServerLine::Reply { id, outcome }) = &reading.line {
+                    connection.reply(index, id, outcome.as_ref());
+                }
                 connection.notification = None;
             }
-            Read::Received(_) => connection.notification = None,
             Read::Sync => {
                 // After an early exit or a hang, the trailing sync points wait on a server that is gone: those
                 // requests are the ending's finding, not this one's.
@@ -468,9 +494,9 @@ impl Connection<'_> {
 
     /// An id-less reply explains the oldest pending line (malformed or ambiguous) before anything else.
     fn reply_without_id(&mut self, index: usize, outcome: Option<&Outcome>) {
-        let line = shown(self.transcript, index);
+        let line = || shown(self.transcript, index);
         if let Some(Outcome::Result(_)) = outcome {
-            self.add(NULL_ID, index, format!("a result without an id: {line}"));
+            self.add(NULL_ID, index, format!("a result without an id: {}", line()));
         }
         if let Some(pending) = self.pending.pop_front() {
             if pending.fault != Fault::Ambiguous
@@ -478,8 +504,10 @@ impl Connection<'_> {
                 && !is_malformed_code(outcome)
             {
                 let detail = format!(
-                    "an error without an id must be -32700 or -32600, not {} (for the malformed line at event {}): {line}",
-                    error.code, pending.event
+                    "an error without an id must be -32700 or -32600, not {} (for the malformed line at event {}): {}",
+                    error.code,
+                    pending.event,
+                    line()
                 );
                 self.add(NULL_ID, index, detail);
             }
@@ -489,11 +517,15 @@ impl Connection<'_> {
             return self.add(
                 NOTIFICATION_REPLY,
                 index,
-                format!("a reply to the notification at event {notification}: {line}"),
+                format!("a reply to the notification at event {notification}: {}", line()),
             );
         }
         if let Some(Outcome::Error(_)) = outcome {
-            self.add(NULL_ID, index, format!("an error without an id, but no malformed line to explain it: {line}"));
+            self.add(
+                NULL_ID,
+                index,
+                format!("an error without an id, but no malformed line to explain it: {}", line()),
+            );
         }
     }
 
@@ -502,21 +534,26 @@ impl Connection<'_> {
         for id in &pending.ids {
             self.explained.insert(id.clone(), pending.event);
         }
-        let line = shown(self.transcript, index);
-        let sent = shown(self.transcript, pending.event);
+        let line = || shown(self.transcript, index);
+        let sent = || shown(self.transcript, pending.event);
         match (pending.fault, outcome) {
             (Fault::Ambiguous, _) => {}
             (Fault::Malformed, Some(Outcome::Result(_))) => {
-                let detail = format!("a result for the malformed line at event {} ({sent}): {line}", pending.event);
+                let detail =
+                    format!("a result for the malformed line at event {} ({}): {}", pending.event, sent(), line());
                 self.add(MALFORMED_SERVED, index, detail);
             }
             (Fault::NullParams, Some(Outcome::Result(_))) => {
-                let detail =
-                    format!("the request with \"params\": null at event {} ({sent}) was served: {line}", pending.event);
+                let detail = format!(
+                    "the request with \"params\": null at event {} ({}) was served: {}",
+                    pending.event,
+                    sent(),
+                    line()
+                );
                 self.add(NULL_PARAMS, index, detail);
             }
             (_, Some(Outcome::Error(error))) if !is_malformed_code(outcome) => {
-                let detail = format!("malformed input got error {}, not -32700 or -32600: {line}", error.code);
+                let detail = format!("malformed input got error {}, not -32700 or -32600: {}", error.code, line());
                 self.add(MALFORMED_REPLY, index, detail);
             }
             _ => {}

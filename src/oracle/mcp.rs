@@ -65,14 +65,14 @@ pub(super) fn check(
     policy: &Policy,
     findings: &mut Findings,
 ) {
-    let requests = reads.iter().enumerate().filter_map(|(index, read)| match read {
-        Read::Sent(Frame::Request(request), None) => Some((index, request)),
+    let requests = reads.iter().enumerate().filter_map(|(index, read)| match read.sent() {
+        Some((Frame::Request(request), None)) => Some((index, request)),
         _ => None,
     });
     let requests: Vec<(usize, &Request)> = requests.collect();
     let reply_of = |sent: usize| {
-        answers[sent].and_then(|at| match &reads[at] {
-            Read::Received(Some(ServerLine::Reply { outcome: Some(outcome), .. })) => Some((at, outcome)),
+        answers[sent].and_then(|at| match reads[at].server_line() {
+            Some(ServerLine::Reply { outcome: Some(outcome), .. }) => Some((at, outcome)),
             _ => None,
         })
     };
@@ -80,7 +80,7 @@ pub(super) fn check(
     let fixed = fixed.map(|&(sent, first)| (sent, envelope::opening_era(&first.method, first.params.as_ref())));
     if let Some((from, Era::Modern)) = fixed {
         for (index, read) in reads.iter().enumerate().skip(from) {
-            if let Read::Received(Some(ServerLine::Outgoing { id })) = read
+            if let Some(ServerLine::Outgoing { id }) = read.server_line()
                 && *id != IdField::Absent
             {
                 let detail = format!("the server sent a request on a modern connection: {}", shown(transcript, index));
@@ -132,7 +132,7 @@ fn supported_versions(
         }
     }
     for (at, read) in reads.iter().enumerate() {
-        let Read::Received(Some(ServerLine::Reply { outcome: Some(outcome), .. })) = read else { continue };
+        let Some(ServerLine::Reply { outcome: Some(outcome), .. }) = read.server_line() else { continue };
         let request = answered.get(&at);
         match outcome {
             Outcome::Result(result) if request.is_some_and(|r| r.method == DISCOVER) => {

@@ -1,7 +1,7 @@
 //! The oracle: a pure function from a [`Transcript`] to the [`Finding`]s it shows, under a [`Policy`].
 //!
-//! Each line is read once: sent lines with [`Frame::parse`], received lines by [`jsonrpc`], which also checks
-//! their framing and shape. Then two layers run over the same reading: [`jsonrpc`] (ids, liveness, malformed input;
+//! Each line is parsed into a value once: sent lines with [`Frame::parse_json`] (read for what makes them
+//! ambiguous, then classified), received lines by [`jsonrpc`], which also checks their framing and shape. Then two layers run over the same reading: [`jsonrpc`] (ids, liveness, malformed input;
 //! true of any JSON-RPC server; lines parsers legitimately differ on are judged leniently) and [`mcp`] (the
 //! connection's era, fixed by the first request that gets a result, and the replies each era calls for). The rules,
 //! their levels and sources are in [`catalogue`]. Nothing here does I/O, and no transcript makes it panic.
@@ -9,6 +9,7 @@
 pub mod catalogue;
 mod jsonrpc;
 mod mcp;
+mod memo;
 #[cfg(test)]
 mod tests;
 
@@ -18,6 +19,7 @@ use crate::protocol::{Frame, IdField, Outcome};
 use crate::transcript::{Ending, Event, Transcript, show_bytes};
 use catalogue::{SERVER_CRASH, SERVER_HANG};
 use std::fmt;
+use std::rc::Rc;
 
 /// One broken invariant.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -55,15 +57,47 @@ pub fn check(transcript: &Transcript, policy: &Policy) -> Vec<Finding> {
     findings
 }
 
-/// An event of the transcript, read once.
+/// An event of the transcript, read once (lines read before are shared, see [`memo`]).
 enum Read {
-    /// A line the client sent, classified, and what makes it ambiguous when conforming parsers may read it
-    /// differently.
-    Sent(Frame, Option<jsonrpc::Ambiguous>),
-    /// A line the server wrote; `None` when it is not a JSON-RPC object at all (a framing finding was made).
-    Received(Option<ServerLine>),
+    /// A line the client sent.
+    Sent(Rc<SentLine>),
+    /// A line the server wrote.
+    Received(Rc<ServerReading>),
     /// A sync point.
     Sync,
+}
+
+impl Read {
+    /// The classified frame of a sent line, and what makes it ambiguous.
+    fn sent(&self) -> Option<(&Frame, Option<&jsonrpc::Ambiguous>)> {
+        match self {
+            Read::Sent(sent) => Some((&sent.frame, sent.ambiguous.as_ref())),
+            _ => None,
+        }
+    }
+
+    /// The JSON-RPC object a received line holds, if it is one.
+    fn server_line(&self) -> Option<&ServerLine> {
+        match self {
+            Read::Received(reading) => reading.line.as_ref(),
+            _ => None,
+        }
+    }
+}
+
+/// A line the client sent, classified, and what makes it ambiguous when conforming parsers may read it
+/// differently.
+struct SentLine {
+    frame: Frame,
+    ambiguous: Option<jsonrpc::Ambiguous>,
+}
+
+/// What a line the server wrote is, and the framing and shape findings it makes wherever it appears.
+struct ServerReading {
+    /// `None` when the line is not a JSON-RPC object at all (a framing finding was made).
+    line: Option<ServerLine>,
+    /// Rule ids and details.
+    findings: Vec<(&'static str, String)>,
 }
 
 /// A JSON object the server wrote.
@@ -82,21 +116,42 @@ enum ServerLine {
     },
 }
 
+thread_local! {
+    static SENT: memo::Memo<SentLine> = memo::Memo::new();
+    static RECEIVED: memo::Memo<ServerReading> = memo::Memo::new();
+}
+
 fn read(transcript: &Transcript, findings: &mut Findings) -> Vec<Read> {
     let events = transcript.events.iter().enumerate();
     events
         .map(|(index, event)| match event {
-            Event::Sent(line) => {
-                let frame = Frame::parse(line);
-                let ambiguous = jsonrpc::ambiguous(line, &frame);
-                Read::Sent(frame, ambiguous)
-            }
+            Event::Sent(line) => Read::Sent(SENT.with(|memo| memo.read(line, read_sent))),
             Event::Received { line, truncated } => {
-                Read::Received(jsonrpc::read_line(index, line, *truncated, findings))
+                let reading = match truncated {
+                    true => Rc::new(jsonrpc::read_line(line, true)),
+                    false => RECEIVED.with(|memo| memo.read(line, |line| jsonrpc::read_line(line, false))),
+                };
+                for (rule, detail) in &reading.findings {
+                    findings.add(rule, Some(index), detail.clone());
+                }
+                Read::Received(reading)
             }
             Event::Sync => Read::Sync,
         })
         .collect()
+}
+
+/// Classifies a sent line, parsing it once.
+fn read_sent(line: &[u8]) -> SentLine {
+    match Frame::parse_json(line) {
+        Err(frame) => SentLine { frame, ambiguous: None },
+        Ok(value) => {
+            let oddities = jsonrpc::Oddities::of(line, &value);
+            let frame = Frame::classify(value);
+            let ambiguous = oddities.and_then(|oddities| jsonrpc::ambiguous(oddities, &frame));
+            SentLine { frame, ambiguous }
+        }
+    }
 }
 
 fn check_ending(transcript: &Transcript, findings: &mut Findings) {

@@ -5,6 +5,7 @@
 
 use serde::de::{self, Deserialize, Deserializer, MapAccess, SeqAccess, Visitor};
 use serde_json::Value;
+use std::borrow::Cow;
 use std::collections::HashSet;
 use std::fmt;
 
@@ -79,15 +80,58 @@ impl<'de> Visitor<'de> for DuplicatesVisitor {
         Ok(found)
     }
 
-    /// An object (with serde_json's `arbitrary_precision`, a number arrives here too, as a one-member map).
+    /// An object (with serde_json's `arbitrary_precision`, a number arrives here too, as a one-member map). Names
+    /// are borrowed from the text unless they hold escapes; small objects are searched without hashing.
     fn visit_map<A: MapAccess<'de>>(self, mut map: A) -> Result<bool, A::Error> {
-        let mut names = HashSet::new();
+        let mut names: Vec<Name<'de>> = Vec::new();
+        let mut hashed: Option<HashSet<Name<'de>>> = None;
         let mut found = false;
-        while let Some(name) = map.next_key::<String>()? {
-            found |= !names.insert(name);
+        while let Some(name) = map.next_key::<Name<'de>>()? {
+            found |= match &mut hashed {
+                Some(set) => !set.insert(name),
+                None if names.contains(&name) => true,
+                None => {
+                    names.push(name);
+                    if names.len() > SMALL_OBJECT {
+                        hashed = Some(names.drain(..).collect());
+                    }
+                    false
+                }
+            };
             found |= map.next_value::<Duplicates>()?.0;
         }
         Ok(found)
+    }
+}
+
+/// Objects with more members than this are searched for repeated names through a hash set.
+const SMALL_OBJECT: usize = 16;
+
+/// A member name, borrowed from the text when it has no escapes.
+#[derive(PartialEq, Eq, Hash)]
+struct Name<'de>(Cow<'de, str>);
+
+impl<'de> Deserialize<'de> for Name<'de> {
+    fn deserialize<D: Deserializer<'de>>(deserializer: D) -> Result<Name<'de>, D::Error> {
+        deserializer.deserialize_str(NameVisitor)
+    }
+}
+
+struct NameVisitor;
+
+impl<'de> Visitor<'de> for NameVisitor {
+    type Value = Name<'de>;
+
+    fn expecting(&self, f: &mut fmt::Formatter) -> fmt::Result {
+        f.write_str("a member name")
+    }
+
+    fn visit_borrowed_str<E: de::Error>(self, name: &'de str) -> Result<Name<'de>, E> {
+        Ok(Name(Cow::Borrowed(name)))
+    }
+
+    fn visit_str<E: de::Error>(self, name: &str) -> Result<Name<'de>, E> {
+        Ok(Name(Cow::Owned(name.to_owned())))
     }
 }
 

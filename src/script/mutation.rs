@@ -226,7 +226,7 @@ impl Mutation {
             Mutation::VersionMalformed => set_version(&mut message, json!("2026-7-28")),
             Mutation::VersionEmpty => set_version(&mut message, json!("")),
             Mutation::VersionLegacy => set_version(&mut message, json!("2025-11-25")),
-            Mutation::HugeString => drop(params(&mut message).insert(EXTRA.into(), json!("x".repeat(HUGE_STRING)))),
+            Mutation::HugeString => splice = Some(huge_string()),
             Mutation::DeepNesting => splice = Some(nested(DEEP)),
             Mutation::VeryDeepNesting => splice = Some(nested(VERY_DEEP)),
             Mutation::HugeNumber => splice = Some(format!("1{}", "0".repeat(HUGE_NUMBER_DIGITS - 1)).into_bytes()),
@@ -291,6 +291,15 @@ fn meta(message: &mut Map<String, Value>) -> &mut Map<String, Value> {
 /// Sets the envelope's protocol version to `version`.
 fn set_version(message: &mut Map<String, Value>, version: Value) {
     meta(message).insert(PROTOCOL_VERSION_KEY.into(), version);
+}
+
+/// A JSON string of [`HUGE_STRING`] `x`s, quoted.
+fn huge_string() -> Vec<u8> {
+    let mut quoted = Vec::with_capacity(HUGE_STRING + 2);
+    quoted.push(b'"');
+    quoted.resize(HUGE_STRING + 1, b'x');
+    quoted.push(b'"');
+    quoted
 }
 
 /// `depth` levels of nested empty arrays.

@@ -12,8 +12,9 @@ use crate::protocol::json::{fits_i64, has_duplicate_keys, has_number_beyond_limi
 use crate::protocol::message::Problem;
 use crate::protocol::{ErrorObject, Frame, IdField, Outcome, RequestId};
 use crate::transcript::{Ending, Event, Transcript, show_bytes};
+use rustc_hash::FxHashMap as HashMap;
 use serde_json::Value;
-use std::collections::{HashMap, VecDeque};
+use std::collections::VecDeque;
 
 /// Reads one line the server wrote: what it is (`None` when it is not a JSON object at all), and the framing,
 /// version and shape findings it calls for.
@@ -291,10 +292,10 @@ pub(super) fn check(transcript: &Transcript, reads: &[Read], findings: &mut Find
         transcript,
         findings,
         requests: Vec::new(),
-        by_id: HashMap::new(),
+        by_id: HashMap::default(),
         pending: VecDeque::new(),
         late: Vec::new(),
-        explained: HashMap::new(),
+        explained: HashMap::default(),
         notification: None,
         answers: vec![None; reads.len()],
     };

@@ -3,8 +3,8 @@
 //! each thread keeps what it read of recent short lines and hands out a shared copy. The cache is bounded: lines
 //! longer than [`MAX_LINE`] bytes are read afresh every time, and a cache holding [`MAX_ENTRIES`] lines starts over.
 
+use rustc_hash::FxHashMap;
 use std::cell::RefCell;
-use std::collections::HashMap;
 use std::rc::Rc;
 
 /// Lines longer than this are not kept (they rarely repeat, and would fill the cache).
@@ -13,12 +13,12 @@ pub(super) const MAX_LINE: usize = 1024;
 pub(super) const MAX_ENTRIES: usize = 8192;
 
 /// What `read` made of each recent short line.
-pub(super) struct Memo<T>(RefCell<HashMap<Box<[u8]>, Rc<T>>>);
+pub(super) struct Memo<T>(RefCell<FxHashMap<Box<[u8]>, Rc<T>>>);
 
 impl<T> Memo<T> {
     /// An empty cache.
     pub(super) fn new() -> Memo<T> {
-        Memo(RefCell::new(HashMap::new()))
+        Memo(RefCell::new(FxHashMap::default()))
     }
 
     /// The reading of `line`: the one kept from before, or `read(line)`, kept when the line is short.

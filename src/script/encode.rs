@@ -17,7 +17,7 @@ pub const CLIENT_NAME: &str = "mcp-wirefuzz";
 pub(crate) fn encode(script: &Script) -> Vec<Input> {
     let mut ids = Ids::new();
     let mut out = Vec::new();
-    let line = |value: Map<String, Value>| Input::Line(Value::Object(value).to_string().into_bytes());
+    let line = |value: Map<String, Value>| Input::Line(json_bytes(&Value::Object(value)));
     match script.opening {
         Opening::Handshake(version) => {
             let id = ids.assign(IdKind::SmallInt);
@@ -41,13 +41,18 @@ pub(crate) fn encode(script: &Script) -> Vec<Input> {
             }
             Step::Batch(messages) => {
                 let items = messages.0.iter().map(|m| Value::Object(build(m, &mut ids))).collect();
-                Input::Line(Value::Array(items).to_string().into_bytes())
+                Input::Line(json_bytes(&Value::Array(items)))
             }
             Step::Raw(raw) => Input::Line(raw.bytes().to_vec()),
             Step::Sync => Input::Sync,
         });
     }
     out
+}
+
+/// A value serialized compactly, as `to_string` writes it, straight into bytes.
+pub(crate) fn json_bytes(value: &Value) -> Vec<u8> {
+    serde_json::to_vec(value).expect("a JSON value always serializes")
 }
 
 /// A message as a JSON object.

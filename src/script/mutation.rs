@@ -245,10 +245,10 @@ impl Mutation {
         if splice.is_some() {
             params(&mut message).insert(EXTRA.into(), json!(MARKER));
         }
-        let text = Value::Object(message).to_string();
+        let text = super::encode::json_bytes(&Value::Object(message));
         let line = match splice {
             Some(raw) => replace_marker(&text, &raw),
-            None => text.into_bytes(),
+            None => text,
         };
         self.reframe(line, ordinal)
     }
@@ -308,9 +308,8 @@ fn nested(depth: usize) -> Vec<u8> {
 }
 
 /// `text` with the quoted marker replaced by `raw`.
-fn replace_marker(text: &str, raw: &[u8]) -> Vec<u8> {
-    let quoted = Value::String(MARKER.into()).to_string();
-    let at = text.find(&quoted).expect("the marker is in the serialized message");
-    let text = text.as_bytes();
+fn replace_marker(text: &[u8], raw: &[u8]) -> Vec<u8> {
+    let quoted = super::encode::json_bytes(&Value::String(MARKER.into()));
+    let at = text.windows(quoted.len()).position(|w| w == quoted).expect("the marker is in the serialized message");
     [&text[..at], raw, &text[at + quoted.len()..]].concat()
 }

@@ -144,7 +144,7 @@ fn read(transcript: &Transcript, findings: &mut Findings) -> Vec<Read> {
 /// Classifies a sent line, parsing it once.
 fn read_sent(line: &[u8]) -> SentLine {
     match Frame::parse_json(line) {
-        Err(frame) => SentLine { frame, ambiguous: None },
+        Err(frame) => SentLine { frame: *frame, ambiguous: None },
         Ok(value) => {
             let oddities = jsonrpc::Oddities::of(line, &value);
             let frame = Frame::classify(value);

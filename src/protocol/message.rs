@@ -163,16 +163,16 @@ pub enum Kind {
 impl Frame {
     /// Classifies one line (its trailing newline may be present or not). Never panics.
     pub fn parse(line: &[u8]) -> Frame {
-        Frame::parse_json(line).map_or_else(|frame| frame, Frame::classify)
+        Frame::parse_json(line).map_or_else(|frame| *frame, Frame::classify)
     }
 
     /// The first half of [`Frame::parse`]: the line's JSON value, or the frame of a line that has none
     /// ([`Frame::Blank`] or [`Frame::NotJson`]). For a caller that reads the value itself before classifying it.
-    pub fn parse_json(line: &[u8]) -> Result<Value, Frame> {
+    pub fn parse_json(line: &[u8]) -> Result<Value, Box<Frame>> {
         if line.iter().all(|b| b.is_ascii_whitespace()) {
-            return Err(Frame::Blank);
+            return Err(Box::new(Frame::Blank));
         }
-        serde_json::from_slice::<Value>(line).map_err(|e| Frame::NotJson { error: e.to_string() })
+        serde_json::from_slice::<Value>(line).map_err(|e| Box::new(Frame::NotJson { error: e.to_string() }))
     }
 
     /// Classifies a parsed JSON value.

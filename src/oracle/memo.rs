@@ -8,9 +8,9 @@ use std::cell::RefCell;
 use std::rc::Rc;
 
 /// Lines longer than this are not kept (they rarely repeat, and would fill the cache).
-pub(super) const MAX_LINE: usize = 1024;
+const MAX_LINE: usize = 1024;
 /// A cache holding this many lines is emptied before it takes another.
-pub(super) const MAX_ENTRIES: usize = 8192;
+const MAX_ENTRIES: usize = 8192;
 
 /// What `read` made of each recent short line.
 pub(super) struct Memo<T>(RefCell<FxHashMap<Box<[u8]>, Rc<T>>>);

@@ -1,10 +1,11 @@
 //! The oracle: a pure function from a [`Transcript`] to the [`Finding`]s it shows, under a [`Policy`].
 //!
 //! Each line is parsed into a value once: sent lines with [`Frame::parse_json`] (read for what makes them
-//! ambiguous, then classified), received lines by [`jsonrpc`], which also checks their framing and shape. Then two layers run over the same reading: [`jsonrpc`] (ids, liveness, malformed input;
-//! true of any JSON-RPC server; lines parsers legitimately differ on are judged leniently) and [`mcp`] (the
-//! connection's era, fixed by the first request that gets a result, and the replies each era calls for). The rules,
-//! their levels and sources are in [`catalogue`]. Nothing here does I/O, and no transcript makes it panic.
+//! ambiguous, then classified), received lines by [`jsonrpc`], which also checks their framing and shape. Then two
+//! layers run over the same reading: [`jsonrpc`] (ids, liveness, malformed input; true of any JSON-RPC server;
+//! lines parsers legitimately differ on are judged leniently) and [`mcp`] (the connection's era, fixed by the first
+//! request that gets a result, and the replies each era calls for). The rules, their levels and sources are in
+//! [`catalogue`]. Nothing here does I/O, and no transcript makes it panic.
 
 pub mod catalogue;
 mod jsonrpc;

@@ -240,6 +240,15 @@ mod tests {
     }
 
     #[test]
+    fn duplicate_keys_are_found_in_large_objects() {
+        let members: Vec<String> = (0..2 * SMALL_OBJECT).map(|i| format!("\"k{i}\":{i}")).collect();
+        let distinct = format!("{{{}}}", members.join(","));
+        assert!(!has_duplicate_keys(distinct.as_bytes()));
+        let repeated = format!("{{{},\"k3\":0}}", members.join(","));
+        assert!(has_duplicate_keys(repeated.as_bytes()), "a repeat past the small-object bound");
+    }
+
+    #[test]
     fn duplicate_key_detection_never_panics() {
         assert!(!has_duplicate_keys(b"{not json"));
         assert!(!has_duplicate_keys(b""));

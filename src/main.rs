@@ -11,6 +11,7 @@ use mcp_wirefuzz::oracle::{Policy, check, render_catalogue};
 use mcp_wirefuzz::report;
 use mcp_wirefuzz::seeds;
 use mcp_wirefuzz::shrink;
+use mcp_wirefuzz::target::attach;
 use mcp_wirefuzz::target::mutants::Mutant;
 use mcp_wirefuzz::target::reference::{Calc, Planted};
 use mcp_wirefuzz::target::stdio::{ServerCommand, Timeouts};
@@ -126,6 +127,16 @@ enum Commands {
         #[arg(last = true)]
         command: Vec<String>,
     },
+    /// Stand in for a server that a fork server (forkservers/) starts: hand this process's stdio to the fork
+    /// server listening on SOCKET, wait for the forked server, and exit as it did. Use it as the server command:
+    /// `fuzz -- mcp-wirefuzz attach SOCKET`.
+    Attach {
+        /// The fork server's Unix socket.
+        socket: PathBuf,
+        /// How long to wait for the socket to accept connections, in seconds (a fork server still starting).
+        #[arg(long, value_name = "SECS", default_value_t = 10.0)]
+        wait: f64,
+    },
 }
 
 /// The options of `fuzz`.
@@ -192,6 +203,7 @@ fn main() -> ExitCode {
     let cli = Cli::parse();
     let outcome = match cli.command {
         Commands::Fuzz(args) => run_fuzz(args),
+        Commands::Attach { socket, wait } => run_attach(&socket, wait),
         Commands::Replay { file, mutant, built_in, timeout, allow, deny, command } => {
             let server = Replayed { mutant: mutant.as_deref(), built_in, command: &command };
             run_replay(&file, server, Duration::from_millis(timeout), &allow, &deny)
@@ -219,6 +231,11 @@ fn main() -> ExitCode {
             ExitCode::from(2)
         }
     }
+}
+
+fn run_attach(socket: &Path, wait: f64) -> Result<ExitCode> {
+    let Ok(wait) = Duration::try_from_secs_f64(wait) else { bail!("--wait must be a number of seconds, 0 or more") };
+    attach::exit_as(attach::attach(socket, wait)?)
 }
 
 fn run_serve(mutant: Option<&str>) -> Result<ExitCode> {

@@ -1,6 +1,7 @@
 //! Servers under test: the in-process server interface, the built-in reference server, and child processes over
-//! stdio.
+//! stdio (and the stub that attaches such a process to a fork server).
 
+pub mod attach;
 pub mod mutants;
 pub mod reference;
 pub mod stdio;

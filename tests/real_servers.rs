@@ -1,5 +1,8 @@
 //! Real SDK servers driven over stdio.
 //!
+//! Behind the Python fork server (`forkservers/python/wirefuzz_forkserver.py --preload mcp.server.mcpserver`,
+//! reached through `mcp-wirefuzz attach`) the same SDK server passes the same seeds and fuzz run.
+//!
 //! The Python SDK (`tests/servers/calc.py`, `mcp==2.3.0` in `.venv`, made by `.ci/python-venv`): it passes the seed
 //! transcripts; each deviation it really has reproduces under its rule id and with nothing else
 //! (`corpus/regressions/python-*.case`); and a short fuzz run with the committed baseline is green. Skipped with a
@@ -8,6 +11,9 @@
 //! rmcp (`tests/servers/rmcp-calc`, built here with cargo): every vetted case in `tests/servers/rmcp-calc/cases`
 //! breaks exactly the rules it expects (real deviations) or none (former false alarms of the oracle).
 
+mod common;
+
+use common::{ForkServer, root};
 use mcp_wirefuzz::case::Case;
 use mcp_wirefuzz::oracle::check;
 use mcp_wirefuzz::seeds;
@@ -19,10 +25,6 @@ use std::process::Command;
 const PYTHON: &str = ".venv/bin/python";
 const SERVER: &str = "tests/servers/calc.py";
 
-fn root() -> PathBuf {
-    PathBuf::from(env!("CARGO_MANIFEST_DIR"))
-}
-
 /// The Python server's command, or `None` (after saying why) when the venv is not there.
 fn python_server() -> Option<ServerCommand> {
     let ready = Command::new(root().join(PYTHON)).args(["-c", "import mcp"]).output().is_ok_and(|o| o.status.success());
@@ -33,13 +35,29 @@ fn python_server() -> Option<ServerCommand> {
     Some(ServerCommand::from_argv(&[PYTHON.into(), SERVER.into()]).unwrap())
 }
 
+/// The Python server behind a fork server that has imported the SDK.
+fn python_fork_server() -> ForkServer {
+    ForkServer::start(&root().join(PYTHON), &root().join(SERVER), &["mcp.server.mcpserver"])
+}
+
+fn passes_the_seed_transcripts(server: &ServerCommand) {
+    for case in seeds::builtin() {
+        let mismatches = case.check_child(server, Timeouts::default()).unwrap();
+        assert!(mismatches.is_empty(), "{}:\n{}", case.name, mismatches.join("\n"));
+    }
+}
+
 #[test]
 fn the_python_sdk_passes_the_seed_transcripts() {
     let Some(server) = python_server() else { return };
-    for case in seeds::builtin() {
-        let mismatches = case.check_child(&server, Timeouts::default()).unwrap();
-        assert!(mismatches.is_empty(), "{}:\n{}", case.name, mismatches.join("\n"));
-    }
+    passes_the_seed_transcripts(&server);
+}
+
+#[test]
+fn the_python_sdk_behind_the_fork_server_passes_the_seed_transcripts() {
+    let Some(_) = python_server() else { return };
+    let fork_server = python_fork_server();
+    passes_the_seed_transcripts(&ServerCommand::from_argv(&fork_server.attach_argv()).unwrap());
 }
 
 #[test]
@@ -64,10 +82,10 @@ fn each_python_deviation_reproduces_under_its_rule_and_nothing_else() {
     assert_eq!(seen, 2, "two documented deviations");
 }
 
-#[test]
-fn a_short_fuzz_run_with_the_baseline_is_green() {
-    let Some(_) = python_server() else { return };
-    let scratch = std::env::temp_dir().join(format!("wirefuzz-python-{}", std::process::id()));
+/// `fuzz --seed 11 --cases 24 --jobs 2` with the Python baseline against `server`: exit 0, every finding
+/// baselined.
+fn a_short_fuzz_run_is_green(name: &str, server: &[String]) {
+    let scratch = std::env::temp_dir().join(format!("wirefuzz-python-{name}-{}", std::process::id()));
     let report = scratch.join("report.json");
     let output = Command::new(env!("CARGO_BIN_EXE_mcp-wirefuzz"))
         .current_dir(root())
@@ -86,7 +104,8 @@ fn a_short_fuzz_run_with_the_baseline_is_green() {
         .arg(scratch.join("findings"))
         .arg("--json")
         .arg(&report)
-        .args(["--", PYTHON, SERVER])
+        .arg("--")
+        .args(server)
         .output()
         .unwrap();
     let stdout = String::from_utf8_lossy(&output.stdout);
@@ -97,6 +116,19 @@ fn a_short_fuzz_run_with_the_baseline_is_green() {
         assert!(finding["baselined"] == true || finding["flaky"] == true, "not baselined: {finding}");
     }
     std::fs::remove_dir_all(&scratch).unwrap();
+}
+
+#[test]
+fn a_short_fuzz_run_with_the_baseline_is_green() {
+    let Some(_) = python_server() else { return };
+    a_short_fuzz_run_is_green("fresh", &[PYTHON.into(), SERVER.into()]);
+}
+
+#[test]
+fn a_short_fuzz_run_behind_the_fork_server_is_green() {
+    let Some(_) = python_server() else { return };
+    let fork_server = python_fork_server();
+    a_short_fuzz_run_is_green("forked", &fork_server.attach_argv());
 }
 
 #[test]

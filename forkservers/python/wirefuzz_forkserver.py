@@ -67,7 +67,7 @@ def run_child(script, args, fds):
     sys.stdin = sys.__stdin__ = open(0, "r", encoding="utf-8", closefd=False)
     sys.stdout = sys.__stdout__ = open(1, "w", encoding="utf-8", closefd=False)
     sys.stderr = sys.__stderr__ = open(
-        2, "w", encoding="utf-8", errors="backslashreplace", line_buffering=True, closefd=False
+        2, "w", buffering=1, encoding="utf-8", errors="backslashreplace", closefd=False
     )
     sys.argv = [script] + list(args)
     code = 0
@@ -169,6 +169,8 @@ class ForkServer:
                         other.close()
                 client.close()
                 run_child(self.script, self.args, fds)
+            except BaseException:
+                traceback.print_exc()
             finally:
                 os._exit(121)  # only reached if run_child itself failed
         for fd in fds:

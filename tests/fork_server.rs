@@ -1,0 +1,117 @@
+//! The Python fork server (`forkservers/python/wirefuzz_forkserver.py`, standard library only, run with `python3`)
+//! and `mcp-wirefuzz attach`: a forked server's stdio, exit code and signal cross the stub as if the stub were the
+//! server; killing the stub kills the forked server; a bad client does not take the fork server down. The Python
+//! SDK behind a fork server is in tests/real_servers.rs.
+
+mod common;
+
+use common::ForkServer;
+use mcp_wirefuzz::target::Target;
+use mcp_wirefuzz::target::stdio::{ServerCommand, StdioTarget, Timeouts};
+use mcp_wirefuzz::transcript::{Ending, Event, Input};
+use std::io::{BufRead, BufReader, Write};
+use std::os::unix::net::UnixStream;
+use std::path::{Path, PathBuf};
+use std::process::{Command, Stdio};
+use std::time::{Duration, Instant};
+
+/// Writes a server script into a fresh folder and starts a fork server for it with `python3`.
+fn fork_server_for(name: &str, source: &str) -> ForkServer {
+    let dir = std::env::temp_dir().join(format!("wirefuzz-fs-test-{}-{name}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let script = dir.join(format!("{name}.py"));
+    std::fs::write(&script, source).unwrap();
+    ForkServer::start(Path::new("python3"), &script, &["json"])
+}
+
+fn target(server: &ForkServer) -> StdioTarget {
+    StdioTarget::new(ServerCommand::from_argv(&server.attach_argv()).unwrap(), Timeouts::default())
+}
+
+fn line(text: &str) -> Input {
+    Input::Line(text.as_bytes().to_vec())
+}
+
+const ECHO: &str = r#"
+import json, sys
+for line in sys.stdin:
+    request = json.loads(line)
+    print(json.dumps({"jsonrpc": "2.0", "id": request["id"], "result": {"argv": sys.argv[1:]}}), flush=True)
+    if request["id"]:
+        print("bye", file=sys.stderr)
+        sys.exit(request["id"])
+"#;
+
+#[test]
+fn a_forked_server_talks_and_exits_through_the_stub() {
+    let server = fork_server_for("echo", ECHO);
+    let mut target = target(&server);
+    for code in [0u8, 3] {
+        let request = format!(r#"{{"jsonrpc":"2.0","id":{code},"method":"ping"}}"#);
+        let transcript = target.run(&[line(&request), Input::Sync]).unwrap();
+        let Event::Received { line: reply, .. } = &transcript.events[1] else { panic!("{transcript:?}") };
+        assert_eq!(
+            String::from_utf8_lossy(reply),
+            format!(r#"{{"jsonrpc": "2.0", "id": {code}, "result": {{"argv": []}}}}"#)
+        );
+        match (code, &transcript.ending) {
+            (0, Ending::Closed) => {}
+            (3, Ending::Exited { code: Some(3), signal: None, stderr_tail }) => {
+                assert_eq!(stderr_tail, b"bye\n", "{}", String::from_utf8_lossy(stderr_tail))
+            }
+            _ => panic!("exit {code}: {:?}", transcript.ending),
+        }
+    }
+}
+
+#[test]
+fn a_signal_that_kills_the_forked_server_kills_the_stub() {
+    let server =
+        fork_server_for("segv", "import os, signal, sys\nsys.stdin.readline()\nos.kill(os.getpid(), signal.SIGSEGV)\n");
+    let transcript = target(&server).run(&[line(r#"{"jsonrpc":"2.0","id":1,"method":"ping"}"#)]).unwrap();
+    assert!(matches!(transcript.ending, Ending::Exited { signal: Some(11), .. }), "{:?}", transcript.ending);
+}
+
+#[test]
+fn killing_the_stub_kills_the_forked_server() {
+    let server = fork_server_for("sleepy", "import os, sys, time\nprint(os.getpid(), flush=True)\ntime.sleep(60)\n");
+    let mut stub = Command::new(&server.attach_argv()[0])
+        .args(&server.attach_argv()[1..])
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .spawn()
+        .unwrap();
+    let mut pid = String::new();
+    BufReader::new(stub.stdout.take().unwrap()).read_line(&mut pid).unwrap();
+    let forked = PathBuf::from(format!("/proc/{}", pid.trim()));
+    assert!(forked.exists(), "forked server {pid:?} not running");
+    stub.kill().unwrap();
+    stub.wait().unwrap();
+    let until = Instant::now() + Duration::from_secs(5);
+    while forked.exists() {
+        assert!(Instant::now() < until, "forked server {} outlived its stub", pid.trim());
+        std::thread::sleep(Duration::from_millis(10));
+    }
+}
+
+#[test]
+fn a_bad_client_leaves_the_fork_server_serving() {
+    let server = fork_server_for("echo-after-bad", ECHO);
+    let mut bad = UnixStream::connect(&server.socket).unwrap();
+    bad.write_all(b"X").unwrap();
+    drop(bad);
+    let transcript = target(&server).run(&[line(r#"{"jsonrpc":"2.0","id":0,"method":"ping"}"#)]).unwrap();
+    assert_eq!(transcript.ending, Ending::Closed, "{}", transcript.render());
+    assert_eq!(transcript.events.len(), 2);
+}
+
+#[test]
+fn attach_without_a_fork_server_fails_clearly() {
+    let output = Command::new(env!("CARGO_BIN_EXE_mcp-wirefuzz"))
+        .args(["attach", "/no/such/wirefuzz.sock", "--wait", "0.1"])
+        .output()
+        .unwrap();
+    assert_eq!(output.status.code(), Some(2));
+    let stderr = String::from_utf8_lossy(&output.stderr);
+    assert!(stderr.contains("no fork server at /no/such/wirefuzz.sock"), "{stderr}");
+}

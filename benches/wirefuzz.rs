@@ -4,12 +4,16 @@
 //! - `inprocess`: conversations/s of the fuzz campaign against the built-in server, against the bare cost of the same
 //!   conversations fed to the server with no generation and no checking (the harness's overhead), with a breakdown;
 //! - `libfuzzer`: exec/s of the cargo-fuzz `conversation` target (needs `cargo +nightly fuzz`);
-//! - `python`: conversations/s against the Python SDK server (`.venv`): a warm spare per worker and 2 jobs, against
-//!   one fresh process per conversation;
+//! - `python`: conversations/s against the Python SDK server (`.venv`): a warm spare per worker and 2 jobs, started
+//!   fresh or forked by the fork server (`forkservers/python`), against one fresh process per conversation;
 //! - `find`: time to first finding for every planted bug: the campaign engine, cargo-fuzz `mutant` (structure-aware)
 //!   and `mutant_bytes` (byte-level), median over seeds;
 //! - `memory`: peak memory over a 1,000,000-conversation in-process campaign, sampled as it goes.
 
+#[path = "../tests/common/mod.rs"]
+mod common;
+
+use common::{ForkServer, root};
 use mcp_wirefuzz::baseline::Baseline;
 use mcp_wirefuzz::campaign::{self, Options, Progress, conversation};
 use mcp_wirefuzz::oracle::{Policy, check};
@@ -45,10 +49,6 @@ fn main() {
     if run("memory") {
         memory();
     }
-}
-
-fn root() -> PathBuf {
-    PathBuf::from(env!("CARGO_MANIFEST_DIR"))
 }
 
 fn options(seed: u64, cases: Option<u64>, time: Option<Duration>) -> Options {
@@ -190,20 +190,27 @@ fn python() {
     let naive = campaign::run(naive, &opts, &server, |_| {}).unwrap();
     let warm: Vec<Box<dyn Target + Send>> = (0..2).map(|_| server.pooled_target(Timeouts::default())).collect();
     let warm = campaign::run(warm, &opts, &server, |_| {}).unwrap();
-    let (naive_rate, warm_rate) = (rate(naive.conversations, naive.elapsed), rate(warm.conversations, warm.elapsed));
-    println!("| what | conversations/s |");
-    println!("|---|---|");
-    println!(
-        "| one fresh process per conversation, 1 job | {naive_rate:.2} ({} in {:.0} s) |",
-        naive.conversations,
-        naive.elapsed.as_secs_f64()
-    );
-    println!(
-        "| a warm spare per worker, 2 jobs | {warm_rate:.2} ({} in {:.0} s) |",
-        warm.conversations,
-        warm.elapsed.as_secs_f64()
-    );
-    println!("| ratio | {:.1} |", warm_rate / naive_rate);
+    let fork_server = ForkServer::start(&python, &root().join("tests/servers/calc.py"), &["mcp.server.mcpserver"]);
+    let attach = ServerSpec::Command(ServerCommand::from_argv(&fork_server.attach_argv()).unwrap());
+    let forked: Vec<Box<dyn Target + Send>> = (0..2).map(|_| attach.pooled_target(Timeouts::default())).collect();
+    let forked = campaign::run(forked, &opts, &attach, |_| {}).unwrap();
+    drop(fork_server);
+    let naive_rate = rate(naive.conversations, naive.elapsed);
+    println!("| what | conversations/s | vs. one fresh process |");
+    println!("|---|---|---|");
+    for (what, summary) in [
+        ("one fresh process per conversation, 1 job", &naive),
+        ("a fresh process with a warm spare per worker, 2 jobs", &warm),
+        ("forked by the fork server (SDK preloaded), a warm spare per worker, 2 jobs", &forked),
+    ] {
+        let rate = rate(summary.conversations, summary.elapsed);
+        println!(
+            "| {what} | {rate:.2} ({} in {:.0} s) | {:.1}x |",
+            summary.conversations,
+            summary.elapsed.as_secs_f64(),
+            rate / naive_rate
+        );
+    }
     let started = Instant::now();
     let mut single = StdioTarget::new(command, Timeouts::default()).cold();
     for _ in 0..5 {

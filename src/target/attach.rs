@@ -89,7 +89,10 @@ fn connect(socket: &Path, wait: Duration) -> Result<UnixStream> {
                 thread::sleep(Duration::from_millis(20));
             }
             Err(error) => {
-                bail!("no fork server at {} ({error}); start one first, see forkservers/README.md", socket.display())
+                bail!(
+                    "no fork server at {} ({error}); start one first (e.g. forkservers/python/wirefuzz_forkserver.py)",
+                    socket.display()
+                )
             }
         }
     }

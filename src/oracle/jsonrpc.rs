@@ -8,7 +8,7 @@ use super::catalogue::{
 use super::{Findings, Read, ServerLine, ServerReading, shown};
 use crate::protocol::codes::{INVALID_REQUEST, PARSE_ERROR};
 use crate::protocol::id::is_integer_literal;
-use crate::protocol::json::{fits_i64, has_duplicate_keys, has_number_beyond_limits, whole_integer};
+use crate::protocol::json::{Noted, fits_i64, whole_integer};
 use crate::protocol::message::Problem;
 use crate::protocol::{ErrorObject, Frame, IdField, Outcome, RequestId};
 use crate::transcript::{Ending, Event, Transcript, show_bytes};
@@ -182,13 +182,13 @@ pub(super) struct Oddities {
 }
 
 impl Oddities {
-    /// Reads the facts off `value`, the JSON value of `line`; `None` when it is not an object (batches and
-    /// non-objects stay malformed, whatever they hold).
-    pub(super) fn of(line: &[u8], value: &Value) -> Option<Oddities> {
-        let Value::Object(object) = value else { return None };
+    /// Reads the facts off a parsed line; `None` when it is not an object (batches and non-objects stay
+    /// malformed, whatever they hold).
+    pub(super) fn of(noted: &Noted) -> Option<Oddities> {
+        let Value::Object(object) = &noted.value else { return None };
         Some(Oddities {
-            beyond_limits: has_number_beyond_limits(value),
-            duplicate_keys: has_duplicate_keys(line),
+            beyond_limits: noted.beyond_limits,
+            duplicate_keys: noted.duplicate_keys,
             id_number: match object.get("id") {
                 Some(Value::Number(n)) => Some(n.clone()),
                 _ => None,

@@ -1,7 +1,7 @@
 //! The oracle: a pure function from a [`Transcript`] to the [`Finding`]s it shows, under a [`Policy`].
 //!
-//! Each line is parsed into a value once: sent lines with [`Frame::parse_json`] (read for what makes them
-//! ambiguous, then classified), received lines by [`jsonrpc`], which also checks their framing and shape. Then two
+//! Each line is parsed into a value once: sent lines with [`Frame::parse_noting`] (which also notes what makes
+//! them ambiguous; then classified), received lines by [`jsonrpc`], which also checks their framing and shape. Then two
 //! layers run over the same reading: [`jsonrpc`] (ids, liveness, malformed input; true of any JSON-RPC server;
 //! lines parsers legitimately differ on are judged leniently) and [`mcp`] (the connection's era, fixed by the first
 //! request that gets a result, and the replies each era calls for). The rules, their levels and sources are in
@@ -144,11 +144,11 @@ fn read(transcript: &Transcript, findings: &mut Findings) -> Vec<Read> {
 
 /// Classifies a sent line, parsing it once.
 fn read_sent(line: &[u8]) -> SentLine {
-    match Frame::parse_json(line) {
+    match Frame::parse_noting(line) {
         Err(frame) => SentLine { frame: *frame, ambiguous: None },
-        Ok(value) => {
-            let oddities = jsonrpc::Oddities::of(line, &value);
-            let frame = Frame::classify(value);
+        Ok(noted) => {
+            let oddities = jsonrpc::Oddities::of(&noted);
+            let frame = Frame::classify(noted.value);
             let ambiguous = oddities.and_then(|oddities| jsonrpc::ambiguous(oddities, &frame));
             SentLine { frame, ambiguous }
         }

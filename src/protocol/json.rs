@@ -3,10 +3,8 @@
 //! implementation limits (RFC 8259 §6), and whole-valued numbers written with a fraction or an exponent (`1.0`,
 //! `1e+3`), which some parsers take for integers. Nothing here panics, whatever the bytes.
 
-use serde::de::{self, Deserialize, Deserializer, MapAccess, SeqAccess, Visitor};
-use serde_json::Value;
-use std::borrow::Cow;
-use std::collections::HashSet;
+use serde::de::{self, DeserializeSeed, Deserializer, MapAccess, SeqAccess, Visitor};
+use serde_json::{Map, Number, Value};
 use std::fmt;
 
 /// Number literals with more digits than this (before and after the point) are beyond common parser limits.
@@ -16,133 +14,115 @@ pub const MAX_DECIMAL_EXPONENT: i64 = 309;
 /// The longest integer [`whole_integer`] writes out; longer ones are beyond the limits anyway.
 const MAX_WHOLE_DIGITS: i64 = 400;
 
+/// A JSON value read from text, with what the text shows that the value no longer does.
+#[derive(Debug)]
+pub struct Noted {
+    /// The value, exactly as `serde_json::from_slice::<Value>` reads it (a repeated member name keeps its first
+    /// position and its last value).
+    pub value: Value,
+    /// Some object, at any depth, has two members with the same name (compared after unescaping).
+    pub duplicate_keys: bool,
+    /// Some number literal is beyond the limits ([`number_beyond_limits`]).
+    pub beyond_limits: bool,
+}
+
+/// Parses `text` into the value `serde_json::from_slice::<Value>` gives (the same errors too), noting in the same
+/// single pass what [`Noted`] records.
+pub fn parse_noting(text: &[u8]) -> serde_json::Result<Noted> {
+    let mut notes = Notes::default();
+    let mut deserializer = serde_json::Deserializer::from_slice(text);
+    let value = Noting(&mut notes).deserialize(&mut deserializer)?;
+    deserializer.end()?;
+    Ok(Noted { value, duplicate_keys: notes.duplicate_keys, beyond_limits: notes.beyond_limits })
+}
+
 /// True when some JSON object in `text`, at any depth, has two members with the same name (compared after
 /// unescaping). False for text that is not one JSON value.
 pub fn has_duplicate_keys(text: &[u8]) -> bool {
-    serde_json::from_slice::<Duplicates>(text).is_ok_and(|found| found.0)
+    parse_noting(text).is_ok_and(|noted| noted.duplicate_keys)
 }
 
-/// Deserializes any JSON value, remembering only whether an object in it repeats a member name.
-struct Duplicates(bool);
+/// What [`parse_noting`] has seen so far.
+#[derive(Default)]
+struct Notes {
+    duplicate_keys: bool,
+    beyond_limits: bool,
+}
 
-impl<'de> Deserialize<'de> for Duplicates {
-    fn deserialize<D: Deserializer<'de>>(deserializer: D) -> Result<Duplicates, D::Error> {
-        deserializer.deserialize_any(DuplicatesVisitor).map(Duplicates)
+/// How serde_json (with `arbitrary_precision`) hands a number literal to a visitor: a one-member map with this name
+/// whose value is the literal.
+const NUMBER_TOKEN: &str = "$serde_json::private::Number";
+
+/// Builds a [`Value`] as serde_json's own visitor does, writing what it sees into [`Notes`].
+struct Noting<'a>(&'a mut Notes);
+
+impl<'de> DeserializeSeed<'de> for Noting<'_> {
+    type Value = Value;
+
+    fn deserialize<D: Deserializer<'de>>(self, deserializer: D) -> Result<Value, D::Error> {
+        deserializer.deserialize_any(self)
     }
 }
 
-struct DuplicatesVisitor;
-
-impl<'de> Visitor<'de> for DuplicatesVisitor {
-    type Value = bool;
+impl<'de> Visitor<'de> for Noting<'_> {
+    type Value = Value;
 
     fn expecting(&self, f: &mut fmt::Formatter) -> fmt::Result {
-        f.write_str("any JSON value")
+        f.write_str("any valid JSON value")
     }
 
-    fn visit_bool<E: de::Error>(self, _: bool) -> Result<bool, E> {
-        Ok(false)
+    fn visit_bool<E: de::Error>(self, value: bool) -> Result<Value, E> {
+        Ok(Value::Bool(value))
     }
 
-    fn visit_i64<E: de::Error>(self, _: i64) -> Result<bool, E> {
-        Ok(false)
+    fn visit_i64<E: de::Error>(self, value: i64) -> Result<Value, E> {
+        Ok(Value::Number(value.into()))
     }
 
-    fn visit_u64<E: de::Error>(self, _: u64) -> Result<bool, E> {
-        Ok(false)
+    fn visit_u64<E: de::Error>(self, value: u64) -> Result<Value, E> {
+        Ok(Value::Number(value.into()))
     }
 
-    fn visit_i128<E: de::Error>(self, _: i128) -> Result<bool, E> {
-        Ok(false)
+    fn visit_f64<E: de::Error>(self, value: f64) -> Result<Value, E> {
+        Ok(Number::from_f64(value).map_or(Value::Null, Value::Number))
     }
 
-    fn visit_u128<E: de::Error>(self, _: u128) -> Result<bool, E> {
-        Ok(false)
+    fn visit_str<E: de::Error>(self, value: &str) -> Result<Value, E> {
+        Ok(Value::String(value.to_owned()))
     }
 
-    fn visit_f64<E: de::Error>(self, _: f64) -> Result<bool, E> {
-        Ok(false)
+    fn visit_string<E: de::Error>(self, value: String) -> Result<Value, E> {
+        Ok(Value::String(value))
     }
 
-    fn visit_str<E: de::Error>(self, _: &str) -> Result<bool, E> {
-        Ok(false)
+    fn visit_unit<E: de::Error>(self) -> Result<Value, E> {
+        Ok(Value::Null)
     }
 
-    fn visit_unit<E: de::Error>(self) -> Result<bool, E> {
-        Ok(false)
-    }
-
-    fn visit_seq<A: SeqAccess<'de>>(self, mut seq: A) -> Result<bool, A::Error> {
-        let mut found = false;
-        while let Some(Duplicates(inner)) = seq.next_element()? {
-            found |= inner;
+    fn visit_seq<A: SeqAccess<'de>>(self, mut seq: A) -> Result<Value, A::Error> {
+        let mut items = Vec::with_capacity(seq.size_hint().unwrap_or(0));
+        while let Some(item) = seq.next_element_seed(Noting(&mut *self.0))? {
+            items.push(item);
         }
-        Ok(found)
+        Ok(Value::Array(items))
     }
 
-    /// An object (with serde_json's `arbitrary_precision`, a number arrives here too, as a one-member map). Names
-    /// are borrowed from the text unless they hold escapes; small objects are searched without hashing.
-    fn visit_map<A: MapAccess<'de>>(self, mut map: A) -> Result<bool, A::Error> {
-        let mut names: Vec<Name<'de>> = Vec::new();
-        let mut hashed: Option<HashSet<Name<'de>>> = None;
-        let mut found = false;
-        while let Some(name) = map.next_key::<Name<'de>>()? {
-            found |= match &mut hashed {
-                Some(set) => !set.insert(name),
-                None if names.contains(&name) => true,
-                None => {
-                    names.push(name);
-                    if names.len() > SMALL_OBJECT {
-                        hashed = Some(names.drain(..).collect());
-                    }
-                    false
-                }
-            };
-            found |= map.next_value::<Duplicates>()?.0;
+    /// An object, or a number literal (see [`NUMBER_TOKEN`]), told apart by the first member name as serde_json
+    /// does.
+    fn visit_map<A: MapAccess<'de>>(self, mut map: A) -> Result<Value, A::Error> {
+        let Some(first) = map.next_key::<String>()? else { return Ok(Value::Object(Map::new())) };
+        if first == NUMBER_TOKEN {
+            let literal = map.next_value::<String>()?;
+            self.0.beyond_limits |= number_beyond_limits(&literal);
+            return literal.parse::<Number>().map(Value::Number).map_err(de::Error::custom);
         }
-        Ok(found)
-    }
-}
-
-/// Objects with more members than this are searched for repeated names through a hash set.
-const SMALL_OBJECT: usize = 16;
-
-/// A member name, borrowed from the text when it has no escapes.
-#[derive(PartialEq, Eq, Hash)]
-struct Name<'de>(Cow<'de, str>);
-
-impl<'de> Deserialize<'de> for Name<'de> {
-    fn deserialize<D: Deserializer<'de>>(deserializer: D) -> Result<Name<'de>, D::Error> {
-        deserializer.deserialize_str(NameVisitor)
-    }
-}
-
-struct NameVisitor;
-
-impl<'de> Visitor<'de> for NameVisitor {
-    type Value = Name<'de>;
-
-    fn expecting(&self, f: &mut fmt::Formatter) -> fmt::Result {
-        f.write_str("a member name")
-    }
-
-    fn visit_borrowed_str<E: de::Error>(self, name: &'de str) -> Result<Name<'de>, E> {
-        Ok(Name(Cow::Borrowed(name)))
-    }
-
-    fn visit_str<E: de::Error>(self, name: &str) -> Result<Name<'de>, E> {
-        Ok(Name(Cow::Owned(name.to_owned())))
-    }
-}
-
-/// True when some number literal in `value`, at any depth, is beyond the limits: more than [`MAX_NUMBER_DIGITS`]
-/// digits, or a magnitude of `1e309` or more.
-pub fn has_number_beyond_limits(value: &Value) -> bool {
-    match value {
-        Value::Number(n) => number_beyond_limits(&n.to_string()),
-        Value::Array(items) => items.iter().any(has_number_beyond_limits),
-        Value::Object(members) => members.values().any(has_number_beyond_limits),
-        _ => false,
+        let mut members = Map::new();
+        members.insert(first, map.next_value_seed(Noting(&mut *self.0))?);
+        while let Some(name) = map.next_key::<String>()? {
+            let value = map.next_value_seed(Noting(&mut *self.0))?;
+            self.0.duplicate_keys |= members.insert(name, value).is_some();
+        }
+        Ok(Value::Object(members))
     }
 }
 
@@ -187,6 +167,10 @@ fn literal(text: &str) -> Option<Literal> {
 /// True for a number literal with more than [`MAX_NUMBER_DIGITS`] digits or a magnitude of `1e309` or more.
 /// Text that is not a number literal is not beyond the limits.
 pub fn number_beyond_limits(text: &str) -> bool {
+    // Short literals without an exponent have at most 20 digits and a magnitude below 1e20.
+    if text.len() <= 20 && !text.bytes().any(|b| b == b'e' || b == b'E') {
+        return false;
+    }
     let Some(literal) = literal(text) else { return false };
     if literal.digits.len() > MAX_NUMBER_DIGITS {
         return true;
@@ -241,11 +225,45 @@ mod tests {
 
     #[test]
     fn duplicate_keys_are_found_in_large_objects() {
-        let members: Vec<String> = (0..2 * SMALL_OBJECT).map(|i| format!("\"k{i}\":{i}")).collect();
+        let members: Vec<String> = (0..40).map(|i| format!("\"k{i}\":{i}")).collect();
         let distinct = format!("{{{}}}", members.join(","));
         assert!(!has_duplicate_keys(distinct.as_bytes()));
         let repeated = format!("{{{},\"k3\":0}}", members.join(","));
-        assert!(has_duplicate_keys(repeated.as_bytes()), "a repeat past the small-object bound");
+        assert!(has_duplicate_keys(repeated.as_bytes()), "a repeat late in a large object");
+    }
+
+    #[test]
+    fn the_noted_value_is_serde_jsons_value() {
+        let texts = [
+            r#"{"jsonrpc":"2.0","id":12345678901234567890123,"method":"m","params":{"a":[1.0,-0,1e400,"\u00e9"]}}"#,
+            r#"{"id":1,"id":"two","x":null,"y":true,"z":{}}"#,
+            r#"[1,-2,3.5e-7,[],[[{}]],"s",false]"#,
+            r#"{"$serde_json::private::Number":"7"}"#,
+            "  \"text\"  ",
+            "-0.0",
+        ];
+        for text in texts {
+            let noted = parse_noting(text.as_bytes()).unwrap();
+            let expected: Value = serde_json::from_str(text).unwrap();
+            assert_eq!(noted.value, expected, "{text}");
+            assert_eq!(noted.value.to_string(), expected.to_string(), "{text}");
+        }
+        let errors =
+            ["{", "[1,]", r#"{"a":1}{"a":1}"#, "", &"[".repeat(200), r#"{"$serde_json::private::Number":"x"}"#];
+        for text in errors {
+            let ours = parse_noting(text.as_bytes()).unwrap_err().to_string();
+            let theirs = serde_json::from_str::<Value>(text).unwrap_err().to_string();
+            assert_eq!(ours, theirs, "{text}");
+        }
+    }
+
+    #[test]
+    fn numbers_beyond_limits_are_noted_in_the_same_pass() {
+        assert!(parse_noting(br#"{"a":[1,{"b":1e400}]}"#).unwrap().beyond_limits);
+        assert!(parse_noting(format!("[{}]", "1".repeat(301)).as_bytes()).unwrap().beyond_limits);
+        assert!(!parse_noting(br#"{"a":[1,{"b":1e300}],"c":"1e400"}"#).unwrap().beyond_limits);
+        let plain = parse_noting(br#"{"a":1,"b":[2,3]}"#).unwrap();
+        assert!(!plain.beyond_limits && !plain.duplicate_keys);
     }
 
     #[test]
@@ -272,10 +290,8 @@ mod tests {
         assert!(number_beyond_limits("1e999999999999999999999999"));
         assert!(!number_beyond_limits("0.000000001"));
         assert!(!number_beyond_limits("not a number"));
-        let value: Value = serde_json::from_str(r#"{"a":[1,{"b":1e400}]}"#).unwrap();
-        assert!(has_number_beyond_limits(&value));
-        let value: Value = serde_json::from_str(r#"{"a":[1,{"b":1e300}],"c":"1e400"}"#).unwrap();
-        assert!(!has_number_beyond_limits(&value));
+        assert!(!number_beyond_limits("-1234567890123456789"));
+        assert!(number_beyond_limits("1E309"));
     }
 
     #[test]

@@ -3,6 +3,7 @@
 
 use super::id::IdField;
 use super::id::RequestId;
+use super::json::{self, Noted};
 use serde_json::{Map, Value};
 use std::fmt;
 
@@ -163,16 +164,22 @@ pub enum Kind {
 impl Frame {
     /// Classifies one line (its trailing newline may be present or not). Never panics.
     pub fn parse(line: &[u8]) -> Frame {
-        Frame::parse_json(line).map_or_else(|frame| *frame, Frame::classify)
+        Frame::parse_with(line, |line| serde_json::from_slice::<Value>(line))
+            .map_or_else(|frame| *frame, Frame::classify)
     }
 
-    /// The first half of [`Frame::parse`]: the line's JSON value, or the frame of a line that has none
-    /// ([`Frame::Blank`] or [`Frame::NotJson`]). For a caller that reads the value itself before classifying it.
-    pub fn parse_json(line: &[u8]) -> Result<Value, Box<Frame>> {
+    /// The first half of [`Frame::parse`], for a caller that reads more off the line before classifying it: the
+    /// line's JSON value with what the text shows besides ([`json::parse_noting`]), or the frame of a line that
+    /// has no value ([`Frame::Blank`] or [`Frame::NotJson`]).
+    pub fn parse_noting(line: &[u8]) -> Result<Noted, Box<Frame>> {
+        Frame::parse_with(line, json::parse_noting)
+    }
+
+    fn parse_with<T>(line: &[u8], parse: impl FnOnce(&[u8]) -> serde_json::Result<T>) -> Result<T, Box<Frame>> {
         if line.iter().all(|b| b.is_ascii_whitespace()) {
             return Err(Box::new(Frame::Blank));
         }
-        serde_json::from_slice::<Value>(line).map_err(|e| Box::new(Frame::NotJson { error: e.to_string() }))
+        parse(line).map_err(|e| Box::new(Frame::NotJson { error: e.to_string() }))
     }
 
     /// Classifies a parsed JSON value.

@@ -1,5 +1,7 @@
-//! Turning a [`Script`] into the lines sent: messages are built as JSON values in a fixed key order (`jsonrpc`,
-//! `id`, `method`, `params`), serialized compactly, and mutated as bytes when a step asks for it.
+//! Turning a [`Script`] into the lines sent: each message is decided once as its [`Parts`] (id, method, params,
+//! envelope), then written straight to bytes in a fixed key order (`jsonrpc`, `id`, `method`, `params`), the bytes
+//! `serde_json` writes for the same value, or, for a step that mutates it, built as a JSON object that the
+//! mutation edits and serializes.
 
 use super::id::{IdKind, Ids, literal};
 use super::message::{Call, Envelope, Message, Note, Request, ToolCall};
@@ -9,6 +11,7 @@ use crate::protocol::era::LATEST_MODERN_VERSION;
 use crate::protocol::methods::{DISCOVER, INITIALIZE, INITIALIZED};
 use crate::transcript::Input;
 use serde_json::{Map, Value, json};
+use std::sync::LazyLock;
 
 /// The `clientInfo` every `initialize` carries.
 pub const CLIENT_NAME: &str = "mcp-wirefuzz";
@@ -16,32 +19,39 @@ pub const CLIENT_NAME: &str = "mcp-wirefuzz";
 /// Encodes `script`, step by step; see [`Script::encode`].
 pub(crate) fn encode(script: &Script) -> Vec<Input> {
     let mut ids = Ids::new();
-    let mut out = Vec::new();
-    let line = |value: Map<String, Value>| Input::Line(json_bytes(&Value::Object(value)));
+    let mut out = Vec::with_capacity(script.steps.0.len() + 3);
     match script.opening {
         Opening::Handshake(version) => {
             let id = ids.assign(IdKind::SmallInt);
-            out.push(line(request(id, INITIALIZE, Some(initialize_params(version.as_str())))));
-            out.push(line(notification(INITIALIZED, None)));
+            let params = Some(initialize_params(version.as_str()));
+            out.push(Parts { id: Some(id), method: INITIALIZE, params, modern: false }.line());
+            out.push(Parts { id: None, method: INITIALIZED, params: None, modern: false }.line());
             out.push(Input::Sync);
         }
         Opening::Modern => {
             let id = ids.assign(IdKind::SmallInt);
-            out.push(line(enveloped(request(id, DISCOVER, None))));
+            out.push(Parts { id: Some(id), method: DISCOVER, params: None, modern: true }.line());
             out.push(Input::Sync);
         }
         Opening::Nothing => {}
     }
     for step in &script.steps.0 {
         out.push(match step {
-            Step::Send(message) => line(build(message, &mut ids)),
+            Step::Send(message) => Parts::of(message, &mut ids).line(),
             Step::Mutated(request, mutation) => {
                 let ordinal = ids.peek();
                 Input::Line(mutation.apply(build_request(request, &mut ids), ordinal))
             }
             Step::Batch(messages) => {
-                let items = messages.0.iter().map(|m| Value::Object(build(m, &mut ids))).collect();
-                Input::Line(json_bytes(&Value::Array(items)))
+                let mut line = vec![b'['];
+                for (i, message) in messages.0.iter().enumerate() {
+                    if i > 0 {
+                        line.push(b',');
+                    }
+                    Parts::of(message, &mut ids).write(&mut line);
+                }
+                line.push(b']');
+                Input::Line(line)
             }
             Step::Raw(raw) => Input::Line(raw.bytes().to_vec()),
             Step::Sync => Input::Sync,
@@ -55,65 +65,126 @@ pub(crate) fn json_bytes(value: &Value) -> Vec<u8> {
     serde_json::to_vec(value).expect("a JSON value always serializes")
 }
 
-/// A message as a JSON object.
-fn build(message: &Message, ids: &mut Ids) -> Map<String, Value> {
-    match message {
-        Message::Request(r) => build_request(r, ids),
-        Message::Notification(note) => {
-            let params = match note {
-                Note::Cancelled => {
-                    let id = ids.last().cloned().unwrap_or(json!(0));
-                    Some(json!({ "requestId": id, "reason": "wirefuzz" }))
-                }
-                Note::Initialized | Note::Unknown => None,
-            };
-            notification(note.method(), params)
+/// Appends `value` serialized compactly.
+fn write_json<T: serde::Serialize + ?Sized>(out: &mut Vec<u8>, value: &T) {
+    serde_json::to_writer(out, value).expect("a JSON value always serializes into memory");
+}
+
+/// The serialized 2026-07-28 envelope, the same for every request that carries it.
+static ENVELOPE: LazyLock<Vec<u8>> = LazyLock::new(|| json_bytes(&envelope::envelope(LATEST_MODERN_VERSION)));
+
+/// One message, decided: what its members hold. A request has an id; a notification has none.
+struct Parts {
+    id: Option<Value>,
+    method: &'static str,
+    params: Option<Value>,
+    /// The full 2026-07-28 envelope goes into `params._meta` (added as the last member of an object `params`).
+    modern: bool,
+}
+
+impl Parts {
+    /// The parts of `message`; a request takes the next id.
+    fn of(message: &Message, ids: &mut Ids) -> Parts {
+        match message {
+            Message::Request(r) => Parts::of_request(r, ids),
+            Message::Notification(note) => {
+                let params = match note {
+                    Note::Cancelled => {
+                        let id = ids.last().cloned().unwrap_or(json!(0));
+                        Some(json!({ "requestId": id, "reason": "wirefuzz" }))
+                    }
+                    Note::Initialized | Note::Unknown => None,
+                };
+                Parts { id: None, method: note.method(), params, modern: false }
+            }
         }
     }
+
+    /// The parts of a request; takes the next id.
+    fn of_request(r: &Request, ids: &mut Ids) -> Parts {
+        let ordinal = ids.peek();
+        let id = ids.assign(r.id);
+        let params = match r.call {
+            Call::ToolsCall(arguments) => Some(tool_call_params(arguments, ordinal)),
+            Call::Initialize(version) => Some(initialize_params(version.as_str())),
+            Call::ToolsList | Call::Discover | Call::PromptsList | Call::ResourcesList | Call::Ping | Call::Unknown => {
+                None
+            }
+        };
+        Parts { id: Some(id), method: r.call.method(), params, modern: r.envelope == Envelope::Modern }
+    }
+
+    /// The message as one line.
+    fn line(self) -> Input {
+        let mut line = Vec::with_capacity(128);
+        self.write(&mut line);
+        Input::Line(line)
+    }
+
+    /// Appends the message's JSON text: the bytes `serde_json` writes for [`Parts::object`].
+    fn write(self, out: &mut Vec<u8>) {
+        out.extend_from_slice(br#"{"jsonrpc":"2.0""#);
+        if let Some(id) = &self.id {
+            out.extend_from_slice(br#","id":"#);
+            write_json(out, id);
+        }
+        out.extend_from_slice(br#","method":"#);
+        write_json(out, self.method);
+        match self.params {
+            None if !self.modern => {}
+            None => {
+                out.extend_from_slice(br#","params":{"_meta":"#);
+                out.extend_from_slice(&ENVELOPE);
+                out.push(b'}');
+            }
+            Some(Value::Object(members)) if self.modern && !members.contains_key(META) => {
+                out.extend_from_slice(br#","params":{"#);
+                for (name, value) in &members {
+                    write_json(out, name);
+                    out.push(b':');
+                    write_json(out, value);
+                    out.push(b',');
+                }
+                out.extend_from_slice(br#""_meta":"#);
+                out.extend_from_slice(&ENVELOPE);
+                out.push(b'}');
+            }
+            Some(params) => {
+                out.extend_from_slice(br#","params":"#);
+                write_json(out, &enveloped(params, self.modern));
+            }
+        }
+        out.push(b'}');
+    }
+
+    /// The message as a JSON object, for a mutation to edit.
+    fn object(self) -> Map<String, Value> {
+        let mut message = Map::new();
+        message.insert("jsonrpc".into(), json!("2.0"));
+        if let Some(id) = self.id {
+            message.insert("id".into(), id);
+        }
+        message.insert("method".into(), json!(self.method));
+        match self.params {
+            None if !self.modern => {}
+            None => drop(message.insert("params".into(), enveloped(json!({}), true))),
+            Some(params) => drop(message.insert("params".into(), enveloped(params, self.modern))),
+        }
+        message
+    }
 }
 
-/// A request as a JSON object; takes the next id.
+/// `params` with the envelope as its `_meta` member when `modern` and `params` is an object.
+fn enveloped(mut params: Value, modern: bool) -> Value {
+    if modern && let Some(members) = params.as_object_mut() {
+        members.insert(META.into(), envelope::envelope(LATEST_MODERN_VERSION));
+    }
+    params
+}
+
+/// A request as a JSON object, for a mutation to edit; takes the next id.
 fn build_request(r: &Request, ids: &mut Ids) -> Map<String, Value> {
-    let ordinal = ids.peek();
-    let id = ids.assign(r.id);
-    let params = match r.call {
-        Call::ToolsCall(arguments) => Some(tool_call_params(arguments, ordinal)),
-        Call::Initialize(version) => Some(initialize_params(version.as_str())),
-        Call::ToolsList | Call::Discover | Call::PromptsList | Call::ResourcesList | Call::Ping | Call::Unknown => None,
-    };
-    let message = request(id, r.call.method(), params);
-    match r.envelope {
-        Envelope::Plain => message,
-        Envelope::Modern => enveloped(message),
-    }
-}
-
-/// `{"jsonrpc":"2.0","id":...,"method":...}` with `params` when given.
-fn request(id: Value, method: &str, params: Option<Value>) -> Map<String, Value> {
-    let mut message = Map::new();
-    message.insert("jsonrpc".into(), json!("2.0"));
-    message.insert("id".into(), id);
-    message.insert("method".into(), json!(method));
-    if let Some(params) = params {
-        message.insert("params".into(), params);
-    }
-    message
-}
-
-/// `{"jsonrpc":"2.0","method":...}` with `params` when given.
-fn notification(method: &str, params: Option<Value>) -> Map<String, Value> {
-    let mut message = request(Value::Null, method, params);
-    message.shift_remove("id");
-    message
-}
-
-/// The message with the full 2026-07-28 envelope added as the last member of its `params`.
-fn enveloped(mut message: Map<String, Value>) -> Map<String, Value> {
-    let params = message.entry("params").or_insert_with(|| json!({}));
-    if let Some(params) = params.as_object_mut() {
-        params.insert(META.into(), envelope::envelope(LATEST_MODERN_VERSION));
-    }
-    message
+    Parts::of_request(r, ids).object()
 }
 
 /// The params of an `initialize` asking for `version`.
@@ -137,5 +208,40 @@ fn tool_call_params(arguments: ToolCall, ordinal: u64) -> Value {
         ToolCall::ExtraArgument => add(json!({ "a": 1, "b": 2, "c": 3 })),
         ToolCall::UnknownTool => json!({ "name": "subtract", "arguments": { "a": 1, "b": 2 } }),
         ToolCall::MissingName => json!({ "arguments": { "a": 1, "b": 2 } }),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use arbitrary::{Arbitrary, Unstructured};
+
+    /// The bytes written straight are the bytes of the object a mutation starts from, serialized: the two
+    /// renderings of [`Parts`] never drift apart.
+    #[test]
+    fn written_messages_are_their_objects_serialized() {
+        let mut seen = 0;
+        for seed in 0..3_000u64 {
+            let data: Vec<u8> =
+                (0..256).map(|i| (seed.wrapping_mul(0x9E37_79B9_7F4A_7C15) >> (i % 57)) as u8 ^ i as u8).collect();
+            let Ok(messages) = Vec::<Message>::arbitrary(&mut Unstructured::new(&data)) else { continue };
+            let (mut written_ids, mut built_ids) = (Ids::new(), Ids::new());
+            for message in &messages {
+                let mut written = Vec::new();
+                Parts::of(message, &mut written_ids).write(&mut written);
+                let built = json_bytes(&Value::Object(Parts::of(message, &mut built_ids).object()));
+                assert_eq!(String::from_utf8_lossy(&written), String::from_utf8_lossy(&built), "{message:?}");
+                seen += 1;
+            }
+        }
+        assert!(seen > 1_000, "{seen} messages compared");
+        for modern in [false, true] {
+            for params in [None, Some(json!({ "a": 1 })), Some(json!([1])), Some(json!({ META: "x", "b": 2 }))] {
+                let parts = || Parts { id: Some(json!(7)), method: "m", params: params.clone(), modern };
+                let mut written = Vec::new();
+                parts().write(&mut written);
+                assert_eq!(written, json_bytes(&Value::Object(parts().object())), "{params:?} modern {modern}");
+            }
+        }
     }
 }

@@ -90,6 +90,31 @@ fn inprocess() {
     let lines: usize = conversations.iter().map(|c| c.len()).sum();
     let bytes: usize = conversations.iter().flatten().map(|i| if let Input::Line(l) = i { l.len() } else { 0 }).sum();
     println!("   {lines} inputs, {:.1} MB of lines", bytes as f64 / 1e6);
+    // Interleaved rounds, medians: one run of each on a shared VM varies by 20%.
+    const ROUNDS: usize = 5;
+    let (mut bare_rates, mut fuzz_rates) = (Vec::new(), Vec::new());
+    for _ in 0..ROUNDS {
+        bare_rates.push(rate(N, bare(&Calc, &conversations)));
+        let summary =
+            campaign::run(vec![Box::new(InProcess(Calc))], &options(1, Some(N), None), &ServerSpec::BuiltIn, |_| {})
+                .unwrap();
+        fuzz_rates.push(rate(summary.conversations, summary.elapsed));
+    }
+    let spread = |rates: &[f64]| {
+        let (low, high) = rates.iter().fold((f64::MAX, 0f64), |(l, h), &r| (l.min(r), h.max(r)));
+        format!("{:.0} (runs {low:.0} to {high:.0})", median(rates.to_vec()))
+    };
+    let ratios: Vec<f64> = fuzz_rates.iter().zip(&bare_rates).map(|(f, b)| f / b).collect();
+    println!("| what | conversations/s, median of {ROUNDS} |");
+    println!("|---|---|");
+    println!("| bare: lines fed to the server, nothing generated or checked | {} |", spread(&bare_rates));
+    println!("| `fuzz` campaign: generate, run with transcript, check | {} |", spread(&fuzz_rates));
+    println!(
+        "| ratio (campaign / bare) | {:.2} (median of the medians: {:.2}; per round {}) |",
+        median(ratios.clone()),
+        median(fuzz_rates.clone()) / median(bare_rates.clone()),
+        ratios.iter().map(|r| format!("{r:.2}")).collect::<Vec<_>>().join(", ")
+    );
     let server_only = bare(&Calc, &conversations);
     let started = Instant::now();
     for i in 0..N {
@@ -104,16 +129,6 @@ fn inprocess() {
         assert!(check(transcript, &Policy::default()).is_empty());
     }
     let checking = started.elapsed();
-    let summary =
-        campaign::run(vec![Box::new(InProcess(Calc))], &options(1, Some(N), None), &ServerSpec::BuiltIn, |_| {})
-            .unwrap();
-    let fuzz = rate(summary.conversations, summary.elapsed);
-    let bare_rate = rate(N, server_only);
-    println!("| what | conversations/s |");
-    println!("|---|---|");
-    println!("| bare: lines fed to the server, nothing generated or checked | {bare_rate:.0} |");
-    println!("| `fuzz` campaign: generate, run with transcript, check | {fuzz:.0} |");
-    println!("| ratio (campaign / bare) | {:.2} |", fuzz / bare_rate);
     println!(
         "   breakdown for the same {N}: generate {:.2}s, run+record {:.2}s, check {:.2}s (server alone {:.2}s)",
         generation.as_secs_f64(),

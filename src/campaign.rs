@@ -249,8 +249,7 @@ impl Worker<'_> {
             if out_of_cases || out_of_time {
                 break;
             }
-            let inputs = conversation(self.options.seed, index);
-            let transcript = match self.target.run(&inputs) {
+            let transcript = match self.target.run_owned(conversation(self.options.seed, index)) {
                 Ok(transcript) => transcript,
                 Err(error) => {
                     let _ = sender.send(Message::Failed(error));
@@ -266,6 +265,8 @@ impl Worker<'_> {
                 broken.push(finding.rule);
                 let new = claimed.lock().map(|mut claimed| claimed.insert(finding.rule)).unwrap_or(false);
                 if new {
+                    // The conversation is regenerated: it is a pure function of the seed and its index.
+                    let inputs = conversation(self.options.seed, index);
                     match self.minimize(index, &inputs, &transcript, finding) {
                         Ok(found) => {
                             let _ = sender.send(Message::Found(Box::new(found)));

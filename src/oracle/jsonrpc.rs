@@ -5,7 +5,7 @@ use super::catalogue::{
     DUPLICATE_RESPONSE, ERROR_SHAPE, FRAMING, ID_ECHO, MALFORMED_REPLY, MALFORMED_SERVED, MESSAGE_SHAPE,
     NOTIFICATION_REPLY, NULL_ID, NULL_PARAMS, RESPONSE_MISSING, RESPONSE_SHAPE, VERSION,
 };
-use super::{Findings, Read, ServerLine, ServerReading, shown};
+use super::{Findings, Read, SentLine, ServerLine, ServerReading, shown};
 use crate::protocol::codes::{INVALID_REQUEST, PARSE_ERROR};
 use crate::protocol::id::is_integer_literal;
 use crate::protocol::json::{Noted, fits_i64, whole_integer};
@@ -303,7 +303,7 @@ pub(super) fn check(transcript: &Transcript, reads: &[Read], findings: &mut Find
     let last_sent = transcript.events.iter().rposition(|e| matches!(e, Event::Sent(_)));
     for (index, read) in reads.iter().enumerate() {
         match read {
-            Read::Sent(sent) => connection.sent(index, &sent.frame, sent.ambiguous.as_ref()),
+            Read::Sent(sent) => connection.sent(index, sent),
             Read::Received(reading) => {
                 if let Some(ServerLine::Reply { id, outcome }) = &reading.line {
                     connection.reply(index, id, outcome.as_ref());
@@ -327,8 +327,8 @@ pub(super) fn check(transcript: &Transcript, reads: &[Read], findings: &mut Find
 }
 
 impl Connection<'_> {
-    fn sent(&mut self, index: usize, frame: &Frame, ambiguous: Option<&Ambiguous>) {
-        if let Some(ambiguous) = ambiguous {
+    fn sent(&mut self, index: usize, sent: &SentLine) {
+        if let Some(ambiguous) = &sent.ambiguous {
             let ids = ambiguous.ids.clone();
             let literal = ambiguous.literal.clone();
             let wants_reply = ambiguous.beyond_limits;
@@ -342,7 +342,7 @@ impl Connection<'_> {
             wants_reply,
             fault,
         };
-        match frame {
+        match &sent.frame {
             Frame::Request(request) => {
                 let open_twin = self.open(&request.id);
                 let slot = self.requests.len();
@@ -354,13 +354,7 @@ impl Connection<'_> {
                 self.by_id.entry(request.id.clone()).or_default().push(slot);
             }
             Frame::Notification(_) => self.notification = Some(index),
-            Frame::NotJson { .. } => {
-                let id = match &self.transcript.events[index] {
-                    Event::Sent(line) => lenient_id(line),
-                    _ => None,
-                };
-                self.pending.push_back(pending(id, true, Fault::Malformed))
-            }
+            Frame::NotJson { .. } => self.pending.push_back(pending(sent.lenient_id.clone(), true, Fault::Malformed)),
             Frame::Batch(_) | Frame::NotObject(_) => self.pending.push_back(pending(None, true, Fault::Malformed)),
             Frame::Invalid { problem, id, .. } => {
                 let response_shaped =
@@ -603,7 +597,7 @@ impl Connection<'_> {
 /// The id a lenient reader still finds in a line that is not strict JSON: invalid UTF-8 replaced by U+FFFD, a
 /// byte-order mark skipped, the first of several values on the line. Servers that read this way answer such lines
 /// under that id, and a result there means they executed malformed input.
-fn lenient_id(line: &[u8]) -> Option<RequestId> {
+pub(super) fn lenient_id(line: &[u8]) -> Option<RequestId> {
     let text = String::from_utf8_lossy(line);
     let mut values = serde_json::Deserializer::from_str(text.trim_start_matches('\u{feff}')).into_iter::<Value>();
     let first = values.next()?.ok()?;

@@ -16,7 +16,7 @@ mod tests;
 
 pub use catalogue::{Level, Policy, RULES, Rule, UnknownRule, render_catalogue, rule};
 
-use crate::protocol::{Frame, IdField, Outcome};
+use crate::protocol::{Frame, IdField, Outcome, RequestId};
 use crate::transcript::{Ending, Event, Transcript, show_bytes};
 use catalogue::{SERVER_CRASH, SERVER_HANG};
 use std::fmt;
@@ -91,6 +91,8 @@ impl Read {
 struct SentLine {
     frame: Frame,
     ambiguous: Option<jsonrpc::Ambiguous>,
+    /// For a line that is not JSON: the id a lenient reader still finds in it ([`jsonrpc::lenient_id`]).
+    lenient_id: Option<RequestId>,
 }
 
 /// What a line the server wrote is, and the framing and shape findings it makes wherever it appears.
@@ -145,12 +147,15 @@ fn read(transcript: &Transcript, findings: &mut Findings) -> Vec<Read> {
 /// Classifies a sent line, parsing it once.
 fn read_sent(line: &[u8]) -> SentLine {
     match Frame::parse_noting(line) {
-        Err(frame) => SentLine { frame: *frame, ambiguous: None },
+        Err(frame) => {
+            let lenient_id = matches!(*frame, Frame::NotJson { .. }).then(|| jsonrpc::lenient_id(line)).flatten();
+            SentLine { frame: *frame, ambiguous: None, lenient_id }
+        }
         Ok(noted) => {
             let oddities = jsonrpc::Oddities::of(&noted);
             let frame = Frame::classify(noted.value);
             let ambiguous = oddities.and_then(|oddities| jsonrpc::ambiguous(oddities, &frame));
-            SentLine { frame, ambiguous }
+            SentLine { frame, ambiguous, lenient_id: None }
         }
     }
 }

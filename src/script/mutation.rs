@@ -4,6 +4,7 @@
 use crate::protocol::envelope::{self, CLIENT_CAPABILITIES_KEY, META, PROTOCOL_VERSION_KEY};
 use crate::protocol::era::LATEST_MODERN_VERSION;
 use serde_json::{Map, Value, json};
+use std::sync::LazyLock;
 
 /// Nesting depth of [`Mutation::DeepNesting`]: past the common limit of 128.
 pub const DEEP: usize = 300;
@@ -199,7 +200,7 @@ impl Mutation {
     /// order) and returns the line to send. `ordinal` is the request's position among the script's requests; it makes
     /// the id [`Mutation::DuplicateKey`] adds unique.
     pub fn apply(self, mut message: Map<String, Value>, ordinal: u64) -> Vec<u8> {
-        let mut splice: Option<Vec<u8>> = None;
+        let mut splice: Option<&[u8]> = None;
         match self {
             Mutation::DropJsonrpc => drop(message.shift_remove("jsonrpc")),
             Mutation::DropId => drop(message.shift_remove("id")),
@@ -226,12 +227,12 @@ impl Mutation {
             Mutation::VersionMalformed => set_version(&mut message, json!("2026-7-28")),
             Mutation::VersionEmpty => set_version(&mut message, json!("")),
             Mutation::VersionLegacy => set_version(&mut message, json!("2025-11-25")),
-            Mutation::HugeString => splice = Some(huge_string()),
-            Mutation::DeepNesting => splice = Some(nested(DEEP)),
-            Mutation::VeryDeepNesting => splice = Some(nested(VERY_DEEP)),
-            Mutation::HugeNumber => splice = Some(format!("1{}", "0".repeat(HUGE_NUMBER_DIGITS - 1)).into_bytes()),
-            Mutation::LoneSurrogate => splice = Some(br#""\ud800""#.to_vec()),
-            Mutation::InvalidUtf8 => splice = Some(b"\"\xff\xfe\xc0\x80\"".to_vec()),
+            Mutation::HugeString => splice = Some(&SPLICES.huge_string),
+            Mutation::DeepNesting => splice = Some(&SPLICES.deep),
+            Mutation::VeryDeepNesting => splice = Some(&SPLICES.very_deep),
+            Mutation::HugeNumber => splice = Some(&SPLICES.huge_number),
+            Mutation::LoneSurrogate => splice = Some(br#""\ud800""#),
+            Mutation::InvalidUtf8 => splice = Some(b"\"\xff\xfe\xc0\x80\""),
             Mutation::DuplicateKey
             | Mutation::Truncated
             | Mutation::TwoObjects
@@ -247,7 +248,7 @@ impl Mutation {
         }
         let text = super::encode::json_bytes(&Value::Object(message));
         let line = match splice {
-            Some(raw) => replace_marker(&text, &raw),
+            Some(raw) => replace_marker(&text, raw),
             None => text,
         };
         self.reframe(line, ordinal)
@@ -293,14 +294,25 @@ fn set_version(message: &mut Map<String, Value>, version: Value) {
     meta(message).insert(PROTOCOL_VERSION_KEY.into(), version);
 }
 
-/// A JSON string of [`HUGE_STRING`] `x`s, quoted.
-fn huge_string() -> Vec<u8> {
-    let mut quoted = Vec::with_capacity(HUGE_STRING + 2);
-    quoted.push(b'"');
-    quoted.resize(HUGE_STRING + 1, b'x');
-    quoted.push(b'"');
-    quoted
+/// The raw JSON spliced in by the mutations that need text a value cannot hold or that is costly to build, made
+/// once.
+struct Splices {
+    /// A JSON string of [`HUGE_STRING`] `x`s, quoted.
+    huge_string: Vec<u8>,
+    /// [`DEEP`] levels of nested empty arrays.
+    deep: Vec<u8>,
+    /// [`VERY_DEEP`] levels of nested empty arrays.
+    very_deep: Vec<u8>,
+    /// An integer literal of [`HUGE_NUMBER_DIGITS`] digits.
+    huge_number: Vec<u8>,
 }
+
+static SPLICES: LazyLock<Splices> = LazyLock::new(|| Splices {
+    huge_string: [&b"\""[..], &vec![b'x'; HUGE_STRING], b"\""].concat(),
+    deep: nested(DEEP),
+    very_deep: nested(VERY_DEEP),
+    huge_number: format!("1{}", "0".repeat(HUGE_NUMBER_DIGITS - 1)).into_bytes(),
+});
 
 /// `depth` levels of nested empty arrays.
 fn nested(depth: usize) -> Vec<u8> {
@@ -309,7 +321,14 @@ fn nested(depth: usize) -> Vec<u8> {
 
 /// `text` with the quoted marker replaced by `raw`.
 fn replace_marker(text: &[u8], raw: &[u8]) -> Vec<u8> {
-    let quoted = super::encode::json_bytes(&Value::String(MARKER.into()));
+    let quoted = &*QUOTED_MARKER;
     let at = text.windows(quoted.len()).position(|w| w == quoted).expect("the marker is in the serialized message");
-    [&text[..at], raw, &text[at + quoted.len()..]].concat()
+    let mut line = Vec::with_capacity(text.len() - quoted.len() + raw.len());
+    line.extend_from_slice(&text[..at]);
+    line.extend_from_slice(raw);
+    line.extend_from_slice(&text[at + quoted.len()..]);
+    line
 }
+
+/// The marker as the serializer writes it (its control characters escaped).
+static QUOTED_MARKER: LazyLock<Vec<u8>> = LazyLock::new(|| super::encode::json_bytes(&Value::String(MARKER.into())));

@@ -7,6 +7,7 @@ pub mod reference;
 pub mod stdio;
 
 use crate::transcript::{Ending, Event, Input, Transcript};
+use std::borrow::Cow;
 use std::io::{self, BufRead, Write};
 use std::panic::{AssertUnwindSafe, catch_unwind};
 
@@ -43,6 +44,12 @@ pub trait Target {
     /// the conversation at all (the server could not be started); a misbehaving server is a transcript, never an
     /// error.
     fn run(&mut self, inputs: &[Input]) -> anyhow::Result<Transcript>;
+
+    /// [`Target::run`], handed inputs the caller no longer needs: a target may move their lines into the
+    /// transcript instead of copying them.
+    fn run_owned(&mut self, inputs: Vec<Input>) -> anyhow::Result<Transcript> {
+        self.run(&inputs)
+    }
 }
 
 /// An in-process server as a target: exact (each reply is attributed to the line that caused it) and fast.
@@ -53,25 +60,41 @@ impl<S: InProcessServer> Target for InProcess<S> {
     fn run(&mut self, inputs: &[Input]) -> anyhow::Result<Transcript> {
         Ok(run_in_process(&self.0, inputs))
     }
+
+    fn run_owned(&mut self, inputs: Vec<Input>) -> anyhow::Result<Transcript> {
+        let len = inputs.len();
+        Ok(converse(&self.0, inputs.into_iter().map(Cow::Owned), len))
+    }
 }
 
 /// Runs one conversation on a fresh connection of an in-process server. A panic inside the server is recorded as
 /// the server exiting with code 101, its message as the stderr tail.
 pub fn run_in_process<S: InProcessServer>(server: &S, inputs: &[Input]) -> Transcript {
+    converse(server, inputs.iter().map(Cow::Borrowed), inputs.len())
+}
+
+/// The conversation of [`run_in_process`], over inputs that are borrowed (each line copied into the transcript)
+/// or owned (each line moved there).
+fn converse<'a, S: InProcessServer>(
+    server: &S,
+    inputs: impl Iterator<Item = Cow<'a, Input>>,
+    len: usize,
+) -> Transcript {
     let mut connection = server.connect();
-    let mut events = Vec::with_capacity(inputs.len() * 2);
+    let mut events = Vec::with_capacity(len * 2);
     let mut replies = Vec::new();
     for input in inputs {
         let line = match input {
-            Input::Sync => {
+            Cow::Borrowed(Input::Sync) | Cow::Owned(Input::Sync) => {
                 events.push(Event::Sync);
                 continue;
             }
-            Input::Line(line) => line,
+            Cow::Borrowed(Input::Line(line)) => line.clone(),
+            Cow::Owned(Input::Line(line)) => line,
         };
-        events.push(Event::Sent(line.clone()));
         replies.clear();
-        let status = catch_unwind(AssertUnwindSafe(|| connection.receive(line, &mut replies)));
+        let status = catch_unwind(AssertUnwindSafe(|| connection.receive(&line, &mut replies)));
+        events.push(Event::Sent(line));
         events.extend(replies.drain(..).map(|line| Event::Received { line, truncated: false }));
         let ending = match status {
             Ok(Status::Running) => continue,
@@ -178,6 +201,16 @@ pub fn serve<S: InProcessServer>(server: &S, mut input: impl BufRead, mut output
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn owned_inputs_give_the_same_transcript_as_borrowed_ones() {
+        for (index, mutant) in (0..200).zip(mutants::Mutant::ALL.iter().cycle()) {
+            let inputs = crate::campaign::conversation(3, index);
+            let mut target = InProcess(reference::Planted(*mutant));
+            let borrowed = target.run(&inputs).unwrap();
+            assert_eq!(target.run_owned(inputs).unwrap(), borrowed, "conversation {index}, {}", mutant.name());
+        }
+    }
 
     struct Scripted(Status, bool);
 

@@ -15,13 +15,23 @@ use std::path::{Path, PathBuf};
 use std::process::{Command, Stdio};
 use std::time::{Duration, Instant};
 
-/// Writes a server script into a fresh folder and starts a fork server for it with `python3`.
-fn fork_server_for(name: &str, source: &str) -> ForkServer {
-    let dir = std::env::temp_dir().join(format!("wirefuzz-fs-test-{}-{name}", std::process::id()));
-    std::fs::create_dir_all(&dir).unwrap();
-    let script = dir.join(format!("{name}.py"));
+/// A test's scratch folder, removed when dropped.
+struct Scratch(PathBuf);
+
+impl Drop for Scratch {
+    fn drop(&mut self) {
+        let _ = std::fs::remove_dir_all(&self.0);
+    }
+}
+
+/// Writes a server script into a fresh folder and starts a fork server for it with `python3`; both go when the
+/// test ends.
+fn fork_server_for(name: &str, source: &str) -> (ForkServer, Scratch) {
+    let dir = Scratch(std::env::temp_dir().join(format!("wirefuzz-fs-test-{}-{name}", std::process::id())));
+    std::fs::create_dir_all(&dir.0).unwrap();
+    let script = dir.0.join(format!("{name}.py"));
     std::fs::write(&script, source).unwrap();
-    ForkServer::start(Path::new("python3"), &script, &["json"])
+    (ForkServer::start(Path::new("python3"), &script, &["json"]), dir)
 }
 
 fn target(server: &ForkServer) -> StdioTarget {
@@ -44,7 +54,7 @@ for line in sys.stdin:
 
 #[test]
 fn a_forked_server_talks_and_exits_through_the_stub() {
-    let server = fork_server_for("echo", ECHO);
+    let (server, _scratch) = fork_server_for("echo", ECHO);
     let mut target = target(&server);
     for code in [0u8, 3] {
         let request = format!(r#"{{"jsonrpc":"2.0","id":{code},"method":"ping"}}"#);
@@ -66,7 +76,7 @@ fn a_forked_server_talks_and_exits_through_the_stub() {
 
 #[test]
 fn a_signal_that_kills_the_forked_server_kills_the_stub() {
-    let server =
+    let (server, _scratch) =
         fork_server_for("segv", "import os, signal, sys\nsys.stdin.readline()\nos.kill(os.getpid(), signal.SIGSEGV)\n");
     let transcript = target(&server).run(&[line(r#"{"jsonrpc":"2.0","id":1,"method":"ping"}"#)]).unwrap();
     assert!(matches!(transcript.ending, Ending::Exited { signal: Some(11), .. }), "{:?}", transcript.ending);
@@ -74,7 +84,8 @@ fn a_signal_that_kills_the_forked_server_kills_the_stub() {
 
 #[test]
 fn killing_the_stub_kills_the_forked_server() {
-    let server = fork_server_for("sleepy", "import os, sys, time\nprint(os.getpid(), flush=True)\ntime.sleep(60)\n");
+    let (server, _scratch) =
+        fork_server_for("sleepy", "import os, sys, time\nprint(os.getpid(), flush=True)\ntime.sleep(60)\n");
     let mut stub = Command::new(&server.attach_argv()[0])
         .args(&server.attach_argv()[1..])
         .stdin(Stdio::piped())
@@ -96,7 +107,7 @@ fn killing_the_stub_kills_the_forked_server() {
 
 #[test]
 fn a_bad_client_leaves_the_fork_server_serving() {
-    let server = fork_server_for("echo-after-bad", ECHO);
+    let (server, _scratch) = fork_server_for("echo-after-bad", ECHO);
     let mut bad = UnixStream::connect(&server.socket).unwrap();
     bad.write_all(b"X").unwrap();
     drop(bad);

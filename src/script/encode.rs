@@ -24,13 +24,13 @@ pub(crate) fn encode(script: &Script) -> Vec<Input> {
         Opening::Handshake(version) => {
             let id = ids.assign(IdKind::SmallInt);
             let params = Some(initialize_params(version.as_str()));
-            out.push(Parts { id: Some(id), method: INITIALIZE, params, modern: false }.line());
-            out.push(Parts { id: None, method: INITIALIZED, params: None, modern: false }.line());
+            out.push(Parts::new(Some(id), INITIALIZE, params, false).line());
+            out.push(Parts::new(None, INITIALIZED, None, false).line());
             out.push(Input::Sync);
         }
         Opening::Modern => {
             let id = ids.assign(IdKind::SmallInt);
-            out.push(Parts { id: Some(id), method: DISCOVER, params: None, modern: true }.line());
+            out.push(Parts::new(Some(id), DISCOVER, None, true).line());
             out.push(Input::Sync);
         }
         Opening::Nothing => {}
@@ -77,12 +77,19 @@ static ENVELOPE: LazyLock<Vec<u8>> = LazyLock::new(|| json_bytes(&envelope::enve
 struct Parts {
     id: Option<Value>,
     method: &'static str,
+    /// Always present for a modern message (an empty object when the method takes none).
     params: Option<Value>,
     /// The full 2026-07-28 envelope goes into `params._meta` (added as the last member of an object `params`).
     modern: bool,
 }
 
 impl Parts {
+    /// The parts of a message; a modern one without params gets an empty object to carry the envelope.
+    fn new(id: Option<Value>, method: &'static str, params: Option<Value>, modern: bool) -> Parts {
+        let params = params.or_else(|| modern.then(|| json!({})));
+        Parts { id, method, params, modern }
+    }
+
     /// The parts of `message`; a request takes the next id.
     fn of(message: &Message, ids: &mut Ids) -> Parts {
         match message {
@@ -95,7 +102,7 @@ impl Parts {
                     }
                     Note::Initialized | Note::Unknown => None,
                 };
-                Parts { id: None, method: note.method(), params, modern: false }
+                Parts::new(None, note.method(), params, false)
             }
         }
     }
@@ -111,7 +118,7 @@ impl Parts {
                 None
             }
         };
-        Parts { id: Some(id), method: r.call.method(), params, modern: r.envelope == Envelope::Modern }
+        Parts::new(Some(id), r.call.method(), params, r.envelope == Envelope::Modern)
     }
 
     /// The message as one line.
@@ -131,12 +138,7 @@ impl Parts {
         out.extend_from_slice(br#","method":"#);
         write_json(out, self.method);
         match self.params {
-            None if !self.modern => {}
-            None => {
-                out.extend_from_slice(br#","params":{"_meta":"#);
-                out.extend_from_slice(&ENVELOPE);
-                out.push(b'}');
-            }
+            None => {}
             Some(Value::Object(members)) if self.modern && !members.contains_key(META) => {
                 out.extend_from_slice(br#","params":{"#);
                 for (name, value) in &members {
@@ -165,10 +167,8 @@ impl Parts {
             message.insert("id".into(), id);
         }
         message.insert("method".into(), json!(self.method));
-        match self.params {
-            None if !self.modern => {}
-            None => drop(message.insert("params".into(), enveloped(json!({}), true))),
-            Some(params) => drop(message.insert("params".into(), enveloped(params, self.modern))),
+        if let Some(params) = self.params {
+            message.insert("params".into(), enveloped(params, self.modern));
         }
         message
     }
@@ -237,7 +237,7 @@ mod tests {
         assert!(seen > 1_000, "{seen} messages compared");
         for modern in [false, true] {
             for params in [None, Some(json!({ "a": 1 })), Some(json!([1])), Some(json!({ META: "x", "b": 2 }))] {
-                let parts = || Parts { id: Some(json!(7)), method: "m", params: params.clone(), modern };
+                let parts = || Parts::new(Some(json!(7)), "m", params.clone(), modern);
                 let mut written = Vec::new();
                 parts().write(&mut written);
                 assert_eq!(written, json_bytes(&Value::Object(parts().object())), "{params:?} modern {modern}");

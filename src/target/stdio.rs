@@ -28,6 +28,9 @@ pub const STDERR_TAIL_BYTES: usize = 64 << 10;
 const PENDING_LINES: usize = 64;
 /// The most events one conversation records; a server that floods its output is cut off there.
 pub const MAX_EVENTS: usize = 100_000;
+/// How long the stderr tail of an exited server may take to reach its end (a process that inherited the server's
+/// stderr can hold it open; then the tail is taken as it stands).
+const STDERR_DRAIN: Duration = Duration::from_millis(500);
 
 /// The command line of a server: a program and its arguments, run without a shell.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -141,6 +144,8 @@ struct Process {
     input: Option<Sender<Vec<u8>>>,
     output: Receiver<Stdout>,
     stderr: Arc<Mutex<Vec<u8>>>,
+    /// Disconnected once the stderr reader has read the stream to its end.
+    stderr_done: Receiver<()>,
 }
 
 impl Process {
@@ -167,8 +172,12 @@ impl Process {
         thread::spawn(move || read_lines(stdout, sender));
         let tail = Arc::new(Mutex::new(Vec::new()));
         let writer = Arc::clone(&tail);
-        thread::spawn(move || read_tail(stderr, &writer, STDERR_TAIL_BYTES));
-        Ok(Process { child, input: Some(input), output, stderr: tail })
+        let (done, stderr_done) = mpsc::channel::<()>();
+        thread::spawn(move || {
+            read_tail(stderr, &writer, STDERR_TAIL_BYTES);
+            drop(done);
+        });
+        Ok(Process { child, input: Some(input), output, stderr: tail, stderr_done })
     }
 
     /// Runs one conversation on this process and ends it.
@@ -199,7 +208,10 @@ impl Process {
         talk.finish(ending)
     }
 
+    /// The stderr tail of an exited process, once its reader has read to the end (or [`STDERR_DRAIN`] passed):
+    /// the exit is often seen before the reader thread has read the last bytes written.
     fn stderr_tail(&self) -> Vec<u8> {
+        let _ = self.stderr_done.recv_timeout(STDERR_DRAIN);
         self.stderr.lock().map(|tail| tail.clone()).unwrap_or_default()
     }
 
@@ -459,6 +471,14 @@ mod tests {
         let transcript = StdioTarget::new(crash, quick()).cold().run(&[request(1), Input::Sync, request(2)]).unwrap();
         let Ending::Exited { code: Some(3), stderr_tail, .. } = transcript.ending else { panic!("{transcript:?}") };
         assert_eq!(stderr_tail, b"boom\n".to_vec());
+        // The exit is seen at once; the tail is still read to its last byte.
+        let loud = sh("read -r line; head -c 50000 /dev/zero | tr '\\0' e >&2; echo 'boom' >&2; exit 4");
+        for _ in 0..10 {
+            let transcript = StdioTarget::new(loud.clone(), quick()).cold().run(&[request(1), Input::Sync]).unwrap();
+            let Ending::Exited { code: Some(4), stderr_tail, .. } = transcript.ending else { panic!("{transcript:?}") };
+            assert_eq!(stderr_tail.len(), 50_005);
+            assert!(stderr_tail.ends_with(b"eboom\n"));
+        }
     }
 
     #[test]

@@ -90,15 +90,24 @@ fn inprocess() {
     let lines: usize = conversations.iter().map(|c| c.len()).sum();
     let bytes: usize = conversations.iter().flatten().map(|i| if let Input::Line(l) = i { l.len() } else { 0 }).sum();
     println!("   {lines} inputs, {:.1} MB of lines", bytes as f64 / 1e6);
-    // Interleaved rounds, medians: one run of each on a shared VM varies by 20%.
-    const ROUNDS: usize = 5;
+    // Interleaved rounds, medians: one run of each on this shared VM varies by 20% or more, so each round runs both,
+    // in alternating order, and the ratio is the median of the rounds' own ratios.
+    const ROUNDS: usize = 9;
     let (mut bare_rates, mut fuzz_rates) = (Vec::new(), Vec::new());
-    for _ in 0..ROUNDS {
-        bare_rates.push(rate(N, bare(&Calc, &conversations)));
+    let campaign = || {
         let summary =
             campaign::run(vec![Box::new(InProcess(Calc))], &options(1, Some(N), None), &ServerSpec::BuiltIn, |_| {})
                 .unwrap();
-        fuzz_rates.push(rate(summary.conversations, summary.elapsed));
+        rate(summary.conversations, summary.elapsed)
+    };
+    for round in 0..ROUNDS {
+        if round % 2 == 0 {
+            bare_rates.push(rate(N, bare(&Calc, &conversations)));
+            fuzz_rates.push(campaign());
+        } else {
+            fuzz_rates.push(campaign());
+            bare_rates.push(rate(N, bare(&Calc, &conversations)));
+        }
     }
     let spread = |rates: &[f64]| {
         let (low, high) = rates.iter().fold((f64::MAX, 0f64), |(l, h), &r| (l.min(r), h.max(r)));
@@ -110,9 +119,8 @@ fn inprocess() {
     println!("| bare: lines fed to the server, nothing generated or checked | {} |", spread(&bare_rates));
     println!("| `fuzz` campaign: generate, run with transcript, check | {} |", spread(&fuzz_rates));
     println!(
-        "| ratio (campaign / bare) | {:.2} (median of the medians: {:.2}; per round {}) |",
+        "| ratio (campaign / bare) | {:.2}, median of the rounds' ratios ({}) |",
         median(ratios.clone()),
-        median(fuzz_rates.clone()) / median(bare_rates.clone()),
         ratios.iter().map(|r| format!("{r:.2}")).collect::<Vec<_>>().join(", ")
     );
     let server_only = N as f64 / median(bare_rates.clone());
@@ -271,14 +279,25 @@ fn libfuzzer_time_to_find(binary: &Path, mutant: Mutant, seed: u64, cap: u64) ->
     found.then_some(elapsed)
 }
 
+/// The median time to find over seeds, or `None` when no more than half of the seeds found the bug.
+fn median_found(seconds: &[Option<f64>]) -> Option<f64> {
+    let found = seconds.iter().flatten().count();
+    (found * 2 > seconds.len()).then(|| median(seconds.iter().map(|s| s.unwrap_or(f64::INFINITY)).collect()))
+}
+
 fn show(seconds: &[Option<f64>], cap: f64) -> String {
-    let found: Vec<f64> = seconds.iter().flatten().copied().collect();
-    if found.len() * 2 <= seconds.len() {
-        return format!("> {cap:.0} s ({}/{} found)", found.len(), seconds.len());
+    let found = seconds.iter().flatten().count();
+    match median_found(seconds) {
+        None => format!("> {cap:.0} s ({found}/{} found)", seconds.len()),
+        Some(m) if m < 1.0 => format!("{:.1} ms", m * 1000.0),
+        Some(m) => format!("{m:.1} s"),
     }
-    let values = seconds.iter().map(|s| s.unwrap_or(f64::INFINITY)).collect();
-    let m = median(values);
-    if m < 1.0 { format!("{:.1} ms", m * 1000.0) } else { format!("{m:.1} s") }
+}
+
+/// One planted bug's times to find, per finder: the campaign engine, cargo-fuzz `mutant`, `mutant_bytes`.
+struct FindRow {
+    mutant: Mutant,
+    times: [Vec<Option<f64>>; 3],
 }
 
 fn find() {
@@ -287,20 +306,76 @@ fn find() {
     let binaries = fuzz_binaries();
     println!("| mutant | rule | `fuzz` engine | cargo fuzz `mutant` | cargo fuzz `mutant_bytes` (no structure) |");
     println!("|---|---|---|---|---|");
+    let seeds = [1u64, 2, 3];
+    let mut rows = Vec::new();
     for mutant in Mutant::ALL {
-        let seeds = [1u64, 2, 3];
         let engine: Vec<Option<f64>> = seeds.iter().map(|&s| engine_time_to_find(mutant, s)).collect();
         let libfuzzer = |target: &str| match &binaries {
-            Some(dir) => {
-                let times: Vec<Option<f64>> =
-                    seeds.iter().map(|&s| libfuzzer_time_to_find(&dir.join(target), mutant, s, CAP)).collect();
-                show(&times, CAP as f64)
-            }
-            None => "skipped".into(),
+            Some(dir) => seeds.iter().map(|&s| libfuzzer_time_to_find(&dir.join(target), mutant, s, CAP)).collect(),
+            None => Vec::new(),
         };
         let (structured, bytes) = (libfuzzer("mutant"), libfuzzer("mutant_bytes"));
-        println!("| {mutant} | {} | {} | {structured} | {bytes} |", mutant.expected_rule(), show(&engine, 200_000.0));
+        let cell = |times: &Vec<Option<f64>>| if times.is_empty() { "skipped".into() } else { show(times, CAP as f64) };
+        println!(
+            "| {mutant} | {} | {} | {} | {} |",
+            mutant.expected_rule(),
+            show(&engine, 200_000.0),
+            cell(&structured),
+            cell(&bytes)
+        );
+        rows.push(FindRow { mutant, times: [engine, structured, bytes] });
     }
+    let plot = root().join("docs/time-to-find.svg");
+    std::fs::write(&plot, time_to_find_svg(&rows, CAP as f64)).unwrap();
+    println!("   plot: {}", plot.display());
+}
+
+/// A dot plot of [`find`]'s medians: one row per planted bug, time on a log scale from 0.1 ms to the cap, and a
+/// bug a finder did not find drawn in the "not found" column.
+fn time_to_find_svg(rows: &[FindRow], cap: f64) -> String {
+    const FINDERS: [(&str, &str); 3] =
+        [("fuzz engine", "#1b7837"), ("cargo fuzz mutant", "#2166ac"), ("cargo fuzz mutant_bytes", "#b2182b")];
+    let (left, width, top, row_height) = (230.0, 560.0, 40.0, 18.0);
+    let (low, high) = (1e-4f64.log10(), cap.log10());
+    let x = |seconds: f64| left + (seconds.log10().clamp(low, high) - low) / (high - low) * width;
+    let missing = left + width + 40.0;
+    let bottom = top + row_height * rows.len() as f64;
+    let mut svg = format!(
+        "<svg xmlns=\"http://www.w3.org/2000/svg\" width=\"{}\" height=\"{}\" font-family=\"sans-serif\" \
+         font-size=\"11\">\n<rect width=\"100%\" height=\"100%\" fill=\"white\"/>\n<text x=\"{left}\" y=\"18\" \
+         font-size=\"13\">Time to first finding per planted bug (median of 3 seeds; libFuzzer capped at {cap} s)\
+         </text>\n",
+        missing + 50.0,
+        bottom + 50.0
+    );
+    let ticks = [(1e-4, "0.1 ms"), (1e-3, "1 ms"), (1e-2, "10 ms"), (0.1, "0.1 s"), (1.0, "1 s"), (cap, "10 s")];
+    for (seconds, label) in ticks.into_iter().chain([(f64::NAN, "not found")]) {
+        let at = if seconds.is_nan() { missing } else { x(seconds) };
+        svg += &format!(
+            "<line x1=\"{at:.1}\" y1=\"{top}\" x2=\"{at:.1}\" y2=\"{bottom}\" stroke=\"#ddd\"/>\n<text x=\"{at:.1}\" \
+             y=\"{}\" text-anchor=\"middle\">{label}</text>\n",
+            bottom + 14.0
+        );
+    }
+    for (i, row) in rows.iter().enumerate() {
+        let y = top + row_height * (i as f64 + 0.5);
+        let name = row.mutant;
+        svg += &format!("<text x=\"{}\" y=\"{}\" text-anchor=\"end\">{name}</text>\n", left - 8.0, y + 4.0);
+        for ((_, color), times) in FINDERS.iter().zip(&row.times).filter(|(_, times)| !times.is_empty()) {
+            let at = median_found(times).map_or(missing, x);
+            svg += &format!("<circle cx=\"{at:.1}\" cy=\"{y}\" r=\"4.5\" fill=\"{color}\" fill-opacity=\"0.8\"/>\n");
+        }
+    }
+    for (i, (name, color)) in FINDERS.iter().enumerate() {
+        let at = left + 190.0 * i as f64;
+        svg += &format!(
+            "<circle cx=\"{at}\" cy=\"{}\" r=\"4.5\" fill=\"{color}\"/><text x=\"{}\" y=\"{}\">{name}</text>\n",
+            bottom + 34.0,
+            at + 8.0,
+            bottom + 38.0
+        );
+    }
+    svg + "</svg>\n"
 }
 
 /// The process's peak resident memory so far, in MiB (Linux).

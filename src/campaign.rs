@@ -109,7 +109,12 @@ pub fn conversation_bytes(seed: u64, index: u64) -> Vec<u8> {
         z ^ (z >> 31)
     };
     let len = 16 + (next() % 1025) as usize;
-    (0..len.div_ceil(8)).flat_map(|_| next().to_le_bytes()).take(len).collect()
+    let mut bytes = Vec::with_capacity(len.next_multiple_of(8));
+    while bytes.len() < len {
+        bytes.extend_from_slice(&next().to_le_bytes());
+    }
+    bytes.truncate(len);
+    bytes
 }
 
 /// The conversation `index` of `seed`, as lines to send.

@@ -8,7 +8,7 @@ use super::catalogue::{
 use super::{Findings, Read, SentLine, ServerLine, ServerReading, shown};
 use crate::protocol::codes::{INVALID_REQUEST, PARSE_ERROR};
 use crate::protocol::id::is_integer_literal;
-use crate::protocol::json::{Noted, fits_i64, whole_integer};
+use crate::protocol::json::{self, Noted, fits_i64, whole_integer};
 use crate::protocol::message::Problem;
 use crate::protocol::{ErrorObject, Frame, IdField, Outcome, RequestId};
 use crate::transcript::{Ending, Event, Transcript, show_bytes};
@@ -303,7 +303,7 @@ pub(super) fn check(transcript: &Transcript, reads: &[Read], findings: &mut Find
     let last_sent = transcript.events.iter().rposition(|e| matches!(e, Event::Sent(_)));
     for (index, read) in reads.iter().enumerate() {
         match read {
-            Read::Sent(sent) => connection.sent(index, sent),
+            Read::Sent(sent, id) => connection.sent(index, sent, id.as_ref()),
             Read::Received(reading) => {
                 if let Some(ServerLine::Reply { id, outcome }) = &reading.line {
                     connection.reply(index, id, outcome.as_ref());
@@ -327,7 +327,8 @@ pub(super) fn check(transcript: &Transcript, reads: &[Read], findings: &mut Find
 }
 
 impl Connection<'_> {
-    fn sent(&mut self, index: usize, sent: &SentLine) {
+    /// Takes in a sent line; `id` is the request id when the reading is its template's.
+    fn sent(&mut self, index: usize, sent: &SentLine, id: Option<&RequestId>) {
         if let Some(ambiguous) = &sent.ambiguous {
             let ids = ambiguous.ids.clone();
             let literal = ambiguous.literal.clone();
@@ -344,14 +345,14 @@ impl Connection<'_> {
         };
         match &sent.frame {
             Frame::Request(request) => {
-                let open_twin = self.open(&request.id);
+                let id = id.unwrap_or(&request.id);
+                let open_twin = self.open(id);
                 let slot = self.requests.len();
                 let group = open_twin.map_or(slot, |twin| self.requests[twin].group);
                 let needs_reply = !matches!(request.params, Some(Value::Array(_)));
-                let sent =
-                    Sent { event: index, id: request.id.clone(), answered: false, reported: false, needs_reply, group };
+                let sent = Sent { event: index, id: id.clone(), answered: false, reported: false, needs_reply, group };
                 self.requests.push(sent);
-                self.by_id.entry(request.id.clone()).or_default().push(slot);
+                self.by_id.entry(id.clone()).or_default().push(slot);
             }
             Frame::Notification(_) => self.notification = Some(index),
             Frame::NotJson { .. } => self.pending.push_back(pending(sent.lenient_id.clone(), true, Fault::Malformed)),
@@ -599,8 +600,7 @@ impl Connection<'_> {
 /// under that id, and a result there means they executed malformed input.
 pub(super) fn lenient_id(line: &[u8]) -> Option<RequestId> {
     let text = String::from_utf8_lossy(line);
-    let mut values = serde_json::Deserializer::from_str(text.trim_start_matches('\u{feff}')).into_iter::<Value>();
-    let first = values.next()?.ok()?;
+    let first = json::skim_first_message(text.trim_start_matches('\u{feff}').as_bytes())?;
     IdField::of(first.get("id")).valid().cloned()
 }
 

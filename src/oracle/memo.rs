@@ -23,19 +23,32 @@ impl<T> Memo<T> {
 
     /// The reading of `line`: the one kept from before, or `read(line)`, kept when the line is short.
     pub(super) fn read(&self, line: &[u8], read: impl FnOnce(&[u8]) -> T) -> Rc<T> {
-        if line.len() > MAX_LINE {
-            return Rc::new(read(line));
-        }
-        if let Some(kept) = self.0.borrow().get(line) {
-            return kept.clone();
+        if let Some(kept) = self.get(line) {
+            return kept;
         }
         let reading = Rc::new(read(line));
+        self.keep(line, &reading);
+        reading
+    }
+
+    /// The reading kept for `line`, if any.
+    pub(super) fn get(&self, line: &[u8]) -> Option<Rc<T>> {
+        if line.len() > MAX_LINE {
+            return None;
+        }
+        self.0.borrow().get(line).cloned()
+    }
+
+    /// Keeps `reading` as the reading of `line` when the line is short.
+    pub(super) fn keep(&self, line: &[u8], reading: &Rc<T>) {
+        if line.len() > MAX_LINE {
+            return;
+        }
         let mut kept = self.0.borrow_mut();
         if kept.len() >= MAX_ENTRIES {
             kept.clear();
         }
         kept.insert(line.into(), reading.clone());
-        reading
     }
 
     /// How many lines are kept.

@@ -1,16 +1,18 @@
 //! The oracle: a pure function from a [`Transcript`] to the [`Finding`]s it shows, under a [`Policy`].
 //!
-//! Each line is parsed into a value once: sent lines with [`Frame::parse_noting`] (which also notes what makes
-//! them ambiguous; then classified), received lines by [`jsonrpc`], which also checks their framing and shape. Then two
-//! layers run over the same reading: [`jsonrpc`] (ids, liveness, malformed input; true of any JSON-RPC server;
-//! lines parsers legitimately differ on are judged leniently) and [`mcp`] (the connection's era, fixed by the first
-//! request that gets a result, and the replies each era calls for). The rules, their levels and sources are in
+//! Each line is parsed into a value once: sent lines with [`Frame::skim`] (which builds of `params` only what the
+//! MCP layer reads, and notes what makes them ambiguous; then classified), received lines by [`jsonrpc`], which
+//! also checks their framing and shape. Then two layers run over the same reading: [`jsonrpc`] (ids, liveness,
+//! malformed input; true of any JSON-RPC server; lines parsers legitimately differ on are judged leniently) and
+//! [`mcp`] (the connection's era, fixed by the first request that gets a result, and the replies each era calls
+//! for). The rules, their levels and sources are in
 //! [`catalogue`]. Nothing here does I/O, and no transcript makes it panic.
 
 pub mod catalogue;
 mod jsonrpc;
 mod mcp;
 mod memo;
+mod template;
 #[cfg(test)]
 mod tests;
 
@@ -58,10 +60,11 @@ pub fn check(transcript: &Transcript, policy: &Policy) -> Vec<Finding> {
     findings
 }
 
-/// An event of the transcript, read once (lines read before are shared, see [`memo`]).
+/// An event of the transcript, read once (lines read before are shared, see [`memo`] and [`template`]).
 enum Read {
-    /// A line the client sent.
-    Sent(Rc<SentLine>),
+    /// A line the client sent, and the id of a request read through its template (whose frame carries the
+    /// template's id instead).
+    Sent(Rc<SentLine>, Option<RequestId>),
     /// A line the server wrote.
     Received(Rc<ServerReading>),
     /// A sync point.
@@ -69,10 +72,11 @@ enum Read {
 }
 
 impl Read {
-    /// The classified frame of a sent line, and what makes it ambiguous.
+    /// The classified frame of a sent line, and what makes it ambiguous. A request's id may be its template's:
+    /// the id sent is [`Read::Sent`]'s own when it has one.
     fn sent(&self) -> Option<(&Frame, Option<&jsonrpc::Ambiguous>)> {
         match self {
-            Read::Sent(sent) => Some((&sent.frame, sent.ambiguous.as_ref())),
+            Read::Sent(sent, _) => Some((&sent.frame, sent.ambiguous.as_ref())),
             _ => None,
         }
     }
@@ -126,9 +130,10 @@ thread_local! {
 
 fn read(transcript: &Transcript, findings: &mut Findings) -> Vec<Read> {
     let events = transcript.events.iter().enumerate();
+    let mut template = Vec::new();
     events
         .map(|(index, event)| match event {
-            Event::Sent(line) => Read::Sent(SENT.with(|memo| memo.read(line, read_sent))),
+            Event::Sent(line) => read_sent_shared(line, &mut template),
             Event::Received { line, truncated } => {
                 let reading = match truncated {
                     true => Rc::new(jsonrpc::read_line(line, true)),
@@ -144,9 +149,29 @@ fn read(transcript: &Transcript, findings: &mut Findings) -> Vec<Read> {
         .collect()
 }
 
+/// The reading of a sent line. A line with an id template ([`template`]) that reads as a plain request (not
+/// ambiguous) is kept under its template, so later lines that differ only in their id share it.
+fn read_sent_shared(line: &[u8], template: &mut Vec<u8>) -> Read {
+    SENT.with(|memo| {
+        let Some(id) = template::split(line, template) else { return Read::Sent(memo.read(line, read_sent), None) };
+        let plain = |reading: &SentLine| matches!(reading.frame, Frame::Request(_)) && reading.ambiguous.is_none();
+        if let Some(kept) = memo.get(template)
+            && plain(&kept)
+        {
+            return Read::Sent(kept, Some(id));
+        }
+        let reading = memo.read(line, read_sent);
+        if plain(&reading) {
+            memo.keep(template, &reading);
+            return Read::Sent(reading, Some(id));
+        }
+        Read::Sent(reading, None)
+    })
+}
+
 /// Classifies a sent line, parsing it once.
 fn read_sent(line: &[u8]) -> SentLine {
-    match Frame::parse_noting(line) {
+    match Frame::skim(line) {
         Err(frame) => {
             let lenient_id = matches!(*frame, Frame::NotJson { .. }).then(|| jsonrpc::lenient_id(line)).flatten();
             SentLine { frame: *frame, ambiguous: None, lenient_id }

@@ -3,8 +3,11 @@
 //! implementation limits (RFC 8259 §6), and whole-valued numbers written with a fraction or an exponent (`1.0`,
 //! `1e+3`), which some parsers take for integers. Nothing here panics, whatever the bytes.
 
+use super::envelope;
+use rustc_hash::FxHashSet;
 use serde::de::{self, DeserializeSeed, Deserializer, MapAccess, SeqAccess, Visitor};
 use serde_json::{Map, Number, Value};
+use std::borrow::Cow;
 use std::fmt;
 
 /// Number literals with more digits than this (before and after the point) are beyond common parser limits.
@@ -18,7 +21,7 @@ const MAX_WHOLE_DIGITS: i64 = 400;
 #[derive(Debug)]
 pub struct Noted {
     /// The value, exactly as `serde_json::from_slice::<Value>` reads it (a repeated member name keeps its first
-    /// position and its last value).
+    /// position and its last value), or skimmed ([`skim_message`]).
     pub value: Value,
     /// Some object, at any depth, has two members with the same name (compared after unescaping).
     pub duplicate_keys: bool,
@@ -29,9 +32,32 @@ pub struct Noted {
 /// Parses `text` into the value `serde_json::from_slice::<Value>` gives (the same errors too), noting in the same
 /// single pass what [`Noted`] records.
 pub fn parse_noting(text: &[u8]) -> serde_json::Result<Noted> {
+    parse_building(text, Build::Whole)
+}
+
+/// [`parse_noting`] for a JSON-RPC message read by someone who looks only at its envelope: the same errors and
+/// notes (repeated names and numbers beyond the limits are noted at every depth), but of `params` only `_meta`'s
+/// protocol-version key and `protocolVersion` are built; every other member of `params` or `_meta`, every item
+/// of an array `params` and of a top-level array keeps its JSON type and nothing else (`""`, `0`, `[]`, `{}`).
+/// The members besides `params` (`jsonrpc`, `id`, `method`, `result`, `error`, ...) are built whole. This is
+/// what the MCP layer reads, at a fraction of the allocations: the arguments of a tool call and a 100 KB string
+/// are checked and skipped, not copied.
+pub fn skim_message(text: &[u8]) -> serde_json::Result<Noted> {
+    parse_building(text, Build::Message)
+}
+
+/// The first JSON value in `text`, skimmed as [`skim_message`] skims it, whatever follows it; `None` when `text`
+/// does not start with one.
+pub fn skim_first_message(text: &[u8]) -> Option<Value> {
     let mut notes = Notes::default();
     let mut deserializer = serde_json::Deserializer::from_slice(text);
-    let value = Noting(&mut notes).deserialize(&mut deserializer)?;
+    Noting { notes: &mut notes, build: Build::Message }.deserialize(&mut deserializer).ok()
+}
+
+fn parse_building(text: &[u8], build: Build) -> serde_json::Result<Noted> {
+    let mut notes = Notes::default();
+    let mut deserializer = serde_json::Deserializer::from_slice(text);
+    let value = Noting { notes: &mut notes, build }.deserialize(&mut deserializer)?;
     deserializer.end()?;
     Ok(Noted { value, duplicate_keys: notes.duplicate_keys, beyond_limits: notes.beyond_limits })
 }
@@ -39,10 +65,10 @@ pub fn parse_noting(text: &[u8]) -> serde_json::Result<Noted> {
 /// True when some JSON object in `text`, at any depth, has two members with the same name (compared after
 /// unescaping). False for text that is not one JSON value.
 pub fn has_duplicate_keys(text: &[u8]) -> bool {
-    parse_noting(text).is_ok_and(|noted| noted.duplicate_keys)
+    parse_building(text, Build::Skim).is_ok_and(|noted| noted.duplicate_keys)
 }
 
-/// What [`parse_noting`] has seen so far.
+/// What [`Noting`] has seen so far.
 #[derive(Default)]
 struct Notes {
     duplicate_keys: bool,
@@ -53,8 +79,55 @@ struct Notes {
 /// whose value is the literal.
 const NUMBER_TOKEN: &str = "$serde_json::private::Number";
 
-/// Builds a [`Value`] as serde_json's own visitor does, writing what it sees into [`Notes`].
-struct Noting<'a>(&'a mut Notes);
+/// Objects with more members than this find repeated names with a set instead of a scan.
+const SCANNED_MEMBERS: usize = 16;
+
+/// How much of a value [`Noting`] builds.
+#[derive(Clone, Copy, PartialEq, Eq)]
+enum Build {
+    /// All of it.
+    Whole,
+    /// Its JSON type only.
+    Skim,
+    /// A message: every member whole but `params` ([`Build::Params`]); a top-level array skimmed.
+    Message,
+    /// A message's `params`: `_meta` ([`Build::Meta`]) and `protocolVersion` whole, the rest skimmed.
+    Params,
+    /// A request envelope: the protocol-version key whole, the rest skimmed.
+    Meta,
+}
+
+impl Build {
+    /// How to build the member `name` of an object built this way.
+    fn member(self, name: &str) -> Build {
+        match (self, name) {
+            (Build::Whole, _) => Build::Whole,
+            (Build::Message, "params") => Build::Params,
+            (Build::Message, _) => Build::Whole,
+            (Build::Params, envelope::META) => Build::Meta,
+            (Build::Params, "protocolVersion") | (Build::Meta, envelope::PROTOCOL_VERSION_KEY) => Build::Whole,
+            (Build::Params | Build::Meta | Build::Skim, _) => Build::Skim,
+        }
+    }
+
+    /// How to build the items of an array built this way.
+    fn item(self) -> Build {
+        if self == Build::Whole { Build::Whole } else { Build::Skim }
+    }
+}
+
+/// Builds a [`Value`] as serde_json's own visitor does (or as much of it as [`Build`] asks), writing what it sees
+/// into [`Notes`].
+struct Noting<'a> {
+    notes: &'a mut Notes,
+    build: Build,
+}
+
+impl Noting<'_> {
+    fn child(&mut self, build: Build) -> Noting<'_> {
+        Noting { notes: self.notes, build }
+    }
+}
 
 impl<'de> DeserializeSeed<'de> for Noting<'_> {
     type Value = Value;
@@ -88,20 +161,25 @@ impl<'de> Visitor<'de> for Noting<'_> {
     }
 
     fn visit_str<E: de::Error>(self, value: &str) -> Result<Value, E> {
-        Ok(Value::String(value.to_owned()))
+        Ok(Value::String(if self.build == Build::Skim { String::new() } else { value.to_owned() }))
     }
 
     fn visit_string<E: de::Error>(self, value: String) -> Result<Value, E> {
-        Ok(Value::String(value))
+        Ok(Value::String(if self.build == Build::Skim { String::new() } else { value }))
     }
 
     fn visit_unit<E: de::Error>(self) -> Result<Value, E> {
         Ok(Value::Null)
     }
 
-    fn visit_seq<A: SeqAccess<'de>>(self, mut seq: A) -> Result<Value, A::Error> {
+    fn visit_seq<A: SeqAccess<'de>>(mut self, mut seq: A) -> Result<Value, A::Error> {
+        let build = self.build.item();
+        if build == Build::Skim {
+            while seq.next_element_seed(self.child(Build::Skim))?.is_some() {}
+            return Ok(Value::Array(Vec::new()));
+        }
         let mut items = Vec::with_capacity(seq.size_hint().unwrap_or(0));
-        while let Some(item) = seq.next_element_seed(Noting(&mut *self.0))? {
+        while let Some(item) = seq.next_element_seed(self.child(build))? {
             items.push(item);
         }
         Ok(Value::Array(items))
@@ -109,20 +187,91 @@ impl<'de> Visitor<'de> for Noting<'_> {
 
     /// An object, or a number literal (see [`NUMBER_TOKEN`]), told apart by the first member name as serde_json
     /// does.
-    fn visit_map<A: MapAccess<'de>>(self, mut map: A) -> Result<Value, A::Error> {
-        let Some(first) = map.next_key::<String>()? else { return Ok(Value::Object(Map::new())) };
+    fn visit_map<A: MapAccess<'de>>(mut self, mut map: A) -> Result<Value, A::Error> {
+        let Some(first) = map.next_key_seed(Name)? else { return Ok(Value::Object(Map::new())) };
         if first == NUMBER_TOKEN {
             let literal = map.next_value::<String>()?;
-            self.0.beyond_limits |= number_beyond_limits(&literal);
+            self.notes.beyond_limits |= number_beyond_limits(&literal);
+            if self.build == Build::Skim && is_number_literal(&literal) {
+                return Ok(Value::Number(0.into()));
+            }
             return literal.parse::<Number>().map(Value::Number).map_err(de::Error::custom);
         }
+        if self.build == Build::Skim {
+            let mut names = Names::Few(vec![first]);
+            map.next_value_seed(self.child(Build::Skim))?;
+            while let Some(name) = map.next_key_seed(Name)? {
+                self.notes.duplicate_keys |= names.repeats(name);
+                map.next_value_seed(self.child(Build::Skim))?;
+            }
+            return Ok(Value::Object(Map::new()));
+        }
         let mut members = Map::new();
-        members.insert(first, map.next_value_seed(Noting(&mut *self.0))?);
-        while let Some(name) = map.next_key::<String>()? {
-            let value = map.next_value_seed(Noting(&mut *self.0))?;
-            self.0.duplicate_keys |= members.insert(name, value).is_some();
+        let build = self.build.member(&first);
+        members.insert(first.into_owned(), map.next_value_seed(self.child(build))?);
+        while let Some(name) = map.next_key_seed(Name)? {
+            let build = self.build.member(&name);
+            let value = map.next_value_seed(self.child(build))?;
+            self.notes.duplicate_keys |= members.insert(name.into_owned(), value).is_some();
         }
         Ok(Value::Object(members))
+    }
+}
+
+/// The member names of a skimmed object so far, to find a repeat: scanned while few, then hashed.
+enum Names<'de> {
+    Few(Vec<Cow<'de, str>>),
+    Many(FxHashSet<Cow<'de, str>>),
+}
+
+impl<'de> Names<'de> {
+    /// Adds `name`; true when it was there already.
+    fn repeats(&mut self, name: Cow<'de, str>) -> bool {
+        match self {
+            Names::Few(names) if names.contains(&name) => true,
+            Names::Few(names) if names.len() < SCANNED_MEMBERS => {
+                names.push(name);
+                false
+            }
+            Names::Few(names) => {
+                let mut set: FxHashSet<Cow<'de, str>> = names.drain(..).collect();
+                set.insert(name);
+                *self = Names::Many(set);
+                false
+            }
+            Names::Many(set) => !set.insert(name),
+        }
+    }
+}
+
+/// A member name, borrowed from the text when it has no escapes.
+struct Name;
+
+impl<'de> DeserializeSeed<'de> for Name {
+    type Value = Cow<'de, str>;
+
+    fn deserialize<D: Deserializer<'de>>(self, deserializer: D) -> Result<Cow<'de, str>, D::Error> {
+        deserializer.deserialize_str(self)
+    }
+}
+
+impl<'de> Visitor<'de> for Name {
+    type Value = Cow<'de, str>;
+
+    fn expecting(&self, f: &mut fmt::Formatter) -> fmt::Result {
+        f.write_str("a member name")
+    }
+
+    fn visit_borrowed_str<E: de::Error>(self, name: &'de str) -> Result<Cow<'de, str>, E> {
+        Ok(Cow::Borrowed(name))
+    }
+
+    fn visit_str<E: de::Error>(self, name: &str) -> Result<Cow<'de, str>, E> {
+        Ok(Cow::Owned(name.to_owned()))
+    }
+
+    fn visit_string<E: de::Error>(self, name: String) -> Result<Cow<'de, str>, E> {
+        Ok(Cow::Owned(name))
     }
 }
 
@@ -162,6 +311,34 @@ fn literal(text: &str) -> Option<Literal> {
     };
     let point = (int.len() as i64).saturating_add(exponent);
     Some(Literal { negative, digits: format!("{int}{frac}"), point })
+}
+
+/// True for text that is a JSON number literal (RFC 8259 §6): what serde_json hands over for every number it
+/// reads, though an object whose member is named [`NUMBER_TOKEN`] can hand over anything.
+fn is_number_literal(text: &str) -> bool {
+    let digits = |s: &[u8]| s.iter().take_while(|b| b.is_ascii_digit()).count();
+    let bytes = text.strip_prefix('-').unwrap_or(text).as_bytes();
+    let int = digits(bytes);
+    if int == 0 || (int > 1 && bytes[0] == b'0') {
+        return false;
+    }
+    let mut rest = &bytes[int..];
+    if let Some(fraction) = rest.strip_prefix(b".") {
+        let n = digits(fraction);
+        if n == 0 {
+            return false;
+        }
+        rest = &fraction[n..];
+    }
+    if let Some(exponent) = rest.strip_prefix(b"e").or_else(|| rest.strip_prefix(b"E")) {
+        let exponent = exponent.strip_prefix(b"+").or_else(|| exponent.strip_prefix(b"-")).unwrap_or(exponent);
+        let n = digits(exponent);
+        if n == 0 {
+            return false;
+        }
+        rest = &exponent[n..];
+    }
+    rest.is_empty()
 }
 
 /// True for a number literal with more than [`MAX_NUMBER_DIGITS`] digits or a magnitude of `1e309` or more.
@@ -275,6 +452,16 @@ mod tests {
         assert!(!has_duplicate_keys(r#"{"a":1}{"a":1}"#.as_bytes()));
         let deep = format!("{}{}", r#"{"a":"#.repeat(10_000), "}".repeat(10_000));
         assert!(!has_duplicate_keys(deep.as_bytes()));
+    }
+
+    #[test]
+    fn number_literals() {
+        for yes in ["0", "-0", "7", "-12", "1.5", "1e3", "1E+3", "-2.0e-7", "10"] {
+            assert!(is_number_literal(yes), "{yes}");
+        }
+        for no in ["", "-", "01", "1.", ".5", "1e", "1e+", "+1", "x", "1x", "0x10", "1.5.2", "--1"] {
+            assert!(!is_number_literal(no), "{no}");
+        }
     }
 
     #[test]

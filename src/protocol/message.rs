@@ -168,11 +168,12 @@ impl Frame {
             .map_or_else(|frame| *frame, Frame::classify)
     }
 
-    /// The first half of [`Frame::parse`], for a caller that reads more off the line before classifying it: the
-    /// line's JSON value with what the text shows besides ([`json::parse_noting`]), or the frame of a line that
-    /// has no value ([`Frame::Blank`] or [`Frame::NotJson`]).
-    pub fn parse_noting(line: &[u8]) -> Result<Noted, Box<Frame>> {
-        Frame::parse_with(line, json::parse_noting)
+    /// The first half of [`Frame::parse`] for a caller that reads only a message's envelope and what the text
+    /// shows besides ([`json::skim_message`]: `params` is built only as far as the MCP layer reads it), or the
+    /// frame of a line that has no value ([`Frame::Blank`] or [`Frame::NotJson`]). [`Frame::classify`] of the
+    /// value gives the frame [`Frame::parse`] gives, but for the skimmed parts of its `params`.
+    pub fn skim(line: &[u8]) -> Result<Noted, Box<Frame>> {
+        Frame::parse_with(line, json::skim_message)
     }
 
     fn parse_with<T>(line: &[u8], parse: impl FnOnce(&[u8]) -> serde_json::Result<T>) -> Result<T, Box<Frame>> {
@@ -325,5 +326,96 @@ mod tests {
             kind(r#"{"jsonrpc":"2.0","id":1,"error":{"code":99999999999999999999999,"message":"m"}}"#),
             Kind::NotJsonRpc
         );
+    }
+
+    /// What the oracle reads of a frame: its kind, id, method, problem, and of `params` its type, the envelope's
+    /// keys and protocol version, `protocolVersion`, and the types of `capabilities` and `clientInfo`.
+    fn envelope_view(frame: &Frame) -> String {
+        let params_view = |params: Option<&Value>| {
+            let json_type = |v: Option<&Value>| match v {
+                None => "absent",
+                Some(Value::Null) => "null",
+                Some(Value::Bool(_)) => "bool",
+                Some(Value::Number(_)) => "number",
+                Some(Value::String(_)) => "string",
+                Some(Value::Array(_)) => "array",
+                Some(Value::Object(_)) => "object",
+            };
+            let meta = super::super::envelope::meta(params);
+            let keys = meta.map(|m| m.keys().cloned().collect::<Vec<_>>());
+            let version = meta.and_then(|m| m.get(super::super::envelope::PROTOCOL_VERSION_KEY));
+            let member = |name: &str| params.and_then(|p| p.get(name));
+            format!(
+                "params {} meta {keys:?} version {version:?} protocolVersion {:?} capabilities {} clientInfo {}",
+                json_type(params),
+                member("protocolVersion"),
+                json_type(member("capabilities")),
+                json_type(member("clientInfo")),
+            )
+        };
+        match frame {
+            Frame::Request(r) => format!("request {:?} {} {}", r.id, r.method, params_view(r.params.as_ref())),
+            Frame::Notification(n) => format!("notification {} {}", n.method, params_view(n.params.as_ref())),
+            Frame::Invalid { problem, id, method } => format!("invalid {problem:?} {id:?} {method:?}"),
+            Frame::Batch(_) => "batch".to_string(),
+            other => format!("{other:?}"),
+        }
+    }
+
+    fn skimmed(line: &[u8]) -> (Frame, bool, bool) {
+        match Frame::skim(line) {
+            Ok(noted) => (Frame::classify(noted.value), noted.duplicate_keys, noted.beyond_limits),
+            Err(frame) => (*frame, false, false),
+        }
+    }
+
+    fn noted(line: &[u8]) -> (bool, bool) {
+        json::parse_noting(line).map_or((false, false), |n| (n.duplicate_keys, n.beyond_limits))
+    }
+
+    #[test]
+    fn a_skimmed_line_reads_as_the_parsed_one_where_the_oracle_looks() {
+        let mut lines: Vec<Vec<u8>> = (0..3000)
+            .flat_map(|i| crate::campaign::conversation(7, i))
+            .filter_map(|input| match input {
+                crate::transcript::Input::Line(line) => Some(line),
+                crate::transcript::Input::Sync => None,
+            })
+            .collect();
+        lines.extend(
+            [
+                r#"{"jsonrpc":"2.0","id":1,"method":"m","params":[{"a":1,"a":2},"x",1e400]}"#,
+                r#"{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-11-25","capabilities":{"x":[1]},"clientInfo":"c"}}"#,
+                r#"{"jsonrpc":"2.0","id":1,"method":"m","params":{"_meta":{"io.modelcontextprotocol/protocolVersion":7,"b":{"c":1,"c":2}}}}"#,
+                r#"{"jsonrpc":"2.0","id":1,"method":"m","params":{"_meta":["io.modelcontextprotocol/protocolVersion"]}}"#,
+                r#"{"jsonrpc":"2.0","id":1,"method":"m","params":{"\u005fmeta":{"io.modelcontextprotocol/protocolVersion":"v"}}}"#,
+                r#"{"jsonrpc":"2.0","id":1,"method":"m","params":"text"}"#,
+                r#"{"jsonrpc":"2.0","id":1,"error":{"code":1,"message":"m","data":[{"d":1,"d":1}]}}"#,
+                r#"[{"jsonrpc":"2.0","id":1,"method":"m","params":{"$serde_json::private::Number":"x"}}]"#,
+                r#"{"jsonrpc":"2.0","method":"m","params":{"x":"\ud800"}}"#,
+            ]
+            .map(|line| line.as_bytes().to_vec()),
+        );
+        let mut kinds = std::collections::HashSet::new();
+        for line in &lines {
+            let parsed = Frame::parse(line);
+            let (skimmed, duplicate_keys, beyond_limits) = skimmed(line);
+            assert_eq!(envelope_view(&skimmed), envelope_view(&parsed), "{}", String::from_utf8_lossy(line));
+            assert_eq!((duplicate_keys, beyond_limits), noted(line), "{}", String::from_utf8_lossy(line));
+            kinds.insert(parsed.kind());
+        }
+        assert_eq!(
+            kinds.len(),
+            6,
+            "the lines cover requests, notifications, results, errors, invalid and non-JSON lines"
+        );
+    }
+
+    #[test]
+    fn skimming_drops_what_the_oracle_does_not_read() {
+        let line = br#"{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"add","arguments":{"a":1},"_meta":{"io.modelcontextprotocol/protocolVersion":"2026-07-28","io.modelcontextprotocol/clientCapabilities":{"x":1}}}}"#;
+        let value = Frame::skim(line).unwrap().value;
+        let expected = r#"{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"","arguments":{},"_meta":{"io.modelcontextprotocol/protocolVersion":"2026-07-28","io.modelcontextprotocol/clientCapabilities":{}}}}"#;
+        assert_eq!(value.to_string(), expected);
     }
 }

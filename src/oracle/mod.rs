@@ -169,11 +169,22 @@ fn read_sent_shared(line: &[u8], template: &mut Vec<u8>) -> Read {
     })
 }
 
-/// Classifies a sent line, parsing it once.
+/// The UTF-8 byte-order mark, which a lenient reader skips.
+const BYTE_ORDER_MARK: &[u8] = b"\xef\xbb\xbf";
+
+/// Classifies a sent line, parsing it once (twice for a line that is not JSON but may start with a message).
 fn read_sent(line: &[u8]) -> SentLine {
     match Frame::skim(line) {
         Err(frame) => {
-            let lenient_id = matches!(*frame, Frame::NotJson { .. }).then(|| jsonrpc::lenient_id(line)).flatten();
+            // A lenient reader reads UTF-8 text after a byte-order mark as the parser did: where the parser failed
+            // inside the first value, so does it, and there is no id to find.
+            let lenient = match *frame {
+                Frame::NotJson { after_value, .. } => {
+                    after_value || line.starts_with(BYTE_ORDER_MARK) || std::str::from_utf8(line).is_err()
+                }
+                _ => false,
+            };
+            let lenient_id = lenient.then(|| jsonrpc::lenient_id(line)).flatten();
             SentLine { frame: *frame, ambiguous: None, lenient_id }
         }
         Ok(noted) => {

@@ -1000,3 +1000,22 @@ fn tampering_with_a_reference_transcript_is_caught() {
     };
     assert_eq!(tamper(&retype), [MODERN_RESULT_TYPE]);
 }
+
+#[test]
+fn a_lenient_id_is_looked_for_only_where_one_can_be() {
+    let lines = (0..3000).flat_map(|i| crate::campaign::conversation(11, i)).filter_map(|input| match input {
+        Input::Line(line) => Some(line),
+        Input::Sync => None,
+    });
+    let not_json: Vec<Vec<u8>> = lines
+        .chain([b"{\"jsonrpc\":\"2.0\",\"id\":3,\"method\":\"ping\"} x".to_vec(), b"{\"id\":4,\"a\":\"\xff".to_vec()])
+        .filter(|line| matches!(crate::protocol::Frame::parse(line), crate::protocol::Frame::NotJson { .. }))
+        .collect();
+    let mut with_id = 0;
+    for line in &not_json {
+        let expected = super::jsonrpc::lenient_id(line);
+        with_id += usize::from(expected.is_some());
+        assert_eq!(super::read_sent(line).lenient_id, expected, "{}", String::from_utf8_lossy(line));
+    }
+    assert!(not_json.len() > 100 && with_id > 10, "{} lines, {with_id} with an id", not_json.len());
+}

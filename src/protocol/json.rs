@@ -5,6 +5,7 @@
 
 use super::envelope;
 use rustc_hash::FxHashSet;
+use serde::Deserialize;
 use serde::de::{self, DeserializeSeed, Deserializer, MapAccess, SeqAccess, Visitor};
 use serde_json::{Map, Number, Value};
 use std::borrow::Cow;
@@ -31,7 +32,7 @@ pub struct Noted {
 
 /// Parses `text` into the value `serde_json::from_slice::<Value>` gives (the same errors too), noting in the same
 /// single pass what [`Noted`] records.
-pub fn parse_noting(text: &[u8]) -> serde_json::Result<Noted> {
+pub fn parse_noting(text: &[u8]) -> Result<Noted, NotOneValue> {
     parse_building(text, Build::Whole)
 }
 
@@ -42,7 +43,7 @@ pub fn parse_noting(text: &[u8]) -> serde_json::Result<Noted> {
 /// The members besides `params` (`jsonrpc`, `id`, `method`, `result`, `error`, ...) are built whole. This is
 /// what the MCP layer reads, at a fraction of the allocations: the arguments of a tool call and a 100 KB string
 /// are checked and skipped, not copied.
-pub fn skim_message(text: &[u8]) -> serde_json::Result<Noted> {
+pub fn skim_message(text: &[u8]) -> Result<Noted, NotOneValue> {
     parse_building(text, Build::Message)
 }
 
@@ -54,11 +55,30 @@ pub fn skim_first_message(text: &[u8]) -> Option<Value> {
     Noting { notes: &mut notes, build: Build::Message }.deserialize(&mut deserializer).ok()
 }
 
-fn parse_building(text: &[u8], build: Build) -> serde_json::Result<Noted> {
+/// Why text is not one JSON value.
+#[derive(Debug)]
+pub struct NotOneValue {
+    /// The parser's complaint (what `serde_json::from_slice` says of the same text).
+    pub error: serde_json::Error,
+    /// The text starts with a complete JSON value and goes on after it (two values, trailing garbage).
+    pub after_value: bool,
+}
+
+/// Parses `text` into serde_json's own [`Value`], telling a complete value with text after it from the rest.
+pub fn parse_value(text: &[u8]) -> Result<Value, NotOneValue> {
+    let mut deserializer = serde_json::Deserializer::from_slice(text);
+    let value = Value::deserialize(&mut deserializer).map_err(|error| NotOneValue { error, after_value: false })?;
+    deserializer.end().map_err(|error| NotOneValue { error, after_value: true })?;
+    Ok(value)
+}
+
+fn parse_building(text: &[u8], build: Build) -> Result<Noted, NotOneValue> {
     let mut notes = Notes::default();
     let mut deserializer = serde_json::Deserializer::from_slice(text);
-    let value = Noting { notes: &mut notes, build }.deserialize(&mut deserializer)?;
-    deserializer.end()?;
+    let value = Noting { notes: &mut notes, build }
+        .deserialize(&mut deserializer)
+        .map_err(|error| NotOneValue { error, after_value: false })?;
+    deserializer.end().map_err(|error| NotOneValue { error, after_value: true })?;
     Ok(Noted { value, duplicate_keys: notes.duplicate_keys, beyond_limits: notes.beyond_limits })
 }
 
@@ -428,7 +448,8 @@ mod tests {
         let errors =
             ["{", "[1,]", r#"{"a":1}{"a":1}"#, "", &"[".repeat(200), r#"{"$serde_json::private::Number":"x"}"#];
         for text in errors {
-            let ours = parse_noting(text.as_bytes()).unwrap_err().to_string();
+            let ours = parse_noting(text.as_bytes()).unwrap_err().error.to_string();
+            assert_eq!(parse_value(text.as_bytes()).unwrap_err().error.to_string(), ours);
             let theirs = serde_json::from_str::<Value>(text).unwrap_err().to_string();
             assert_eq!(ours, theirs, "{text}");
         }

@@ -122,6 +122,8 @@ pub enum Frame {
     NotJson {
         /// The parser's complaint.
         error: String,
+        /// The line starts with a complete JSON value and goes on after it (two values, trailing garbage).
+        after_value: bool,
     },
     /// A JSON array: a batch, which MCP removed in 2025-06-18.
     Batch(Vec<Value>),
@@ -164,8 +166,7 @@ pub enum Kind {
 impl Frame {
     /// Classifies one line (its trailing newline may be present or not). Never panics.
     pub fn parse(line: &[u8]) -> Frame {
-        Frame::parse_with(line, |line| serde_json::from_slice::<Value>(line))
-            .map_or_else(|frame| *frame, Frame::classify)
+        Frame::parse_with(line, json::parse_value).map_or_else(|frame| *frame, Frame::classify)
     }
 
     /// The first half of [`Frame::parse`] for a caller that reads only a message's envelope and what the text
@@ -176,11 +177,11 @@ impl Frame {
         Frame::parse_with(line, json::skim_message)
     }
 
-    fn parse_with<T>(line: &[u8], parse: impl FnOnce(&[u8]) -> serde_json::Result<T>) -> Result<T, Box<Frame>> {
+    fn parse_with<T>(line: &[u8], parse: impl FnOnce(&[u8]) -> Result<T, json::NotOneValue>) -> Result<T, Box<Frame>> {
         if line.iter().all(|b| b.is_ascii_whitespace()) {
             return Err(Box::new(Frame::Blank));
         }
-        parse(line).map_err(|e| Box::new(Frame::NotJson { error: e.to_string() }))
+        parse(line).map_err(|e| Box::new(Frame::NotJson { error: e.error.to_string(), after_value: e.after_value }))
     }
 
     /// Classifies a parsed JSON value.
@@ -314,6 +315,19 @@ mod tests {
         let Frame::Response(response) = absent else { panic!("not a response") };
         assert_eq!(response.id, ResponseId::Absent);
         assert!(matches!(response.outcome, Outcome::Error(ErrorObject { code: -32700, data: Some(_), .. })));
+    }
+
+    #[test]
+    fn text_after_a_complete_value_is_told_from_other_text_that_is_not_json() {
+        let after_value = |line: &str| match Frame::parse(line.as_bytes()) {
+            Frame::NotJson { after_value, .. } => after_value,
+            other => panic!("{other:?}"),
+        };
+        assert!(after_value(r#"{"a":1} garbage"#));
+        assert!(after_value(r#"{"a":1}{"a":1}"#));
+        assert!(!after_value(r#"{"jsonrpc":"2.0","id":1,"meth"#));
+        assert!(!after_value("{not json}"));
+        assert!(!after_value(&"[".repeat(200)));
     }
 
     #[test]

@@ -3,6 +3,8 @@
 //! `cargo bench --bench wirefuzz [-- SECTION...]`, sections (default: all):
 //! - `inprocess`: conversations/s of the fuzz campaign against the built-in server, against the bare cost of the same
 //!   conversations fed to the server with no generation and no checking (the harness's overhead), with a breakdown;
+//! - `instructions`: the same two counted in instructions under callgrind (needs valgrind), which the load of a
+//!   shared host does not shift;
 //! - `libfuzzer`: exec/s of the cargo-fuzz `conversation` target (needs `cargo +nightly fuzz`);
 //! - `python`: conversations/s against the Python SDK server (`.venv`): a warm spare per worker and 2 jobs, started
 //!   fresh or forked by the fork server (`forkservers/python`), against one fresh process per conversation;
@@ -32,10 +34,16 @@ use std::time::{Duration, Instant};
 static ALLOCATOR: mimalloc::MiMalloc = mimalloc::MiMalloc;
 
 fn main() {
+    if let Ok(part) = std::env::var(INSTRUCTIONS_CHILD) {
+        return instructions_child(&part);
+    }
     let wanted: Vec<String> = std::env::args().skip(1).filter(|a| !a.starts_with('-')).collect();
     let run = |section: &str| wanted.is_empty() || wanted.iter().any(|w| w == section);
     if run("inprocess") {
         inprocess();
+    }
+    if run("instructions") {
+        instructions();
     }
     if run("libfuzzer") {
         libfuzzer();
@@ -68,6 +76,7 @@ fn rate(count: u64, elapsed: Duration) -> f64 {
 }
 
 /// Feeds every line to a fresh connection and drops the replies: the server's own cost.
+#[inline(never)]
 fn bare<S: InProcessServer>(server: &S, conversations: &[Vec<Input>]) -> Duration {
     let started = Instant::now();
     let mut out = Vec::new();
@@ -92,7 +101,7 @@ fn inprocess() {
     println!("   {lines} inputs, {:.1} MB of lines", bytes as f64 / 1e6);
     // Interleaved rounds, medians: one run of each on this shared VM varies by 20% or more, so each round runs both,
     // in alternating order, and the ratio is the median of the rounds' own ratios.
-    const ROUNDS: usize = 9;
+    const ROUNDS: usize = 15;
     let (mut bare_rates, mut fuzz_rates) = (Vec::new(), Vec::new());
     let campaign = || {
         let summary =
@@ -144,6 +153,62 @@ fn inprocess() {
         checking.as_secs_f64(),
         server_only
     );
+}
+
+/// Set in a child process of [`instructions`]: which part to run under callgrind.
+const INSTRUCTIONS_CHILD: &str = "WIREFUZZ_BENCH_INSTRUCTIONS";
+/// How many conversations [`instructions`] counts.
+const COUNTED: u64 = 10_000;
+
+/// The in-process ratio counted in instructions, which a busy host cannot shift: the bench runs itself under
+/// callgrind twice, counting only inside `bare` and only inside the campaign's worker.
+fn instructions() {
+    println!("## in-process, instructions (callgrind), {COUNTED} conversations, seed 1, 1 job");
+    if !Command::new("valgrind").arg("--version").output().is_ok_and(|o| o.status.success()) {
+        println!("   SKIPPED: valgrind is not installed");
+        return;
+    }
+    let exe = std::env::current_exe().unwrap();
+    let dir = scratch("instructions");
+    let count = |part: &str, function: &str| {
+        let out = dir.join(format!("callgrind.{part}"));
+        let status = Command::new("valgrind")
+            .arg("--tool=callgrind")
+            .arg(format!("--callgrind-out-file={}", out.display()))
+            .arg(format!("--toggle-collect={function}"))
+            .arg(&exe)
+            .env(INSTRUCTIONS_CHILD, part)
+            .stdout(std::process::Stdio::null())
+            .stderr(std::process::Stdio::null())
+            .status()
+            .unwrap();
+        assert!(status.success(), "callgrind run of {part} failed");
+        let text = std::fs::read_to_string(&out).unwrap();
+        let total = text.lines().find_map(|l| l.strip_prefix("totals: ").or_else(|| l.strip_prefix("summary: ")));
+        total.and_then(|t| t.trim().parse::<u64>().ok()).expect("callgrind wrote its totals")
+    };
+    let bare = count("bare", "wirefuzz::bare*");
+    let campaign = count("campaign", "mcp_wirefuzz::campaign::Worker::work");
+    let _ = std::fs::remove_dir_all(&dir);
+    println!("| what | instructions | per conversation |");
+    println!("|---|---|---|");
+    println!("| bare: the server alone | {bare} | {} |", bare / COUNTED);
+    println!("| `fuzz` campaign worker: generate, run, check | {campaign} | {} |", campaign / COUNTED);
+    println!("| ratio (bare / campaign) | {:.3} | |", bare as f64 / campaign as f64);
+}
+
+/// The part of [`instructions`] a child process runs.
+fn instructions_child(part: &str) {
+    match part {
+        "bare" => {
+            let conversations: Vec<Vec<Input>> = (0..COUNTED).map(|i| conversation(1, i)).collect();
+            std::hint::black_box(bare(&Calc, &conversations));
+        }
+        _ => {
+            let options = options(1, Some(COUNTED), None);
+            campaign::run(vec![Box::new(InProcess(Calc))], &options, &ServerSpec::BuiltIn, |_| {}).unwrap();
+        }
+    }
 }
 
 fn cargo_fuzz_available() -> bool {

@@ -2,7 +2,6 @@
 //! no other request of the script uses.
 
 use serde_json::{Value, json};
-use std::collections::HashSet;
 
 /// The kind of `id` a request carries. Legal kinds become ids derived from the request's position in the script, so
 /// two requests never share an id by accident; [`IdKind::Duplicate`] shares one on purpose.
@@ -109,18 +108,21 @@ impl IdKind {
 }
 
 /// Hands out concrete ids while a script is encoded: every request gets the next ordinal, and legal ids are never
-/// repeated except by [`IdKind::Duplicate`].
+/// repeated except by [`IdKind::Duplicate`]. Ids made from the ordinal never repeat; the three fixed ones (`0`,
+/// `""`, `"é中😀"`) are handed out once each, and their kind gets an id made from the ordinal after that.
 #[derive(Debug)]
 pub(crate) struct Ids {
     next: u64,
-    used: HashSet<String>,
+    zero_used: bool,
+    empty_used: bool,
+    unicode_used: bool,
     last: Option<Value>,
 }
 
 impl Ids {
     /// A fresh allocator: the first request's ordinal is 1.
     pub(crate) fn new() -> Ids {
-        Ids { next: 1, used: HashSet::new(), last: None }
+        Ids { next: 1, zero_used: false, empty_used: false, unicode_used: false, last: None }
     }
 
     /// The ordinal the next request will get.
@@ -137,18 +139,18 @@ impl Ids {
     pub(crate) fn assign(&mut self, kind: IdKind) -> Value {
         let n = self.next;
         self.next += 1;
-        let fresh = |value: Value, used: &HashSet<String>, fallback: Value| {
-            if used.contains(&value.to_string()) { fallback } else { value }
+        let fixed = |used: &mut bool, value: Value, fallback: fn(u64) -> Value| {
+            if std::mem::replace(used, true) { fallback(n) } else { value }
         };
         let id = match kind {
             IdKind::SmallInt => json!(n),
-            IdKind::Zero => fresh(json!(0), &self.used, json!(n)),
+            IdKind::Zero => fixed(&mut self.zero_used, json!(0), |n| json!(n)),
             IdKind::Negative => json!(-i128::from(n)),
             IdKind::BeyondDouble => json!((1u64 << 53) + 1 + 2 * n),
             IdKind::BeyondU64 => literal(&format!("1844674407370955161{n:021}")),
             IdKind::AsciiString => json!(format!("req-{n}")),
-            IdKind::EmptyString => fresh(json!(""), &self.used, json!(format!("req-{n}"))),
-            IdKind::UnicodeString => fresh(json!("é中😀"), &self.used, json!(format!("é中😀-{n}"))),
+            IdKind::EmptyString => fixed(&mut self.empty_used, json!(""), |n| json!(format!("req-{n}"))),
+            IdKind::UnicodeString => fixed(&mut self.unicode_used, json!("é中😀"), |n| json!(format!("é中😀-{n}"))),
             IdKind::NumericString => json!(n.to_string()),
             IdKind::Duplicate => self.last.clone().unwrap_or(json!(n)),
             IdKind::Null => Value::Null,
@@ -160,7 +162,6 @@ impl Ids {
             IdKind::Object => json!({ "n": n }),
         };
         if kind.is_legal() {
-            self.used.insert(id.to_string());
             self.last = Some(id.clone());
         }
         id
@@ -186,7 +187,7 @@ mod tests {
     #[test]
     fn legal_ids_never_repeat_except_duplicates() {
         let mut ids = Ids::new();
-        let mut seen = HashSet::new();
+        let mut seen = std::collections::HashSet::new();
         for round in 0..3 {
             for kind in IdKind::ALL.into_iter().filter(|k| k.is_legal() && *k != IdKind::Duplicate) {
                 let id = ids.assign(kind).to_string();

@@ -5,8 +5,8 @@
 //! also checks their framing and shape. Then two layers run over the same reading: [`jsonrpc`] (ids, liveness,
 //! malformed input; true of any JSON-RPC server; lines parsers legitimately differ on are judged leniently) and
 //! [`mcp`] (the connection's era, fixed by the first request that gets a result, and the replies each era calls
-//! for). The rules, their levels and sources are in
-//! [`catalogue`]. Nothing here does I/O, and no transcript makes it panic.
+//! for). The rules, their levels and sources are in [`catalogue`]. Nothing here does I/O, and no transcript makes
+//! it panic.
 
 pub mod catalogue;
 mod jsonrpc;
@@ -150,7 +150,8 @@ fn read(transcript: &Transcript, findings: &mut Findings) -> Vec<Read> {
 }
 
 /// The reading of a sent line. A line with an id template ([`template`]) that reads as a plain request (not
-/// ambiguous) is kept under its template, so later lines that differ only in their id share it.
+/// ambiguous) is kept under its template only, so later lines that differ only in their id share it; any other
+/// line is kept under its own bytes.
 fn read_sent_shared(line: &[u8], template: &mut Vec<u8>) -> Read {
     SENT.with(|memo| {
         let Some(id) = template::split(line, template) else { return Read::Sent(memo.read(line, read_sent), None) };
@@ -160,11 +161,15 @@ fn read_sent_shared(line: &[u8], template: &mut Vec<u8>) -> Read {
         {
             return Read::Sent(kept, Some(id));
         }
-        let reading = memo.read(line, read_sent);
+        if let Some(kept) = memo.get(line) {
+            return Read::Sent(kept, None);
+        }
+        let reading = Rc::new(read_sent(line));
         if plain(&reading) {
             memo.keep(template, &reading);
             return Read::Sent(reading, Some(id));
         }
+        memo.keep(line, &reading);
         Read::Sent(reading, None)
     })
 }

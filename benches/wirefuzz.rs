@@ -101,7 +101,7 @@ fn inprocess() {
     println!("   {lines} inputs, {:.1} MB of lines", bytes as f64 / 1e6);
     // Interleaved rounds, medians: one run of each on this shared VM varies by 20% or more, so each round runs both,
     // in alternating order, and the ratio is the median of the rounds' own ratios.
-    const ROUNDS: usize = 15;
+    const ROUNDS: usize = 25;
     let (mut bare_rates, mut fuzz_rates) = (Vec::new(), Vec::new());
     let campaign = || {
         let summary =
@@ -403,14 +403,15 @@ fn time_to_find_svg(rows: &[FindRow], cap: f64) -> String {
     let (left, width, top, row_height) = (230.0, 560.0, 40.0, 18.0);
     let (low, high) = (1e-4f64.log10(), cap.log10());
     let x = |seconds: f64| left + (seconds.log10().clamp(low, high) - low) / (high - low) * width;
-    let missing = left + width + 40.0;
+    // Bugs not found sit in a column of their own, each finder a little apart so no dot hides another.
+    let missing = left + width + 70.0;
     let bottom = top + row_height * rows.len() as f64;
     let mut svg = format!(
         "<svg xmlns=\"http://www.w3.org/2000/svg\" width=\"{}\" height=\"{}\" font-family=\"sans-serif\" \
          font-size=\"11\">\n<rect width=\"100%\" height=\"100%\" fill=\"white\"/>\n<text x=\"{left}\" y=\"18\" \
          font-size=\"13\">Time to first finding per planted bug (median of 3 seeds; libFuzzer capped at {cap} s)\
          </text>\n",
-        missing + 50.0,
+        missing + 60.0,
         bottom + 50.0
     );
     let ticks = [(1e-4, "0.1 ms"), (1e-3, "1 ms"), (1e-2, "10 ms"), (0.1, "0.1 s"), (1.0, "1 s"), (cap, "10 s")];
@@ -426,8 +427,11 @@ fn time_to_find_svg(rows: &[FindRow], cap: f64) -> String {
         let y = top + row_height * (i as f64 + 0.5);
         let name = row.mutant;
         svg += &format!("<text x=\"{}\" y=\"{}\" text-anchor=\"end\">{name}</text>\n", left - 8.0, y + 4.0);
-        for ((_, color), times) in FINDERS.iter().zip(&row.times).filter(|(_, times)| !times.is_empty()) {
-            let at = median_found(times).map_or(missing, x);
+        for (finder, ((_, color), times)) in FINDERS.iter().zip(&row.times).enumerate() {
+            if times.is_empty() {
+                continue;
+            }
+            let at = median_found(times).map_or(missing + 10.0 * (finder as f64 - 1.0), x);
             svg += &format!("<circle cx=\"{at:.1}\" cy=\"{y}\" r=\"4.5\" fill=\"{color}\" fill-opacity=\"0.8\"/>\n");
         }
     }

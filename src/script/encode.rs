@@ -123,7 +123,7 @@ impl Parts {
 
     /// The message as one line.
     fn line(self) -> Input {
-        let mut line = Vec::with_capacity(128);
+        let mut line = Vec::with_capacity(256);
         self.write(&mut line);
         Input::Line(line)
     }

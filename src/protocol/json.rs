@@ -21,8 +21,8 @@ const MAX_WHOLE_DIGITS: i64 = 400;
 /// A JSON value read from text, with what the text shows that the value no longer does.
 #[derive(Debug)]
 pub struct Noted {
-    /// The value, exactly as `serde_json::from_slice::<Value>` reads it (a repeated member name keeps its first
-    /// position and its last value), or skimmed ([`skim_message`]).
+    /// The value as `serde_json::from_slice::<Value>` reads it (a repeated member name keeps its first position
+    /// and its last value), but for what [`skim_message`] skims.
     pub value: Value,
     /// Some object, at any depth, has two members with the same name (compared after unescaping).
     pub duplicate_keys: bool,
@@ -31,18 +31,19 @@ pub struct Noted {
 }
 
 /// Parses `text` into the value `serde_json::from_slice::<Value>` gives (the same errors too), noting in the same
-/// single pass what [`Noted`] records.
-pub fn parse_noting(text: &[u8]) -> Result<Noted, NotOneValue> {
+/// single pass what [`Noted`] records: the whole reading the tests hold [`skim_message`] against.
+#[cfg(test)]
+pub(crate) fn parse_noting(text: &[u8]) -> Result<Noted, NotOneValue> {
     parse_building(text, Build::Whole)
 }
 
-/// [`parse_noting`] for a JSON-RPC message read by someone who looks only at its envelope: the same errors and
-/// notes (repeated names and numbers beyond the limits are noted at every depth), but of `params` only `_meta`'s
-/// protocol-version key and `protocolVersion` are built; every other member of `params` or `_meta`, every item
-/// of an array `params` and of a top-level array keeps its JSON type and nothing else (`""`, `0`, `[]`, `{}`).
-/// The members besides `params` (`jsonrpc`, `id`, `method`, `result`, `error`, ...) are built whole. This is
-/// what the MCP layer reads, at a fraction of the allocations: the arguments of a tool call and a 100 KB string
-/// are checked and skipped, not copied.
+/// Parses a JSON-RPC message for someone who looks only at its envelope, noting in the same single pass what
+/// [`Noted`] records: the errors of `serde_json::from_slice::<Value>`, and repeated names and numbers beyond the
+/// limits at every depth. The members besides `params` (`jsonrpc`, `id`, `method`, `result`, `error`, ...) are
+/// built whole; of `params` only `_meta`'s protocol-version key and `protocolVersion`; every other member of
+/// `params` or `_meta`, every item of an array `params` and of a top-level array keeps its JSON type and nothing
+/// else (`""`, `0`, `[]`, `{}`). This is what the MCP layer reads, at a fraction of the allocations: the arguments
+/// of a tool call and a 100 KB string are checked and skipped, not copied.
 pub fn skim_message(text: &[u8]) -> Result<Noted, NotOneValue> {
     parse_building(text, Build::Message)
 }

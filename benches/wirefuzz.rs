@@ -17,7 +17,7 @@ mod common;
 
 use common::{ForkServer, root};
 use mcp_wirefuzz::baseline::Baseline;
-use mcp_wirefuzz::campaign::{self, Options, Progress, conversation};
+use mcp_wirefuzz::campaign::{self, Options, Progress, Summary, conversation};
 use mcp_wirefuzz::oracle::{Policy, check};
 use mcp_wirefuzz::shrink::Budget;
 use mcp_wirefuzz::target::mutants::Mutant;
@@ -104,9 +104,7 @@ fn inprocess() {
     const ROUNDS: usize = 25;
     let (mut bare_rates, mut fuzz_rates) = (Vec::new(), Vec::new());
     let campaign = || {
-        let summary =
-            campaign::run(vec![Box::new(InProcess(Calc))], &options(1, Some(N), None), &ServerSpec::BuiltIn, |_| {})
-                .unwrap();
+        let summary = calc_campaign(N);
         rate(summary.conversations, summary.elapsed)
     };
     for round in 0..ROUNDS {
@@ -204,11 +202,15 @@ fn instructions_child(part: &str) {
             let conversations: Vec<Vec<Input>> = (0..COUNTED).map(|i| conversation(1, i)).collect();
             std::hint::black_box(bare(&Calc, &conversations));
         }
-        _ => {
-            let options = options(1, Some(COUNTED), None);
-            campaign::run(vec![Box::new(InProcess(Calc))], &options, &ServerSpec::BuiltIn, |_| {}).unwrap();
-        }
+        "campaign" => drop(calc_campaign(COUNTED)),
+        other => panic!("{INSTRUCTIONS_CHILD}={other}: not a part (bare, campaign)"),
     }
+}
+
+/// A 1-job in-process campaign of `cases` conversations of seed 1 against the built-in server.
+fn calc_campaign(cases: u64) -> Summary {
+    campaign::run(vec![Box::new(InProcess(Calc))], &options(1, Some(cases), None), &ServerSpec::BuiltIn, |_| {})
+        .unwrap()
 }
 
 fn cargo_fuzz_available() -> bool {

@@ -5,11 +5,11 @@
 
 use super::envelope;
 use rustc_hash::FxHashSet;
-use serde::Deserialize;
 use serde::de::{self, DeserializeSeed, Deserializer, MapAccess, SeqAccess, Visitor};
 use serde_json::{Map, Number, Value};
 use std::borrow::Cow;
 use std::fmt;
+use std::marker::PhantomData;
 
 /// Number literals with more digits than this (before and after the point) are beyond common parser limits.
 pub const MAX_NUMBER_DIGITS: usize = 300;
@@ -67,20 +67,21 @@ pub struct NotOneValue {
 
 /// Parses `text` into serde_json's own [`Value`], telling a complete value with text after it from the rest.
 pub fn parse_value(text: &[u8]) -> Result<Value, NotOneValue> {
-    let mut deserializer = serde_json::Deserializer::from_slice(text);
-    let value = Value::deserialize(&mut deserializer).map_err(|error| NotOneValue { error, after_value: false })?;
-    deserializer.end().map_err(|error| NotOneValue { error, after_value: true })?;
-    Ok(value)
+    one_value(text, PhantomData::<Value>)
 }
 
 fn parse_building(text: &[u8], build: Build) -> Result<Noted, NotOneValue> {
     let mut notes = Notes::default();
-    let mut deserializer = serde_json::Deserializer::from_slice(text);
-    let value = Noting { notes: &mut notes, build }
-        .deserialize(&mut deserializer)
-        .map_err(|error| NotOneValue { error, after_value: false })?;
-    deserializer.end().map_err(|error| NotOneValue { error, after_value: true })?;
+    let value = one_value(text, Noting { notes: &mut notes, build })?;
     Ok(Noted { value, duplicate_keys: notes.duplicate_keys, beyond_limits: notes.beyond_limits })
+}
+
+/// Reads `text` as exactly one JSON value with `seed`, as `serde_json::from_slice` does, telling where it failed.
+fn one_value<'de, S: DeserializeSeed<'de>>(text: &'de [u8], seed: S) -> Result<S::Value, NotOneValue> {
+    let mut deserializer = serde_json::Deserializer::from_slice(text);
+    let value = seed.deserialize(&mut deserializer).map_err(|error| NotOneValue { error, after_value: false })?;
+    deserializer.end().map_err(|error| NotOneValue { error, after_value: true })?;
+    Ok(value)
 }
 
 /// True when some JSON object in `text`, at any depth, has two members with the same name (compared after

@@ -551,7 +551,8 @@ impl Connection<'_> {
             }
             return;
         }
-        if let Some(line) = self.unexplained_pending(id) {
+        // Of several lines with this id (the client reused it), the newest: claims count only on older lines.
+        if let Some(line) = self.pending_by_id.get(id).and_then(|lines| lines.last().copied()) {
             return self.explain(line, index, outcome);
         }
         let line = shown(self.transcript, index);
@@ -704,7 +705,8 @@ impl Connection<'_> {
             }
         }
         if !quietly {
-            self.check_claims();
+            let reused = self.pending[pending].reused;
+            self.check_claims(!reused);
         }
     }
 
@@ -748,8 +750,9 @@ impl Connection<'_> {
     }
 
     /// The claims of id-less errors need, the k-th (in the order received) k unexplained pending lines with an id
-    /// sent before it. A claim left without a line is a finding: every line it could answer got its own reply.
-    fn check_claims(&mut self) {
+    /// sent before it. A claim left without a line is a finding (when `report`): every line it could answer got its
+    /// own reply. Not when the line that went was one whose id the client reused: who answered what is not judged.
+    fn check_claims(&mut self, report: bool) {
         while !self.claims.is_empty() {
             let lines: Vec<usize> =
                 self.pending.iter().filter(|p| !p.explained && !p.ids.is_empty()).map(|p| p.event).collect();
@@ -757,6 +760,9 @@ impl Connection<'_> {
                 self.claims.iter().enumerate().position(|(k, &claim)| lines.partition_point(|&e| e < claim) <= k);
             let Some(k) = short else { return };
             let claim = self.claims.remove(k);
+            if !report {
+                continue;
+            }
             let detail = format!(
                 "an error without an id, but every line it could answer got its own reply: {}",
                 shown(self.transcript, claim)

@@ -634,7 +634,7 @@ impl Connection<'_> {
                 let event = self.pending[pending].event;
                 self.mark_explained(pending, true);
                 let detail = format!(
-                    "an error without an id must be -32700 or -32600, not {} (for the malformed line at event {event}): {}",
+                    "an error without an id must be -32700 or -32600, not {} (for the line at event {event}): {}",
                     error.code,
                     line()
                 );

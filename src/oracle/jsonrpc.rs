@@ -327,6 +327,8 @@ struct Connection<'t> {
     explained: HashMap<RequestId, usize>,
     /// A notification sent since the last sync point or received line.
     notification: Option<usize>,
+    /// The latest sent line that a reply with its id answered: the server has read at least this far.
+    read_past: Option<usize>,
     /// For each event index, the received line that answers it when it is a request answered by an exact id.
     answers: Vec<Option<usize>>,
 }
@@ -348,6 +350,7 @@ pub(super) fn check(transcript: &Transcript, reads: &[Read], findings: &mut Find
         claims: Vec::new(),
         explained: HashMap::default(),
         notification: None,
+        read_past: None,
         answers: vec![None; reads.len()],
     };
     let closed = transcript.ending == Ending::Closed;
@@ -545,6 +548,7 @@ impl Connection<'_> {
         if let Some(slot) = self.open(id) {
             let sent = &mut self.requests[slot];
             sent.answered = true;
+            self.read_past = self.read_past.max(Some(sent.event));
             let cancelled_error = sent.cancelled && matches!(outcome, Some(Outcome::Error(_)));
             if outcome.is_some() && !cancelled_error {
                 self.answers[sent.event] = Some(index);
@@ -612,9 +616,9 @@ impl Connection<'_> {
     }
 
     /// An id-less reply answers, in this order: a pending line without an id in the current window; a claim on a
-    /// pending line with an id (a -32700/-32600 only) when the window has one; a notification of the window (a
-    /// finding); a pending line without an id, or a claim, from an earlier window (a late reply). Else it is a
-    /// finding.
+    /// pending line with an id (a -32700/-32600 only) when the window has one; the same from an earlier window when
+    /// the server has not read past the line yet (a late reply from a server still starting); a notification of the
+    /// window (a finding); a pending line without an id, or a claim, from an earlier window. Else it is a finding.
     fn reply_without_id(&mut self, index: usize, outcome: Option<&Outcome>) {
         let line = || shown(self.transcript, index);
         if let Some(Outcome::Result(_)) = outcome {
@@ -650,6 +654,21 @@ impl Connection<'_> {
         let window_has_ids = self.pending[self.window..].iter().any(|p| !p.explained && !p.ids.is_empty());
         if refusal && window_has_ids && self.unexplained_with_ids > self.claims.len() {
             return self.claims.push(index);
+        }
+        // A line of an earlier window that the server has not yet read past (no line sent after it was answered):
+        // a server still starting answers it now, before the notification.
+        let unread = |event: usize| self.read_past.is_none_or(|past| past < event);
+        if refusal {
+            if let Some(&pending) = self.idless.last()
+                && unread(self.pending[pending].event)
+            {
+                return self.explain_without_id(index, outcome);
+            }
+            let unread_with_ids =
+                self.pending[..self.window].iter().any(|p| !p.explained && !p.ids.is_empty() && unread(p.event));
+            if unread_with_ids && self.unexplained_with_ids > self.claims.len() {
+                return self.claims.push(index);
+            }
         }
         if let Some(notification) = self.notification.take() {
             return self.add(
@@ -712,6 +731,7 @@ impl Connection<'_> {
 
     /// A pending line is answered by a reply under one of its ids.
     fn explain(&mut self, pending: usize, index: usize, outcome: Option<&Outcome>) {
+        self.read_past = self.read_past.max(Some(self.pending[pending].event));
         for id in &self.pending[pending].ids {
             self.explained.insert(id.clone(), self.pending[pending].event);
         }

@@ -303,7 +303,8 @@ struct Pending {
 /// is still its request's). An id-less -32700/-32600 answers a pending line without an id when the current window
 /// (since the last deadline) has one; else it is a *claim* on some pending line with an id, sent before it, left
 /// open until the end: only when every such line got its own reply is it a finding. Windows matter only for an
-/// id-less reply: a notification in the current window takes it before a line of an earlier window.
+/// id-less reply: a notification in the current window takes it before a line of an earlier window, unless the
+/// server has not read past that line yet (nothing sent after it was answered: a server still starting).
 struct Connection<'t> {
     transcript: &'t Transcript,
     findings: &'t mut Findings,
@@ -315,7 +316,8 @@ struct Connection<'t> {
     pending: Vec<Pending>,
     /// The unexplained pending lines with each id.
     pending_by_id: HashMap<RequestId, Vec<usize>>,
-    /// The pending lines without an id that no reply explained yet, oldest first (only an id-less reply can).
+    /// The pending lines without an id that no reply explained yet, in the order sent (only an id-less reply can
+    /// explain them; the newest goes first).
     idless: Vec<usize>,
     /// How many pending lines with an id are unexplained.
     unexplained_with_ids: usize,

@@ -316,14 +316,11 @@ struct Connection<'t> {
     pending: Vec<Pending>,
     /// The unexplained pending lines with each id.
     pending_by_id: HashMap<RequestId, Vec<usize>>,
-    /// The pending lines without an id that no reply explained yet, in the order sent (only an id-less reply can
-    /// explain them; the newest goes first).
-    idless: Vec<usize>,
-    /// How many pending lines with an id are unexplained.
-    unexplained_with_ids: usize,
+    /// How many pending lines are unexplained.
+    unexplained: usize,
     /// Pending lines before this index were sent before the last deadline.
     window: usize,
-    /// Id-less -32700/-32600 errors (their event indices) that claim some pending line with an id.
+    /// Id-less -32700/-32600 errors (their event indices), each a claim on some pending line sent before it.
     claims: Vec<usize>,
     /// The ids under which a pending line got its reply, with the line's event index: a second reply is a duplicate.
     explained: HashMap<RequestId, usize>,
@@ -346,8 +343,7 @@ pub(super) fn check(transcript: &Transcript, reads: &[Read], findings: &mut Find
         due_requests: 0,
         pending: Vec::new(),
         pending_by_id: HashMap::default(),
-        idless: Vec::new(),
-        unexplained_with_ids: 0,
+        unexplained: 0,
         window: 0,
         claims: Vec::new(),
         explained: HashMap::default(),
@@ -459,13 +455,9 @@ impl Connection<'_> {
                 self.pending[other].reused = true;
             }
         }
-        if ids.is_empty() {
-            self.idless.push(line);
-        } else {
-            self.unexplained_with_ids += 1;
-            for id in &ids {
-                self.pending_by_id.entry(id.clone()).or_default().push(line);
-            }
+        self.unexplained += 1;
+        for id in &ids {
+            self.pending_by_id.entry(id.clone()).or_default().push(line);
         }
         self.pending.push(Pending {
             event,
@@ -617,60 +609,61 @@ impl Connection<'_> {
         self.pending[self.window..].iter().all(|p| p.explained)
     }
 
-    /// An id-less reply answers, in this order: a pending line without an id in the current window; a claim on a
-    /// pending line with an id (a -32700/-32600 only) when the window has one; the same from an earlier window when
-    /// the server has not read past the line yet (a late reply from a server still starting); a notification of the
-    /// window (a finding); a pending line without an id, or a claim, from an earlier window. Else it is a finding.
+    /// An id-less -32700/-32600 is a claim on some pending line sent before it, whichever (which one is settled
+    /// at the end, when it matters), when the current window has one; else when an earlier window has one the server
+    /// has not read past yet (a late reply from a server still starting); else it is a reply to a notification of
+    /// the window (a finding); else a claim on a line of an earlier window. With no line left to claim, it is a
+    /// finding. Any other id-less error may answer an ambiguous line of the window; for another line it is a
+    /// finding. A result without an id is always one.
     fn reply_without_id(&mut self, index: usize, outcome: Option<&Outcome>) {
         let line = || shown(self.transcript, index);
-        if let Some(Outcome::Result(_)) = outcome {
-            self.add(NULL_ID, index, format!("a result without an id: {}", line()));
-        }
         let refusal = is_malformed_code(outcome);
-        if !refusal && let Some(Outcome::Error(error)) = outcome {
-            // Any error may answer an ambiguous line; another code for a malformed line is a finding.
-            let window = self.window..self.pending.len();
-            let ambiguous =
-                window.clone().find(|&p| !self.pending[p].explained && self.pending[p].fault == Fault::Ambiguous);
-            if let Some(pending) = ambiguous {
-                return self.mark_explained(pending, true);
+        let window = self.window..self.pending.len();
+        let in_window = window.clone().find(|&p| !self.pending[p].explained);
+        // Hall's condition: every line pending now was sent before this reply, so one more claim fits when there
+        // are more such lines than claims.
+        let claimable = self.unexplained > self.claims.len();
+        match outcome {
+            Some(Outcome::Result(_)) => {
+                self.add(NULL_ID, index, format!("a result without an id: {}", line()));
+                if in_window.is_some() {
+                    return;
+                }
             }
-            let malformed = window.clone().find(|&p| !self.pending[p].explained);
-            if let Some(pending) = malformed {
-                let event = self.pending[pending].event;
-                self.mark_explained(pending, true);
-                let detail = format!(
-                    "an error without an id must be -32700 or -32600, not {} (for the line at event {event}): {}",
-                    error.code,
-                    line()
-                );
-                return self.add(NULL_ID, index, detail);
+            Some(Outcome::Error(_)) if refusal => {
+                if claimable && in_window.is_some() {
+                    return self.claims.push(index);
+                }
+                // A line of an earlier window the server has not read past (no line sent after it was answered).
+                let read_past = self.read_past;
+                let unread = self.pending[..self.window]
+                    .iter()
+                    .rev()
+                    .take_while(|p| read_past.is_none_or(|past| past < p.event))
+                    .any(|p| !p.explained);
+                if claimable && unread {
+                    return self.claims.push(index);
+                }
             }
-        }
-        if let Some(&pending) = self.idless.last()
-            && pending >= self.window
-            && !matches!(outcome, Some(Outcome::Error(_)) if !refusal)
-        {
-            return self.explain_without_id(index, outcome);
-        }
-        let window_has_ids = self.pending[self.window..].iter().any(|p| !p.explained && !p.ids.is_empty());
-        if refusal && window_has_ids && self.unexplained_with_ids > self.claims.len() {
-            return self.claims.push(index);
-        }
-        // A line of an earlier window that the server has not yet read past (no line sent after it was answered):
-        // a server still starting answers it now, before the notification.
-        let unread = |event: usize| self.read_past.is_none_or(|past| past < event);
-        if refusal {
-            if let Some(&pending) = self.idless.last()
-                && unread(self.pending[pending].event)
-            {
-                return self.explain_without_id(index, outcome);
+            Some(Outcome::Error(error)) => {
+                // Any error may answer an ambiguous line; another code for a malformed line is a finding.
+                let ambiguous =
+                    window.clone().find(|&p| !self.pending[p].explained && self.pending[p].fault == Fault::Ambiguous);
+                if let Some(pending) = ambiguous {
+                    return self.mark_explained(pending, true);
+                }
+                if let Some(pending) = in_window {
+                    let event = self.pending[pending].event;
+                    self.mark_explained(pending, true);
+                    let detail = format!(
+                        "an error without an id must be -32700 or -32600, not {} (for the line at event {event}): {}",
+                        error.code,
+                        line()
+                    );
+                    return self.add(NULL_ID, index, detail);
+                }
             }
-            let unread_with_ids =
-                self.pending[..self.window].iter().any(|p| !p.explained && !p.ids.is_empty() && unread(p.event));
-            if unread_with_ids && self.unexplained_with_ids > self.claims.len() {
-                return self.claims.push(index);
-            }
+            None => {}
         }
         if let Some(notification) = self.notification.take() {
             return self.add(
@@ -679,13 +672,8 @@ impl Connection<'_> {
                 format!("a reply to the notification at event {notification}: {}", line()),
             );
         }
-        if refusal || matches!(outcome, Some(Outcome::Result(_))) {
-            if !self.idless.is_empty() {
-                return self.explain_without_id(index, outcome);
-            }
-            if refusal && self.unexplained_with_ids > self.claims.len() {
-                return self.claims.push(index);
-            }
+        if refusal && claimable {
+            return self.claims.push(index);
         }
         if let Some(Outcome::Error(_)) = outcome {
             self.add(
@@ -696,30 +684,13 @@ impl Connection<'_> {
         }
     }
 
-    /// The newest pending line without an id is answered by the id-less reply at `index`.
-    fn explain_without_id(&mut self, index: usize, outcome: Option<&Outcome>) {
-        if let Some(pending) = self.idless.pop() {
-            self.pending[pending].explained = true;
-            if matches!(outcome, Some(Outcome::Result(_))) {
-                return;
-            }
-            self.judge(pending, index, outcome);
-        }
-    }
-
     /// Marks a pending line explained and drops it from the indexes; `quietly` when the reply carried no id (else the
     /// claims are checked: a line one of them counted on got its own reply).
     fn mark_explained(&mut self, pending: usize, quietly: bool) {
-        let line = &mut self.pending[pending];
-        if line.explained {
+        if std::mem::replace(&mut self.pending[pending].explained, true) {
             return;
         }
-        line.explained = true;
-        if line.ids.is_empty() {
-            self.idless.retain(|&p| p != pending);
-            return;
-        }
-        self.unexplained_with_ids -= 1;
+        self.unexplained -= 1;
         for id in &self.pending[pending].ids {
             if let Some(lines) = self.pending_by_id.get_mut(id) {
                 lines.retain(|&p| p != pending);
@@ -771,13 +742,12 @@ impl Connection<'_> {
         }
     }
 
-    /// The claims of id-less errors need, the k-th (in the order received) k unexplained pending lines with an id
-    /// sent before it. A claim left without a line is a finding (when `report`): every line it could answer got its
+    /// The claims of id-less errors need, the k-th (in the order received) k unexplained pending lines sent before
+    /// it. A claim left without a line is a finding (when `report`): every line it could answer got its
     /// own reply. Not when the line that went was one whose id the client reused: who answered what is not judged.
     fn check_claims(&mut self, report: bool) {
         while !self.claims.is_empty() {
-            let lines: Vec<usize> =
-                self.pending.iter().filter(|p| !p.explained && !p.ids.is_empty()).map(|p| p.event).collect();
+            let lines: Vec<usize> = self.pending.iter().filter(|p| !p.explained).map(|p| p.event).collect();
             let short =
                 self.claims.iter().enumerate().position(|(k, &claim)| lines.partition_point(|&e| e < claim) <= k);
             let Some(k) = short else { return };
@@ -836,18 +806,17 @@ impl Connection<'_> {
             let line = shown(self.transcript, event);
             self.add(RESPONSE_MISSING, event, format!("no response to the request: {line}"));
         }
-        // Each claim takes the line it most likely answers: one that would otherwise be a finding.
-        let needy = |p: &Pending| p.due && !p.reused && ((p.fault == Fault::BigId && !p.cancelled) || p.wants_reply);
+        // Each claim takes the line it most likely answers: one that would otherwise be a finding, a big id (on by
+        // default) before a line strict JSON-RPC wants refused.
+        let big = |p: &Pending| p.due && !p.reused && p.fault == Fault::BigId && !p.cancelled;
+        let refusable = |p: &Pending| p.due && !p.reused && p.wants_reply;
         for k in 0..self.claims.len() {
             let claim = self.claims[k];
-            let candidates = || self.pending.iter().position(|p| p.event < claim && !p.explained && !p.ids.is_empty());
-            let pick = self
-                .pending
-                .iter()
-                .position(|p| p.event < claim && !p.explained && !p.ids.is_empty() && needy(p))
-                .or_else(candidates);
-            if let Some(pending) = pick {
-                self.pending[pending].explained = true;
+            let pick = |wanted: &dyn Fn(&Pending) -> bool| {
+                self.pending.iter().position(|p| p.event < claim && !p.explained && wanted(p))
+            };
+            if let Some(at) = pick(&big).or_else(|| pick(&refusable)).or_else(|| pick(&|_| true)) {
+                self.pending[at].explained = true;
             }
         }
         for at in 0..self.pending.len() {

@@ -554,6 +554,12 @@ fn big_id() {
         only(&[S(&request), R(refused)], &[]);
         only(&[S(&request), R(&format!(r#"{{"jsonrpc":"2.0","id":{id},"result":{{}}}}"#))], &[]);
     }
+    // rmcp ignores a line that is not JSON and refuses the big id without an id: the refusal is the big id's.
+    let big_40 = r#"{"jsonrpc":"2.0","id":1844674407370955161000000000000000000003,"method":""}"#;
+    only(&[S("t"), S(big_40), R(refused)], &[]);
+    only(&[S(big_40), S("t"), R(refused), Sync], &[]);
+    let strict = Policy::default().deny(MALFORMED_REPLY).unwrap();
+    assert_eq!(ids(&check(&t(&[S("t"), S(big_40), R(refused)], Ending::Closed), &strict)), [MALFORMED_REPLY]);
     // rmcp's id-less refusal arrives after the next line, a notification: it is still the big id's.
     let big = r#"{"jsonrpc":"2.0","id":1844674407370955161000000000000000000002,"method":""}"#;
     only(&[S(big), S(r#"{"jsonrpc":"2.0","method":""}"#), R(refused)], &[]);

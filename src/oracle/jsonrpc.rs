@@ -619,10 +619,10 @@ impl Connection<'_> {
         let line = || shown(self.transcript, index);
         let refusal = is_malformed_code(outcome);
         let window = self.window..self.pending.len();
-        let in_window = window.clone().find(|&p| !self.pending[p].explained);
         // Hall's condition: every line pending now was sent before this reply, so one more claim fits when there
-        // are more such lines than claims.
+        // are more such lines than claims; else every pending line is spoken for.
         let claimable = self.unexplained > self.claims.len();
+        let in_window = window.clone().find(|&p| !self.pending[p].explained).filter(|_| claimable);
         match outcome {
             Some(Outcome::Result(_)) => {
                 self.add(NULL_ID, index, format!("a result without an id: {}", line()));
@@ -631,7 +631,7 @@ impl Connection<'_> {
                 }
             }
             Some(Outcome::Error(_)) if refusal => {
-                if claimable && in_window.is_some() {
+                if in_window.is_some() {
                     return self.claims.push(index);
                 }
                 // A line of an earlier window the server has not read past (no line sent after it was answered).
@@ -647,8 +647,10 @@ impl Connection<'_> {
             }
             Some(Outcome::Error(error)) => {
                 // Any error may answer an ambiguous line; another code for a malformed line is a finding.
-                let ambiguous =
-                    window.clone().find(|&p| !self.pending[p].explained && self.pending[p].fault == Fault::Ambiguous);
+                let ambiguous = window
+                    .clone()
+                    .find(|&p| !self.pending[p].explained && self.pending[p].fault == Fault::Ambiguous)
+                    .filter(|_| claimable);
                 if let Some(pending) = ambiguous {
                     return self.mark_explained(pending, true);
                 }

@@ -617,6 +617,10 @@ fn an_idless_refusal_answers_any_pending_line_not_the_oldest() {
     assert_eq!(f.event, Some(1));
     assert!(f.detail.contains("its own reply"), "{}", f.detail);
     only(&[S(exponent), S(dup), R(refused), R(&not_found), R(&error("5", -32601))], &[NULL_ID]);
+    // Lines a refusal claimed are spoken for: a result without an id after a notification is also its reply.
+    let null_result = r#"{"jsonrpc":"2.0","id":null,"result":{}}"#;
+    let found = findings(&[S("{}"), R(refused), S(NOTE), R(null_result)]);
+    assert_eq!(ids(&found), [NULL_ID, NOTIFICATION_REPLY]);
     // A refusal never takes a valid request's place.
     only(&[S(PING_1), S("{}"), R(refused), R(EMPTY_1)], &[]);
     // Nor a line sent after it.

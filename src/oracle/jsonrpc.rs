@@ -597,11 +597,13 @@ impl Connection<'_> {
         let line = shown(self.transcript, index);
         let (event, fault) = (self.pending[pending].event, self.pending[pending].fault);
         self.mark_explained(pending, false);
-        let detail = format!("the response id {got} is not the id {sent} of the line at event {event}{how}: {line}");
-        match fault {
-            Fault::BigId => self.add(BIG_ID, index, format!("{detail} (an id beyond 2^53 rounded through a double)")),
-            _ => self.add(ID_ECHO, index, detail),
-        }
+        let (rule, tier) = match fault {
+            Fault::BigId => (BIG_ID, ", an id beyond ±(2^53 − 1) rounded or retyped"),
+            _ => (ID_ECHO, ""),
+        };
+        let detail =
+            format!("the response id {got} is not the id {sent} of the line at event {event}{how}{tier}: {line}");
+        self.add(rule, index, detail);
     }
 
     /// True when every pending line of the current window is explained.

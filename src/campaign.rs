@@ -1,6 +1,8 @@
 //! A fuzzing campaign: generate conversations from a seed, run them on one or more targets in parallel, check
-//! every transcript, and turn the first occurrence of each broken rule into a minimized case file, written the
-//! moment it is found.
+//! every transcript, and turn the first occurrence of each distinct trigger of each broken rule (see
+//! [`crate::trigger`]; at most [`MAX_TRIGGERS_PER_RULE`] per rule, further ones only counted) into a minimized case
+//! file, written the moment it is found. A rule broken for two reasons gives two case files, so the second bug is
+//! not hidden behind the first.
 //!
 //! Conversation `i` of seed `s` is always the same script, whatever the number of jobs, so `--seed s` replays a
 //! run; the case files do not need the seed at all.
@@ -13,7 +15,7 @@ use crate::shrink::{Budget, Minimized, minimize_finding};
 use crate::target::{ServerSpec, Target};
 use crate::transcript::{Input, Transcript};
 use anyhow::Result;
-use std::collections::{BTreeMap, HashSet};
+use std::collections::{BTreeMap, HashMap};
 use std::path::PathBuf;
 use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use std::sync::{Arc, Mutex, mpsc};
@@ -39,12 +41,14 @@ pub struct Options {
     pub baseline: Baseline,
 }
 
-/// One broken rule, minimized.
+/// One broken rule with one trigger, minimized.
 #[derive(Clone, Debug)]
 pub struct Found {
-    /// The first finding of this rule in the minimized conversation.
+    /// The first finding of this rule and trigger in the minimized conversation.
     pub finding: Finding,
-    /// The number of the conversation that first broke the rule.
+    /// What set the finding off ([`crate::trigger::signature`]); minimization keeps it.
+    pub trigger: String,
+    /// The number of the conversation that first broke the rule with this trigger.
     pub conversation: u64,
     /// The minimized case.
     pub case: Case,
@@ -52,7 +56,8 @@ pub struct Found {
     pub transcript: Transcript,
     /// Where the case file was written, if it was.
     pub case_file: Option<PathBuf>,
-    /// True when the rule broke once and not again in [`RERUNS`] reruns: reported, but it does not fail the run.
+    /// True when the rule broke once (with this trigger) and not again in [`RERUNS`] reruns: reported, but it does
+    /// not fail the run.
     pub flaky: bool,
 }
 
@@ -65,10 +70,12 @@ pub struct Summary {
     pub conversations: u64,
     /// How long it took.
     pub elapsed: Duration,
-    /// One entry per broken rule, in the order found.
+    /// One entry per broken rule and trigger (at most [`MAX_TRIGGERS_PER_RULE`] per rule), in the order found.
     pub found: Vec<Found>,
     /// How many conversations broke each rule (before minimization).
     pub counts: BTreeMap<&'static str, u64>,
+    /// How many conversations broke each rule with each trigger, every trigger counted (those past the bound too).
+    pub trigger_counts: BTreeMap<&'static str, BTreeMap<String, u64>>,
 }
 
 impl Summary {
@@ -77,11 +84,21 @@ impl Summary {
         self.found.iter().any(|f| !f.flaky && !baseline.covers(f.finding.rule))
     }
 
-    /// The broken rules, in the order found.
+    /// The broken rules, each once, in the order found.
     pub fn broken(&self) -> Vec<&'static str> {
-        self.found.iter().map(|f| f.finding.rule).collect()
+        let mut rules: Vec<&'static str> = Vec::new();
+        for found in &self.found {
+            if !rules.contains(&found.finding.rule) {
+                rules.push(found.finding.rule);
+            }
+        }
+        rules
     }
 }
+
+/// The most triggers of one rule that get a case file; further triggers of the rule are only counted, so a noisy
+/// server does not fill the disk.
+pub const MAX_TRIGGERS_PER_RULE: usize = 8;
 
 /// How many times a finding is re-run before it is called flaky.
 pub const RERUNS: usize = 3;
@@ -94,7 +111,7 @@ pub enum Progress {
         /// Conversations so far.
         done: u64,
     },
-    /// A new rule broke; its case is minimized and saved.
+    /// A rule broke with a new trigger; its case is minimized and saved.
     Found(Box<Found>),
 }
 
@@ -133,7 +150,7 @@ pub fn run(
     let started = Instant::now();
     let next = Arc::new(AtomicU64::new(0));
     let stop = Arc::new(AtomicBool::new(false));
-    let claimed = Arc::new(Mutex::new(HashSet::new()));
+    let claimed = Arc::new(Mutex::new(HashMap::new()));
     let (sender, receiver) = mpsc::channel::<Message>();
     let mut workers = Vec::new();
     for mut target in targets {
@@ -151,6 +168,7 @@ pub fn run(
         elapsed: Duration::ZERO,
         found: Vec::new(),
         counts: BTreeMap::new(),
+        trigger_counts: BTreeMap::new(),
     };
     let mut failure = None;
     let mut last_tick = Instant::now();
@@ -160,6 +178,9 @@ pub fn run(
                 summary.conversations += tally.conversations;
                 for (rule, count) in tally.broken {
                     *summary.counts.entry(rule).or_default() += count;
+                }
+                for ((rule, trigger), count) in tally.triggers {
+                    *summary.trigger_counts.entry(rule).or_default().entry(trigger).or_default() += count;
                 }
                 if last_tick.elapsed() >= Duration::from_millis(100) {
                     last_tick = Instant::now();
@@ -193,12 +214,13 @@ enum Message {
     Failed(anyhow::Error),
 }
 
-/// Conversations a worker ran since it last reported, and how many broke each rule: sent in batches, so a fast
-/// in-process campaign does not wake the collecting thread once per conversation.
+/// Conversations a worker ran since it last reported, and how many broke each rule and each (rule, trigger): sent in
+/// batches, so a fast in-process campaign does not wake the collecting thread once per conversation.
 #[derive(Default)]
 struct Tally {
     conversations: u64,
     broken: Vec<(&'static str, u64)>,
+    triggers: HashMap<(&'static str, String), u64>,
     since: Option<Instant>,
 }
 
@@ -207,14 +229,21 @@ impl Tally {
     const BATCH: u64 = 256;
     const PERIOD: Duration = Duration::from_millis(20);
 
-    fn add(&mut self, broken: &[&'static str]) {
+    /// Counts one conversation and the distinct (rule, trigger) pairs it broke.
+    fn add(&mut self, broken: Vec<(&'static str, String)>) {
         self.since.get_or_insert_with(Instant::now);
         self.conversations += 1;
-        for &rule in broken {
-            match self.broken.iter_mut().find(|(r, _)| *r == rule) {
+        for (index, (rule, _)) in broken.iter().enumerate() {
+            if broken[..index].iter().any(|(r, _)| r == rule) {
+                continue;
+            }
+            match self.broken.iter_mut().find(|(r, _)| r == rule) {
                 Some((_, count)) => *count += 1,
                 None => self.broken.push((rule, 1)),
             }
+        }
+        for pair in broken {
+            *self.triggers.entry(pair).or_default() += 1;
         }
     }
 
@@ -242,7 +271,7 @@ impl Worker<'_> {
         mut self,
         next: &AtomicU64,
         stop: &AtomicBool,
-        claimed: &Mutex<HashSet<&'static str>>,
+        claimed: &Mutex<HashMap<&'static str, Vec<String>>>,
         sender: &mpsc::Sender<Message>,
         started: Instant,
     ) {
@@ -262,17 +291,25 @@ impl Worker<'_> {
                 }
             };
             let findings = check(&transcript, &self.options.policy);
-            let mut broken: Vec<&'static str> = Vec::new();
+            let mut broken: Vec<(&'static str, String)> = Vec::new();
             for finding in &findings {
-                if broken.contains(&finding.rule) {
+                let trigger = crate::trigger::signature(&transcript, finding);
+                if broken.iter().any(|(rule, t)| *rule == finding.rule && *t == trigger) {
                     continue;
                 }
-                broken.push(finding.rule);
-                let new = claimed.lock().map(|mut claimed| claimed.insert(finding.rule)).unwrap_or(false);
+                broken.push((finding.rule, trigger.clone()));
+                let new = claimed.lock().is_ok_and(|mut claimed| {
+                    let triggers = claimed.entry(finding.rule).or_default();
+                    let new = triggers.len() < MAX_TRIGGERS_PER_RULE && !triggers.contains(&trigger);
+                    if new {
+                        triggers.push(trigger.clone());
+                    }
+                    new
+                });
                 if new {
                     // The conversation is regenerated: it is a pure function of the seed and its index.
                     let inputs = conversation(self.options.seed, index);
-                    match self.minimize(index, &inputs, &transcript, finding) {
+                    match self.minimize(index, &inputs, &transcript, finding, trigger) {
                         Ok(found) => {
                             let _ = sender.send(Message::Found(Box::new(found)));
                         }
@@ -283,7 +320,7 @@ impl Worker<'_> {
                     }
                 }
             }
-            tally.add(&broken);
+            tally.add(broken);
             if tally.due() && !tally.flush(sender) {
                 return;
             }
@@ -291,30 +328,42 @@ impl Worker<'_> {
         tally.flush(sender);
     }
 
-    /// Minimizes a finding and saves its case. A finding that does not break again in [`RERUNS`] runs is kept as
-    /// it was seen, as a warning marked flaky: never lost, never passed off as certain.
-    fn minimize(&mut self, index: u64, inputs: &[Input], seen: &Transcript, first: &Finding) -> Result<Found> {
+    /// Minimizes a finding, keeping its rule and its trigger, and saves its case as `RULE-TRIGGER-N.case`. A
+    /// finding that does not break again (with its trigger) in [`RERUNS`] runs is kept as it was seen, as a warning
+    /// marked flaky: never lost, never passed off as certain.
+    fn minimize(
+        &mut self,
+        index: u64,
+        inputs: &[Input],
+        seen: &Transcript,
+        first: &Finding,
+        trigger: String,
+    ) -> Result<Found> {
         let options = self.options;
         let budget = if options.baseline.covers(first.rule) { Budget { runs: 0, time: None } } else { options.shrink };
         let mut minimized = None;
         for _ in 0..RERUNS {
-            minimized = minimize_finding(&mut *self.target, inputs, first.rule, &options.policy, budget)?;
+            minimized =
+                minimize_finding(&mut *self.target, inputs, first.rule, Some(&trigger), &options.policy, budget)?;
             if minimized.is_some() {
                 break;
             }
         }
         let flaky = minimized.is_none();
-        let Minimized { inputs, transcript, finding } = minimized.unwrap_or_else(|| {
+        let Minimized { inputs, transcript, finding, trigger } = minimized.unwrap_or_else(|| {
             let detail = format!("flaky: broke once, then not in {RERUNS} reruns: {}", first.detail);
             let finding = Finding { level: Level::Warning, detail, ..first.clone() };
-            Minimized { inputs: inputs.to_vec(), transcript: seen.clone(), finding }
+            Minimized { inputs: inputs.to_vec(), transcript: seen.clone(), finding, trigger }
         });
         let case = Case::for_finding(&inputs, &transcript, &finding, self.server, &options.policy);
         let case_file = match &options.out {
-            Some(dir) => Some(case.save(dir, &format!("{}-{index}", finding.rule.to_lowercase()))?),
+            Some(dir) => {
+                let name = format!("{}-{}-{index}", finding.rule.to_lowercase(), crate::trigger::file_part(&trigger));
+                Some(case.save(dir, &name)?)
+            }
             None => None,
         };
-        Ok(Found { finding, conversation: index, case, transcript, case_file, flaky })
+        Ok(Found { finding, trigger, conversation: index, case, transcript, case_file, flaky })
     }
 }
 

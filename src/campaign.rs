@@ -298,18 +298,20 @@ impl Worker<'_> {
                     continue;
                 }
                 broken.push((finding.rule, trigger.clone()));
-                let new = claimed.lock().is_ok_and(|mut claimed| {
+                // `Some(n)`: the trigger is new, and the rule's n-th one (counted from 0).
+                let claim = claimed.lock().ok().and_then(|mut claimed| {
                     let triggers = claimed.entry(finding.rule).or_default();
                     let new = triggers.len() < MAX_TRIGGERS_PER_RULE && !triggers.contains(&trigger);
-                    if new {
+                    new.then(|| {
                         triggers.push(trigger.clone());
-                    }
-                    new
+                        triggers.len() - 1
+                    })
                 });
-                if new {
+                if let Some(nth) = claim {
                     // The conversation is regenerated: it is a pure function of the seed and its index.
                     let inputs = conversation(self.options.seed, index);
-                    match self.minimize(index, &inputs, &transcript, finding, trigger) {
+                    let budget = self.budget(finding.rule, nth, started);
+                    match self.minimize(index, &inputs, &transcript, finding, trigger, budget) {
                         Ok(found) => {
                             let _ = sender.send(Message::Found(Box::new(found)));
                         }
@@ -328,9 +330,24 @@ impl Worker<'_> {
         tally.flush(sender);
     }
 
-    /// Minimizes a finding, keeping its rule and its trigger, and saves its case as `RULE-TRIGGER-N.case`. A
-    /// finding that does not break again (with its trigger) in [`RERUNS`] runs is kept as it was seen, as a warning
-    /// marked flaky: never lost, never passed off as certain.
+    /// The minimization budget of the `nth` trigger of `rule` (counted from 0): none for a baselined rule; the full
+    /// one for a rule's first trigger; for a later one, no more time than the campaign has left, so the extra case
+    /// files of a noisy server do not stretch a `--time` run (a case past the time is written as it was seen).
+    fn budget(&self, rule: &str, nth: usize, started: Instant) -> Budget {
+        let options = self.options;
+        match (options.baseline.covers(rule), nth, options.time) {
+            (true, _, _) => Budget { runs: 0, time: None },
+            (false, 1.., Some(time)) => {
+                let left = time.saturating_sub(started.elapsed());
+                Budget { time: Some(options.shrink.time.map_or(left, |t| t.min(left))), ..options.shrink }
+            }
+            _ => options.shrink,
+        }
+    }
+
+    /// Minimizes a finding within `budget`, keeping its rule and its trigger, and saves its case as
+    /// `RULE-TRIGGER-N.case`. A finding that does not break again (with its trigger) in [`RERUNS`] runs is kept as
+    /// it was seen, as a warning marked flaky: never lost, never passed off as certain.
     fn minimize(
         &mut self,
         index: u64,
@@ -338,9 +355,9 @@ impl Worker<'_> {
         seen: &Transcript,
         first: &Finding,
         trigger: String,
+        budget: Budget,
     ) -> Result<Found> {
         let options = self.options;
-        let budget = if options.baseline.covers(first.rule) { Budget { runs: 0, time: None } } else { options.shrink };
         let mut minimized = None;
         for _ in 0..RERUNS {
             minimized =
@@ -370,8 +387,9 @@ impl Worker<'_> {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::oracle::catalogue::RESPONSE_MISSING;
     use crate::target::mutants::Mutant;
-    use crate::transcript::Ending;
+    use crate::transcript::{Ending, Event};
 
     fn options(cases: u64, out: Option<PathBuf>) -> Options {
         let shrink = Budget { runs: 500, time: None };
@@ -437,6 +455,130 @@ mod tests {
             }
             Ok(transcript)
         }
+    }
+
+    /// The built-in server, but the replies to requests `deaf` picks are lost: each such request breaks
+    /// JSONRPC-RESPONSE-MISSING, with the request's trigger.
+    struct Deaf(fn(&serde_json::Map<String, serde_json::Value>) -> bool);
+
+    impl Target for Deaf {
+        fn run(&mut self, inputs: &[Input]) -> Result<Transcript> {
+            let mut transcript = crate::target::run_in_process(&crate::target::reference::Calc, inputs);
+            let id = |line: &[u8]| {
+                let value: serde_json::Value = serde_json::from_slice(line).ok()?;
+                Some((value.get("id")?.clone(), value))
+            };
+            let mut unheard = Vec::new();
+            for event in &transcript.events {
+                if let Event::Sent(line) = event
+                    && let Some((id, serde_json::Value::Object(request))) = id(line)
+                    && request.contains_key("method")
+                    && (self.0)(&request)
+                {
+                    unheard.push(id);
+                }
+            }
+            transcript.events.retain(|event| match event {
+                Event::Received { line, .. } => id(line).is_none_or(|(id, _)| !unheard.contains(&id)),
+                _ => true,
+            });
+            Ok(transcript)
+        }
+    }
+
+    /// Deaf to `ping` and to requests with an unknown top-level member: two bugs behind one rule.
+    fn deaf_to_ping_and_extra_fields(request: &serde_json::Map<String, serde_json::Value>) -> bool {
+        request.get("method").is_some_and(|m| m == "ping") || request.contains_key(crate::script::mutation::EXTRA)
+    }
+
+    fn missing(summary: &Summary) -> Vec<&Found> {
+        summary.found.iter().filter(|f| f.finding.rule == RESPONSE_MISSING).collect()
+    }
+
+    #[test]
+    fn each_trigger_of_a_rule_gets_its_own_case_file() {
+        let dir = std::env::temp_dir().join(format!("wirefuzz-triggers-{}", std::process::id()));
+        let options = options(400, Some(dir.clone()));
+        let summary =
+            run(vec![Box::new(Deaf(deaf_to_ping_and_extra_fields))], &options, &ServerSpec::BuiltIn, |_| {}).unwrap();
+        let found = missing(&summary);
+        let triggers: Vec<&str> = found.iter().map(|f| f.trigger.as_str()).collect();
+        assert!(triggers.contains(&"extra-field") && triggers.iter().any(|t| t.starts_with("ping")), "{triggers:?}");
+        let mut unique = triggers.clone();
+        unique.sort();
+        unique.dedup();
+        assert_eq!(unique.len(), triggers.len(), "one case per trigger: {triggers:?}");
+        let counts = &summary.trigger_counts[RESPONSE_MISSING];
+        assert!(counts["extra-field"] > 1, "{counts:?}: the same trigger seen again is only counted");
+        assert!(summary.counts[RESPONSE_MISSING] >= counts.values().copied().max().unwrap());
+        for found in found {
+            let path = found.case_file.as_ref().unwrap();
+            let name = path.file_name().unwrap().to_string_lossy().into_owned();
+            let stem = format!("jsonrpc-response-missing-{}-", crate::trigger::file_part(&found.trigger));
+            assert!(name.starts_with(&stem), "{name}");
+            let case = Case::load(path).unwrap();
+            assert_eq!(case.trigger.as_deref(), Some(found.trigger.as_str()));
+            // Shrinking kept the trigger: the case, run again, breaks the rule with it.
+            let transcript = Deaf(deaf_to_ping_and_extra_fields).run(&case.inputs).unwrap();
+            let again = check(&transcript, &case.policy());
+            assert!(
+                again
+                    .iter()
+                    .any(|f| f.rule == RESPONSE_MISSING && crate::trigger::signature(&transcript, f) == found.trigger),
+                "{}",
+                case.render()
+            );
+        }
+        assert!(!summary.fails(&Baseline::parse("JSONRPC-RESPONSE-MISSING").unwrap()));
+        std::fs::remove_dir_all(&dir).unwrap();
+    }
+
+    #[test]
+    fn shrinking_keeps_the_trigger() {
+        let inputs = vec![
+            Input::Line(br#"{"jsonrpc":"2.0","id":1,"method":"tools/list"}"#.to_vec()),
+            Input::Line(br#"{"jsonrpc":"2.0","id":2,"method":"ping","wirefuzz":true}"#.to_vec()),
+            Input::Sync,
+        ];
+        let mut target = Deaf(deaf_to_ping_and_extra_fields);
+        let budget = Budget { runs: 500, time: None };
+        let policy = Policy::default();
+        let mut shrunk = |trigger| {
+            let found = minimize_finding(&mut target, &inputs, RESPONSE_MISSING, trigger, &policy, budget);
+            found.unwrap().unwrap()
+        };
+        // Free to slide, the shrinker drops the extra member (the ping is still unanswered): another bug.
+        assert_eq!(shrunk(None).trigger, "ping");
+        let kept = shrunk(Some("extra-field"));
+        assert_eq!(kept.trigger, "extra-field");
+        assert!(matches!(&kept.inputs[..], [Input::Line(line)] if line.ends_with(br#""wirefuzz":true}"#)), "{kept:?}");
+        let none = minimize_finding(&mut target, &inputs, RESPONSE_MISSING, Some("big-id"), &policy, budget);
+        assert!(none.unwrap().is_none());
+    }
+
+    #[test]
+    fn the_triggers_of_one_rule_are_bounded() {
+        let summary = run(vec![Box::new(Deaf(|_| true))], &options(300, None), &ServerSpec::BuiltIn, |_| {}).unwrap();
+        let counts = &summary.trigger_counts[RESPONSE_MISSING];
+        assert!(counts.len() > MAX_TRIGGERS_PER_RULE, "{counts:?}");
+        assert_eq!(missing(&summary).len(), MAX_TRIGGERS_PER_RULE);
+        assert_eq!(summary.broken().iter().filter(|r| **r == RESPONSE_MISSING).count(), 1);
+        let shown = crate::report::human::summary(&summary, &Baseline::default());
+        assert!(shown.contains("not kept (at most 8 per rule)"), "{shown}");
+    }
+
+    #[test]
+    fn later_triggers_are_minimized_within_the_time_left() {
+        let mut target = Deaf(|_| true);
+        let mut options = options(1, None);
+        options.time = Some(Duration::from_secs(5));
+        options.baseline = Baseline::parse("MCP-CACHE-HINTS").unwrap();
+        let worker = Worker { target: &mut target, options: &options, server: &ServerSpec::BuiltIn };
+        let started = Instant::now().checked_sub(Duration::from_secs(4)).unwrap();
+        assert_eq!(worker.budget(RESPONSE_MISSING, 0, started), options.shrink);
+        let later = worker.budget(RESPONSE_MISSING, 1, started);
+        assert!(later.runs == options.shrink.runs && later.time.unwrap() <= Duration::from_secs(1), "{later:?}");
+        assert_eq!(worker.budget("MCP-CACHE-HINTS", 0, started).runs, 0);
     }
 
     #[test]

@@ -339,11 +339,7 @@ mod tests {
 
     #[test]
     fn the_trigger_header_is_optional_and_round_trips() {
-        let text = format!("{MAGIC}
-expect: JSONRPC-RESPONSE-MISSING
-trigger: ping/meta-not-object
->> {{}}
-");
+        let text = format!("{MAGIC}\nexpect: JSONRPC-RESPONSE-MISSING\ntrigger: ping/meta-not-object\n>> {{}}\n");
         let case = Case::parse(&text).unwrap();
         assert_eq!(case.trigger.as_deref(), Some("ping/meta-not-object"));
         assert_eq!(Case::parse(&case.render()).unwrap(), case);

@@ -76,15 +76,18 @@ pub fn minimize_finding(
     };
     let reproduce = |target: &mut dyn Target, inputs: &[Input]| -> Result<Option<Minimized>> {
         let transcript = target.run(inputs)?;
-        Ok(wanted(&transcript)
-            .map(|(finding, trigger)| Minimized { inputs: inputs.to_vec(), transcript, finding, trigger }))
+        Ok(wanted(&transcript).map(|(finding, trigger)| Minimized {
+            inputs: inputs.to_vec(),
+            transcript,
+            finding,
+            trigger,
+        }))
     };
     if reproduce(target, inputs)?.is_none() {
         return Ok(None);
     }
     let shrunk = shrink(inputs.to_vec(), budget.runs, |candidate| {
-        until.is_none_or(|until| Instant::now() < until)
-            && target.run(candidate).is_ok_and(|t| wanted(&t).is_some())
+        until.is_none_or(|until| Instant::now() < until) && target.run(candidate).is_ok_and(|t| wanted(&t).is_some())
     });
     match reproduce(target, &shrunk)? {
         Some(minimized) => Ok(Some(minimized)),

@@ -110,7 +110,9 @@ fn sent(before: &[Event], line: &[u8]) -> String {
                     let half = line.len() / 2;
                     tags.push(if line[..half] == line[half..] { "two-objects" } else { "trailing-data" });
                 }
-                _ if depth(line) > DEEP => tags.push(if depth(line) > VERY_DEEP { "very-deep-nesting" } else { "deep-nesting" }),
+                _ if depth(line) > DEEP => {
+                    tags.push(if depth(line) > VERY_DEEP { "very-deep-nesting" } else { "deep-nesting" })
+                }
                 _ if tags.is_empty() => tags.push("not-json"),
                 _ => {}
             }
@@ -134,6 +136,9 @@ fn sent(before: &[Event], line: &[u8]) -> String {
         Value::Number(_) => return joined(tags, "bare-number"),
         Value::String(_) => return joined(tags, "bare-string"),
     };
+    if object.values().any(|v| longest_string(v) > HUGE_STRING) {
+        tags.push("huge-string");
+    }
     if object.is_empty() {
         return joined(tags, "empty-object");
     }
@@ -207,7 +212,7 @@ fn joined<'a>(mut tags: Vec<&'a str>, last: &'a str) -> String {
     tags.join("+")
 }
 
-/// What the bytes of a line show before it is parsed: invalid UTF-8, a byte-order mark, a lone surrogate escape, a
+/// What the bytes of a line show before it is parsed: a byte-order mark, invalid UTF-8, a lone surrogate escape, a
 /// trailing carriage return, a huge line.
 fn byte_tags(line: &[u8]) -> Vec<&'static str> {
     let mut tags = Vec::new();
@@ -282,11 +287,8 @@ fn params_tags(params: Option<&Value>) -> (Vec<&'static str>, bool) {
         Some(Value::Null) => return (vec!["params-null"], false),
         Some(_) => return (vec!["params-invalid"], false),
     };
-    if params.contains_key(crate::script::mutation::EXTRA) {
+    if matches!(params.get(crate::script::mutation::EXTRA), Some(Value::Bool(_))) {
         tags.push("extra-param");
-    }
-    if params.values().any(|v| longest_string(v) > HUGE_STRING) {
-        tags.push("huge-string");
     }
     let envelope = match params.get(META) {
         None => false,
@@ -347,5 +349,137 @@ fn longest_string(value: &Value) -> usize {
         Value::Array(items) => items.iter().map(longest_string).max().unwrap_or(0),
         Value::Object(members) => members.values().map(longest_string).max().unwrap_or(0),
         _ => 0,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::oracle::Level;
+    use crate::script::message::{Call, Envelope, Request};
+    use crate::script::{Bounded, IdKind, Mutation, Opening, Script, Step};
+    use crate::transcript::{Ending, Input};
+
+    /// The trigger of a finding on the last line the script sends.
+    fn last_line(script: &Script) -> String {
+        let events: Vec<Event> = script
+            .encode()
+            .into_iter()
+            .map(|input| match input {
+                Input::Line(line) => Event::Sent(line),
+                Input::Sync => Event::Sync,
+            })
+            .collect();
+        let finding = Finding { rule: "R", level: Level::Error, event: Some(events.len() - 1), detail: String::new() };
+        signature(&Transcript { events, ending: Ending::Closed }, &finding)
+    }
+
+    fn mutated(call: Call, envelope: Envelope, mutation: Mutation) -> Script {
+        let request = Request { call, id: IdKind::SmallInt, envelope };
+        Script { opening: Opening::Nothing, steps: Bounded(vec![Step::Mutated(request, mutation)]) }
+    }
+
+    /// The events of `lines`, each sent.
+    fn sent_lines(lines: &[&str]) -> Vec<Event> {
+        lines.iter().map(|l| Event::Sent(l.as_bytes().to_vec())).collect()
+    }
+
+    fn at(events: Vec<Event>, event: usize) -> String {
+        let finding = Finding { rule: "R", level: Level::Error, event: Some(event), detail: String::new() };
+        signature(&Transcript { events, ending: Ending::Closed }, &finding)
+    }
+
+    /// Every mutation the generator applies is named as the mutation is, where the bytes show it.
+    #[test]
+    fn mutated_lines_are_named_by_their_mutation() {
+        let unnamed = |m: Mutation| match m {
+            Mutation::DropParams => Some("ping"),
+            Mutation::Truncated => Some("not-json"),
+            Mutation::TrailingGarbage => Some("trailing-data"),
+            _ => None,
+        };
+        for mutation in Mutation::ALL {
+            let ping = last_line(&mutated(Call::Ping, Envelope::Plain, mutation));
+            let expected = unnamed(mutation).map(str::to_string).unwrap_or_else(|| {
+                let in_params = mutation.name().starts_with("params-")
+                    || matches!(
+                        mutation,
+                        Mutation::ExtraParam | Mutation::MetaNotObject | Mutation::CapabilitiesString
+                    )
+                    || mutation.name().starts_with("missing-")
+                    || mutation.name().starts_with("version-");
+                if in_params { format!("ping/{}", mutation.name()) } else { mutation.name().to_string() }
+            });
+            assert_eq!(ping, expected, "{mutation:?}");
+            let modern = last_line(&mutated(Call::ToolsList, Envelope::Modern, mutation));
+            assert_eq!(modern, expected.replace("ping", "tools/list"), "{mutation:?} on a modern request");
+        }
+    }
+
+    #[test]
+    fn plain_lines_are_named_by_their_shape() {
+        let shape = |line: &str| at(sent_lines(&[line]), 0);
+        assert_eq!(shape(r#"{"jsonrpc":"2.0","id":1,"method":"tools/list"}"#), "tools/list");
+        assert_eq!(shape(r#"{"jsonrpc":"2.0","id":"a","method":"ping"}"#), "ping+string-id");
+        let modern = r#"{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"add","_meta":
+            {"io.modelcontextprotocol/protocolVersion":"2026-07-28","io.modelcontextprotocol/clientCapabilities":{}}}}"#;
+        assert_eq!(shape(modern), "tools/call+envelope");
+        assert_eq!(shape(r#"{"jsonrpc":"2.0","method":"notifications/initialized"}"#), "notifications/initialized");
+        assert_eq!(shape(r#"{"jsonrpc":"2.0","id":9007199254740993,"method":"ping"}"#), "big-id");
+        assert_eq!(shape(r#"{"jsonrpc":"2.0","id":-9007199254740991,"method":"ping"}"#), "ping");
+        assert_eq!(shape(r#"{"jsonrpc":"2.0","id":null,"method":"ping","x":1}"#), "extra-field+null-id");
+        assert_eq!(shape(r#"{"jsonrpc":"2.0","id":1.0,"method":"ping"}"#), "float-id");
+        assert_eq!(
+            shape(r#"{"jsonrpc":"2.0","id":1,"method":"ping","params":{"_meta":null}}"#),
+            "ping/meta-not-object"
+        );
+        assert_eq!(shape(r#"[]"#), "empty-batch");
+        assert_eq!(shape(r#"{}"#), "empty-object");
+        assert_eq!(shape(r#"42"#), "bare-number");
+        assert_eq!(shape(r#"{"jsonrpc":"2.0","id":"stray","result":{}}"#), "response");
+        assert_eq!(shape("this is not json"), "not-json");
+        let sent = [r#"{"jsonrpc":"2.0","id":1,"method":"ping"}"#, r#"{"jsonrpc":"2.0","id":1,"method":"tools/list"}"#];
+        assert_eq!(at(sent_lines(&sent), 1), "reused-id");
+    }
+
+    #[test]
+    fn a_reply_is_named_by_the_request_it_answers() {
+        let mut events = sent_lines(&[
+            r#"{"jsonrpc":"2.0","id":1,"method":"ping","extra":true}"#,
+            r#"{"jsonrpc":"2.0","id":2,"method":"tools/list"}"#,
+        ]);
+        for reply in [
+            r#"{"jsonrpc":"2.0","id":2,"result":{}}"#,
+            r#"{"jsonrpc":"2.0","id":1,"error":{"code":-32600,"message":"no"}}"#,
+            r#"{"jsonrpc":"2.0","error":{"code":-32700,"message":"no"}}"#,
+            r#"{"jsonrpc":"2.0","id":"2","result":{}}"#,
+            r#"{"jsonrpc":"2.0","id":5,"method":"sampling/createMessage"}"#,
+            "oops",
+        ] {
+            events.push(Event::Received { line: reply.as_bytes().to_vec(), truncated: false });
+        }
+        let names: Vec<String> = (2..8).map(|i| at(events.clone(), i)).collect();
+        let expected = [
+            "tools/list",
+            "extra-field:error-32600",
+            "reply:error-32700",
+            "reply:result",
+            "server-request",
+            "reply:not-json",
+        ];
+        assert_eq!(names, expected);
+        assert_eq!(at(events.clone(), 0), "extra-field");
+        let none = Finding { rule: "R", level: Level::Error, event: None, detail: String::new() };
+        assert_eq!(signature(&Transcript { events, ending: Ending::Closed }, &none), "no-line");
+    }
+
+    #[test]
+    fn file_parts_are_plain() {
+        assert_eq!(file_part("ping/meta-not-object"), "ping-meta-not-object");
+        assert_eq!(file_part("extra-field:error-32600"), "extra-field-error-32600");
+        assert_eq!(file_part("tools/call+envelope+string-id"), "tools-call-envelope-string-id");
+        assert_eq!(file_part("jsonrpc-1.0"), "jsonrpc-1-0");
+        assert_eq!(file_part("//"), "line");
+        assert!(file_part(&"a/".repeat(100)).len() <= 60);
     }
 }

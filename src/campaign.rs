@@ -564,7 +564,7 @@ mod tests {
         assert_eq!(missing(&summary).len(), MAX_TRIGGERS_PER_RULE);
         assert_eq!(summary.broken().iter().filter(|r| **r == RESPONSE_MISSING).count(), 1);
         let shown = crate::report::human::summary(&summary, &Baseline::default());
-        assert!(shown.contains("not kept (at most 8 per rule)"), "{shown}");
+        assert!(shown.contains("more trigger(s) not kept (at most 8 per rule)"), "{shown}");
     }
 
     #[test]

@@ -83,16 +83,18 @@ pub fn summary(summary: &Summary, baseline: &Baseline) -> String {
                 let file = f.case_file.as_ref().map(|p| format!(" -> {}", p.display())).unwrap_or_default();
                 let _ = writeln!(out, "            {:<36} in {count}{flaky}{file}", f.trigger);
             }
-            let unsaved: Vec<(&String, &u64)> =
+            let mut unsaved: Vec<(&String, &u64)> =
                 triggers.into_iter().flatten().filter(|(t, _)| !found.iter().any(|f| &f.trigger == *t)).collect();
             if !unsaved.is_empty() {
-                let total: u64 = unsaved.iter().map(|(_, n)| **n).sum();
+                unsaved.sort_by_key(|(_, n)| std::cmp::Reverse(**n));
+                let shown: Vec<String> = unsaved.iter().take(5).map(|(t, n)| format!("{t} ({n})")).collect();
+                let more = if unsaved.len() > 5 { ", ..." } else { "" };
                 let _ = writeln!(
                     out,
-                    "            {} more trigger(s) in {total}, not kept (at most {} per rule): {}",
+                    "            {} more trigger(s) not kept (at most {} per rule): {}{more}",
                     unsaved.len(),
                     crate::campaign::MAX_TRIGGERS_PER_RULE,
-                    unsaved.iter().map(|(t, _)| t.as_str()).collect::<Vec<_>>().join(", ")
+                    shown.join(", ")
                 );
             }
         }

@@ -19,10 +19,10 @@ use crate::protocol::{Frame, IdField, Outcome, RequestId, ResponseId};
 use crate::transcript::{Event, Transcript};
 use serde_json::{Map, Value};
 
-/// The longest string a generated request normally carries; longer ones are `huge-string`.
+/// Strings at least this long (longer than any a plain request carries) are `huge-string`.
 const HUGE_STRING: usize = 10_000;
-/// Lines longer than this are `huge-line`.
-const HUGE_LINE: usize = 1 << 20;
+/// Strings at least this long (the line limit of common server transports) are `giant-string`.
+const GIANT_STRING: usize = 10 << 20;
 /// Nesting deeper than this (the common parser limit) is `deep-nesting`; deeper than [`VERY_DEEP`],
 /// `very-deep-nesting`.
 const DEEP: usize = 128;
@@ -136,8 +136,10 @@ fn sent(before: &[Event], line: &[u8]) -> String {
         Value::Number(_) => return joined(tags, "bare-number"),
         Value::String(_) => return joined(tags, "bare-string"),
     };
-    if object.values().any(|v| longest_string(v) > HUGE_STRING) {
-        tags.push("huge-string");
+    match object.values().map(longest_string).max().unwrap_or(0) {
+        GIANT_STRING.. => tags.push("giant-string"),
+        HUGE_STRING.. => tags.push("huge-string"),
+        _ => {}
     }
     if object.is_empty() {
         return joined(tags, "empty-object");
@@ -213,7 +215,7 @@ fn joined<'a>(mut tags: Vec<&'a str>, last: &'a str) -> String {
 }
 
 /// What the bytes of a line show before it is parsed: a byte-order mark, invalid UTF-8, a lone surrogate escape, a
-/// trailing carriage return, a huge line.
+/// trailing carriage return.
 fn byte_tags(line: &[u8]) -> Vec<&'static str> {
     let mut tags = Vec::new();
     if line.starts_with(b"\xef\xbb\xbf") {
@@ -227,9 +229,6 @@ fn byte_tags(line: &[u8]) -> Vec<&'static str> {
     }
     if line.ends_with(b"\r") && !line.iter().all(u8::is_ascii_whitespace) {
         tags.push("trailing-cr");
-    }
-    if line.len() > HUGE_LINE {
-        tags.push("huge-line");
     }
     tags
 }
@@ -438,6 +437,9 @@ mod tests {
         assert_eq!(shape(r#"42"#), "bare-number");
         assert_eq!(shape(r#"{"jsonrpc":"2.0","id":"stray","result":{}}"#), "response");
         assert_eq!(shape("this is not json"), "not-json");
+        let giant =
+            format!(r#"{{"jsonrpc":"2.0","id":1,"method":"ping","params":{{"s":"{}"}}}}"#, "x".repeat(GIANT_STRING));
+        assert_eq!(shape(&giant), "giant-string");
         let sent = [r#"{"jsonrpc":"2.0","id":1,"method":"ping"}"#, r#"{"jsonrpc":"2.0","id":1,"method":"tools/list"}"#];
         assert_eq!(at(sent_lines(&sent), 1), "reused-id");
     }

@@ -9,7 +9,12 @@
 //! by `+`); an oddity inside `params` is prefixed with the method, since servers validate params per method
 //! (`ping/meta-not-object`). A line with nothing odd is named by its shape: the method, `+envelope` when it carries
 //! the 2026-07-28 envelope, `+string-id` for a string id (`tools/call+envelope`). A received line that answers no
-//! sent request is named by what it is (`reply:error-32600`, `reply:result`, `server-request`).
+//! sent request is named by what it is (`reply:error-32600`, `reply:result`, `server-request`); a finding on no line
+//! is `no-line`.
+//!
+//! The name is read off the bytes, not remembered from the generator, so it holds for case files, replays and
+//! recorded traffic alike, and a shrunk line cannot keep a name it no longer earns: dropping the extra member of an
+//! `extra-field` line changes its trigger, so a shrinker that keeps the trigger keeps the member.
 
 use crate::oracle::Finding;
 use crate::protocol::envelope::{CLIENT_CAPABILITIES_KEY, META, PROTOCOL_VERSION_KEY};

@@ -485,7 +485,7 @@ fn import_inputs(
         },
     };
     let budget = shrink::Budget { runs: budget, ..Default::default() };
-    let minimized = shrink::minimize_finding(target.as_mut(), inputs, rule, &Policy::default(), budget)?
+    let minimized = shrink::minimize_finding(target.as_mut(), inputs, rule, None, &Policy::default(), budget)?
         .context("the finding did not reproduce")?;
     let case =
         Case::for_finding(&minimized.inputs, &minimized.transcript, &minimized.finding, server, &Policy::default());
@@ -515,7 +515,14 @@ fn run_shrink(file: &Path, out: Option<&Path>, timeout: Duration, budget: usize)
         },
     };
     let budget = shrink::Budget { runs: budget, ..Default::default() };
-    let Some(minimized) = shrink::minimize_finding(target.as_mut(), &case.inputs, &rule, &case.policy(), budget)?
+    let Some(minimized) = shrink::minimize_finding(
+        target.as_mut(),
+        &case.inputs,
+        &rule,
+        case.trigger.as_deref(),
+        &case.policy(),
+        budget,
+    )?
     else {
         bail!("{rule} does not break on {} with {}", server.describe(), file.display());
     };

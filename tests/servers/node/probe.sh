@@ -59,22 +59,10 @@ probe() {
     rm -f "$err"
 }
 
-declare -A PROBES
-PROBES[meta-string-initialize]=1
-PROBES[meta-null-initialize]=1
-PROBES[meta-string-ping]=1
-PROBES[meta-null-ping]=1
-PROBES[big-id]=1
-PROBES[batch-2025-03-26]=1
-PROBES[batch-2025-06-18]=1
-PROBES[initialize-no-params]=1
-PROBES[notification-first-then-discover]=1
-PROBES[discover-first]=1
-PROBES[notification-first-then-future-version]=1
-PROBES[future-version-first]=1
-PROBES[reinitialize-then-ping]=1
-PROBES[notification-invalid-params]=1
-PROBES[line-over-10-mib]=1
+ALL=(meta-string-initialize meta-null-initialize meta-string-ping meta-null-ping big-id batch-2025-03-26
+    batch-2025-06-18 initialize-no-params notification-first-then-discover discover-first
+    notification-first-then-future-version future-version-first reinitialize-then-ping notification-invalid-params
+    line-over-10-mib)
 
 run() {
     case $1 in
@@ -103,16 +91,13 @@ run() {
         probe "$1" "$INIT" "$INITD" "{\"jsonrpc\":\"2.0\",\"id\":2,\"method\":\"ping\",\"params\":{\"x\":\"$big\"}}" "$PING"
         ;;
     *)
-        echo "unknown probe $1 (known: ${!PROBES[*]})" >&2
+        echo "unknown probe $1 (known: ${ALL[*]})" >&2
         exit 2
         ;;
     esac
 }
 
 if (($# == 0)); then
-    set -- meta-string-initialize meta-null-initialize meta-string-ping meta-null-ping big-id batch-2025-03-26 \
-        batch-2025-06-18 initialize-no-params notification-first-then-discover discover-first \
-        notification-first-then-future-version future-version-first reinitialize-then-ping \
-        notification-invalid-params line-over-10-mib
+    set -- "${ALL[@]}"
 fi
 for name in "$@"; do run "$name"; done

@@ -42,8 +42,8 @@ struct Server {
     argv: &'static [&'static str],
     /// What must exist (relative to the root) before it can start, with the command that makes it.
     needs: &'static [(&'static str, &'static str)],
-    /// Folders of vetted case files.
-    cases: &'static [&'static str],
+    /// The folder of its vetted case files.
+    cases: &'static str,
     /// The MUST-level rules it may break, each with the spec line that makes it a real bug.
     must: &'static [(&'static str, &'static str)],
 }
@@ -76,14 +76,14 @@ const SERVERS: &[Server] = &[
         name: "python-calc",
         argv: &[".venv/bin/python", "tests/servers/calc.py"],
         needs: &[(".venv/bin/python", ".ci/python-venv")],
-        cases: &["tests/servers/python/cases"],
+        cases: "tests/servers/python/cases",
         must: &[BATCH],
     },
     Server {
         name: "rmcp-calc",
         argv: &["tests/servers/rmcp-calc/target/release/rmcp-calc"],
         needs: &[],
-        cases: &["tests/servers/rmcp-calc/cases"],
+        cases: "tests/servers/rmcp-calc/cases",
         must: &[
             (
                 "SERVER-CRASH",
@@ -114,7 +114,7 @@ const SERVERS: &[Server] = &[
         name: "ts-v1",
         argv: &["node", "tests/servers/node/ts-v1/calc_server_v1.mjs"],
         needs: &[("tests/servers/node/ts-v1/node_modules/@modelcontextprotocol/sdk/package.json", ".ci/node-servers")],
-        cases: &["tests/servers/node/ts-v1/cases"],
+        cases: "tests/servers/node/ts-v1/cases",
         must: &[META_DROPPED, BATCH, HUGE_LINE_EXIT],
     },
     Server {
@@ -124,7 +124,7 @@ const SERVERS: &[Server] = &[
             "tests/servers/node/ts-v2/node_modules/@modelcontextprotocol/server/package.json",
             ".ci/node-servers",
         )],
-        cases: &["tests/servers/node/ts-v2/cases"],
+        cases: "tests/servers/node/ts-v2/cases",
         must: &[
             META_DROPPED,
             BATCH,
@@ -145,7 +145,7 @@ const SERVERS: &[Server] = &[
         name: "everything",
         argv: &["node", NODE_EVERYTHING, "stdio"],
         needs: &[(NODE_EVERYTHING, ".ci/node-servers")],
-        cases: &["tests/servers/node/everything/cases"],
+        cases: "tests/servers/node/everything/cases",
         must: &[META_DROPPED, BATCH, HUGE_LINE_EXIT],
     },
 ];
@@ -199,31 +199,30 @@ fn replay_cases(server: &Server, failures: &mut Vec<String>) -> BTreeMap<String,
     // A sync point after replies with a null id waits only for quiet output; a loaded machine can pause longer than
     // the default 20 ms, so 200 ms here (as in tests/real_servers.rs).
     let timeouts = Timeouts { settle: Duration::from_millis(200), ..Timeouts::default() };
-    for dir in server.cases {
-        let mut paths: Vec<PathBuf> = std::fs::read_dir(root().join(dir))
-            .unwrap_or_else(|e| panic!("{dir}: {e}"))
-            .map(|e| e.unwrap().path())
-            .filter(|p| p.extension().is_some_and(|x| x == "case"))
-            .collect();
-        paths.sort();
-        assert!(!paths.is_empty(), "{dir} holds no case files");
-        for path in paths {
-            let case = Case::load(&path).unwrap();
-            let transcript = case.server().target(timeouts).run(&case.inputs).unwrap();
-            let fired: BTreeSet<&str> = check(&transcript, &case.policy()).iter().map(|f| f.rule).collect();
-            let name = path.file_name().unwrap().to_string_lossy().to_string();
-            let missing: Vec<&String> = case.expect.iter().filter(|r| !fired.contains(r.as_str())).collect();
-            eprintln!("  case {name}: expects {:?}, fired {fired:?}", case.expect);
-            if !missing.is_empty() {
-                failures.push(format!(
-                    "{}: {name} no longer breaks {missing:?} (fired {fired:?})\n{}",
-                    server.name,
-                    transcript.render()
-                ));
-            }
-            for rule in fired.into_iter().filter(|r| is_must(r)) {
-                must.entry(rule.to_string()).or_insert_with(|| format!("case {name}"));
-            }
+    let dir = server.cases;
+    let mut paths: Vec<PathBuf> = std::fs::read_dir(root().join(dir))
+        .unwrap_or_else(|e| panic!("{dir}: {e}"))
+        .map(|e| e.unwrap().path())
+        .filter(|p| p.extension().is_some_and(|x| x == "case"))
+        .collect();
+    paths.sort();
+    assert!(!paths.is_empty(), "{dir} holds no case files");
+    for path in paths {
+        let case = Case::load(&path).unwrap();
+        let transcript = case.server().target(timeouts).run(&case.inputs).unwrap();
+        let fired: BTreeSet<&str> = check(&transcript, &case.policy()).iter().map(|f| f.rule).collect();
+        let name = path.file_name().unwrap().to_string_lossy().to_string();
+        let missing: Vec<&String> = case.expect.iter().filter(|r| !fired.contains(r.as_str())).collect();
+        eprintln!("  case {name}: expects {:?}, fired {fired:?}", case.expect);
+        if !missing.is_empty() {
+            failures.push(format!(
+                "{}: {name} no longer breaks {missing:?} (fired {fired:?})\n{}",
+                server.name,
+                transcript.render()
+            ));
+        }
+        for rule in fired.into_iter().filter(|r| is_must(r)) {
+            must.entry(rule.to_string()).or_insert_with(|| format!("case {name}"));
         }
     }
     must

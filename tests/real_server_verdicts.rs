@@ -6,13 +6,15 @@
 //!   `tests/servers/node/README.md`) still breaks the rules it expects: true findings stay found;
 //! - `check` and a seeded fuzz run report no MUST-level (error) rule outside that server's vetted list
 //!   ([`SERVERS`]), each entry with the spec line that makes it a bug. SHOULD-level findings are printed, not
-//!   asserted.
+//!   asserted;
+//! - the baseline the server ships with (`fuzz --baseline`) lists every vetted MUST rule.
 //!
 //! Slow (minutes, Node servers answer under one conversation a second), so the file runs only with
 //! `WIREFUZZ_REAL_SERVERS=1` (`.ci/run` sets it); without it every test prints SKIPPED and passes. A server whose
 //! runtime is not installed is skipped with a message too. The tests take turns (one lock), so one server at a
 //! time has the two cores and no reply timeout is crossed because of the others.
 
+use mcp_wirefuzz::baseline::Baseline;
 use mcp_wirefuzz::case::Case;
 use mcp_wirefuzz::oracle::{Level, check};
 use mcp_wirefuzz::target::stdio::Timeouts;
@@ -44,6 +46,8 @@ struct Server {
     needs: &'static [(&'static str, &'static str)],
     /// The folder of its vetted case files.
     cases: &'static str,
+    /// The baseline it ships with (`fuzz --baseline`): every vetted MUST rule and its true SHOULD findings.
+    baseline: &'static str,
     /// The MUST-level rules it may break, each with the spec line that makes it a real bug.
     must: &'static [(&'static str, &'static str)],
 }
@@ -77,6 +81,7 @@ const SERVERS: &[Server] = &[
         argv: &[".venv/bin/python", "tests/servers/calc.py"],
         needs: &[(".venv/bin/python", ".ci/python-venv")],
         cases: "tests/servers/python/cases",
+        baseline: "tests/servers/calc-python.baseline",
         must: &[BATCH],
     },
     Server {
@@ -84,6 +89,7 @@ const SERVERS: &[Server] = &[
         argv: &["tests/servers/rmcp-calc/target/release/rmcp-calc"],
         needs: &[],
         cases: "tests/servers/rmcp-calc/cases",
+        baseline: "tests/servers/rmcp-calc.baseline",
         must: &[
             (
                 "SERVER-CRASH",
@@ -115,6 +121,7 @@ const SERVERS: &[Server] = &[
         argv: &["node", "tests/servers/node/ts-v1/calc_server_v1.mjs"],
         needs: &[("tests/servers/node/ts-v1/node_modules/@modelcontextprotocol/sdk/package.json", ".ci/node-servers")],
         cases: "tests/servers/node/ts-v1/cases",
+        baseline: "tests/servers/node/ts-v1.baseline",
         must: &[META_DROPPED, BATCH, HUGE_LINE_EXIT],
     },
     Server {
@@ -125,6 +132,7 @@ const SERVERS: &[Server] = &[
             ".ci/node-servers",
         )],
         cases: "tests/servers/node/ts-v2/cases",
+        baseline: "tests/servers/node/ts-v2.baseline",
         must: &[
             META_DROPPED,
             BATCH,
@@ -139,6 +147,12 @@ const SERVERS: &[Server] = &[
                 "a claim-less notification sent first pins legacy, then a request enveloped at 2030-01-01 is served: \
                  versioning.mdx §Protocol Version Negotiation (MUST answer -32022)",
             ),
+            (
+                "MCP-MODERN-RESULT-TYPE",
+                "after an answered server/discover a claim-less notification discards the modern probe, then an \
+                 enveloped tools/call is served as legacy (no resultType): versioning.mdx (a request carrying modern \
+                 _meta is served under 2026-07-28; only initialize selects legacy semantics)",
+            ),
         ],
     },
     Server {
@@ -146,6 +160,7 @@ const SERVERS: &[Server] = &[
         argv: &["node", NODE_EVERYTHING, "stdio"],
         needs: &[(NODE_EVERYTHING, ".ci/node-servers")],
         cases: "tests/servers/node/everything/cases",
+        baseline: "tests/servers/node/everything.baseline",
         must: &[META_DROPPED, BATCH, HUGE_LINE_EXIT],
     },
 ];
@@ -305,6 +320,14 @@ fn verdict(name: &str) {
     let started = Instant::now();
     let allowed: BTreeSet<&str> = server.must.iter().map(|(rule, _)| *rule).collect();
     let mut failures = Vec::new();
+    match Baseline::load(&root().join(server.baseline)) {
+        Ok(baseline) => {
+            for rule in allowed.iter().filter(|rule| !baseline.covers(rule)) {
+                failures.push(format!("{name}: the vetted MUST rule {rule} is not in {}", server.baseline));
+            }
+        }
+        Err(error) => failures.push(format!("{name}: {error:#}")),
+    }
 
     let mut must = replay_cases(server, &mut failures);
     for (level, rule) in run_check(server) {

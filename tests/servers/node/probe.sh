@@ -33,6 +33,7 @@ INITD='{"jsonrpc":"2.0","method":"notifications/initialized"}'
 PING='{"jsonrpc":"2.0","id":99,"method":"ping"}'
 DISCOVER="{\"jsonrpc\":\"2.0\",\"id\":2,\"method\":\"server/discover\",\"params\":{$ENV}}"
 CANCEL='{"jsonrpc":"2.0","method":"notifications/cancelled","params":{"requestId":1}}'
+CALL="{\"jsonrpc\":\"2.0\",\"id\":2,\"method\":\"tools/call\",\"params\":{\"name\":\"add\",\"arguments\":{\"a\":1,\"b\":2},$ENV}}"
 FUTURE='{"jsonrpc":"2.0","id":2,"method":"tools/list","params":{"_meta":{"io.modelcontextprotocol/protocolVersion":"2030-01-01","io.modelcontextprotocol/clientCapabilities":{}}}}'
 
 probe() {
@@ -61,8 +62,8 @@ probe() {
 
 ALL=(meta-string-initialize meta-null-initialize meta-string-ping meta-null-ping big-id batch-2025-03-26
     batch-2025-06-18 initialize-no-params notification-first-then-discover discover-first
-    notification-first-then-future-version future-version-first reinitialize-then-ping notification-invalid-params
-    line-over-10-mib)
+    notification-first-then-future-version future-version-first discover-notification-then-call
+    discover-then-call reinitialize-then-ping notification-invalid-params line-over-10-mib)
 
 run() {
     case $1 in
@@ -81,6 +82,9 @@ run() {
     discover-first) probe "$1" "$DISCOVER" ;;
     notification-first-then-future-version) probe "$1" "$CANCEL" "$FUTURE" ;;
     future-version-first) probe "$1" "$FUTURE" ;;
+    discover-notification-then-call) probe "$1" "${DISCOVER/\"id\":2/\"id\":1}" \
+        '{"jsonrpc":"2.0","method":"notifications/cancelled","params":{"requestId":77}}' "$CALL" ;;
+    discover-then-call) probe "$1" "${DISCOVER/\"id\":2/\"id\":1}" "$CALL" ;;
     reinitialize-then-ping) probe "$1" "$(init 1 2024-11-05)" "$INITD" "$(init 2 2026-07-28)" \
         '{"jsonrpc":"2.0","id":3,"method":"ping"}' ;;
     notification-invalid-params) probe "$1" "$INIT" "$INITD" '{"jsonrpc":"2.0","method":"prompts/list","params":{"_meta":""}}' \

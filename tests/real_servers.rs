@@ -143,7 +143,7 @@ fn every_vetted_rmcp_case_breaks_exactly_what_it_expects() {
     assert!(paths.len() >= 20, "{} rmcp cases", paths.len());
     // Replies with a null id may stand for an owed reply, and then a sync point only waits until the output has
     // been quiet for the settle time; on a loaded machine (CI builds alongside) rmcp can pause longer than the
-    // default 20 ms before its last reply (seen once in `ping-reinitialize.case`), so it gets 200 ms here.
+    // default 20 ms before its last reply (seen once in the former `ping-reinitialize.case`), so it gets 200 ms here.
     let timeouts = Timeouts { settle: std::time::Duration::from_millis(200), ..Timeouts::default() };
     for path in paths {
         let case = Case::load(&path).unwrap();

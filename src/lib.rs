@@ -7,7 +7,7 @@
 //! [`transcript::Transcript`], the [`oracle`] checks it against the named invariants of its catalogue, and each
 //! finding is minimized ([`shrink`]) into a readable [`case::Case`] file and reported ([`report`]). [`campaign`]
 //! runs that loop; [`fuzz_targets`] holds the bodies of the `cargo fuzz` targets; [`protocol`] is the wire
-//! vocabulary; [`seeds`] the protocol lesson's transcripts; [`baseline`] the known-failures file.
+//! vocabulary; [`seeds`] the protocol lesson's transcripts; [`model`] what the harness knows of the server (its eras); [`baseline`] the known-failures file.
 //!
 //! For a Rust server, implement [`target::InProcessServer`] and call [`conforms`] from a property test or a fuzz
 //! target.
@@ -16,6 +16,7 @@ pub mod baseline;
 pub mod campaign;
 pub mod case;
 pub mod fuzz_targets;
+pub mod model;
 pub mod oracle;
 pub mod protocol;
 pub mod report;

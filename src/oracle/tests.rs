@@ -2,6 +2,7 @@
 
 use super::catalogue::*;
 use super::{Finding, Level, Policy, check};
+use crate::model::{Eras, ServerModel};
 use crate::protocol::envelope::{CLIENT_CAPABILITIES_KEY, PROTOCOL_VERSION_KEY};
 use crate::target::reference::Calc;
 use crate::target::run_in_process;
@@ -28,8 +29,13 @@ fn t(events: &[E], ending: Ending) -> Transcript {
     Transcript { events, ending }
 }
 
+/// The policy most tests judge with: a dual-era server (as the built-in one), every rule at its default.
+fn dual() -> Policy {
+    Policy::default().with_model(ServerModel::stated(Eras::Dual))
+}
+
 fn findings(events: &[E]) -> Vec<Finding> {
-    check(&t(events, Ending::Closed), &Policy::default())
+    check(&t(events, Ending::Closed), &dual())
 }
 
 fn ids(findings: &[Finding]) -> Vec<&'static str> {

@@ -29,8 +29,17 @@ pub mod transcript;
 /// Runs `script` on a fresh connection of `server` and checks the transcript under the default policy: `Ok`, or
 /// `Err` with every broken rule and the readable transcript. The one call a property test or a fuzz target needs.
 pub fn conforms<S: target::InProcessServer>(server: &S, script: &script::Script) -> Result<(), String> {
+    conforms_under(server, script, &oracle::Policy::default())
+}
+
+/// [`conforms`] under a policy (a server model, a profile, rules allowed or denied).
+pub fn conforms_under<S: target::InProcessServer>(
+    server: &S,
+    script: &script::Script,
+    policy: &oracle::Policy,
+) -> Result<(), String> {
     let transcript = target::run_in_process(server, &script.encode());
-    let findings = oracle::check(&transcript, &oracle::Policy::default());
+    let findings = oracle::check(&transcript, policy);
     if findings.is_empty() {
         return Ok(());
     }

@@ -207,7 +207,11 @@ impl Case {
         Case {
             title: Some(format!("{}: {}", finding.rule, finding.detail)),
             era: connection_era(inputs),
-            eras: policy.model().filter(|m| m.source != Source::BuiltIn).map(|m| m.eras).filter(|e| Eras::STATED.contains(e)),
+            eras: policy
+                .model()
+                .filter(|m| m.source != Source::BuiltIn)
+                .map(|m| m.eras)
+                .filter(|e| Eras::STATED.contains(e)),
             mutant: server.mutant(),
             command: server.command().map(ServerCommand::argv),
             expect: vec![finding.rule.to_string()],

@@ -565,8 +565,7 @@ fn import_inputs(
     let budget = shrink::Budget { runs: budget, ..Default::default() };
     let minimized = shrink::minimize_finding(target.as_mut(), inputs, rule, &judged, budget)?
         .context("the finding did not reproduce")?;
-    let case =
-        Case::for_finding(&minimized.inputs, &minimized.transcript, &minimized.finding, server, &judged);
+    let case = Case::for_finding(&minimized.inputs, &minimized.transcript, &minimized.finding, server, &judged);
     let stem = artifact.file_name().map(|n| n.to_string_lossy().into_owned()).unwrap_or_default();
     let name = name.unwrap_or_else(|| format!("{}-{}", rule.to_lowercase(), stem.chars().take(20).collect::<String>()));
     let path = case.save(out, &name)?;

@@ -189,9 +189,7 @@ pub const UNSUPPORTED_PROBE_VERSION: &str = "1900-01-01";
 /// 2026-07-28, the same at [`UNSUPPORTED_PROBE_VERSION`], and an `initialize` at 2025-11-25. Each request has id 1
 /// and is followed by a sync point.
 pub fn probe_inputs() -> [Vec<Input>; 3] {
-    let discover = |version: &str| {
-        json!({ "jsonrpc": "2.0", "id": 1, "method": DISCOVER, "params": { META: envelope::envelope(version) } })
-    };
+    let discover = |version: &str| json!({ "jsonrpc": "2.0", "id": 1, "method": DISCOVER, "params": { META: envelope::envelope(version) } });
     let initialize = json!({ "jsonrpc": "2.0", "id": 1, "method": INITIALIZE, "params": {
         "protocolVersion": LATEST_HANDSHAKE_VERSION, "capabilities": {},
         "clientInfo": { "name": "mcp-wirefuzz", "version": env!("CARGO_PKG_VERSION") } } });
@@ -224,7 +222,9 @@ pub fn classify(discover: &Transcript, unsupported: &Transcript, initialize: &Tr
                 let stamp = result.get(META).and_then(|m| m.get(SERVER_INFO_KEY));
                 name = name.or_else(|| server_name(stamp));
             }
-            Some(Reply::Error(error)) if error.get("code").and_then(Value::as_i64) == Some(UNSUPPORTED_PROTOCOL_VERSION) => {
+            Some(Reply::Error(error))
+                if error.get("code").and_then(Value::as_i64) == Some(UNSUPPORTED_PROTOCOL_VERSION) =>
+            {
                 modern = true;
                 let supported = strings(error.get("data").and_then(|d| d.get("supported")));
                 versions.extend(supported.into_iter().filter(|v| v != UNSUPPORTED_PROBE_VERSION));
@@ -337,10 +337,7 @@ mod tests {
         assert_eq!(model.versions, MODERN_VERSIONS);
         assert_eq!(model.name.as_deref(), Some(SERVER_NAME));
         assert_eq!(probe(&mut InProcess(Calc)).unwrap(), model);
-        assert_eq!(
-            model.to_string(),
-            "dual-era (2026-07-28; handshake 2025-11-25), name calc, probed",
-        );
+        assert_eq!(model.to_string(), "dual-era (2026-07-28; handshake 2025-11-25), name calc, probed",);
         assert_eq!(
             ServerModel::built_in().to_string(),
             "dual-era (2026-07-28; handshake 2024-11-05..2025-11-25), name calc, built-in"

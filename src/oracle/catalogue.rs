@@ -557,7 +557,8 @@ mod tests {
         assert!(default.enabled(NULL_PARAMS));
         assert!(!default.clone().allow(NULL_PARAMS).unwrap().enabled(NULL_PARAMS));
         assert!(!default.enabled(MALFORMED_REPLY));
-        let strict = default.clone().deny(MALFORMED_REPLY).unwrap().deny(ERA_SINGLE).unwrap().allow(ERA_SINGLE).unwrap();
+        let strict =
+            default.clone().deny(MALFORMED_REPLY).unwrap().deny(ERA_SINGLE).unwrap().allow(ERA_SINGLE).unwrap();
         assert!(strict.enabled(MALFORMED_REPLY));
         assert!(!strict.enabled(ERA_SINGLE));
         assert_eq!(default.clone().allow("JSONRPC-NOPE"), Err(UnknownRule("JSONRPC-NOPE".into())));
@@ -572,7 +573,10 @@ mod tests {
     fn the_table_has_a_row_per_rule() {
         let table = render_catalogue();
         assert_eq!(table.lines().count(), RULES.len() + 2 + 3 + PROFILES.len());
-        assert!(table.contains("| `JSONRPC-MALFORMED-REPLY` | SHOULD | both | yes | off | strict-jsonrpc |"), "{table}");
+        assert!(
+            table.contains("| `JSONRPC-MALFORMED-REPLY` | SHOULD | both | yes | off | strict-jsonrpc |"),
+            "{table}"
+        );
         assert!(table.contains("| `MCP-PING` | MUST | handshake | no | on | spec |"), "{table}");
         assert!(table.contains("| `JSONRPC-NULL-PARAMS` | SHOULD | both | yes | on | spec |"), "{table}");
         assert!(table.contains("| `MCP-ERA-SINGLE` | MUST | both | yes | off | mcp-python-2.3.0 |"), "{table}");

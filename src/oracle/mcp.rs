@@ -34,6 +34,10 @@ const INPUT_REQUIRED_METHODS: &[&str] = &[TOOLS_CALL, "prompts/get", "resources/
 const LIST_CAPABILITIES: &[(&str, &str)] =
     &[(TOOLS_LIST, "tools"), (PROMPTS_LIST, "prompts"), (RESOURCES_LIST, "resources")];
 
+/// A request that was sent (its event index), and its reply (the event index and what it carries) when a
+/// well-formed one came.
+type Sent<'a> = (usize, &'a Request, Option<(usize, &'a Outcome)>);
+
 /// How one request's reply is judged.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 enum Judge {
@@ -132,19 +136,21 @@ struct Serves {
 }
 
 impl Serves {
-    fn of(model: Option<&ServerModel>, exchanges: &[(usize, &Request, Option<(usize, &Outcome)>)], reads: &[Read]) -> Serves {
+    fn of(model: Option<&ServerModel>, exchanges: &[Sent], reads: &[Read]) -> Serves {
         let handshake = model.and_then(|m| m.serves(Era::Handshake));
         if let Some(modern) = model.and_then(|m| m.serves(Era::Modern)) {
             return Serves { modern, handshake };
         }
-        let discovered = exchanges.iter().any(|(_, request, reply)| {
-            request.method == DISCOVER && matches!(reply, Some((_, Outcome::Result(_))))
-        });
+        let discovered = exchanges
+            .iter()
+            .any(|(_, request, reply)| request.method == DISCOVER && matches!(reply, Some((_, Outcome::Result(_)))));
         let shown = reads.iter().any(|read| match read.server_line() {
             Some(ServerLine::Reply { outcome: Some(Outcome::Error(error)), .. }) => {
                 error.code == UNSUPPORTED_PROTOCOL_VERSION
             }
-            Some(ServerLine::Reply { outcome: Some(Outcome::Result(result)), .. }) => result.get("resultType").is_some(),
+            Some(ServerLine::Reply { outcome: Some(Outcome::Result(result)), .. }) => {
+                result.get("resultType").is_some()
+            }
             _ => false,
         });
         Serves { modern: discovered || shown, handshake }
@@ -168,7 +174,7 @@ pub(super) fn check(
             _ => None,
         })
     };
-    let requests: Vec<(usize, &Request, Option<(usize, &Outcome)>)> = reads
+    let requests: Vec<Sent> = reads
         .iter()
         .enumerate()
         .filter_map(|(index, read)| match read.sent() {
@@ -226,8 +232,13 @@ pub(super) fn check(
         })
         .collect();
     let advertised = advertised(&exchanges);
-    let mut checker =
-        Checker { transcript, supported: &supported, findings, advertised: &advertised, handshake_only: !serves.modern };
+    let mut checker = Checker {
+        transcript,
+        supported: &supported,
+        findings,
+        advertised: &advertised,
+        handshake_only: !serves.modern,
+    };
     for exchange in &exchanges {
         checker.exchange(exchange);
     }
@@ -238,7 +249,7 @@ pub(super) fn check(
 /// error refuses.
 fn supported_versions(
     reads: &[Read],
-    requests: &[(usize, &Request, Option<(usize, &Outcome)>)],
+    requests: &[Sent],
     answers: &[Option<usize>],
     policy: &Policy,
 ) -> BTreeSet<String> {
@@ -517,10 +528,7 @@ impl Reply<'_, '_> {
             {
                 let unnamed: Vec<&str> = missing.into_iter().filter(|key| !error.message.contains(key)).collect();
                 if !unnamed.is_empty() {
-                    self.add(
-                        ENVELOPE_KEY_NAMED,
-                        format!("the -32602 message does not name {}", unnamed.join(" and ")),
-                    );
+                    self.add(ENVELOPE_KEY_NAMED, format!("the -32602 message does not name {}", unnamed.join(" and ")));
                 }
             }
             return;

@@ -397,7 +397,8 @@ fn the_era_is_fixed_by_the_first_result_not_the_first_request() {
     // rmcp: a failed modern probe chooses nothing; the plain ping after it is a handshake ping.
     only_under(&python(), &[S(&half_enveloped("1")), R(&named_missing("1")), S(PING_1), R(EMPTY_1)], &[]);
     // Once a result fixed the era, the other era's requests must be refused.
-    let f = fires_under(&python(), 
+    let f = fires_under(
+        &python(),
         &[
             S(&half_enveloped("2")),
             R(&named_missing("2")),
@@ -411,7 +412,11 @@ fn the_era_is_fixed_by_the_first_result_not_the_first_request() {
     assert_eq!(f.event, Some(5));
     // rmcp: no era chosen after a failed first request, so an initialize without params is just invalid.
     let bare_init = r#"{"jsonrpc":"2.0","id":0,"method":"initialize"}"#;
-    only_under(&python(), &[S(&half_enveloped("1")), R(&named_missing("1")), S(bare_init), R(&error("0", -32602))], &[]);
+    only_under(
+        &python(),
+        &[S(&half_enveloped("1")), R(&named_missing("1")), S(bare_init), R(&error("0", -32602))],
+        &[],
+    );
     only_under(&python(), &[S(LIST_1), R(&error("1", -32602)), S(&half_enveloped("2")), R(&named_missing("2"))], &[]);
 }
 
@@ -436,7 +441,11 @@ fn before_the_era_is_fixed_the_other_eras_refusal_is_accepted() {
     // The same refusals once the era is fixed are findings of that era's rules.
     let discover = modern("1", "server/discover", "");
     let fixed_modern = [S(&discover), R(&discovered("1", r#"["2026-07-28"]"#))];
-    fires_under(&python(), &[fixed_modern[0], fixed_modern[1], S(&half_enveloped("2")), R(&error("2", -32600))], ENVELOPE_MISSING_KEY);
+    fires_under(
+        &python(),
+        &[fixed_modern[0], fixed_modern[1], S(&half_enveloped("2")), R(&error("2", -32600))],
+        ENVELOPE_MISSING_KEY,
+    );
     fires_under(&python(), &[S(INIT), R(INIT_OK), S(PING_1), R(&error("1", -32602))], PING);
     // Before it is fixed, a reply that is no refusal of either era is judged by the request's own era.
     fires_under(&python(), &[S(PING_1), R(&error("1", -32601))], PING);
@@ -480,8 +489,9 @@ fn a_dual_era_policy_judges_each_request_by_its_own_era() {
 fn an_invalid_initialize_on_a_modern_connection_may_get_invalid_params() {
     let discover = modern("1", "server/discover", "");
     let fixed = discovered("1", r#"["2026-07-28"]"#);
-    let on_modern =
-        |request: &str, reply: &str| check(&t(&[S(&discover), R(&fixed), S(request), R(reply)], Ending::Closed), &python());
+    let on_modern = |request: &str, reply: &str| {
+        check(&t(&[S(&discover), R(&fixed), S(request), R(reply)], Ending::Closed), &python())
+    };
     let bare = r#"{"jsonrpc":"2.0","id":0,"method":"initialize"}"#;
     let numeric = r#"{"jsonrpc":"2.0","id":0,"method":"initialize","params":{"protocolVersion":7,"capabilities":{},"clientInfo":{}}}"#;
     let no_info =

@@ -28,7 +28,11 @@ pub fn report(summary: &Summary, server: &ServerSpec, policy: &Policy, baseline:
         summary.conversations
     );
     if let Some(model) = policy.model() {
-        let _ = writeln!(out, "  <properties><property name=\"server_model\" value=\"{}\"/></properties>", escape(&model.to_string()));
+        let _ = writeln!(
+            out,
+            "  <properties><property name=\"server_model\" value=\"{}\"/></properties>",
+            escape(&model.to_string())
+        );
     }
     for rule in checked {
         let _ = write!(out, "  <testcase classname=\"mcp-wirefuzz.{}\" name=\"{}\"", rule.level.name(), rule.id);

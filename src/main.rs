@@ -7,7 +7,7 @@ use mcp_wirefuzz::baseline::Baseline;
 use mcp_wirefuzz::campaign::{self, Options, Progress};
 use mcp_wirefuzz::case::Case;
 use mcp_wirefuzz::fuzz_targets::{self, FuzzTarget};
-use mcp_wirefuzz::model::{self, Eras, ServerModel};
+use mcp_wirefuzz::model::{self, Eras, ServerModel, Source};
 use mcp_wirefuzz::oracle::{Policy, check, render_catalogue};
 use mcp_wirefuzz::report;
 use mcp_wirefuzz::seeds;
@@ -667,7 +667,11 @@ fn run_check(command: &[String], timeout: Duration, seeds_too: bool, eras: Optio
             }
         }
         Some(other) => println!("skipped: the server names itself {other}, the seed transcripts are for {SERVER_NAME}"),
-        None => println!("skipped: the server's name is unknown, the seed transcripts are for {SERVER_NAME}"),
+        None => {
+            let why =
+                if model.source == Source::Stated { " (--eras states the model, so nothing was probed)" } else { "" };
+            println!("skipped: the server's name is unknown{why}, the seed transcripts are for {SERVER_NAME}");
+        }
     }
     println!("{passed} passed, {failed} failed");
     Ok(if failed == 0 { ExitCode::SUCCESS } else { ExitCode::from(1) })

@@ -41,16 +41,36 @@ fn check_passes_against_the_built_in_server_and_a_child() {
     let built_in = Command::new(exe).arg("check").output().unwrap();
     assert!(built_in.status.success());
     assert!(String::from_utf8_lossy(&built_in.stdout).contains("21 passed, 0 failed"));
+    assert!(String::from_utf8_lossy(&built_in.stdout).contains("server model: dual-era"));
     let child = Command::new(exe).args(["check", "--", exe, "serve"]).output().unwrap();
-    assert!(child.status.success(), "{}", String::from_utf8_lossy(&child.stdout));
+    let stdout = String::from_utf8_lossy(&child.stdout);
+    assert!(child.status.success(), "{stdout}");
+    assert!(
+        stdout.contains("server model: dual-era (2026-07-28; handshake 2025-11-25), name calc, probed"),
+        "{stdout}"
+    );
+    assert!(stdout.contains("ok    seed transcript modern-first-call"), "{stdout}");
+}
+
+#[test]
+fn check_runs_the_seed_transcripts_only_on_a_server_named_calc() {
+    let exe = env!("CARGO_BIN_EXE_mcp-wirefuzz");
+    let stated = Command::new(exe).args(["check", "--eras", "dual", "--", exe, "serve"]).output().unwrap();
+    let stdout = String::from_utf8_lossy(&stated.stdout);
+    assert!(stdout.contains("server model: dual-era, stated"), "{stdout}");
+    assert!(stdout.contains("skipped: the server's name is unknown") && !stdout.contains("ok    seed"), "{stdout}");
+    let wrong = Command::new(exe).args(["check", "--eras", "both", "--", exe, "serve"]).output().unwrap();
+    assert_eq!(wrong.status.code(), Some(2));
 }
 
 #[test]
 fn check_fails_against_a_server_that_answers_nothing() {
     let output =
         Command::new(env!("CARGO_BIN_EXE_mcp-wirefuzz")).args(["check", "--", "cat", "/dev/null"]).output().unwrap();
-    assert_eq!(output.status.code(), Some(1));
-    assert!(String::from_utf8_lossy(&output.stdout).contains("FAIL  seed transcript modern-first-call"));
+    let stdout = String::from_utf8_lossy(&output.stdout);
+    assert_eq!(output.status.code(), Some(1), "{stdout}");
+    assert!(stdout.contains("server model: eras unknown"), "{stdout}");
+    assert!(stdout.contains("FAIL  probe") && stdout.contains("skipped: the server's name is unknown"), "{stdout}");
 }
 
 #[test]

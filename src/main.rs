@@ -14,7 +14,7 @@ use mcp_wirefuzz::seeds;
 use mcp_wirefuzz::shrink;
 use mcp_wirefuzz::target::attach;
 use mcp_wirefuzz::target::mutants::Mutant;
-use mcp_wirefuzz::target::reference::{Calc, Planted, SERVER_NAME};
+use mcp_wirefuzz::target::reference::{Calc, Planted, SERVER_NAME, SERVER_VERSION};
 use mcp_wirefuzz::target::stdio::{ServerCommand, Timeouts};
 use mcp_wirefuzz::target::{ServerSpec, Status, serve};
 use mcp_wirefuzz::transcript::Input;
@@ -120,9 +120,10 @@ enum Commands {
         #[arg(long, value_name = "NAME")]
         mutant: Option<String>,
     },
-    /// A quick, deterministic conformance run against the built-in server or `-- CMD ARGS...`: one probe per
-    /// invariant (each planted bug's trigger, checked by the oracle), then the protocol lesson's seed transcripts
-    /// (exact replies of the calc server); exit 1 if anything fails.
+    /// A quick, deterministic conformance run against the built-in server or `-- CMD ARGS...`: the server model
+    /// first (probed, or `--eras`), one probe per invariant (each planted bug's trigger, judged with the model),
+    /// then, on the calc server only (serverInfo calc "", versions 2026-07-28), the protocol lesson's seed
+    /// transcripts (its exact replies); exit 1 if anything fails.
     Check {
         /// How long a reply from a child server may take, in milliseconds.
         #[arg(long, default_value_t = 5_000)]
@@ -655,9 +656,14 @@ fn run_check(command: &[String], timeout: Duration, seeds_too: bool, eras: Optio
         verdict(&name, findings.iter().map(ToString::to_string).collect());
         probed.push(inputs);
     }
+    let identity = match (&model.name, &model.server_version) {
+        (Some(name), Some(version)) => format!("{name} {version:?}"),
+        (Some(name), None) => name.clone(),
+        _ => String::new(),
+    };
     match model.name.as_deref() {
         _ if !seeds_too => {}
-        Some(SERVER_NAME) => {
+        Some(_) if model.is_seed_calc() => {
             for case in seeds::builtin() {
                 let mismatches = match server.command() {
                     None => case.check_in_process(&Calc),
@@ -666,7 +672,13 @@ fn run_check(command: &[String], timeout: Duration, seeds_too: bool, eras: Optio
                 verdict(&format!("seed transcript {}", case.name), mismatches);
             }
         }
-        Some(other) => println!("skipped: the server names itself {other}, the seed transcripts are for {SERVER_NAME}"),
+        Some(_) => {
+            let versions = if model.versions.is_empty() { "none".to_string() } else { model.versions.join(", ") };
+            println!(
+                "skipped: the server names itself {identity} (versions named: {versions}), the seed transcripts are \
+                 for {SERVER_NAME} {SERVER_VERSION:?} (versions named: 2026-07-28)"
+            )
+        }
         None => {
             let why =
                 if model.source == Source::Stated { " (--eras states the model, so nothing was probed)" } else { "" };

@@ -12,7 +12,7 @@ use crate::protocol::era::{HANDSHAKE_VERSIONS, LATEST_HANDSHAKE_VERSION, LATEST_
 use crate::protocol::methods::{DISCOVER, INITIALIZE};
 use crate::protocol::{Era, Frame};
 use crate::target::Target;
-use crate::target::reference::SERVER_NAME;
+use crate::target::reference::{SERVER_NAME, SERVER_VERSION};
 use crate::transcript::{Event, Input, Transcript};
 use serde_json::{Value, json};
 use std::fmt;
@@ -91,6 +91,8 @@ pub struct ServerModel {
     pub handshake_version: Option<String>,
     /// Its `serverInfo.name` (from `initialize`, or the `server/discover` result's serverInfo stamp).
     pub name: Option<String>,
+    /// Its `serverInfo.version`, from the same place as the name.
+    pub server_version: Option<String>,
     /// How the model was learned.
     pub source: Source,
 }
@@ -98,7 +100,14 @@ pub struct ServerModel {
 impl ServerModel {
     /// A model stated by the user: the eras, nothing named.
     pub fn stated(eras: Eras) -> ServerModel {
-        ServerModel { eras, versions: Vec::new(), handshake_version: None, name: None, source: Source::Stated }
+        ServerModel {
+            eras,
+            versions: Vec::new(),
+            handshake_version: None,
+            name: None,
+            server_version: None,
+            source: Source::Stated,
+        }
     }
 
     /// The built-in server "calc": dual-era, 2026-07-28 and every handshake version.
@@ -108,8 +117,18 @@ impl ServerModel {
             versions: MODERN_VERSIONS.iter().map(|v| v.to_string()).collect(),
             handshake_version: Some(LATEST_HANDSHAKE_VERSION.to_string()),
             name: Some(SERVER_NAME.to_string()),
+            server_version: Some(SERVER_VERSION.to_string()),
             source: Source::BuiltIn,
         }
+    }
+
+    /// True when the server is the calc server the seed transcripts pin exactly: serverInfo name `calc` and
+    /// version `""`, and 2026-07-28 the only version it names (rmcp-calc and the TypeScript calc servers name
+    /// themselves calc too but differ in version or supported versions, where the spec lets them).
+    pub fn is_seed_calc(&self) -> bool {
+        self.name.as_deref() == Some(SERVER_NAME)
+            && self.server_version.as_deref() == Some(SERVER_VERSION)
+            && self.versions == MODERN_VERSIONS
     }
 
     /// Whether the server serves `era` (`None`: not known, the oracle infers it from each conversation).
@@ -124,6 +143,7 @@ impl ServerModel {
             "versions": self.versions,
             "handshake_version": self.handshake_version,
             "name": self.name,
+            "server_version": self.server_version,
             "source": self.source_name(),
         })
     }
@@ -212,7 +232,7 @@ pub fn probe(target: &mut dyn Target) -> anyhow::Result<ServerModel> {
 /// is not a finding). An `initialize` result means it serves the handshake era.
 pub fn classify(discover: &Transcript, unsupported: &Transcript, initialize: &Transcript) -> ServerModel {
     let mut versions = Vec::new();
-    let mut name = None;
+    let mut info: Option<(String, Option<String>)> = None;
     let mut modern = false;
     for transcript in [discover, unsupported] {
         match reply(transcript) {
@@ -220,7 +240,7 @@ pub fn classify(discover: &Transcript, unsupported: &Transcript, initialize: &Tr
                 modern = true;
                 versions.extend(strings(result.get("supportedVersions")));
                 let stamp = result.get(META).and_then(|m| m.get(SERVER_INFO_KEY));
-                name = name.or_else(|| server_name(stamp));
+                info = info.or_else(|| server_info(stamp));
             }
             Some(Reply::Error(error))
                 if error.get("code").and_then(Value::as_i64) == Some(UNSUPPORTED_PROTOCOL_VERSION) =>
@@ -237,7 +257,7 @@ pub fn classify(discover: &Transcript, unsupported: &Transcript, initialize: &Tr
     if let Some(Reply::Result(result)) = reply(initialize) {
         handshake = true;
         handshake_version = result.get("protocolVersion").and_then(Value::as_str).map(str::to_string);
-        name = server_name(result.get("serverInfo")).or(name);
+        info = server_info(result.get("serverInfo")).or(info);
     }
     let mut unique = Vec::new();
     for version in versions {
@@ -245,7 +265,15 @@ pub fn classify(discover: &Transcript, unsupported: &Transcript, initialize: &Tr
             unique.push(version);
         }
     }
-    ServerModel { eras: Eras::of(modern, handshake), versions: unique, handshake_version, name, source: Source::Probed }
+    let (name, server_version) = info.map_or((None, None), |(name, version)| (Some(name), version));
+    ServerModel {
+        eras: Eras::of(modern, handshake),
+        versions: unique,
+        handshake_version,
+        name,
+        server_version,
+        source: Source::Probed,
+    }
 }
 
 /// A reply the probe got.
@@ -276,8 +304,11 @@ fn strings(value: Option<&Value>) -> Vec<String> {
     items.iter().filter_map(Value::as_str).map(str::to_string).collect()
 }
 
-fn server_name(info: Option<&Value>) -> Option<String> {
-    info?.get("name")?.as_str().map(str::to_string)
+/// The name and version of a serverInfo object.
+fn server_info(info: Option<&Value>) -> Option<(String, Option<String>)> {
+    let info = info?;
+    let name = info.get("name")?.as_str()?.to_string();
+    Some((name, info.get("version").and_then(Value::as_str).map(str::to_string)))
 }
 
 #[cfg(test)]
@@ -320,6 +351,8 @@ mod tests {
         assert_eq!(dual.eras, Eras::Dual);
         assert_eq!(dual.versions, ["2025-11-25", "2026-07-28", "2027-01-01"]);
         assert_eq!(dual.name.as_deref(), Some("calc"), "initialize's serverInfo name wins");
+        assert_eq!(dual.server_version.as_deref(), Some("1"));
+        assert!(!dual.is_seed_calc());
         let modern = classify(&answered(NOT_FOUND), &answered(refused), &answered(NOT_FOUND));
         assert_eq!((modern.eras, modern.name), (Eras::Modern, None));
         let only_discover = classify(&answered(discovered), &answered(SILENT), &answered(SILENT));
@@ -336,6 +369,7 @@ mod tests {
         assert_eq!(model.eras, Eras::Dual);
         assert_eq!(model.versions, MODERN_VERSIONS);
         assert_eq!(model.name.as_deref(), Some(SERVER_NAME));
+        assert!(model.is_seed_calc() && ServerModel::built_in().is_seed_calc());
         assert_eq!(probe(&mut InProcess(Calc)).unwrap(), model);
         assert_eq!(model.to_string(), "dual-era (2026-07-28; handshake 2025-11-25), name calc, probed",);
         assert_eq!(

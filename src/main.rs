@@ -479,11 +479,18 @@ fn run_replay(file: &Path, server: Replayed, timeout: Duration, rules: Rules) ->
         (false, mutant, _) => server_spec(mutant, server.command)?,
     };
     let timeouts = Timeouts { reply: timeout, ..Timeouts::default() };
+    // The model: `--eras`, else the case's `eras:` on the case's own server, else the built-in server's or a probe.
+    let model = match stated_eras(rules.eras)? {
+        Some(stated) => Some(stated),
+        None if case.eras.is_some() && server == case.server() => None,
+        None => Some(server_model(&server, None, timeouts)?),
+    };
     let transcript = server.target(timeouts).run(&case.inputs)?;
-    let mut base = case.policy();
-    if let Some(stated) = stated_eras(rules.eras)? {
-        base = base.with_model(stated);
-    }
+    let base = case.policy();
+    let base = match model {
+        Some(model) => base.with_model(model),
+        None => base,
+    };
     let policy = policy(base, rules.profiles, rules.allow, rules.deny)?;
     let findings = check(&transcript, &policy);
     println!("replaying {} against {}", file.display(), server.describe());
@@ -584,17 +591,21 @@ replay: mcp-wirefuzz replay {}",
 fn run_shrink(file: &Path, out: Option<&Path>, timeout: Duration, budget: usize) -> Result<ExitCode> {
     let case = Case::load(file)?;
     let server = case.server();
-    let mut target = server.target(Timeouts { reply: timeout, ..Timeouts::default() });
+    let timeouts = Timeouts { reply: timeout, ..Timeouts::default() };
+    let judged = match case.eras {
+        Some(_) => case.policy(),
+        None => case.policy().with_model(server_model(&server, None, timeouts)?),
+    };
+    let mut target = server.target(timeouts);
     let rule = match case.expect.first() {
         Some(rule) => rule.clone(),
-        None => match check(&target.run(&case.inputs)?, &case.policy()).first() {
+        None => match check(&target.run(&case.inputs)?, &judged).first() {
             Some(finding) => finding.rule.to_string(),
             None => bail!("{} breaks no rule on {}: nothing to shrink for", file.display(), server.describe()),
         },
     };
     let budget = shrink::Budget { runs: budget, ..Default::default() };
-    let Some(minimized) = shrink::minimize_finding(target.as_mut(), &case.inputs, &rule, &case.policy(), budget)?
-    else {
+    let Some(minimized) = shrink::minimize_finding(target.as_mut(), &case.inputs, &rule, &judged, budget)? else {
         bail!("{rule} does not break on {} with {}", server.describe(), file.display());
     };
     let shrunk = Case {

@@ -75,8 +75,9 @@ struct Advertised {
     handshake: BTreeSet<String>,
     /// Top-level capability keys of `server/discover` results.
     modern: BTreeSet<String>,
-    /// The first received line carrying a successful `initialize` result.
-    initialized_at: Option<usize>,
+    /// The event index of the first `initialize` request (in the order sent) that got a result: a request sent
+    /// after it is on an initialized connection even when it was pipelined ahead of that result.
+    initialize_sent: Option<usize>,
 }
 
 /// How the client opened the connection, from the lines it sent (in the order sent).
@@ -286,13 +287,14 @@ fn supported_versions(
 fn advertised(exchanges: &[Exchange]) -> Advertised {
     let mut advertised = Advertised::default();
     for exchange in exchanges.iter().filter(|e| !matches!(e.judge, Judge::Refused(_))) {
-        let Some((at, Outcome::Result(result))) = exchange.reply else { continue };
+        let Some((_, Outcome::Result(result))) = exchange.reply else { continue };
         let Some(capabilities) = result.get("capabilities").and_then(Value::as_object) else { continue };
         let keys = capabilities.keys().cloned();
         match exchange.request.method.as_str() {
             INITIALIZE => {
                 advertised.handshake.extend(keys);
-                advertised.initialized_at = Some(advertised.initialized_at.map_or(at, |first| first.min(at)));
+                let sent = exchange.sent;
+                advertised.initialize_sent = Some(advertised.initialize_sent.map_or(sent, |first| first.min(sent)));
             }
             DISCOVER => advertised.modern.extend(keys),
             _ => {}
@@ -407,7 +409,8 @@ impl Reply<'_, '_> {
     /// A handshake-era reply. With `refusal`, the other era's refusal is accepted (see [`Judge::Handshake`]).
     fn handshake(&mut self, request: &Request, sent: usize, refusal: bool) {
         let method = request.method.as_str();
-        let initialized = self.checker.advertised.initialized_at.is_some_and(|at| at < sent);
+        let advertised = self.checker.advertised;
+        let initialized = advertised.initialize_sent.is_some_and(|first| first < sent);
         if method == INITIALIZE {
             return self.initialize(request.params.as_ref(), refusal, initialized);
         }

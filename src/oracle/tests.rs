@@ -1204,3 +1204,11 @@ fn the_reference_server_is_clean_under_its_model_and_the_python_profile() {
         }
     }
 }
+
+#[test]
+fn a_request_pipelined_after_initialize_is_on_an_initialized_connection() {
+    // rmcp: two initializes and a tools/list written together; the list result carries resultType.
+    let typed = r#"{"jsonrpc":"2.0","id":1,"result":{"tools":[],"resultType":"complete"}}"#;
+    fires(&[S(INIT), S(LIST_1), R(INIT_OK), R(typed)], HANDSHAKE_NO_RESULT_TYPE);
+    quiet(&[S(LIST_1), S(INIT), R(typed), R(INIT_OK)], HANDSHAKE_NO_RESULT_TYPE);
+}

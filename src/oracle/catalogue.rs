@@ -221,7 +221,9 @@ pub static RULES: &[Rule] = &[
     must(
         UNSOLICITED_REQUEST,
         MODERN,
-        "On a modern connection the server never sends a request (a line with both `method` and `id`).",
+        "On a modern connection the server never sends a request (a line with both `method` and `id`). Since issue \
+         12 a modern connection is one a server that serves 2026-07-28 got a modern request on, before any \
+         `initialize` or un-enveloped request.",
         "MCP 2026-07-28 basic/transports/stdio.mdx; shared/PROTOCOL-REFERENCE.md §7 I26",
     ),
     Rule {
@@ -284,7 +286,8 @@ pub static RULES: &[Rule] = &[
         MODERN,
         "An unsupported string protocolVersion gets -32022 with data.supported (non-empty strings, without it) and \
          data.requested equal to it; a non-string one gets -32602, never -32022. Supported: the policy's versions \
-         and any the server names in server/discover supportedVersions or -32022 data.supported.",
+         and any the server names in server/discover supportedVersions or -32022 data.supported anywhere in the \
+         run (since issue 12 the model's probe included, not only this conversation).",
         "MCP 2026-07-28 versioning.mdx; schema.ts UnsupportedProtocolVersionError",
     ),
     must(
@@ -305,7 +308,9 @@ pub static RULES: &[Rule] = &[
         DISCOVER_SHAPE,
         MODERN,
         "A fully enveloped server/discover is not -32601, and its result has `supportedVersions` (a non-empty \
-         string array) and `capabilities` (an object).",
+         string array) and `capabilities` (an object). Since issue 12 only on a server that serves 2026-07-28 (a \
+         -32601 is how a handshake-only server is recognised), before any `initialize` or un-enveloped request; \
+         notifications never select an era.",
         "MCP 2026-07-28 server/discover.mdx",
     ),
     must(

@@ -20,20 +20,16 @@ pub fn report(summary: &Summary, server: &ServerSpec, policy: &Policy, baseline:
         checked.len(),
         summary.elapsed.as_secs_f64()
     );
+    let model = policy.model().map_or_else(String::new, |model| {
+        format!("<property name=\"server_model\" value=\"{}\"/>", escape(&model.to_string()))
+    });
     let _ = writeln!(
         out,
-        "  <properties><property name=\"seed\" value=\"{}\"/><property name=\"server\" value=\"{}\"/><property name=\"conversations\" value=\"{}\"/></properties>",
+        "  <properties><property name=\"seed\" value=\"{}\"/><property name=\"server\" value=\"{}\"/><property name=\"conversations\" value=\"{}\"/>{model}</properties>",
         summary.seed,
         escape(&server.describe()),
         summary.conversations
     );
-    if let Some(model) = policy.model() {
-        let _ = writeln!(
-            out,
-            "  <properties><property name=\"server_model\" value=\"{}\"/></properties>",
-            escape(&model.to_string())
-        );
-    }
     for rule in checked {
         let _ = write!(out, "  <testcase classname=\"mcp-wirefuzz.{}\" name=\"{}\"", rule.level.name(), rule.id);
         match summary.found.iter().find(|f| f.finding.rule == rule.id) {

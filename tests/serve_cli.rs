@@ -85,3 +85,31 @@ fn check_probes_catch_a_planted_bug_without_the_seed_transcripts() {
     assert!(stdout.contains("FAIL  probe SERVER-CRASH") && stdout.contains("13 passed, 2 failed"), "{stdout}");
     assert!(!stdout.contains("seed transcript"));
 }
+
+#[test]
+fn every_report_carries_the_server_model() {
+    let exe = env!("CARGO_BIN_EXE_mcp-wirefuzz");
+    let dir = std::env::temp_dir().join(format!("wirefuzz-model-reports-{}", std::process::id()));
+    let path = |name: &str| dir.join(name).display().to_string();
+    let output = Command::new(exe)
+        .args(["fuzz", "--cases", "3", "--seed", "1", "--out", &path("out"), "--json", &path("r.json")])
+        .args(["--junit", &path("r.xml"), "--sarif", &path("r.sarif"), "--profile", "mcp-python-2.3.0"])
+        .output()
+        .unwrap();
+    let stdout = String::from_utf8_lossy(&output.stdout);
+    assert!(output.status.success(), "{stdout}{}", String::from_utf8_lossy(&output.stderr));
+    assert!(
+        stdout.contains("server model: dual-era (2026-07-28; handshake 2024-11-05..2025-11-25), name calc, built-in")
+    );
+    let read = |name: &str| std::fs::read_to_string(dir.join(name)).unwrap();
+    let json: serde_json::Value = serde_json::from_str(&read("r.json")).unwrap();
+    assert_eq!(json["server_model"]["eras"], "dual");
+    let sarif: serde_json::Value = serde_json::from_str(&read("r.sarif")).unwrap();
+    assert_eq!(sarif["runs"][0]["properties"]["serverModel"]["name"], "calc");
+    let junit = read("r.xml");
+    assert!(junit.contains("<property name=\"server_model\" value=\"dual-era"), "{junit}");
+    assert!(junit.contains("name=\"MCP-ERA-SINGLE\""), "the profile's rules are checked: {junit}");
+    let unknown = Command::new(exe).args(["fuzz", "--cases", "1", "--profile", "nope"]).output().unwrap();
+    assert_eq!(unknown.status.code(), Some(2));
+    std::fs::remove_dir_all(&dir).unwrap();
+}

@@ -1,6 +1,8 @@
 //! A fuzzing campaign: generate conversations from a seed, run them on one or more targets in parallel, check
-//! every transcript, and turn the first occurrence of each broken rule into a minimized case file, written the
-//! moment it is found.
+//! every transcript, and turn the first occurrence of each distinct trigger of each broken rule (see
+//! [`crate::trigger`]; at most [`MAX_TRIGGERS_PER_RULE`] per rule, further ones only counted) into a minimized case
+//! file, written the moment it is found. A rule broken for two reasons gives two case files, so the second bug is
+//! not hidden behind the first.
 //!
 //! Conversation `i` of seed `s` is always the same script, whatever the number of jobs, so `--seed s` replays a
 //! run; the case files do not need the seed at all.
@@ -13,7 +15,7 @@ use crate::shrink::{Budget, Minimized, minimize_finding};
 use crate::target::{ServerSpec, Target};
 use crate::transcript::{Input, Transcript};
 use anyhow::Result;
-use std::collections::{BTreeMap, HashSet};
+use std::collections::{BTreeMap, HashMap};
 use std::path::PathBuf;
 use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use std::sync::{Arc, Mutex, mpsc};
@@ -39,12 +41,14 @@ pub struct Options {
     pub baseline: Baseline,
 }
 
-/// One broken rule, minimized.
+/// One broken rule with one trigger, minimized.
 #[derive(Clone, Debug)]
 pub struct Found {
-    /// The first finding of this rule in the minimized conversation.
+    /// The first finding of this rule and trigger in the minimized conversation.
     pub finding: Finding,
-    /// The number of the conversation that first broke the rule.
+    /// What set the finding off ([`crate::trigger::signature`]); minimization keeps it.
+    pub trigger: String,
+    /// The number of the conversation that first broke the rule with this trigger.
     pub conversation: u64,
     /// The minimized case.
     pub case: Case,
@@ -52,7 +56,8 @@ pub struct Found {
     pub transcript: Transcript,
     /// Where the case file was written, if it was.
     pub case_file: Option<PathBuf>,
-    /// True when the rule broke once and not again in [`RERUNS`] reruns: reported, but it does not fail the run.
+    /// True when the rule broke once (with this trigger) and not again in [`RERUNS`] reruns: reported, but it does
+    /// not fail the run.
     pub flaky: bool,
 }
 
@@ -65,10 +70,12 @@ pub struct Summary {
     pub conversations: u64,
     /// How long it took.
     pub elapsed: Duration,
-    /// One entry per broken rule, in the order found.
+    /// One entry per broken rule and trigger (at most [`MAX_TRIGGERS_PER_RULE`] per rule), in the order found.
     pub found: Vec<Found>,
     /// How many conversations broke each rule (before minimization).
     pub counts: BTreeMap<&'static str, u64>,
+    /// How many conversations broke each rule with each trigger, every trigger counted (those past the bound too).
+    pub trigger_counts: BTreeMap<&'static str, BTreeMap<String, u64>>,
 }
 
 impl Summary {
@@ -77,11 +84,21 @@ impl Summary {
         self.found.iter().any(|f| !f.flaky && !baseline.covers(f.finding.rule))
     }
 
-    /// The broken rules, in the order found.
+    /// The broken rules, each once, in the order found.
     pub fn broken(&self) -> Vec<&'static str> {
-        self.found.iter().map(|f| f.finding.rule).collect()
+        let mut rules: Vec<&'static str> = Vec::new();
+        for found in &self.found {
+            if !rules.contains(&found.finding.rule) {
+                rules.push(found.finding.rule);
+            }
+        }
+        rules
     }
 }
+
+/// The most triggers of one rule that get a case file; further triggers of the rule are only counted, so a noisy
+/// server does not fill the disk.
+pub const MAX_TRIGGERS_PER_RULE: usize = 8;
 
 /// How many times a finding is re-run before it is called flaky.
 pub const RERUNS: usize = 3;
@@ -94,7 +111,7 @@ pub enum Progress {
         /// Conversations so far.
         done: u64,
     },
-    /// A new rule broke; its case is minimized and saved.
+    /// A rule broke with a new trigger; its case is minimized and saved.
     Found(Box<Found>),
 }
 
@@ -133,7 +150,7 @@ pub fn run(
     let started = Instant::now();
     let next = Arc::new(AtomicU64::new(0));
     let stop = Arc::new(AtomicBool::new(false));
-    let claimed = Arc::new(Mutex::new(HashSet::new()));
+    let claimed = Arc::new(Mutex::new(HashMap::new()));
     let (sender, receiver) = mpsc::channel::<Message>();
     let mut workers = Vec::new();
     for mut target in targets {
@@ -151,6 +168,7 @@ pub fn run(
         elapsed: Duration::ZERO,
         found: Vec::new(),
         counts: BTreeMap::new(),
+        trigger_counts: BTreeMap::new(),
     };
     let mut failure = None;
     let mut last_tick = Instant::now();
@@ -160,6 +178,9 @@ pub fn run(
                 summary.conversations += tally.conversations;
                 for (rule, count) in tally.broken {
                     *summary.counts.entry(rule).or_default() += count;
+                }
+                for ((rule, trigger), count) in tally.triggers {
+                    *summary.trigger_counts.entry(rule).or_default().entry(trigger).or_default() += count;
                 }
                 if last_tick.elapsed() >= Duration::from_millis(100) {
                     last_tick = Instant::now();
@@ -193,12 +214,13 @@ enum Message {
     Failed(anyhow::Error),
 }
 
-/// Conversations a worker ran since it last reported, and how many broke each rule: sent in batches, so a fast
-/// in-process campaign does not wake the collecting thread once per conversation.
+/// Conversations a worker ran since it last reported, and how many broke each rule and each (rule, trigger): sent in
+/// batches, so a fast in-process campaign does not wake the collecting thread once per conversation.
 #[derive(Default)]
 struct Tally {
     conversations: u64,
     broken: Vec<(&'static str, u64)>,
+    triggers: HashMap<(&'static str, String), u64>,
     since: Option<Instant>,
 }
 
@@ -207,14 +229,21 @@ impl Tally {
     const BATCH: u64 = 256;
     const PERIOD: Duration = Duration::from_millis(20);
 
-    fn add(&mut self, broken: &[&'static str]) {
+    /// Counts one conversation and the distinct (rule, trigger) pairs it broke.
+    fn add(&mut self, broken: Vec<(&'static str, String)>) {
         self.since.get_or_insert_with(Instant::now);
         self.conversations += 1;
-        for &rule in broken {
-            match self.broken.iter_mut().find(|(r, _)| *r == rule) {
+        for (index, (rule, _)) in broken.iter().enumerate() {
+            if broken[..index].iter().any(|(r, _)| r == rule) {
+                continue;
+            }
+            match self.broken.iter_mut().find(|(r, _)| r == rule) {
                 Some((_, count)) => *count += 1,
                 None => self.broken.push((rule, 1)),
             }
+        }
+        for pair in broken {
+            *self.triggers.entry(pair).or_default() += 1;
         }
     }
 
@@ -242,7 +271,7 @@ impl Worker<'_> {
         mut self,
         next: &AtomicU64,
         stop: &AtomicBool,
-        claimed: &Mutex<HashSet<&'static str>>,
+        claimed: &Mutex<HashMap<&'static str, Vec<String>>>,
         sender: &mpsc::Sender<Message>,
         started: Instant,
     ) {
@@ -262,17 +291,27 @@ impl Worker<'_> {
                 }
             };
             let findings = check(&transcript, &self.options.policy);
-            let mut broken: Vec<&'static str> = Vec::new();
+            let mut broken: Vec<(&'static str, String)> = Vec::new();
             for finding in &findings {
-                if broken.contains(&finding.rule) {
+                let trigger = crate::trigger::signature(&transcript, finding);
+                if broken.iter().any(|(rule, t)| *rule == finding.rule && *t == trigger) {
                     continue;
                 }
-                broken.push(finding.rule);
-                let new = claimed.lock().map(|mut claimed| claimed.insert(finding.rule)).unwrap_or(false);
-                if new {
+                broken.push((finding.rule, trigger.clone()));
+                // `Some(n)`: the trigger is new, and the rule's n-th one (counted from 0).
+                let claim = claimed.lock().ok().and_then(|mut claimed| {
+                    let triggers = claimed.entry(finding.rule).or_default();
+                    let new = triggers.len() < MAX_TRIGGERS_PER_RULE && !triggers.contains(&trigger);
+                    new.then(|| {
+                        triggers.push(trigger.clone());
+                        triggers.len() - 1
+                    })
+                });
+                if let Some(nth) = claim {
                     // The conversation is regenerated: it is a pure function of the seed and its index.
                     let inputs = conversation(self.options.seed, index);
-                    match self.minimize(index, &inputs, &transcript, finding) {
+                    let budget = self.budget(finding.rule, nth, started);
+                    match self.minimize(index, &inputs, &transcript, finding, trigger, budget) {
                         Ok(found) => {
                             let _ = sender.send(Message::Found(Box::new(found)));
                         }
@@ -283,7 +322,7 @@ impl Worker<'_> {
                     }
                 }
             }
-            tally.add(&broken);
+            tally.add(broken);
             if tally.due() && !tally.flush(sender) {
                 return;
             }
@@ -291,38 +330,66 @@ impl Worker<'_> {
         tally.flush(sender);
     }
 
-    /// Minimizes a finding and saves its case. A finding that does not break again in [`RERUNS`] runs is kept as
-    /// it was seen, as a warning marked flaky: never lost, never passed off as certain.
-    fn minimize(&mut self, index: u64, inputs: &[Input], seen: &Transcript, first: &Finding) -> Result<Found> {
+    /// The minimization budget of the `nth` trigger of `rule` (counted from 0): none for a baselined rule; the full
+    /// one for a rule's first trigger; for a later one, no more time than the campaign has left, so the extra case
+    /// files of a noisy server do not stretch a `--time` run (a case past the time is written as it was seen).
+    fn budget(&self, rule: &str, nth: usize, started: Instant) -> Budget {
         let options = self.options;
-        let budget = if options.baseline.covers(first.rule) { Budget { runs: 0, time: None } } else { options.shrink };
+        match (options.baseline.covers(rule), nth, options.time) {
+            (true, _, _) => Budget { runs: 0, time: None },
+            (false, 1.., Some(time)) => {
+                let left = time.saturating_sub(started.elapsed());
+                Budget { time: Some(options.shrink.time.map_or(left, |t| t.min(left))), ..options.shrink }
+            }
+            _ => options.shrink,
+        }
+    }
+
+    /// Minimizes a finding within `budget`, keeping its rule and its trigger, and saves its case as
+    /// `RULE-TRIGGER-N.case`. A finding that does not break again (with its trigger) in [`RERUNS`] runs is kept as
+    /// it was seen, as a warning marked flaky: never lost, never passed off as certain.
+    fn minimize(
+        &mut self,
+        index: u64,
+        inputs: &[Input],
+        seen: &Transcript,
+        first: &Finding,
+        trigger: String,
+        budget: Budget,
+    ) -> Result<Found> {
+        let options = self.options;
         let mut minimized = None;
         for _ in 0..RERUNS {
-            minimized = minimize_finding(&mut *self.target, inputs, first.rule, &options.policy, budget)?;
+            minimized =
+                minimize_finding(&mut *self.target, inputs, first.rule, Some(&trigger), &options.policy, budget)?;
             if minimized.is_some() {
                 break;
             }
         }
         let flaky = minimized.is_none();
-        let Minimized { inputs, transcript, finding } = minimized.unwrap_or_else(|| {
+        let Minimized { inputs, transcript, finding, trigger } = minimized.unwrap_or_else(|| {
             let detail = format!("flaky: broke once, then not in {RERUNS} reruns: {}", first.detail);
             let finding = Finding { level: Level::Warning, detail, ..first.clone() };
-            Minimized { inputs: inputs.to_vec(), transcript: seen.clone(), finding }
+            Minimized { inputs: inputs.to_vec(), transcript: seen.clone(), finding, trigger }
         });
         let case = Case::for_finding(&inputs, &transcript, &finding, self.server, &options.policy);
         let case_file = match &options.out {
-            Some(dir) => Some(case.save(dir, &format!("{}-{index}", finding.rule.to_lowercase()))?),
+            Some(dir) => {
+                let name = format!("{}-{}-{index}", finding.rule.to_lowercase(), crate::trigger::file_part(&trigger));
+                Some(case.save(dir, &name)?)
+            }
             None => None,
         };
-        Ok(Found { finding, conversation: index, case, transcript, case_file, flaky })
+        Ok(Found { finding, trigger, conversation: index, case, transcript, case_file, flaky })
     }
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::oracle::catalogue::RESPONSE_MISSING;
     use crate::target::mutants::Mutant;
-    use crate::transcript::Ending;
+    use crate::transcript::{Ending, Event};
 
     fn options(cases: u64, out: Option<PathBuf>) -> Options {
         let shrink = Budget { runs: 500, time: None };
@@ -388,6 +455,130 @@ mod tests {
             }
             Ok(transcript)
         }
+    }
+
+    /// The built-in server, but the replies to requests `deaf` picks are lost: each such request breaks
+    /// JSONRPC-RESPONSE-MISSING, with the request's trigger.
+    struct Deaf(fn(&serde_json::Map<String, serde_json::Value>) -> bool);
+
+    impl Target for Deaf {
+        fn run(&mut self, inputs: &[Input]) -> Result<Transcript> {
+            let mut transcript = crate::target::run_in_process(&crate::target::reference::Calc, inputs);
+            let id = |line: &[u8]| {
+                let value: serde_json::Value = serde_json::from_slice(line).ok()?;
+                Some((value.get("id")?.clone(), value))
+            };
+            let mut unheard = Vec::new();
+            for event in &transcript.events {
+                if let Event::Sent(line) = event
+                    && let Some((id, serde_json::Value::Object(request))) = id(line)
+                    && request.contains_key("method")
+                    && (self.0)(&request)
+                {
+                    unheard.push(id);
+                }
+            }
+            transcript.events.retain(|event| match event {
+                Event::Received { line, .. } => id(line).is_none_or(|(id, _)| !unheard.contains(&id)),
+                _ => true,
+            });
+            Ok(transcript)
+        }
+    }
+
+    /// Deaf to `ping` and to requests with an unknown top-level member: two bugs behind one rule.
+    fn deaf_to_ping_and_extra_fields(request: &serde_json::Map<String, serde_json::Value>) -> bool {
+        request.get("method").is_some_and(|m| m == "ping") || request.contains_key(crate::script::mutation::EXTRA)
+    }
+
+    fn missing(summary: &Summary) -> Vec<&Found> {
+        summary.found.iter().filter(|f| f.finding.rule == RESPONSE_MISSING).collect()
+    }
+
+    #[test]
+    fn each_trigger_of_a_rule_gets_its_own_case_file() {
+        let dir = std::env::temp_dir().join(format!("wirefuzz-triggers-{}", std::process::id()));
+        let options = options(400, Some(dir.clone()));
+        let summary =
+            run(vec![Box::new(Deaf(deaf_to_ping_and_extra_fields))], &options, &ServerSpec::BuiltIn, |_| {}).unwrap();
+        let found = missing(&summary);
+        let triggers: Vec<&str> = found.iter().map(|f| f.trigger.as_str()).collect();
+        assert!(triggers.contains(&"extra-field") && triggers.iter().any(|t| t.starts_with("ping")), "{triggers:?}");
+        let mut unique = triggers.clone();
+        unique.sort();
+        unique.dedup();
+        assert_eq!(unique.len(), triggers.len(), "one case per trigger: {triggers:?}");
+        let counts = &summary.trigger_counts[RESPONSE_MISSING];
+        assert!(counts["extra-field"] > 1, "{counts:?}: the same trigger seen again is only counted");
+        assert!(summary.counts[RESPONSE_MISSING] >= counts.values().copied().max().unwrap());
+        for found in found {
+            let path = found.case_file.as_ref().unwrap();
+            let name = path.file_name().unwrap().to_string_lossy().into_owned();
+            let stem = format!("jsonrpc-response-missing-{}-", crate::trigger::file_part(&found.trigger));
+            assert!(name.starts_with(&stem), "{name}");
+            let case = Case::load(path).unwrap();
+            assert_eq!(case.trigger.as_deref(), Some(found.trigger.as_str()));
+            // Shrinking kept the trigger: the case, run again, breaks the rule with it.
+            let transcript = Deaf(deaf_to_ping_and_extra_fields).run(&case.inputs).unwrap();
+            let again = check(&transcript, &case.policy());
+            assert!(
+                again
+                    .iter()
+                    .any(|f| f.rule == RESPONSE_MISSING && crate::trigger::signature(&transcript, f) == found.trigger),
+                "{}",
+                case.render()
+            );
+        }
+        assert!(!summary.fails(&Baseline::parse("JSONRPC-RESPONSE-MISSING").unwrap()));
+        std::fs::remove_dir_all(&dir).unwrap();
+    }
+
+    #[test]
+    fn shrinking_keeps_the_trigger() {
+        let inputs = vec![
+            Input::Line(br#"{"jsonrpc":"2.0","id":1,"method":"tools/list"}"#.to_vec()),
+            Input::Line(br#"{"jsonrpc":"2.0","id":2,"method":"ping","wirefuzz":true}"#.to_vec()),
+            Input::Sync,
+        ];
+        let mut target = Deaf(deaf_to_ping_and_extra_fields);
+        let budget = Budget { runs: 500, time: None };
+        let policy = Policy::default();
+        let mut shrunk = |trigger| {
+            let found = minimize_finding(&mut target, &inputs, RESPONSE_MISSING, trigger, &policy, budget);
+            found.unwrap().unwrap()
+        };
+        // Free to slide, the shrinker drops the extra member (the ping is still unanswered): another bug.
+        assert_eq!(shrunk(None).trigger, "ping");
+        let kept = shrunk(Some("extra-field"));
+        assert_eq!(kept.trigger, "extra-field");
+        assert!(matches!(&kept.inputs[..], [Input::Line(line)] if line.ends_with(br#""wirefuzz":true}"#)), "{kept:?}");
+        let none = minimize_finding(&mut target, &inputs, RESPONSE_MISSING, Some("big-id"), &policy, budget);
+        assert!(none.unwrap().is_none());
+    }
+
+    #[test]
+    fn the_triggers_of_one_rule_are_bounded() {
+        let summary = run(vec![Box::new(Deaf(|_| true))], &options(300, None), &ServerSpec::BuiltIn, |_| {}).unwrap();
+        let counts = &summary.trigger_counts[RESPONSE_MISSING];
+        assert!(counts.len() > MAX_TRIGGERS_PER_RULE, "{counts:?}");
+        assert_eq!(missing(&summary).len(), MAX_TRIGGERS_PER_RULE);
+        assert_eq!(summary.broken().iter().filter(|r| **r == RESPONSE_MISSING).count(), 1);
+        let shown = crate::report::human::summary(&summary, &Baseline::default());
+        assert!(shown.contains("more trigger(s) not kept (at most 8 per rule)"), "{shown}");
+    }
+
+    #[test]
+    fn later_triggers_are_minimized_within_the_time_left() {
+        let mut target = Deaf(|_| true);
+        let mut options = options(1, None);
+        options.time = Some(Duration::from_secs(5));
+        options.baseline = Baseline::parse("MCP-CACHE-HINTS").unwrap();
+        let worker = Worker { target: &mut target, options: &options, server: &ServerSpec::BuiltIn };
+        let started = Instant::now().checked_sub(Duration::from_secs(4)).unwrap();
+        assert_eq!(worker.budget(RESPONSE_MISSING, 0, started), options.shrink);
+        let later = worker.budget(RESPONSE_MISSING, 1, started);
+        assert!(later.runs == options.shrink.runs && later.time.unwrap() <= Duration::from_secs(1), "{later:?}");
+        assert_eq!(worker.budget("MCP-CACHE-HINTS", 0, started).runs, 0);
     }
 
     #[test]

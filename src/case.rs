@@ -8,6 +8,7 @@
 //! era: modern
 //! mutant: id-as-string
 //! expect: JSONRPC-ID-ECHO
+//! trigger: tools/list+envelope
 //! >> {"jsonrpc":"2.0","id":1,"method":"tools/list","params":{"_meta":{...}}}
 //! --
 //! >>hex 7b6e6f74206a736f6e0d
@@ -19,7 +20,8 @@
 //! `# <<` comments show what the server answered when the case was written; they are not checked). `expect:` is
 //! `clean` or a comma-separated list of rule ids that must fire on the case's server (`mutant:`, `command:` as a
 //! JSON array of strings, or the built-in server when neither is given); `allow:` lists policy rules turned off
-//! when the case is checked.
+//! when the case is checked. `trigger:` (optional) names what set the finding off ([`crate::trigger`]): `shrink`
+//! keeps it, so the case stays about the same bug.
 
 use crate::model::{Eras, ServerModel, Source};
 use crate::oracle::{Finding, Policy, RULES};
@@ -53,6 +55,8 @@ pub struct Case {
     pub command: Option<Vec<String>>,
     /// Rule ids that must fire on the case's server; empty means the case must run clean.
     pub expect: Vec<String>,
+    /// The trigger of the finding the case was written for ([`crate::trigger::signature`]), when known.
+    pub trigger: Option<String>,
     /// Rules turned off when the case is checked (e.g. MCP-ERA-SINGLE for a dual-era server).
     pub allow: Vec<String>,
     /// Rules turned on when the case is checked (e.g. JSONRPC-MALFORMED-REPLY for strict JSON-RPC).
@@ -112,6 +116,7 @@ impl Case {
                         }
                         case.command = Some(argv);
                     }
+                    "trigger" => case.trigger = Some(value.to_string()).filter(|t| !t.is_empty()),
                     "allow" => case.allow = rule_list(value).with_context(at)?,
                     "deny" => case.deny = rule_list(value).with_context(at)?,
                     "expect" => {
@@ -162,6 +167,9 @@ impl Case {
         }
         let expect = if self.expect.is_empty() { "clean".to_string() } else { self.expect.join(", ") };
         let _ = writeln!(out, "expect: {expect}");
+        if let Some(trigger) = &self.trigger {
+            let _ = writeln!(out, "trigger: {}", trigger.replace(['\n', '\r'], " "));
+        }
         for input in &self.inputs {
             match input {
                 Input::Sync => out.push_str("--\n"),
@@ -215,6 +223,7 @@ impl Case {
             mutant: server.mutant(),
             command: server.command().map(ServerCommand::argv),
             expect: vec![finding.rule.to_string()],
+            trigger: Some(crate::trigger::signature(transcript, finding)),
             allow: differs(false),
             deny: differs(true),
             inputs: inputs.to_vec(),
@@ -305,6 +314,7 @@ mod tests {
             mutant: Some(Mutant::IdAsString),
             command: None,
             expect: vec!["JSONRPC-ID-ECHO".into()],
+            trigger: Some("tools/list+string-id".into()),
             allow: vec!["MCP-ERA-SINGLE".into()],
             deny: vec!["JSONRPC-MALFORMED-REPLY".into()],
             inputs: vec![
@@ -359,6 +369,18 @@ mod tests {
         let case = Case::parse(&text).unwrap();
         assert!(case.expect.is_empty());
         assert_eq!(case.inputs, vec![Input::Line(b"{}".to_vec()), Input::Sync, Input::Line(Vec::new())]);
+        assert_eq!(case.trigger, None, "a case without `trigger:` (all older files) parses");
+    }
+
+    #[test]
+    fn the_trigger_header_is_optional_and_round_trips() {
+        let text = format!("{MAGIC}\nexpect: JSONRPC-RESPONSE-MISSING\ntrigger: ping/meta-not-object\n>> {{}}\n");
+        let case = Case::parse(&text).unwrap();
+        assert_eq!(case.trigger.as_deref(), Some("ping/meta-not-object"));
+        assert_eq!(Case::parse(&case.render()).unwrap(), case);
+        let without = Case { trigger: None, ..case };
+        assert!(!without.render().contains("trigger:"));
+        assert_eq!(Case::parse(&without.render()).unwrap(), without);
     }
 
     #[test]

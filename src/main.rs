@@ -571,7 +571,7 @@ fn import_inputs(
         },
     };
     let budget = shrink::Budget { runs: budget, ..Default::default() };
-    let minimized = shrink::minimize_finding(target.as_mut(), inputs, rule, &judged, budget)?
+    let minimized = shrink::minimize_finding(target.as_mut(), inputs, rule, None, &judged, budget)?
         .context("the finding did not reproduce")?;
     let case = Case::for_finding(&minimized.inputs, &minimized.transcript, &minimized.finding, server, &judged);
     let stem = artifact.file_name().map(|n| n.to_string_lossy().into_owned()).unwrap_or_default();
@@ -605,7 +605,9 @@ fn run_shrink(file: &Path, out: Option<&Path>, timeout: Duration, budget: usize)
         },
     };
     let budget = shrink::Budget { runs: budget, ..Default::default() };
-    let Some(minimized) = shrink::minimize_finding(target.as_mut(), &case.inputs, &rule, &judged, budget)? else {
+    let Some(minimized) =
+        shrink::minimize_finding(target.as_mut(), &case.inputs, &rule, case.trigger.as_deref(), &judged, budget)?
+    else {
         bail!("{rule} does not break on {} with {}", server.describe(), file.display());
     };
     let shrunk = Case {

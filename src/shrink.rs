@@ -49,32 +49,45 @@ pub struct Minimized {
     pub inputs: Vec<Input>,
     /// Their transcript on the target.
     pub transcript: Transcript,
-    /// The first finding of the rule in that transcript.
+    /// The first finding of the rule (and trigger, when one was asked for) in that transcript.
     pub finding: Finding,
+    /// The finding's trigger ([`crate::trigger::signature`]).
+    pub trigger: String,
 }
 
-/// Minimizes `inputs` while `rule` still breaks on `target`, within `budget`. `None` when the rule does not break on
-/// `inputs` at all; when the minimized inputs stop reproducing (a flaky server), the original inputs are kept. An
-/// error means the target could not run.
+/// Minimizes `inputs` while `rule` still breaks on `target`, within `budget`; with a `trigger`, while it breaks
+/// with that trigger ([`crate::trigger::signature`]), so shrinking never slides from one bug to another of the same
+/// rule. `None` when the rule (with the trigger) does not break on `inputs` at all; when the minimized inputs stop
+/// reproducing (a flaky server), the original inputs are kept. An error means the target could not run.
 pub fn minimize_finding(
     target: &mut dyn Target,
     inputs: &[Input],
     rule: &str,
+    trigger: Option<&str>,
     policy: &Policy,
     budget: Budget,
 ) -> Result<Option<Minimized>> {
     let until = budget.time.map(|time| Instant::now() + time);
+    let wanted = |transcript: &Transcript| -> Option<(Finding, String)> {
+        check(transcript, policy).into_iter().filter(|f| f.rule == rule).find_map(|finding| {
+            let signature = crate::trigger::signature(transcript, &finding);
+            trigger.is_none_or(|t| t == signature).then_some((finding, signature))
+        })
+    };
     let reproduce = |target: &mut dyn Target, inputs: &[Input]| -> Result<Option<Minimized>> {
         let transcript = target.run(inputs)?;
-        let finding = check(&transcript, policy).into_iter().find(|f| f.rule == rule);
-        Ok(finding.map(|finding| Minimized { inputs: inputs.to_vec(), transcript, finding }))
+        Ok(wanted(&transcript).map(|(finding, trigger)| Minimized {
+            inputs: inputs.to_vec(),
+            transcript,
+            finding,
+            trigger,
+        }))
     };
     if reproduce(target, inputs)?.is_none() {
         return Ok(None);
     }
     let shrunk = shrink(inputs.to_vec(), budget.runs, |candidate| {
-        until.is_none_or(|until| Instant::now() < until)
-            && target.run(candidate).is_ok_and(|t| check(&t, policy).iter().any(|f| f.rule == rule))
+        until.is_none_or(|until| Instant::now() < until) && target.run(candidate).is_ok_and(|t| wanted(&t).is_some())
     });
     match reproduce(target, &shrunk)? {
         Some(minimized) => Ok(Some(minimized)),
@@ -270,12 +283,12 @@ mod tests {
         let policy = Policy::default();
         let minimize = |target: &mut InProcess<Planted>, time| {
             let budget = Budget { runs: 1_000, time: Some(time) };
-            minimize_finding(target, &inputs, "MCP-CACHE-HINTS", &policy, budget).unwrap().unwrap().inputs.len()
+            minimize_finding(target, &inputs, "MCP-CACHE-HINTS", None, &policy, budget).unwrap().unwrap().inputs.len()
         };
         assert_eq!(minimize(&mut target, Duration::from_secs(60)), 1);
         assert_eq!(minimize(&mut target, Duration::ZERO), inputs.len());
         assert!(
-            minimize_finding(&mut target, &inputs[..3], "MCP-CACHE-HINTS", &policy, Budget::default())
+            minimize_finding(&mut target, &inputs[..3], "MCP-CACHE-HINTS", None, &policy, Budget::default())
                 .unwrap()
                 .is_none()
         );

@@ -213,8 +213,9 @@ fn ids_of_every_kind_encode_as_intended() {
         r#""9""#,
         "null",
         "1.5",
-        "1.0",
-        "1e+3",
+        // Whole-valued: 13 and 14000 to parsers that read them as integers, ids no other request has.
+        "13.0",
+        "14e+3",
         "true",
         "[16]",
         r#"{"n":17}"#,

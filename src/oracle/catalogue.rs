@@ -75,6 +75,8 @@ pub const RESPONSE_SHAPE: &str = "JSONRPC-RESPONSE-SHAPE";
 pub const ERROR_SHAPE: &str = "JSONRPC-ERROR-SHAPE";
 /// A response id equals an open request's id, type and digits included.
 pub const ID_ECHO: &str = "JSONRPC-ID-ECHO";
+/// Integer ids beyond ±(2^53 − 1) are answered under their exact id or refused, not dropped or rounded.
+pub const BIG_ID: &str = "JSONRPC-BIG-ID";
 /// At most one response per request.
 pub const DUPLICATE_RESPONSE: &str = "JSONRPC-DUPLICATE-RESPONSE";
 /// Every valid request is answered.
@@ -158,22 +160,41 @@ pub static RULES: &[Rule] = &[
         ID_ECHO,
         BOTH,
         "A response id equals, as the same JSON type and value (big integers digit for digit), the id of a request \
-         that was sent and is still open.",
-        "JSON-RPC 2.0 §5; MCP basic/index.mdx §Responses",
+         that was sent and is still open. Changed in issue 12: replies are matched by id whenever they come \
+         (a late reply is its request's, never a later line's); an id-less -32700/-32600 never takes a valid \
+         request's place; integer ids beyond ±(2^53 − 1) come back rounded under JSONRPC-BIG-ID instead; and a \
+         line that reuses an open id (`1` and `1.0` included: the client's own fault) makes no finding.",
+        "JSON-RPC 2.0 §5; MCP basic/index.mdx §Responses; shared/PROTOCOL-REFERENCE.md §7 I5, I6, I37",
+    ),
+    should(
+        BIG_ID,
+        BOTH,
+        "A request whose integer id is beyond ±(2^53 − 1) is answered under its exact id, or refused with an \
+         id-less -32700/-32600; not dropped, and not answered under the id rounded through a double. New in issue \
+         12: these ids used to fall under JSONRPC-RESPONSE-MISSING and JSONRPC-ID-ECHO (MUST) up to i64 and were \
+         exempt beyond it.",
+        "RFC 8259 §6 (interoperable integers are ±(2^53 − 1)); shared/PROTOCOL-REFERENCE.md §7 I5",
     ),
     must(
         DUPLICATE_RESPONSE,
         BOTH,
-        "A request gets at most one response.",
+        "A request gets at most one response. Changed in issue 12: when the client reused an id that was still open \
+         (`1` and `1.0`, `1000` and `1e+3` are the same id) each of the lines may get one reply, in any order, \
+         and which reply went to which line is not judged (undefined behaviour).",
         "JSON-RPC 2.0 §5; shared/PROTOCOL-REFERENCE.md §7 I7",
     ),
     must(
         RESPONSE_MISSING,
         BOTH,
-        "Every valid request gets its response by the next sync point, or by the end when the harness closed the \
-         connection. Lines parsers legitimately differ on (whole-valued float ids, ids beyond i64, numbers beyond \
-         300 digits or 1e309, duplicate keys) may go unanswered or get any error.",
-        "JSON-RPC 2.0 §4; MCP basic/index.mdx §Requests",
+        "Every valid request that was due (a sync point passed, or the harness closed the connection) gets its \
+         response before the transcript ends. Changed in issue 12: a reply that comes late (after its sync point) \
+         is its answer, not a missing one; a request the client cancelled with notifications/cancelled while it \
+         was open may go unanswered; integer ids beyond ±(2^53 − 1) fall under JSONRPC-BIG-ID. Lines parsers \
+         legitimately differ on (whole-valued float ids, numbers beyond 300 digits or 1e309, duplicate keys, a \
+         byte-order mark, lone surrogate escapes, bytes that are not UTF-8 inside a string) may go unanswered or \
+         get any error.",
+        "JSON-RPC 2.0 §4; MCP basic/index.mdx §Requests; basic/utilities/cancellation.mdx; \
+         shared/PROTOCOL-REFERENCE.md §7 I8, I29",
     ),
     must(
         NOTIFICATION_REPLY,
@@ -185,14 +206,17 @@ pub static RULES: &[Rule] = &[
         NULL_ID,
         BOTH,
         "A response with a null or absent id is an error with code -32700 or -32600 that answers a malformed client \
-         line.",
+         line. Changed in issue 12: it may answer any pending malformed or ambiguous line (or one whose id is \
+         beyond 2^53), in any order and however late; it fires only when no such line is left for it.",
         "JSON-RPC 2.0 §5; MCP schema.ts JSONRPCErrorResponse",
     ),
     must(
         MALFORMED_SERVED,
         BOTH,
         "A malformed client line never gets a result: an invalid request is not executed (null params: see \
-         JSONRPC-NULL-PARAMS).",
+         JSONRPC-NULL-PARAMS). Changed in issue 12: a line only a lenient reader parses (a byte-order mark, a lone \
+         surrogate escape, bytes that are not UTF-8 inside a string; RFC 8259 §8.1, §8.2, §9) is ambiguous, not \
+         malformed, and may be served.",
         "JSON-RPC 2.0 §5.1; shared/PROTOCOL-REFERENCE.md §7 I12",
     ),
     Rule {

@@ -2,19 +2,19 @@
 //! answers, and what was left unanswered, answered twice, or answered when it should not have been.
 
 use super::catalogue::{
-    DUPLICATE_RESPONSE, ERROR_SHAPE, FRAMING, ID_ECHO, MALFORMED_REPLY, MALFORMED_SERVED, MESSAGE_SHAPE,
+    BIG_ID, DUPLICATE_RESPONSE, ERROR_SHAPE, FRAMING, ID_ECHO, MALFORMED_REPLY, MALFORMED_SERVED, MESSAGE_SHAPE,
     NOTIFICATION_REPLY, NULL_ID, NULL_PARAMS, RESPONSE_MISSING, RESPONSE_SHAPE, VERSION,
 };
 use super::{Findings, Read, SentLine, ServerLine, ServerReading, shown};
 use crate::protocol::codes::{INVALID_REQUEST, PARSE_ERROR};
 use crate::protocol::id::is_integer_literal;
-use crate::protocol::json::{self, Noted, fits_i64, whole_integer};
+use crate::protocol::json::{self, Noted, is_safe_integer, whole_integer};
 use crate::protocol::message::Problem;
+use crate::protocol::methods::CANCELLED;
 use crate::protocol::{ErrorObject, Frame, IdField, Outcome, RequestId};
 use crate::transcript::{Ending, Event, Transcript, show_bytes};
 use rustc_hash::FxHashMap as HashMap;
 use serde_json::Value;
-use std::collections::VecDeque;
 
 /// Reads one line the server wrote: what it is (`None` when it is not a JSON object at all), and the framing,
 /// version and shape findings it calls for.
@@ -157,9 +157,10 @@ fn json_type(value: &Value) -> &'static str {
 }
 
 /// A client line on which conforming parsers legitimately differ: a request whose id is a whole-valued literal
-/// that is not an integer literal (`1.0`, `1e+3`) or an integer outside i64, a number literal beyond common parser
-/// limits (RFC 8259 §6), or an object with a duplicate member name (RFC 8259 §4). Silence is an acceptable answer
-/// to it, and so is any error; a result only under its id.
+/// that is not an integer literal (`1.0`, `1e+3`), a number literal beyond common parser limits (RFC 8259 §6), an
+/// object with a duplicate member name (RFC 8259 §4), or a line that only a lenient reader parses (a byte-order
+/// mark, a lone surrogate escape, bytes that are not UTF-8 inside a string: RFC 8259 §8.1, §8.2, §9). Silence is an
+/// acceptable answer to it, and so is any error; a result only under its id.
 pub(super) struct Ambiguous {
     /// The ids a reply to the line may carry: the id as read (last member wins), and for a whole-valued id its
     /// integer value.
@@ -177,18 +178,21 @@ pub(super) struct Oddities {
     beyond_limits: bool,
     /// Some object in it repeats a member name.
     duplicate_keys: bool,
+    /// Only a lenient reader parses the line ([`json::lenient_text`]).
+    lenient: bool,
     /// The `id` member, when it is a number (a whole-valued one like `1.0` makes the line ambiguous).
     id_number: Option<serde_json::Number>,
 }
 
 impl Oddities {
-    /// Reads the facts off a parsed line; `None` when it is not an object (batches and non-objects stay
-    /// malformed, whatever they hold).
-    pub(super) fn of(noted: &Noted) -> Option<Oddities> {
+    /// Reads the facts off a parsed line (`lenient` when only a lenient reader parsed it); `None` when it is not an
+    /// object (batches and non-objects stay malformed, whatever they hold).
+    pub(super) fn of(noted: &Noted, lenient: bool) -> Option<Oddities> {
         let Value::Object(object) = &noted.value else { return None };
         Some(Oddities {
             beyond_limits: noted.beyond_limits,
             duplicate_keys: noted.duplicate_keys,
+            lenient,
             id_number: match object.get("id") {
                 Some(Value::Number(n)) => Some(n.clone()),
                 _ => None,
@@ -198,18 +202,21 @@ impl Oddities {
 }
 
 /// What makes a client line ambiguous, given what its object showed and how it was classified, or `None` for a
-/// line every conforming parser reads the same way.
+/// line every conforming parser reads the same way. A line only a lenient reader parses is ambiguous when that
+/// reader finds a request or a notification in it; an invalid object stays malformed under either reading.
 pub(super) fn ambiguous(oddities: Oddities, frame: &Frame) -> Option<Ambiguous> {
-    let Oddities { beyond_limits, duplicate_keys, id_number } = oddities;
+    let Oddities { beyond_limits, duplicate_keys, lenient, id_number } = oddities;
     let mut ambiguous = beyond_limits || duplicate_keys;
     let mut ids = Vec::new();
     let mut literal = None;
     match frame {
         Frame::Request(request) => {
-            ambiguous |= matches!(&request.id, RequestId::Integer(digits) if !fits_i64(digits));
+            ambiguous |= lenient;
             ids.push(request.id.clone());
         }
-        Frame::Invalid { problem: Problem::RequestIdInvalid, .. } => {
+        Frame::Notification(_) => ambiguous |= lenient,
+        // A whole-valued id (`1.0`) is the integer to some parsers, whatever else is wrong with the line.
+        Frame::Invalid { id: None, .. } => {
             if let Some(n) = id_number
                 && let Some(whole) = whole_integer(&n.to_string())
             {
@@ -224,7 +231,12 @@ pub(super) fn ambiguous(oddities: Oddities, frame: &Frame) -> Option<Ambiguous> 
     ambiguous.then_some(Ambiguous { ids, literal, beyond_limits })
 }
 
-/// A valid request the client sent.
+/// True for an integer id beyond ±(2^53 − 1): the interop tier of ids ([`BIG_ID`]).
+fn is_big(id: &RequestId) -> bool {
+    matches!(id, RequestId::Integer(digits) if !is_safe_integer(digits))
+}
+
+/// A valid request the client sent (with an id within ±(2^53 − 1), or a string id).
 struct Sent {
     /// Its event index.
     event: usize,
@@ -232,12 +244,18 @@ struct Sent {
     id: RequestId,
     /// Whether a response carrying its id has come.
     answered: bool,
-    /// Whether it was already reported missing.
-    reported: bool,
+    /// Whether it passed a deadline (a sync point, or the end of a closed connection) unanswered: it is missing
+    /// unless its reply comes later.
+    due: bool,
     /// False for requests with array params: JSON-RPC-valid but not MCP-valid, so silence is acceptable.
     needs_reply: bool,
     /// The first of the requests that shared this id while open (the client reused it), or its own index.
     group: usize,
+    /// The client cancelled it while it was open: a reply, or none, is fine.
+    cancelled: bool,
+    /// A pending line that shared its id while both were open (the client reused it): a reply to either is the
+    /// answer.
+    twin_line: Option<usize>,
 }
 
 /// Why a client line is not a plain request, and so what its reply may be.
@@ -249,6 +267,9 @@ enum Fault {
     NullParams,
     /// A line parsers legitimately differ on ([`Ambiguous`]): silence, any error, or a result under its id.
     Ambiguous,
+    /// A valid request whose integer id is beyond ±(2^53 − 1): its exact id, or an id-less -32700/-32600, answers
+    /// it; silence or a rounded id is [`BIG_ID`].
+    BigId,
 }
 
 /// A client line that is not a plain request and may still get its reply.
@@ -264,23 +285,49 @@ struct Pending {
     wants_reply: bool,
     /// What is wrong with it.
     fault: Fault,
+    /// Whether a reply explained it.
+    explained: bool,
+    /// Whether it passed a deadline unexplained.
+    due: bool,
+    /// The client cancelled it while it was waiting.
+    cancelled: bool,
+    /// It shared an id with another open line (the client reused the id): undefined behaviour, so what it gets is
+    /// not judged.
+    reused: bool,
 }
 
 /// The connection as the JSON-RPC layer follows it.
+///
+/// How replies are matched: a reply with an id answers the open request with that id, else the pending line with
+/// that id (a malformed or ambiguous line, or a request whose id is beyond 2^53), whenever it comes (a late reply
+/// is still its request's). An id-less -32700/-32600 answers a pending line without an id when the current window
+/// (since the last deadline) has one; else it is a *claim* on some pending line with an id, sent before it, left
+/// open until the end: only when every such line got its own reply is it a finding. Windows matter only for an
+/// id-less reply: a notification in the current window takes it before a line of an earlier window, unless the
+/// server has not read past that line yet (nothing sent after it was answered: a server still starting).
 struct Connection<'t> {
     transcript: &'t Transcript,
     findings: &'t mut Findings,
     requests: Vec<Sent>,
     by_id: HashMap<RequestId, Vec<usize>>,
-    /// Malformed and ambiguous lines waiting for their reply, oldest first: an id-less error explains the first.
-    pending: VecDeque<Pending>,
-    /// Pending lines with a readable id that passed a sync point unanswered: a late reply under that id is still
-    /// theirs (a stdio server may answer after the harness moved on).
-    late: Vec<Pending>,
+    /// Requests before this index have passed a deadline.
+    due_requests: usize,
+    /// Malformed, ambiguous and big-id lines in the order sent, explained or not.
+    pending: Vec<Pending>,
+    /// The unexplained pending lines with each id.
+    pending_by_id: HashMap<RequestId, Vec<usize>>,
+    /// How many pending lines are unexplained.
+    unexplained: usize,
+    /// Pending lines before this index were sent before the last deadline.
+    window: usize,
+    /// Id-less -32700/-32600 errors (their event indices), each a claim on some pending line sent before it.
+    claims: Vec<usize>,
     /// The ids under which a pending line got its reply, with the line's event index: a second reply is a duplicate.
     explained: HashMap<RequestId, usize>,
     /// A notification sent since the last sync point or received line.
     notification: Option<usize>,
+    /// The latest sent line that a reply with its id answered: the server has read at least this far.
+    read_past: Option<usize>,
     /// For each event index, the received line that answers it when it is a request answered by an exact id.
     answers: Vec<Option<usize>>,
 }
@@ -293,10 +340,15 @@ pub(super) fn check(transcript: &Transcript, reads: &[Read], findings: &mut Find
         findings,
         requests: Vec::new(),
         by_id: HashMap::default(),
-        pending: VecDeque::new(),
-        late: Vec::new(),
+        due_requests: 0,
+        pending: Vec::new(),
+        pending_by_id: HashMap::default(),
+        unexplained: 0,
+        window: 0,
+        claims: Vec::new(),
         explained: HashMap::default(),
         notification: None,
+        read_past: None,
         answers: vec![None; reads.len()],
     };
     let closed = transcript.ending == Ending::Closed;
@@ -323,6 +375,7 @@ pub(super) fn check(transcript: &Transcript, reads: &[Read], findings: &mut Find
     if closed {
         connection.deadline();
     }
+    connection.end();
     connection.answers
 }
 
@@ -330,33 +383,45 @@ impl Connection<'_> {
     /// Takes in a sent line; `id` is the request id when the reading is its template's.
     fn sent(&mut self, index: usize, sent: &SentLine, id: Option<&RequestId>) {
         if let Some(ambiguous) = &sent.ambiguous {
-            let ids = ambiguous.ids.clone();
-            let literal = ambiguous.literal.clone();
-            let wants_reply = ambiguous.beyond_limits;
-            self.pending.push_back(Pending { event: index, ids, literal, wants_reply, fault: Fault::Ambiguous });
-            return;
+            let (ids, literal) = (ambiguous.ids.clone(), ambiguous.literal.clone());
+            return self.push_pending(index, ids, literal, ambiguous.beyond_limits, Fault::Ambiguous);
         }
-        let pending = |ids: Option<RequestId>, wants_reply, fault| Pending {
-            event: index,
-            ids: ids.into_iter().collect(),
-            literal: None,
-            wants_reply,
-            fault,
-        };
+        let ids = |id: &Option<RequestId>| id.iter().cloned().collect::<Vec<_>>();
         match &sent.frame {
             Frame::Request(request) => {
                 let id = id.unwrap_or(&request.id);
+                let needs_reply = !matches!(request.params, Some(Value::Array(_)));
+                if is_big(id) {
+                    let fault = if needs_reply { Fault::BigId } else { Fault::Ambiguous };
+                    return self.push_pending(index, vec![id.clone()], None, false, fault);
+                }
                 let open_twin = self.open(id);
                 let slot = self.requests.len();
                 let group = open_twin.map_or(slot, |twin| self.requests[twin].group);
-                let needs_reply = !matches!(request.params, Some(Value::Array(_)));
-                let sent = Sent { event: index, id: id.clone(), answered: false, reported: false, needs_reply, group };
-                self.requests.push(sent);
+                let twin_line = self.unexplained_pending(id);
+                if let Some(line) = twin_line {
+                    self.pending[line].reused = true;
+                }
+                self.requests.push(Sent {
+                    event: index,
+                    id: id.clone(),
+                    answered: false,
+                    due: false,
+                    needs_reply,
+                    group,
+                    cancelled: false,
+                    twin_line,
+                });
                 self.by_id.entry(id.clone()).or_default().push(slot);
             }
-            Frame::Notification(_) => self.notification = Some(index),
-            Frame::NotJson { .. } => self.pending.push_back(pending(sent.lenient_id.clone(), true, Fault::Malformed)),
-            Frame::Batch(_) | Frame::NotObject(_) => self.pending.push_back(pending(None, true, Fault::Malformed)),
+            Frame::Notification(notification) => {
+                self.notification = Some(index);
+                if notification.method == CANCELLED {
+                    self.cancel(notification.params.as_ref());
+                }
+            }
+            Frame::NotJson { .. } => self.push_pending(index, ids(&sent.lenient_id), None, true, Fault::Malformed),
+            Frame::Batch(_) | Frame::NotObject(_) => self.push_pending(index, Vec::new(), None, true, Fault::Malformed),
             Frame::Invalid { problem, id, .. } => {
                 let response_shaped =
                     matches!(problem, Problem::ResultAndError | Problem::ErrorMalformed | Problem::ResponseIdInvalid);
@@ -365,9 +430,63 @@ impl Connection<'_> {
                 } else {
                     Fault::Malformed
                 };
-                self.pending.push_back(pending(id.clone(), !response_shaped, fault));
+                self.push_pending(index, ids(id), None, !response_shaped, fault);
             }
             Frame::Blank | Frame::Response(_) => {}
+        }
+    }
+
+    /// Adds a pending line; when one of its ids is an open line's too (the client reused it), both are marked.
+    fn push_pending(&mut self, event: usize, ids: Vec<RequestId>, literal: Option<Value>, wants: bool, fault: Fault) {
+        let line = self.pending.len();
+        let mut reused = false;
+        for id in &ids {
+            if let Some(slot) = self.open(id) {
+                reused = true;
+                let group = self.requests[slot].group;
+                for &twin in &self.by_id[id] {
+                    if self.requests[twin].group == group && !self.requests[twin].answered {
+                        self.requests[twin].twin_line.get_or_insert(line);
+                    }
+                }
+            }
+            if let Some(other) = self.unexplained_pending(id) {
+                reused = true;
+                self.pending[other].reused = true;
+            }
+        }
+        self.unexplained += 1;
+        for id in &ids {
+            self.pending_by_id.entry(id.clone()).or_default().push(line);
+        }
+        self.pending.push(Pending {
+            event,
+            ids,
+            literal,
+            wants_reply: wants,
+            fault,
+            explained: false,
+            due: false,
+            cancelled: false,
+            reused,
+        });
+    }
+
+    /// A `notifications/cancelled` for an open request (its `requestId` the request's id, as the same JSON value)
+    /// lets it go unanswered; one for an unknown or finished id changes nothing.
+    fn cancel(&mut self, params: Option<&Value>) {
+        let Some(id) = IdField::of(params.and_then(|p| p.get("requestId"))).valid().cloned() else { return };
+        if let Some(slots) = self.by_id.get(&id) {
+            for &slot in slots {
+                if !self.requests[slot].answered {
+                    self.requests[slot].cancelled = true;
+                }
+            }
+        }
+        if let Some(lines) = self.pending_by_id.get(&id) {
+            for &line in lines {
+                self.pending[line].cancelled = true;
+            }
         }
     }
 
@@ -382,10 +501,9 @@ impl Connection<'_> {
         self.by_id.get(id)?.iter().copied().find(|&slot| !self.requests[slot].answered)
     }
 
-    /// Takes the oldest pending line a reply with this id answers.
-    fn take_pending(&mut self, id: &RequestId) -> Option<Pending> {
-        let position = self.pending.iter().position(|p| p.ids.contains(id))?;
-        self.pending.remove(position)
+    /// The oldest unexplained pending line with this id.
+    fn unexplained_pending(&self, id: &RequestId) -> Option<usize> {
+        self.pending_by_id.get(id)?.first().copied()
     }
 
     fn add(&mut self, rule: &'static str, event: usize, detail: String) {
@@ -397,50 +515,43 @@ impl Connection<'_> {
             IdField::Valid(id) => self.reply_with_id(index, id, outcome),
             IdField::Null | IdField::Absent => self.reply_without_id(index, outcome),
             IdField::Invalid(value) => {
-                if let Some(position) = self.pending.iter().position(|p| p.literal.as_ref() == Some(value))
-                    && let Some(pending) = self.pending.remove(position)
-                {
-                    return self.explain(pending, index, outcome);
+                let literal = self.pending.iter().position(|p| !p.explained && p.literal.as_ref() == Some(value));
+                if let Some(line) = literal {
+                    return self.explain(line, index, outcome);
                 }
                 let line = shown(self.transcript, index);
-                let near = self.near_match(|sent| loosely_equal_value(value, sent));
-                match near {
-                    Some(slot) => {
-                        let sent = &self.requests[slot];
-                        let detail = format!(
-                            "the response id {value} is not the id {} of the request at event {}: {line}",
-                            sent.id, sent.event
-                        );
-                        self.requests[slot].answered = true;
-                        self.add(ID_ECHO, index, detail);
-                    }
-                    None => {
-                        self.add(ID_ECHO, index, format!("the response id {value} is not a string or integer: {line}"))
-                    }
+                if let Some(slot) = self.near_match(|sent| loosely_equal_value(value, sent)) {
+                    let sent = &self.requests[slot];
+                    let detail = format!(
+                        "the response id {value} is not the id {} of the request at event {}: {line}",
+                        sent.id, sent.event
+                    );
+                    self.requests[slot].answered = true;
+                    return self.add(ID_ECHO, index, detail);
                 }
+                let near_pending = self.near_pending(|sent| loosely_equal_value(value, sent));
+                if let Some((pending, sent)) = near_pending {
+                    return self.misechoed(pending, index, &value.to_string(), &sent, "");
+                }
+                self.add(ID_ECHO, index, format!("the response id {value} is not a string or integer: {line}"));
             }
         }
     }
 
     fn reply_with_id(&mut self, index: usize, id: &RequestId, outcome: Option<&Outcome>) {
-        if is_malformed_code(outcome)
-            && let Some(pending) = self.take_pending(id)
-        {
-            return self.explain(pending, index, outcome);
-        }
         if let Some(slot) = self.open(id) {
-            self.requests[slot].answered = true;
-            if outcome.is_some() {
-                self.answers[self.requests[slot].event] = Some(index);
+            let sent = &mut self.requests[slot];
+            sent.answered = true;
+            self.read_past = self.read_past.max(Some(sent.event));
+            let cancelled_error = sent.cancelled && matches!(outcome, Some(Outcome::Error(_)));
+            if outcome.is_some() && !cancelled_error {
+                self.answers[sent.event] = Some(index);
             }
             return;
         }
-        if let Some(pending) = self.take_pending(id) {
-            return self.explain(pending, index, outcome);
-        }
-        if let Some(position) = self.late.iter().position(|p| p.ids.contains(id)) {
-            let pending = self.late.swap_remove(position);
-            return self.explain(pending, index, outcome);
+        // Of several lines with this id (the client reused it), the newest: claims count only on older lines.
+        if let Some(line) = self.pending_by_id.get(id).and_then(|lines| lines.last().copied()) {
+            return self.explain(line, index, outcome);
         }
         let line = shown(self.transcript, index);
         if let Some(&first) = self.by_id.get(id).and_then(|slots| slots.first()) {
@@ -466,20 +577,12 @@ impl Connection<'_> {
             self.requests[slot].answered = true;
             return self.add(ID_ECHO, index, detail);
         }
-        let near_pending = self.pending.iter().enumerate().find_map(|(position, pending)| {
-            let sent = pending.ids.iter().find(|sent| loosely_equal(id, sent))?;
-            Some((position, pending.event, sent.clone()))
-        });
-        if let Some((position, event, sent)) = near_pending {
-            self.pending.remove(position);
-            let detail = format!(
-                "the response id {id} is not the id {sent} of the line at event {event} ({}): {line}",
-                difference(id, &sent)
-            );
-            return self.add(ID_ECHO, index, detail);
+        if let Some((pending, sent)) = self.near_pending(|sent| loosely_equal(id, sent)) {
+            let how = format!(" ({})", difference(id, &sent));
+            return self.misechoed(pending, index, &id.to_string(), &sent, &how);
         }
         if let Some(notification) = self.notification.take()
-            && self.pending.is_empty()
+            && self.window_is_empty()
         {
             let detail =
                 format!("a reply to the notification at event {notification} (id {id} was never sent): {line}");
@@ -488,26 +591,83 @@ impl Connection<'_> {
         self.add(ID_ECHO, index, format!("no request with id {id} was sent: {line}"));
     }
 
-    /// An id-less reply explains the oldest pending line (malformed or ambiguous) before anything else.
+    /// A reply under an id that a pending line's id turns into (a big id rounded through a double, `1` for `"1"`):
+    /// the pending line's answer, and a finding.
+    fn misechoed(&mut self, pending: usize, index: usize, got: &str, sent: &RequestId, how: &str) {
+        let line = shown(self.transcript, index);
+        let (event, fault) = (self.pending[pending].event, self.pending[pending].fault);
+        self.mark_explained(pending, false);
+        let (rule, tier) = match fault {
+            Fault::BigId => (BIG_ID, ", an id beyond ±(2^53 − 1) rounded or retyped"),
+            _ => (ID_ECHO, ""),
+        };
+        let detail =
+            format!("the response id {got} is not the id {sent} of the line at event {event}{how}{tier}: {line}");
+        self.add(rule, index, detail);
+    }
+
+    /// True when every pending line of the current window is explained.
+    fn window_is_empty(&self) -> bool {
+        self.pending[self.window..].iter().all(|p| p.explained)
+    }
+
+    /// An id-less -32700/-32600 is a claim on some pending line sent before it, whichever (which one is settled
+    /// at the end, when it matters), when the current window has one; else when an earlier window has one the server
+    /// has not read past yet (a late reply from a server still starting); else it is a reply to a notification of
+    /// the window (a finding); else a claim on a line of an earlier window. With no line left to claim, it is a
+    /// finding. Any other id-less error may answer an ambiguous line of the window; for another line it is a
+    /// finding. A result without an id is always one.
     fn reply_without_id(&mut self, index: usize, outcome: Option<&Outcome>) {
         let line = || shown(self.transcript, index);
-        if let Some(Outcome::Result(_)) = outcome {
-            self.add(NULL_ID, index, format!("a result without an id: {}", line()));
-        }
-        if let Some(pending) = self.pending.pop_front() {
-            if pending.fault != Fault::Ambiguous
-                && let Some(Outcome::Error(error)) = outcome
-                && !is_malformed_code(outcome)
-            {
-                let detail = format!(
-                    "an error without an id must be -32700 or -32600, not {} (for the malformed line at event {}): {}",
-                    error.code,
-                    pending.event,
-                    line()
-                );
-                self.add(NULL_ID, index, detail);
+        let refusal = is_malformed_code(outcome);
+        let window = self.window..self.pending.len();
+        // Hall's condition: every line pending now was sent before this reply, so one more claim fits when there
+        // are more such lines than claims; else every pending line is spoken for.
+        let claimable = self.unexplained > self.claims.len();
+        let in_window = window.clone().find(|&p| !self.pending[p].explained).filter(|_| claimable);
+        match outcome {
+            Some(Outcome::Result(_)) => {
+                self.add(NULL_ID, index, format!("a result without an id: {}", line()));
+                if in_window.is_some() {
+                    return;
+                }
             }
-            return;
+            Some(Outcome::Error(_)) if refusal => {
+                if in_window.is_some() {
+                    return self.claims.push(index);
+                }
+                // A line of an earlier window the server has not read past (no line sent after it was answered).
+                let read_past = self.read_past;
+                let unread = self.pending[..self.window]
+                    .iter()
+                    .rev()
+                    .take_while(|p| read_past.is_none_or(|past| past < p.event))
+                    .any(|p| !p.explained);
+                if claimable && unread {
+                    return self.claims.push(index);
+                }
+            }
+            Some(Outcome::Error(error)) => {
+                // Any error may answer an ambiguous line; another code for a malformed line is a finding.
+                let ambiguous = window
+                    .clone()
+                    .find(|&p| !self.pending[p].explained && self.pending[p].fault == Fault::Ambiguous)
+                    .filter(|_| claimable);
+                if let Some(pending) = ambiguous {
+                    return self.mark_explained(pending, true);
+                }
+                if let Some(pending) = in_window {
+                    let event = self.pending[pending].event;
+                    self.mark_explained(pending, true);
+                    let detail = format!(
+                        "an error without an id must be -32700 or -32600, not {} (for the line at event {event}): {}",
+                        error.code,
+                        line()
+                    );
+                    return self.add(NULL_ID, index, detail);
+                }
+            }
+            None => {}
         }
         if let Some(notification) = self.notification.take() {
             return self.add(
@@ -515,6 +675,9 @@ impl Connection<'_> {
                 index,
                 format!("a reply to the notification at event {notification}: {}", line()),
             );
+        }
+        if refusal && claimable {
+            return self.claims.push(index);
         }
         if let Some(Outcome::Error(_)) = outcome {
             self.add(
@@ -525,27 +688,54 @@ impl Connection<'_> {
         }
     }
 
-    /// A reply under one of its ids explains a pending line.
-    fn explain(&mut self, pending: Pending, index: usize, outcome: Option<&Outcome>) {
-        for id in &pending.ids {
-            self.explained.insert(id.clone(), pending.event);
+    /// Marks a pending line explained and drops it from the indexes; `quietly` when the reply carried no id (else the
+    /// claims are checked: a line one of them counted on got its own reply).
+    fn mark_explained(&mut self, pending: usize, quietly: bool) {
+        if std::mem::replace(&mut self.pending[pending].explained, true) {
+            return;
+        }
+        self.unexplained -= 1;
+        for id in &self.pending[pending].ids {
+            if let Some(lines) = self.pending_by_id.get_mut(id) {
+                lines.retain(|&p| p != pending);
+            }
+        }
+        if !quietly {
+            let reused = self.pending[pending].reused;
+            self.check_claims(!reused);
+        }
+    }
+
+    /// A pending line is answered by a reply under one of its ids.
+    fn explain(&mut self, pending: usize, index: usize, outcome: Option<&Outcome>) {
+        self.read_past = self.read_past.max(Some(self.pending[pending].event));
+        for id in &self.pending[pending].ids {
+            self.explained.insert(id.clone(), self.pending[pending].event);
+        }
+        if self.pending[pending].fault == Fault::BigId && outcome.is_some() {
+            self.answers[self.pending[pending].event] = Some(index);
+        }
+        self.mark_explained(pending, false);
+        self.judge(pending, index, outcome);
+    }
+
+    /// What the reply at `index` to a pending line shows.
+    fn judge(&mut self, pending: usize, index: usize, outcome: Option<&Outcome>) {
+        let Pending { event, fault, reused, .. } = self.pending[pending];
+        if reused {
+            return;
         }
         let line = || shown(self.transcript, index);
-        let sent = || shown(self.transcript, pending.event);
-        match (pending.fault, outcome) {
-            (Fault::Ambiguous, _) => {}
+        let sent = || shown(self.transcript, event);
+        match (fault, outcome) {
+            (Fault::Ambiguous | Fault::BigId, _) => {}
             (Fault::Malformed, Some(Outcome::Result(_))) => {
-                let detail =
-                    format!("a result for the malformed line at event {} ({}): {}", pending.event, sent(), line());
+                let detail = format!("a result for the malformed line at event {event} ({}): {}", sent(), line());
                 self.add(MALFORMED_SERVED, index, detail);
             }
             (Fault::NullParams, Some(Outcome::Result(_))) => {
-                let detail = format!(
-                    "the request with \"params\": null at event {} ({}) was served: {}",
-                    pending.event,
-                    sent(),
-                    line()
-                );
+                let detail =
+                    format!("the request with \"params\": null at event {event} ({}) was served: {}", sent(), line());
                 self.add(NULL_PARAMS, index, detail);
             }
             (_, Some(Outcome::Error(error))) if !is_malformed_code(outcome) => {
@@ -556,40 +746,101 @@ impl Connection<'_> {
         }
     }
 
+    /// The claims of id-less errors need, the k-th (in the order received) k unexplained pending lines sent before
+    /// it. A claim left without a line is a finding (when `report`): every line it could answer got its
+    /// own reply. Not when the line that went was one whose id the client reused: who answered what is not judged.
+    fn check_claims(&mut self, report: bool) {
+        while !self.claims.is_empty() {
+            let lines: Vec<usize> = self.pending.iter().filter(|p| !p.explained).map(|p| p.event).collect();
+            let short =
+                self.claims.iter().enumerate().position(|(k, &claim)| lines.partition_point(|&e| e < claim) <= k);
+            let Some(k) = short else { return };
+            let claim = self.claims.remove(k);
+            if !report {
+                continue;
+            }
+            let detail = format!(
+                "an error without an id, but every line it could answer got its own reply: {}",
+                shown(self.transcript, claim)
+            );
+            self.add(NULL_ID, claim, detail);
+        }
+    }
+
     /// The first open request whose id is not this one but could be mistaken for it.
     fn near_match(&self, similar: impl Fn(&RequestId) -> bool) -> Option<usize> {
         (0..self.requests.len()).find(|&slot| !self.requests[slot].answered && similar(&self.requests[slot].id))
     }
 
-    /// A sync point or the end: everything sent so far should have its reply.
+    /// The first unexplained pending line with an id that could be mistaken for this one, and that id.
+    fn near_pending(&self, similar: impl Fn(&RequestId) -> bool) -> Option<(usize, RequestId)> {
+        self.pending.iter().enumerate().filter(|(_, p)| !p.explained).find_map(|(at, p)| {
+            let sent = p.ids.iter().find(|sent| similar(sent))?;
+            Some((at, sent.clone()))
+        })
+    }
+
+    /// A sync point or the end of a closed connection: everything sent so far is due.
     fn deadline(&mut self) {
+        for sent in &mut self.requests[self.due_requests..] {
+            sent.due = !sent.answered;
+        }
+        self.due_requests = self.requests.len();
+        for pending in &mut self.pending[self.window..] {
+            pending.due = !pending.explained;
+        }
+        self.window = self.pending.len();
+    }
+
+    /// The end of the transcript: what was due and never came. A request is missing only when no reply ever came
+    /// (a late one, after its sync point, is its answer).
+    fn end(&mut self) {
+        let mut group_answered = vec![false; self.requests.len()];
+        for sent in &self.requests {
+            let twin_answered = sent.twin_line.is_some_and(|line| self.pending[line].explained);
+            group_answered[sent.group] |= sent.answered || twin_answered;
+        }
         for slot in 0..self.requests.len() {
             let sent = &self.requests[slot];
-            if sent.answered || sent.reported || !sent.needs_reply {
+            if !sent.due || sent.answered || sent.cancelled || !sent.needs_reply || group_answered[sent.group] {
                 continue;
             }
-            let group = sent.group;
-            let twins = || self.requests.iter().filter(|other| other.group == group);
-            let answered_twin = twins().any(|other| other.answered);
-            let reported_twin = twins().any(|other| other.reported);
-            self.requests[slot].reported = true;
-            if !answered_twin && !reported_twin {
-                let event = self.requests[slot].event;
-                let line = shown(self.transcript, event);
-                self.add(RESPONSE_MISSING, event, format!("no response to the request: {line}"));
+            group_answered[sent.group] = true;
+            let event = sent.event;
+            let line = shown(self.transcript, event);
+            self.add(RESPONSE_MISSING, event, format!("no response to the request: {line}"));
+        }
+        // Each claim takes the line it most likely answers: one that would otherwise be a finding, a big id (on by
+        // default) before a line strict JSON-RPC wants refused.
+        let big = |p: &Pending| p.due && !p.reused && p.fault == Fault::BigId && !p.cancelled;
+        let refusable = |p: &Pending| p.due && !p.reused && p.wants_reply;
+        for k in 0..self.claims.len() {
+            let claim = self.claims[k];
+            let pick = |wanted: &dyn Fn(&Pending) -> bool| {
+                self.pending.iter().position(|p| p.event < claim && !p.explained && wanted(p))
+            };
+            if let Some(at) = pick(&big).or_else(|| pick(&refusable)).or_else(|| pick(&|_| true)) {
+                self.pending[at].explained = true;
             }
         }
-        while let Some(pending) = self.pending.pop_front() {
-            if pending.wants_reply {
-                let line = shown(self.transcript, pending.event);
+        for at in 0..self.pending.len() {
+            let pending = &self.pending[at];
+            if pending.explained || !pending.due || pending.reused {
+                continue;
+            }
+            let line = shown(self.transcript, pending.event);
+            if pending.fault == Fault::BigId && !pending.cancelled {
+                let detail = format!(
+                    "no response to a request whose integer id is beyond ±(2^53 − 1), which JavaScript parsers drop \
+                     or round: {line}"
+                );
+                self.add(BIG_ID, pending.event, detail);
+            } else if pending.wants_reply {
                 let what = match pending.fault {
                     Fault::Ambiguous => "a line with a number beyond common parser limits",
-                    Fault::Malformed | Fault::NullParams => "malformed input",
+                    Fault::Malformed | Fault::NullParams | Fault::BigId => "malformed input",
                 };
                 self.add(MALFORMED_REPLY, pending.event, format!("no -32700/-32600 reply to {what}: {line}"));
-            }
-            if !pending.ids.is_empty() {
-                self.late.push(Pending { wants_reply: false, ..pending });
             }
         }
     }

@@ -43,7 +43,8 @@ type Sent<'a> = (usize, &'a Request, Option<(usize, &'a Outcome)>);
 enum Judge {
     /// As a handshake-era request (an envelope, if any, is ordinary metadata). With `refusal` the other era's
     /// refusal is accepted: after a modern request, -32602 or -32600 for an un-enveloped request and any error
-    /// for `initialize`.
+    /// for `initialize`. On a server that serves 2026-07-28, a plain request before any `initialize` may get
+    /// -32602 or -32600 too.
     Handshake { refusal: bool },
     /// As a 2026-07-28 request.
     Modern,
@@ -238,7 +239,7 @@ pub(super) fn check(
         supported: &supported,
         findings,
         advertised: &advertised,
-        handshake_only: !serves.modern,
+        handshake_only: !serves.modern && serves.handshake == Some(true),
     };
     for exchange in &exchanges {
         checker.exchange(exchange);
@@ -309,7 +310,7 @@ struct Checker<'a> {
     supported: &'a BTreeSet<String>,
     findings: &'a mut Findings,
     advertised: &'a Advertised,
-    /// True when the server does not serve 2026-07-28: every connection is a handshake connection.
+    /// True when the model says the server serves the handshake era only: every connection is a handshake one.
     handshake_only: bool,
 }
 
@@ -414,6 +415,9 @@ impl Reply<'_, '_> {
         if method == INITIALIZE {
             return self.initialize(request.params.as_ref(), refusal, initialized);
         }
+        // Before any initialize, a server that serves 2026-07-28 may take a plain request for a modern one that
+        // lacks the envelope (the spec does not say which era a claim-less request selects).
+        let refusal = refusal || (!initialized && !self.checker.handshake_only);
         if let Outcome::Error(error) = self.outcome
             && refusal
             && matches!(error.code, INVALID_PARAMS | INVALID_REQUEST)

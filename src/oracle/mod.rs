@@ -20,6 +20,7 @@ pub use catalogue::{
     Level, PROFILES, Policy, Profile, RULES, Rule, UnknownProfile, UnknownRule, profile, render_catalogue, rule,
 };
 
+use crate::protocol::json;
 use crate::protocol::{Frame, IdField, Outcome, RequestId};
 use crate::transcript::{Ending, Event, Transcript, show_bytes};
 use catalogue::{SERVER_CRASH, SERVER_HANG};
@@ -179,10 +180,19 @@ fn read_sent_shared(line: &[u8], template: &mut Vec<u8>) -> Read {
 /// The UTF-8 byte-order mark, which a lenient reader skips.
 const BYTE_ORDER_MARK: &[u8] = b"\xef\xbb\xbf";
 
-/// Classifies a sent line, parsing it once (twice for a line that is not JSON but may start with a message).
+/// Classifies a sent line, parsing it once (again, leniently, for a line that is not strict JSON: see
+/// [`json::lenient_text`]).
 fn read_sent(line: &[u8]) -> SentLine {
     match Frame::skim(line) {
         Err(frame) => {
+            // A line that is JSON to a lenient reader (a byte-order mark, a lone surrogate escape, bytes that are
+            // not UTF-8 inside a string) is read as that reader reads it, and is ambiguous.
+            if let Frame::NotJson { after_value: false, .. } = *frame
+                && let Some(text) = json::lenient_text(line)
+                && let Ok(noted) = Frame::skim(&text)
+            {
+                return classified(noted, true);
+            }
             // A lenient reader reads UTF-8 text after a byte-order mark as the parser did: where the parser failed
             // inside the first value, so does it, and there is no id to find.
             let lenient = match *frame {
@@ -194,13 +204,16 @@ fn read_sent(line: &[u8]) -> SentLine {
             let lenient_id = lenient.then(|| jsonrpc::lenient_id(line)).flatten();
             SentLine { frame: *frame, ambiguous: None, lenient_id }
         }
-        Ok(noted) => {
-            let oddities = jsonrpc::Oddities::of(&noted);
-            let frame = Frame::classify(noted.value);
-            let ambiguous = oddities.and_then(|oddities| jsonrpc::ambiguous(oddities, &frame));
-            SentLine { frame, ambiguous, lenient_id: None }
-        }
+        Ok(noted) => classified(noted, false),
     }
+}
+
+/// The classified reading of a parsed line; `lenient` when only a lenient reader parses it.
+fn classified(noted: json::Noted, lenient: bool) -> SentLine {
+    let oddities = jsonrpc::Oddities::of(&noted, lenient);
+    let frame = Frame::classify(noted.value);
+    let ambiguous = oddities.and_then(|oddities| jsonrpc::ambiguous(oddities, &frame));
+    SentLine { frame, ambiguous, lenient_id: None }
 }
 
 fn check_ending(transcript: &Transcript, findings: &mut Findings) {

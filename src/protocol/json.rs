@@ -40,7 +40,7 @@ pub(crate) fn parse_noting(text: &[u8]) -> Result<Noted, NotOneValue> {
 /// Parses a JSON-RPC message for someone who looks only at its envelope, noting in the same single pass what
 /// [`Noted`] records: the errors of `serde_json::from_slice::<Value>`, and repeated names and numbers beyond the
 /// limits at every depth. The members besides `params` (`jsonrpc`, `id`, `method`, `result`, `error`, ...) are
-/// built whole; of `params` only `_meta`'s protocol-version key and `protocolVersion`; every other member of
+/// built whole; of `params` only `_meta`'s protocol-version key, `protocolVersion` and `requestId`; every other member of
 /// `params` or `_meta`, every item of an array `params` and of a top-level array keeps its JSON type and nothing
 /// else (`""`, `0`, `[]`, `{}`). This is what the MCP layer reads, at a fraction of the allocations: the arguments
 /// of a tool call and a 100 KB string are checked and skipped, not copied.
@@ -113,7 +113,8 @@ enum Build {
     Skim,
     /// A message: every member whole but `params` ([`Build::Params`]); a top-level array skimmed.
     Message,
-    /// A message's `params`: `_meta` ([`Build::Meta`]) and `protocolVersion` whole, the rest skimmed.
+    /// A message's `params`: `_meta` ([`Build::Meta`]), `protocolVersion` and `requestId` (of a cancellation)
+    /// whole, the rest skimmed.
     Params,
     /// A request envelope: the protocol-version key whole, the rest skimmed.
     Meta,
@@ -127,7 +128,9 @@ impl Build {
             (Build::Message, "params") => Build::Params,
             (Build::Message, _) => Build::Whole,
             (Build::Params, envelope::META) => Build::Meta,
-            (Build::Params, "protocolVersion") | (Build::Meta, envelope::PROTOCOL_VERSION_KEY) => Build::Whole,
+            (Build::Params, "protocolVersion" | "requestId") | (Build::Meta, envelope::PROTOCOL_VERSION_KEY) => {
+                Build::Whole
+            }
             (Build::Params | Build::Meta | Build::Skim, _) => Build::Skim,
         }
     }
@@ -404,9 +407,57 @@ pub fn whole_integer(text: &str) -> Option<String> {
     })
 }
 
-/// True for an integer literal whose value fits a signed 64-bit integer.
-pub fn fits_i64(integer: &str) -> bool {
-    integer.parse::<i64>().is_ok()
+/// The largest magnitude of an integer every JSON parser holds exactly, 2^53 − 1 (RFC 8259 §6: an IEEE double).
+pub const MAX_SAFE_INTEGER: u64 = (1 << 53) - 1;
+
+/// True for an integer literal within ±[`MAX_SAFE_INTEGER`]: beyond it, interoperability is not assured.
+pub fn is_safe_integer(integer: &str) -> bool {
+    integer.parse::<i64>().is_ok_and(|n| n.unsigned_abs() <= MAX_SAFE_INTEGER)
+}
+
+/// The text a lenient reader parses when a line is not strict JSON only for what RFC 8259 lets a parser accept:
+/// a leading byte-order mark ignored (§8.1), bytes that are not UTF-8 decoded as U+FFFD (§9: a parser "MAY accept
+/// non-JSON forms"), and unpaired surrogate escapes (`"\ud800"`, grammatical by §8.2 but refused by serde_json)
+/// read as `\ufffd`. `None` when the line has none of these.
+pub fn lenient_text(line: &[u8]) -> Option<Vec<u8>> {
+    let decoded = String::from_utf8_lossy(line);
+    let bom = decoded.starts_with('\u{feff}');
+    let text = decoded.trim_start_matches('\u{feff}').as_bytes();
+    let unpaired = unpaired_surrogates(text);
+    if !bom && matches!(decoded, Cow::Borrowed(_)) && unpaired.is_empty() {
+        return None;
+    }
+    let mut out = Vec::with_capacity(text.len());
+    let mut from = 0;
+    for at in unpaired {
+        out.extend_from_slice(&text[from..at]);
+        out.extend_from_slice(br"\ufffd");
+        from = at + 6;
+    }
+    out.extend_from_slice(&text[from..]);
+    Some(out)
+}
+
+/// Where the `\uXXXX` escapes of surrogates without their other half start.
+fn unpaired_surrogates(text: &[u8]) -> Vec<usize> {
+    let unit = |at: usize| -> Option<u16> {
+        let hex = text.get(at..at + 6)?.strip_prefix(br"\u")?;
+        u16::from_str_radix(std::str::from_utf8(hex).ok()?, 16).ok()
+    };
+    let mut found = Vec::new();
+    let mut at = 0;
+    while let Some(offset) = text.get(at..).and_then(|rest| rest.iter().position(|&b| b == b'\\')) {
+        at += offset;
+        match unit(at) {
+            Some(0xD800..=0xDBFF) if matches!(unit(at + 6), Some(0xDC00..=0xDFFF)) => at += 12,
+            Some(0xD800..=0xDFFF) => {
+                found.push(at);
+                at += 6;
+            }
+            _ => at += 2,
+        }
+    }
+    found
 }
 
 #[cfg(test)]
@@ -534,10 +585,28 @@ mod tests {
     }
 
     #[test]
-    fn i64_range() {
-        assert!(fits_i64("9223372036854775807"));
-        assert!(fits_i64("-9223372036854775808"));
-        assert!(!fits_i64("9223372036854775808"));
-        assert!(!fits_i64("12345678901234567890123"));
+    fn safe_integers() {
+        assert!(is_safe_integer("9007199254740991"));
+        assert!(is_safe_integer("-9007199254740991"));
+        assert!(is_safe_integer("-0"));
+        assert!(!is_safe_integer("9007199254740992"));
+        assert!(!is_safe_integer("-9007199254740993"));
+        assert!(!is_safe_integer("9223372036854775808"));
+        assert!(!is_safe_integer("12345678901234567890123"));
+    }
+
+    #[test]
+    fn lenient_text_undoes_only_what_rfc_8259_lets_a_parser_accept() {
+        let lenient = |line: &[u8]| lenient_text(line).map(|text| String::from_utf8(text).unwrap());
+        assert_eq!(lenient(br#"{"a":1}"#), None);
+        assert_eq!(lenient(br#"{"a":"\ud83d\ude00"}"#), None, "a surrogate pair is fine");
+        assert_eq!(lenient(b"\xef\xbb\xbf{\"a\":1}").as_deref(), Some(r#"{"a":1}"#));
+        assert_eq!(lenient(br#"{"a":"\ud800"}"#).as_deref(), Some(r#"{"a":"\ufffd"}"#));
+        assert_eq!(lenient(br#"{"a":"\udc00x\ud800\ud800"}"#).as_deref(), Some(r#"{"a":"\ufffdx\ufffd\ufffd"}"#));
+        assert_eq!(lenient(br#"{"a":"\\ud800"}"#), None, "an escaped backslash, then text");
+        assert_eq!(lenient(b"{\"a\":\"\xff\xfe\"}").as_deref(), Some("{\"a\":\"\u{fffd}\u{fffd}\"}"));
+        for line in [&b"\xef\xbb\xbf{\"a\":1}"[..], br#"{"a":"\ud800"}"#, b"{\"a\":\"\xff\xfe\xc0\x80\"}"] {
+            assert!(parse_value(line).is_err() && parse_value(&lenient_text(line).unwrap()).is_ok());
+        }
     }
 }

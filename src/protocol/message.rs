@@ -334,7 +334,10 @@ mod tests {
     fn hostile_input_never_panics() {
         let deep = "[".repeat(100_000);
         assert_eq!(kind(&deep), Kind::NotJson);
+        // Strictly not JSON to serde_json, though RFC 8259 §8.2 makes it grammatical: the oracle reads such a line
+        // leniently (json::lenient_text) and calls it ambiguous.
         assert_eq!(kind("\"\\ud800\""), Kind::NotJson);
+        assert_eq!(Frame::parse(&json::lenient_text(b"\"\\ud800\"").unwrap()).kind(), Kind::NotJsonRpc);
         assert_eq!(Frame::parse(&[0xff, 0xfe, b'{']).kind(), Kind::NotJson);
         assert_eq!(
             kind(r#"{"jsonrpc":"2.0","id":1,"error":{"code":99999999999999999999999,"message":"m"}}"#),

@@ -12,9 +12,10 @@ use std::fmt::Write as _;
 pub fn finding(found: &Found, seed: u64, server: &ServerSpec) -> String {
     let f = &found.finding;
     let mut out = format!(
-        "\n{} {} (conversation {})\n  {}\n",
+        "\n{} {} [{}] (conversation {})\n  {}\n",
         f.level.name().to_uppercase(),
         f.rule,
+        found.trigger,
         found.conversation,
         f.detail
     );
@@ -51,7 +52,8 @@ pub fn finding(found: &Found, seed: u64, server: &ServerSpec) -> String {
     out
 }
 
-/// The closing summary: counts, each broken rule (baselined ones marked), and stale baseline entries.
+/// The closing summary: counts, each broken rule (baselined ones marked) with its triggers under it, and stale
+/// baseline entries.
 pub fn summary(summary: &Summary, baseline: &Baseline) -> String {
     let seconds = summary.elapsed.as_secs_f64();
     let rate = if seconds > 0.0 { summary.conversations as f64 / seconds } else { 0.0 };
@@ -59,19 +61,42 @@ pub fn summary(summary: &Summary, baseline: &Baseline) -> String {
         "\nran {} conversations in {seconds:.1}s ({rate:.0}/s), seed {}\n",
         summary.conversations, summary.seed
     );
-    if summary.found.is_empty() {
+    let broken = summary.broken();
+    if broken.is_empty() {
         out.push_str("no findings\n");
     } else {
-        let _ = writeln!(out, "{} rule(s) broken:", summary.found.len());
-        for found in &summary.found {
-            let count = summary.counts.get(found.finding.rule).copied().unwrap_or(0);
-            let known = match (baseline.covers(found.finding.rule), found.flaky) {
+        let _ = writeln!(out, "{} rule(s) broken:", broken.len());
+        for rule in broken {
+            let found: Vec<&Found> = summary.found.iter().filter(|f| f.finding.rule == rule).collect();
+            let count = summary.counts.get(rule).copied().unwrap_or(0);
+            let known = match (baseline.covers(rule), found.iter().all(|f| f.flaky)) {
                 (true, _) => " (baselined)",
                 (false, true) => " (flaky: does not fail the run)",
                 (false, false) => "",
             };
-            let (level, rule) = (found.finding.level.name(), found.finding.rule);
+            let level = found.iter().find(|f| !f.flaky).unwrap_or(&found[0]).finding.level.name();
             let _ = writeln!(out, "  {level:<7} {rule:<30} in {count} conversation(s){known}");
+            let triggers = summary.trigger_counts.get(rule);
+            for f in &found {
+                let count = triggers.and_then(|t| t.get(&f.trigger)).copied().unwrap_or(0);
+                let flaky = if f.flaky && !known.contains("flaky") { " (flaky)" } else { "" };
+                let file = f.case_file.as_ref().map(|p| format!(" -> {}", p.display())).unwrap_or_default();
+                let _ = writeln!(out, "            {:<36} in {count}{flaky}{file}", f.trigger);
+            }
+            let mut unsaved: Vec<(&String, &u64)> =
+                triggers.into_iter().flatten().filter(|(t, _)| !found.iter().any(|f| &f.trigger == *t)).collect();
+            if !unsaved.is_empty() {
+                unsaved.sort_by_key(|(_, n)| std::cmp::Reverse(**n));
+                let shown: Vec<String> = unsaved.iter().take(5).map(|(t, n)| format!("{t} ({n})")).collect();
+                let more = if unsaved.len() > 5 { ", ..." } else { "" };
+                let _ = writeln!(
+                    out,
+                    "            {} more trigger(s) not kept (at most {} per rule): {}{more}",
+                    unsaved.len(),
+                    crate::campaign::MAX_TRIGGERS_PER_RULE,
+                    shown.join(", ")
+                );
+            }
         }
     }
     for rule in baseline.stale(&summary.broken()) {

@@ -1,6 +1,7 @@
-//! The JSON report: `seed`, `server`, `cases`, `elapsed_s`, `findings` (rule, level, case_file, step, detail,
-//! conversation, reproduce, baselined, flaky), `counts` (conversations per broken rule) and `stale_baseline` (baselined
-//! rules that no longer break).
+//! The JSON report: `seed`, `server`, `cases`, `elapsed_s`, `findings` (one per rule and trigger: rule, trigger,
+//! level, case_file, step, detail, conversation, reproduce, baselined, flaky), `counts` (conversations per broken
+//! rule), `trigger_counts` (conversations per broken rule and trigger, `{rule: {trigger: n}}`, triggers past the
+//! per-rule bound included) and `stale_baseline` (baselined rules that no longer break).
 
 use super::reproduce_command;
 use crate::baseline::Baseline;
@@ -16,6 +17,7 @@ pub fn report(summary: &Summary, server: &ServerSpec, baseline: &Baseline) -> Va
         .map(|found| {
             json!({
                 "rule": found.finding.rule,
+                "trigger": found.trigger,
                 "level": found.finding.level.name(),
                 "case_file": found.case_file.as_ref().map(|p| p.display().to_string()),
                 "step": found.finding.event,
@@ -34,6 +36,7 @@ pub fn report(summary: &Summary, server: &ServerSpec, baseline: &Baseline) -> Va
         "elapsed_s": summary.elapsed.as_secs_f64(),
         "findings": findings,
         "counts": summary.counts,
+        "trigger_counts": summary.trigger_counts,
         "stale_baseline": baseline.stale(&summary.broken()),
     })
 }

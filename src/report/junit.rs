@@ -1,5 +1,6 @@
 //! The JUnit XML report, for CI dashboards: one test case per rule that was checked; a broken rule is a failure
-//! (its detail, case file and reproduction command inside), a baselined one is skipped.
+//! (the detail, reproduction command and transcript of its first trigger inside, and the case file of every trigger),
+//! a baselined one is skipped.
 
 use super::reproduce_command;
 use crate::baseline::Baseline;
@@ -11,8 +12,9 @@ use std::fmt::Write as _;
 /// The report as an XML document.
 pub fn report(summary: &Summary, server: &ServerSpec, policy: &Policy, baseline: &Baseline) -> String {
     let checked: Vec<_> = RULES.iter().filter(|r| policy.enabled(r.id)).collect();
-    let failures = summary.found.iter().filter(|f| !baseline.covers(f.finding.rule)).count();
-    let skipped = summary.found.iter().filter(|f| baseline.covers(f.finding.rule)).count();
+    let broken = summary.broken();
+    let failures = broken.iter().filter(|rule| !baseline.covers(rule)).count();
+    let skipped = broken.len() - failures;
     let mut out = String::from("<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n");
     let _ = writeln!(
         out,
@@ -42,8 +44,11 @@ pub fn report(summary: &Summary, server: &ServerSpec, policy: &Policy, baseline:
                 } else {
                     let _ = writeln!(out, "    <failure message=\"{message}\" type=\"{}\">", rule.level.name());
                     let _ = writeln!(out, "{}", escape(rule.statement));
-                    if let Some(path) = &found.case_file {
-                        let _ = writeln!(out, "case file: {}", escape(&path.display().to_string()));
+                    for other in summary.found.iter().filter(|f| f.finding.rule == rule.id) {
+                        if let Some(path) = &other.case_file {
+                            let (path, trigger) = (escape(&path.display().to_string()), escape(&other.trigger));
+                            let _ = writeln!(out, "case file: {path} (trigger {trigger})");
+                        }
                     }
                     let _ = writeln!(out, "reproduce: {}", escape(&reproduce_command(found, summary.seed, server)));
                     out.push_str("    </failure>\n");

@@ -33,7 +33,7 @@ pub fn report(summary: &Summary, server: &ServerSpec, policy: &Policy, baseline:
                 "level": level(found.finding.level),
                 "message": { "text": format!("{} Reproduce: {}", found.finding.detail, reproduce_command(found, summary.seed, server)) },
                 "locations": [{ "physicalLocation": { "artifactLocation": { "uri": uri } } }],
-                "properties": { "conversation": found.conversation, "event": found.finding.event },
+                "properties": { "conversation": found.conversation, "event": found.finding.event, "trigger": found.trigger },
             });
             if baseline.covers(found.finding.rule) {
                 result["suppressions"] = json!([{ "kind": "external", "justification": baseline.rules[found.finding.rule] }]);

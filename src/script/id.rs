@@ -35,9 +35,10 @@ pub enum IdKind {
     Null,
     /// `1.5`: illegal (a fraction).
     Float,
-    /// `1.0`: illegal (a float literal, even though whole).
+    /// `N.0`: illegal (a float literal, even though whole); some parsers read it as the integer N, the ordinal, which
+    /// no other request of the script has.
     WholeFloat,
-    /// `1e+3`: illegal (an exponent).
+    /// `Ne+3`: illegal (an exponent); some parsers read it as the integer N × 1000, beyond every ordinal of a script.
     Exponent,
     /// `true`: illegal.
     Bool,
@@ -107,8 +108,9 @@ impl IdKind {
     }
 }
 
-/// Hands out concrete ids while a script is encoded: every request gets the next ordinal, and legal ids are never
-/// repeated except by [`IdKind::Duplicate`]. Ids made from the ordinal never repeat; the three fixed ones (`0`,
+/// Hands out concrete ids while a script is encoded: every request gets the next ordinal, and ids are never
+/// repeated except by [`IdKind::Duplicate`], counting the integer a whole-valued float id stands for (`1.0` is `1`
+/// to many parsers, `1e+3` is `1000`; PROTOCOL-REFERENCE I7: reusing an open id is undefined behaviour). Ids made from the ordinal never repeat; the three fixed ones (`0`,
 /// `""`, `"é中😀"`) are handed out once each, and their kind gets an id made from the ordinal after that.
 #[derive(Debug)]
 pub(crate) struct Ids {
@@ -155,8 +157,8 @@ impl Ids {
             IdKind::Duplicate => self.last.clone().unwrap_or(json!(n)),
             IdKind::Null => Value::Null,
             IdKind::Float => literal("1.5"),
-            IdKind::WholeFloat => literal("1.0"),
-            IdKind::Exponent => literal("1e+3"),
+            IdKind::WholeFloat => literal(&format!("{n}.0")),
+            IdKind::Exponent => literal(&format!("{n}e+3")),
             IdKind::Bool => json!(true),
             IdKind::Array => json!([n]),
             IdKind::Object => json!({ "n": n }),
@@ -181,6 +183,31 @@ mod tests {
     fn literals_keep_their_text() {
         for text in ["1.5", "1.0", "1e+3", "1844674407370955161000000000000000000001"] {
             assert_eq!(literal(text).to_string(), text);
+        }
+    }
+
+    #[test]
+    fn whole_valued_ids_never_stand_for_another_requests_id() {
+        let mut ids = Ids::new();
+        let mut seen = std::collections::HashSet::new();
+        // A script's requests: the opening's, then at most a batch's worth per step.
+        let most = (1 + crate::script::MAX_STEPS * crate::script::MAX_BATCH) as u64;
+        let kinds = IdKind::ALL.into_iter().filter(|k| *k != IdKind::Duplicate).cycle();
+        for kind in kinds {
+            if ids.peek() > most {
+                break;
+            }
+            {
+                let id = ids.assign(kind);
+                let text = id.to_string();
+                let as_integer = match &id {
+                    Value::Number(_) => crate::protocol::json::whole_integer(&text),
+                    _ => None,
+                };
+                if let Some(integer) = as_integer {
+                    assert!(seen.insert(integer.clone()), "{} repeated {integer} as {text}", kind.name());
+                }
+            }
         }
     }
 

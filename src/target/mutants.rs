@@ -178,7 +178,7 @@ impl Mutant {
         match self {
             Mutant::IdAsString => ("id-as-string", "JSONRPC-ID-ECHO", "integer ids are echoed as strings"),
             Mutant::BigIdRounded => {
-                ("big-id-rounded", "JSONRPC-ID-ECHO", "integer ids beyond 2^53 come back rounded through a double")
+                ("big-id-rounded", "JSONRPC-BIG-ID", "integer ids beyond 2^53 come back rounded through a double")
             }
             Mutant::NullIdOnError => ("null-id-on-error", "JSONRPC-NULL-ID", "error replies carry a null id"),
             Mutant::NotificationReply => {

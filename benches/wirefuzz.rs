@@ -322,7 +322,7 @@ fn engine_time_to_find(mutant: Mutant, seed: u64) -> Option<f64> {
     let started = Instant::now();
     (0..200_000u64).find(|&i| {
         let transcript = run_in_process(&Planted(mutant), &conversation(seed, i));
-        check(&transcript, &Policy::default()).iter().any(|f| f.rule == mutant.expected_rule())
+        check(&transcript, &mutant.policy()).iter().any(|f| f.rule == mutant.expected_rule())
     })?;
     Some(started.elapsed().as_secs_f64())
 }

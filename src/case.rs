@@ -23,6 +23,7 @@
 //! when the case is checked. `trigger:` (optional) names what set the finding off ([`crate::trigger`]): `shrink`
 //! keeps it, so the case stays about the same bug.
 
+use crate::model::{Eras, ServerModel, Source};
 use crate::oracle::{Finding, Policy, RULES};
 use crate::protocol::envelope::opening_era;
 use crate::protocol::{Era, Frame};
@@ -44,6 +45,10 @@ pub struct Case {
     pub title: Option<String>,
     /// The era of the connection, when known.
     pub era: Option<Era>,
+    /// The eras the server serves, when the run that found the case probed or was told them (`eras:`); replay
+    /// judges with that model. Cases without it are judged as before (the built-in server's model for the
+    /// built-in server and its mutants, inference from the transcript otherwise).
+    pub eras: Option<Eras>,
     /// The planted bug the case was found on, if any.
     pub mutant: Option<Mutant>,
     /// The server command the case was found on, if any (program and arguments).
@@ -94,6 +99,10 @@ impl Case {
                         case.era =
                             Some(Era::from_name(value).with_context(|| format!("{}: unknown era `{value}`", at()))?)
                     }
+                    "eras" => {
+                        case.eras =
+                            Some(Eras::from_name(value).with_context(|| format!("{}: unknown eras `{value}`", at()))?)
+                    }
                     "mutant" => {
                         case.mutant = Some(
                             Mutant::from_name(value).with_context(|| format!("{}: unknown mutant `{value}`", at()))?,
@@ -140,6 +149,9 @@ impl Case {
         }
         if let Some(era) = self.era {
             let _ = writeln!(out, "era: {era}");
+        }
+        if let Some(eras) = self.eras {
+            let _ = writeln!(out, "eras: {}", eras.name());
         }
         if let Some(mutant) = self.mutant {
             let _ = writeln!(out, "mutant: {mutant}");
@@ -203,6 +215,11 @@ impl Case {
         Case {
             title: Some(format!("{}: {}", finding.rule, finding.detail)),
             era: connection_era(inputs),
+            eras: policy
+                .model()
+                .filter(|m| m.source != Source::BuiltIn)
+                .map(|m| m.eras)
+                .filter(|e| Eras::STATED.contains(e)),
             mutant: server.mutant(),
             command: server.command().map(ServerCommand::argv),
             expect: vec![finding.rule.to_string()],
@@ -214,10 +231,19 @@ impl Case {
         }
     }
 
-    /// The policy the case is checked under: the default with the case's `allow:` rules off and `deny:` rules on.
+    /// The policy the case is checked under: the server model (`eras:`, or the built-in server's for the built-in
+    /// server and its mutants), the default rules with the case's `allow:` rules off and `deny:` rules on, and the
+    /// rules it expects on (so a case found under a profile, or before a rule went off by default, still checks
+    /// its rule).
     pub fn policy(&self) -> Policy {
-        let allowed = self.allow.iter().fold(Policy::default(), |p, rule| p.clone().allow(rule).unwrap_or(p));
-        self.deny.iter().fold(allowed, |p, rule| p.clone().deny(rule).unwrap_or(p))
+        let base = match (self.eras, self.command.is_some()) {
+            (Some(eras), _) => Policy::default().with_model(ServerModel::stated(eras)),
+            (None, false) => Policy::default().with_model(ServerModel::built_in()),
+            (None, true) => Policy::default(),
+        };
+        let allowed = self.allow.iter().fold(base, |p, rule| p.clone().allow(rule).unwrap_or(p));
+        let denied = self.deny.iter().fold(allowed, |p, rule| p.clone().deny(rule).unwrap_or(p));
+        self.expect.iter().fold(denied, |p, rule| p.clone().deny(rule).unwrap_or(p))
     }
 
     /// The server the case was found on: its mutant, its command, or the built-in server.
@@ -284,6 +310,7 @@ mod tests {
         Case {
             title: Some("ids come back as strings".into()),
             era: Some(Era::Modern),
+            eras: Some(Eras::Dual),
             mutant: Some(Mutant::IdAsString),
             command: None,
             expect: vec!["JSONRPC-ID-ECHO".into()],
@@ -314,18 +341,26 @@ mod tests {
 
     #[test]
     fn a_case_carries_the_policy_it_was_found_under() {
-        let policy = Policy::default().allow("MCP-ERA-SINGLE").unwrap().deny("JSONRPC-MALFORMED-REPLY").unwrap();
+        let policy = Policy::default().deny("MCP-ERA-SINGLE").unwrap().allow("JSONRPC-NULL-PARAMS").unwrap();
         let finding =
             Finding { rule: "SERVER-HANG", level: crate::oracle::Level::Error, event: None, detail: "d".into() };
         let transcript = Transcript { events: Vec::new(), ending: crate::transcript::Ending::Closed };
         let case = Case::for_finding(&[], &transcript, &finding, &ServerSpec::BuiltIn, &policy);
         assert_eq!(
             (case.allow.clone(), case.deny.clone()),
-            (vec!["MCP-ERA-SINGLE".into()], vec!["JSONRPC-MALFORMED-REPLY".into()])
+            (vec!["JSONRPC-NULL-PARAMS".into()], vec!["MCP-ERA-SINGLE".into()])
         );
         let back = Case::parse(&case.render()).unwrap();
-        assert!(!back.policy().enabled("MCP-ERA-SINGLE") && back.policy().enabled("JSONRPC-MALFORMED-REPLY"));
-        assert!(Case::default().policy().enabled("MCP-ERA-SINGLE"));
+        assert!(back.policy().enabled("MCP-ERA-SINGLE") && !back.policy().enabled("JSONRPC-NULL-PARAMS"));
+        assert!(!Case::default().policy().enabled("MCP-ERA-SINGLE"));
+        // A case that expects a rule now off by default (found before issue 12) still checks it.
+        let old = Case { expect: vec!["MCP-ERA-SINGLE".into()], ..Case::default() };
+        assert!(old.policy().enabled("MCP-ERA-SINGLE"));
+        assert_eq!(case.eras, None, "no model was given");
+        let probed = Policy::default().with_model(ServerModel::stated(Eras::Handshake));
+        let case = Case::for_finding(&[], &transcript, &finding, &ServerSpec::BuiltIn, &probed);
+        assert_eq!(Case::parse(&case.render()).unwrap().eras, Some(Eras::Handshake));
+        assert_eq!(case.policy().model(), Some(&ServerModel::stated(Eras::Handshake)));
     }
 
     #[test]

@@ -11,6 +11,7 @@
 //! - `oracle`: bytes → an arbitrary transcript → the oracle, which must not panic.
 
 use crate::campaign::conversation_bytes;
+use crate::model::ServerModel;
 use crate::oracle::{Policy, check};
 use crate::script::Script;
 use crate::seeds;
@@ -86,8 +87,8 @@ impl FuzzTarget {
     /// Runs one input; `Err` when a rule broke (the fuzz target panics with it).
     pub fn run(self, data: &[u8]) -> Result<(), Failure> {
         match self.decode(data) {
-            Some((ServerSpec::Mutant(mutant), inputs)) => verdict(&Planted(mutant), &inputs),
-            Some((_, inputs)) => verdict(&Calc, &inputs),
+            Some((ServerSpec::Mutant(mutant), inputs)) => verdict(&Planted(mutant), &inputs, &mutant.policy()),
+            Some((_, inputs)) => verdict(&Calc, &inputs, &Policy::default().with_model(ServerModel::built_in())),
             None => {
                 check(&oracle_transcript(data), &Policy::default());
                 Ok(())
@@ -117,9 +118,9 @@ impl fmt::Display for Failure {
     }
 }
 
-fn verdict<S: InProcessServer>(server: &S, inputs: &[Input]) -> Result<(), Failure> {
+fn verdict<S: InProcessServer>(server: &S, inputs: &[Input], policy: &Policy) -> Result<(), Failure> {
     let transcript = run_in_process(server, inputs);
-    let mut rules: Vec<&'static str> = check(&transcript, &Policy::default()).iter().map(|f| f.rule).collect();
+    let mut rules: Vec<&'static str> = check(&transcript, policy).iter().map(|f| f.rule).collect();
     if rules.is_empty() {
         return Ok(());
     }
@@ -230,7 +231,7 @@ pub fn seed_corpus() -> Vec<SeedFile> {
         add(FuzzTarget::Oracle, format!("trigger-{mutant}"), encode_transcript(&transcript));
         let catches = (0..CANDIDATES).map(|i| conversation_bytes(0, i)).find(|bytes| {
             let transcript = run_in_process(&Planted(mutant), &Script::from_bytes(bytes).encode());
-            check(&transcript, &Policy::default()).iter().any(|f| f.rule == mutant.expected_rule())
+            check(&transcript, &mutant.policy()).iter().any(|f| f.rule == mutant.expected_rule())
         });
         if let Some(bytes) = catches {
             add(FuzzTarget::Mutant, format!("catches-{mutant}"), [vec![index as u8], bytes].concat());

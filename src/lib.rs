@@ -7,7 +7,8 @@
 //! [`transcript::Transcript`], the [`oracle`] checks it against the named invariants of its catalogue, and each
 //! finding is named by its [`trigger`], minimized ([`shrink`]) into a readable [`case::Case`] file and reported
 //! ([`report`]). [`campaign`] runs that loop; [`fuzz_targets`] holds the bodies of the `cargo fuzz` targets; [`protocol`] is the wire
-//! vocabulary; [`seeds`] the protocol lesson's transcripts; [`baseline`] the known-failures file.
+//! vocabulary; [`seeds`] the protocol lesson's transcripts; [`model`] what the harness knows of the server (its
+//! eras); [`baseline`] the known-failures file.
 //!
 //! For a Rust server, implement [`target::InProcessServer`] and call [`conforms`] from a property test or a fuzz
 //! target.
@@ -16,6 +17,7 @@ pub mod baseline;
 pub mod campaign;
 pub mod case;
 pub mod fuzz_targets;
+pub mod model;
 pub mod oracle;
 pub mod protocol;
 pub mod report;
@@ -29,8 +31,17 @@ pub mod trigger;
 /// Runs `script` on a fresh connection of `server` and checks the transcript under the default policy: `Ok`, or
 /// `Err` with every broken rule and the readable transcript. The one call a property test or a fuzz target needs.
 pub fn conforms<S: target::InProcessServer>(server: &S, script: &script::Script) -> Result<(), String> {
+    conforms_under(server, script, &oracle::Policy::default())
+}
+
+/// [`conforms`] under a policy (a server model, a profile, rules allowed or denied).
+pub fn conforms_under<S: target::InProcessServer>(
+    server: &S,
+    script: &script::Script,
+    policy: &oracle::Policy,
+) -> Result<(), String> {
     let transcript = target::run_in_process(server, &script.encode());
-    let findings = oracle::check(&transcript, &oracle::Policy::default());
+    let findings = oracle::check(&transcript, policy);
     if findings.is_empty() {
         return Ok(());
     }

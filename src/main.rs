@@ -7,13 +7,14 @@ use mcp_wirefuzz::baseline::Baseline;
 use mcp_wirefuzz::campaign::{self, Options, Progress};
 use mcp_wirefuzz::case::Case;
 use mcp_wirefuzz::fuzz_targets::{self, FuzzTarget};
+use mcp_wirefuzz::model::{self, Eras, ServerModel, Source};
 use mcp_wirefuzz::oracle::{Policy, check, render_catalogue};
 use mcp_wirefuzz::report;
 use mcp_wirefuzz::seeds;
 use mcp_wirefuzz::shrink;
 use mcp_wirefuzz::target::attach;
 use mcp_wirefuzz::target::mutants::Mutant;
-use mcp_wirefuzz::target::reference::{Calc, Planted};
+use mcp_wirefuzz::target::reference::{Calc, Planted, SERVER_NAME, SERVER_VERSION};
 use mcp_wirefuzz::target::stdio::{ServerCommand, Timeouts};
 use mcp_wirefuzz::target::{ServerSpec, Status, serve};
 use mcp_wirefuzz::transcript::Input;
@@ -54,6 +55,12 @@ enum Commands {
         /// How long a reply from a child server may take, in milliseconds.
         #[arg(long, default_value_t = 2_000)]
         timeout: u64,
+        /// The eras the server serves (handshake, modern, dual), instead of the case's `eras:`.
+        #[arg(long, value_name = "ERAS")]
+        eras: Option<String>,
+        /// Turn on a profile's rules (spec, strict-jsonrpc, mcp-python-2.3.0); repeatable.
+        #[arg(long, value_name = "NAME")]
+        profile: Vec<String>,
         /// Turn a rule off, on top of the case's own `allow:`; repeatable.
         #[arg(long, value_name = "RULE")]
         allow: Vec<String>,
@@ -113,9 +120,10 @@ enum Commands {
         #[arg(long, value_name = "NAME")]
         mutant: Option<String>,
     },
-    /// A quick, deterministic conformance run against the built-in server or `-- CMD ARGS...`: one probe per
-    /// invariant (each planted bug's trigger, checked by the oracle), then the protocol lesson's seed transcripts
-    /// (exact replies of the calc server); exit 1 if anything fails.
+    /// A quick, deterministic conformance run against the built-in server or `-- CMD ARGS...`: the server model
+    /// first (probed, or `--eras`), one probe per invariant (each planted bug's trigger, judged with the model),
+    /// then, on the calc server only (serverInfo calc "", versions 2026-07-28), the protocol lesson's seed
+    /// transcripts (its exact replies); exit 1 if anything fails.
     Check {
         /// How long a reply from a child server may take, in milliseconds.
         #[arg(long, default_value_t = 5_000)]
@@ -123,6 +131,9 @@ enum Commands {
         /// Skip the seed transcripts, which expect the calc server (tool `add`, name `calc`).
         #[arg(long)]
         no_seeds: bool,
+        /// The eras the server serves (handshake, modern, dual), instead of probing it.
+        #[arg(long, value_name = "ERAS")]
+        eras: Option<String>,
         /// The server to start (no shell), after `--`.
         #[arg(last = true)]
         command: Vec<String>,
@@ -182,6 +193,13 @@ struct FuzzArgs {
     /// break are reported as stale.
     #[arg(long, value_name = "FILE")]
     baseline: Option<PathBuf>,
+    /// The eras the server serves (handshake, modern, dual), instead of probing it at the start of the run.
+    #[arg(long, value_name = "ERAS")]
+    eras: Option<String>,
+    /// Turn on a profile's rules (spec, strict-jsonrpc, mcp-python-2.3.0; `mcp-wirefuzz invariants` lists them);
+    /// repeatable.
+    #[arg(long, value_name = "NAME")]
+    profile: Vec<String>,
     /// Turn a rule off (a policy the server legitimately differs on); repeatable.
     #[arg(long, value_name = "RULE")]
     allow: Vec<String>,
@@ -204,9 +222,10 @@ fn main() -> ExitCode {
     let outcome = match cli.command {
         Commands::Fuzz(args) => run_fuzz(args),
         Commands::Attach { socket, wait } => run_attach(&socket, wait),
-        Commands::Replay { file, mutant, built_in, timeout, allow, deny, command } => {
+        Commands::Replay { file, mutant, built_in, timeout, eras, profile, allow, deny, command } => {
             let server = Replayed { mutant: mutant.as_deref(), built_in, command: &command };
-            run_replay(&file, server, Duration::from_millis(timeout), &allow, &deny)
+            let rules = Rules { eras: eras.as_deref(), profiles: &profile, allow: &allow, deny: &deny };
+            run_replay(&file, server, Duration::from_millis(timeout), rules)
         }
         Commands::Import { artifact, target, mutant, out, name, shrink_budget } => {
             run_import(&artifact, target.as_deref(), mutant.as_deref(), &out, name.as_deref(), shrink_budget)
@@ -220,8 +239,8 @@ fn main() -> ExitCode {
             Ok(ExitCode::SUCCESS)
         }
         Commands::Serve { mutant } => run_serve(mutant.as_deref()),
-        Commands::Check { timeout, no_seeds, command } => {
-            run_check(&command, Duration::from_millis(timeout), !no_seeds)
+        Commands::Check { timeout, no_seeds, eras, command } => {
+            run_check(&command, Duration::from_millis(timeout), !no_seeds, eras.as_deref())
         }
     };
     match outcome {
@@ -277,9 +296,40 @@ fn server_spec(mutant: Option<&str>, command: &[String]) -> Result<ServerSpec> {
     }
 }
 
-/// `base` with the command line's `--allow` rules turned off and `--deny` rules turned on.
-fn policy(base: Policy, allow: &[String], deny: &[String]) -> Result<Policy> {
+/// The `--eras`, `--profile`, `--allow` and `--deny` options.
+struct Rules<'a> {
+    eras: Option<&'a str>,
+    profiles: &'a [String],
+    allow: &'a [String],
+    deny: &'a [String],
+}
+
+/// The model stated by `--eras`, if given.
+fn stated_eras(eras: Option<&str>) -> Result<Option<ServerModel>> {
+    let Some(name) = eras else { return Ok(None) };
+    match Eras::from_name(name) {
+        Some(eras) => Ok(Some(ServerModel::stated(eras))),
+        None => bail!("--eras takes handshake, modern or dual, not `{name}`"),
+    }
+}
+
+/// The server model: stated with `--eras`, the built-in server's, or probed on fresh processes of a child.
+fn server_model(server: &ServerSpec, eras: Option<&str>, timeouts: Timeouts) -> Result<ServerModel> {
+    if let Some(stated) = stated_eras(eras)? {
+        return Ok(stated);
+    }
+    match server {
+        ServerSpec::Command(_) => model::probe(server.target(timeouts).as_mut()),
+        _ => Ok(ServerModel::built_in()),
+    }
+}
+
+/// `base` with the command line's profiles, then its `--allow` rules turned off and `--deny` rules turned on.
+fn policy(base: Policy, profiles: &[String], allow: &[String], deny: &[String]) -> Result<Policy> {
     let mut policy = base;
+    for name in profiles {
+        policy = policy.with_profile(name).map_err(|e| anyhow!("--profile: {e}"))?;
+    }
     for rule in allow {
         policy = policy.allow(rule).map_err(|e| anyhow!("--allow: {e}"))?;
     }
@@ -306,11 +356,22 @@ fn run_fuzz(args: FuzzArgs) -> Result<ExitCode> {
     let seed = args.seed.unwrap_or_else(|| {
         std::time::SystemTime::now().duration_since(std::time::UNIX_EPOCH).map_or(0, |d| d.as_nanos() as u64)
     });
+    let probe_timeouts = Timeouts {
+        reply: Duration::from_millis(args.timeout),
+        startup: Duration::from_millis(args.startup_timeout),
+        ..Timeouts::default()
+    };
+    let model = server_model(&server, args.eras.as_deref(), probe_timeouts)?;
+    eprintln!("server model: {model}");
+    let base = match server.mutant() {
+        Some(mutant) => mutant.policy(),
+        None => Policy::default(),
+    };
     let options = Options {
         seed,
         cases: args.cases.or(if time.is_none() { Some(10_000) } else { None }),
         time,
-        policy: policy(Policy::default(), &args.allow, &args.deny)?,
+        policy: policy(base.with_model(model.clone()), &args.profile, &args.allow, &args.deny)?,
         out: Some(args.out.clone()),
         shrink: shrink::Budget { runs: args.shrink_budget, time: Some(Duration::from_secs(args.shrink_time)) },
         baseline: baseline.clone(),
@@ -330,15 +391,20 @@ fn run_fuzz(args: FuzzArgs) -> Result<ExitCode> {
     })?;
     bar.finish();
     println!("{}", report::human::summary(&summary, &baseline).trim_end());
+    println!("server model: {model}");
     if let Some(path) = &args.json {
-        let text = serde_json::to_string_pretty(&report::json::report(&summary, &server, &baseline))?;
+        let mut json = report::json::report(&summary, &server, &baseline);
+        json["server_model"] = model.to_json();
+        let text = serde_json::to_string_pretty(&json)?;
         write_report(path, &(text + "\n"))?;
     }
     if let Some(path) = &args.junit {
         write_report(path, &report::junit::report(&summary, &server, &options.policy, &baseline))?;
     }
     if let Some(path) = &args.sarif {
-        let text = serde_json::to_string_pretty(&report::sarif::report(&summary, &server, &options.policy, &baseline))?;
+        let mut sarif = report::sarif::report(&summary, &server, &options.policy, &baseline);
+        sarif["runs"][0]["properties"] = serde_json::json!({ "serverModel": model.to_json() });
+        let text = serde_json::to_string_pretty(&sarif)?;
         write_report(path, &(text + "\n"))?;
     }
     Ok(if summary.fails(&baseline) { ExitCode::from(1) } else { ExitCode::SUCCESS })
@@ -404,7 +470,7 @@ struct Replayed<'a> {
     command: &'a [String],
 }
 
-fn run_replay(file: &Path, server: Replayed, timeout: Duration, allow: &[String], deny: &[String]) -> Result<ExitCode> {
+fn run_replay(file: &Path, server: Replayed, timeout: Duration, rules: Rules) -> Result<ExitCode> {
     let case = Case::load(file)?;
     let server = match (server.built_in, server.mutant, server.command.is_empty()) {
         (true, _, true) => ServerSpec::BuiltIn,
@@ -413,9 +479,24 @@ fn run_replay(file: &Path, server: Replayed, timeout: Duration, allow: &[String]
         (false, mutant, _) => server_spec(mutant, server.command)?,
     };
     let timeouts = Timeouts { reply: timeout, ..Timeouts::default() };
+    // The model: `--eras`, else the case's `eras:` on the case's own server, else the built-in server's or a probe.
+    let model = match stated_eras(rules.eras)? {
+        Some(stated) => Some(stated),
+        None if case.eras.is_some() && server == case.server() => None,
+        None => Some(server_model(&server, None, timeouts)?),
+    };
     let transcript = server.target(timeouts).run(&case.inputs)?;
-    let findings = check(&transcript, &policy(case.policy(), allow, deny)?);
+    let base = case.policy();
+    let base = match model {
+        Some(model) => base.with_model(model),
+        None => base,
+    };
+    let policy = policy(base, rules.profiles, rules.allow, rules.deny)?;
+    let findings = check(&transcript, &policy);
     println!("replaying {} against {}", file.display(), server.describe());
+    if let Some(model) = policy.model() {
+        println!("server model: {model}");
+    }
     print!("{}", transcript.render());
     for finding in &findings {
         println!("{finding}");
@@ -471,9 +552,14 @@ fn import_inputs(
     name: Option<String>,
     budget: usize,
 ) -> Result<ExitCode> {
+    let judged = match server {
+        ServerSpec::Mutant(mutant) => mutant.policy(),
+        ServerSpec::BuiltIn => Policy::default().with_model(ServerModel::built_in()),
+        ServerSpec::Command(_) => Policy::default(),
+    };
     let mut target = server.target(Timeouts::default());
     let transcript = target.run(inputs)?;
-    let findings = check(&transcript, &Policy::default());
+    let findings = check(&transcript, &judged);
     let rule = match server.mutant() {
         Some(mutant) if findings.iter().any(|f| f.rule == mutant.expected_rule()) => mutant.expected_rule(),
         _ => match findings.first() {
@@ -485,10 +571,9 @@ fn import_inputs(
         },
     };
     let budget = shrink::Budget { runs: budget, ..Default::default() };
-    let minimized = shrink::minimize_finding(target.as_mut(), inputs, rule, None, &Policy::default(), budget)?
+    let minimized = shrink::minimize_finding(target.as_mut(), inputs, rule, None, &judged, budget)?
         .context("the finding did not reproduce")?;
-    let case =
-        Case::for_finding(&minimized.inputs, &minimized.transcript, &minimized.finding, server, &Policy::default());
+    let case = Case::for_finding(&minimized.inputs, &minimized.transcript, &minimized.finding, server, &judged);
     let stem = artifact.file_name().map(|n| n.to_string_lossy().into_owned()).unwrap_or_default();
     let name = name.unwrap_or_else(|| format!("{}-{}", rule.to_lowercase(), stem.chars().take(20).collect::<String>()));
     let path = case.save(out, &name)?;
@@ -506,23 +591,22 @@ replay: mcp-wirefuzz replay {}",
 fn run_shrink(file: &Path, out: Option<&Path>, timeout: Duration, budget: usize) -> Result<ExitCode> {
     let case = Case::load(file)?;
     let server = case.server();
-    let mut target = server.target(Timeouts { reply: timeout, ..Timeouts::default() });
+    let timeouts = Timeouts { reply: timeout, ..Timeouts::default() };
+    let judged = match case.eras {
+        Some(_) => case.policy(),
+        None => case.policy().with_model(server_model(&server, None, timeouts)?),
+    };
+    let mut target = server.target(timeouts);
     let rule = match case.expect.first() {
         Some(rule) => rule.clone(),
-        None => match check(&target.run(&case.inputs)?, &case.policy()).first() {
+        None => match check(&target.run(&case.inputs)?, &judged).first() {
             Some(finding) => finding.rule.to_string(),
             None => bail!("{} breaks no rule on {}: nothing to shrink for", file.display(), server.describe()),
         },
     };
     let budget = shrink::Budget { runs: budget, ..Default::default() };
-    let Some(minimized) = shrink::minimize_finding(
-        target.as_mut(),
-        &case.inputs,
-        &rule,
-        case.trigger.as_deref(),
-        &case.policy(),
-        budget,
-    )?
+    let Some(minimized) =
+        shrink::minimize_finding(target.as_mut(), &case.inputs, &rule, case.trigger.as_deref(), &judged, budget)?
     else {
         bail!("{rule} does not break on {} with {}", server.describe(), file.display());
     };
@@ -553,9 +637,12 @@ fn run_corpus(root: &Path) -> Result<ExitCode> {
     Ok(ExitCode::SUCCESS)
 }
 
-fn run_check(command: &[String], timeout: Duration, seeds_too: bool) -> Result<ExitCode> {
+fn run_check(command: &[String], timeout: Duration, seeds_too: bool, eras: Option<&str>) -> Result<ExitCode> {
     let server = server_spec(None, command)?;
     let timeouts = Timeouts { reply: timeout, ..Timeouts::default() };
+    let model = server_model(&server, eras, timeouts)?;
+    println!("server model: {model}");
+    let judged = Policy::default().with_model(model.clone());
     let mut target = server.target(timeouts);
     let (mut passed, mut failed) = (0, 0);
     let mut verdict = |name: &str, problems: Vec<String>| {
@@ -577,18 +664,38 @@ fn run_check(command: &[String], timeout: Duration, seeds_too: bool) -> Result<E
             continue;
         }
         let transcript = target.run(&inputs)?;
-        let findings = check(&transcript, &Policy::default());
+        let findings = check(&transcript, &judged);
         let name = format!("probe {} ({} frames, the trigger of {mutant})", mutant.expected_rule(), inputs.len());
         verdict(&name, findings.iter().map(ToString::to_string).collect());
         probed.push(inputs);
     }
-    if seeds_too {
-        for case in seeds::builtin() {
-            let mismatches = match server.command() {
-                None => case.check_in_process(&Calc),
-                Some(child) => case.check_child(child, timeouts)?,
-            };
-            verdict(&format!("seed transcript {}", case.name), mismatches);
+    let identity = match (&model.name, &model.server_version) {
+        (Some(name), Some(version)) => format!("{name} {version:?}"),
+        (Some(name), None) => name.clone(),
+        _ => String::new(),
+    };
+    match model.name.as_deref() {
+        _ if !seeds_too => {}
+        Some(_) if model.is_seed_calc() => {
+            for case in seeds::builtin() {
+                let mismatches = match server.command() {
+                    None => case.check_in_process(&Calc),
+                    Some(child) => case.check_child(child, timeouts)?,
+                };
+                verdict(&format!("seed transcript {}", case.name), mismatches);
+            }
+        }
+        Some(_) => {
+            let versions = if model.versions.is_empty() { "none".to_string() } else { model.versions.join(", ") };
+            println!(
+                "skipped: the server names itself {identity} (versions named: {versions}), the seed transcripts are \
+                 for {SERVER_NAME} {SERVER_VERSION:?} (versions named: 2026-07-28)"
+            )
+        }
+        None => {
+            let why =
+                if model.source == Source::Stated { " (--eras states the model, so nothing was probed)" } else { "" };
+            println!("skipped: the server's name is unknown{why}, the seed transcripts are for {SERVER_NAME}");
         }
     }
     println!("{passed} passed, {failed} failed");

@@ -13,9 +13,9 @@ use proptest::prelude::*;
 use proptest::test_runner::{Config, RngAlgorithm, TestError, TestRng, TestRunner};
 
 /// The rules `script` breaks on `server`, with the transcript for the failure message.
-fn broken_rules<S: InProcessServer>(server: &S, script: &Script) -> (Vec<&'static str>, String) {
+fn broken_rules<S: InProcessServer>(server: &S, script: &Script, policy: &Policy) -> (Vec<&'static str>, String) {
     let transcript = run_in_process(server, &script.encode());
-    let findings = check(&transcript, &Policy::default());
+    let findings = check(&transcript, policy);
     let rules = findings.iter().map(|f| f.rule).collect();
     let report = findings.iter().map(ToString::to_string).collect::<Vec<_>>().join("\n");
     (rules, format!("{report}\n{}", transcript.render()))
@@ -38,19 +38,19 @@ fn every_planted_bug_is_caught_and_shrunk() {
         let mut runner = TestRunner::new_with_rng(config, rng);
         let expected = mutant.expected_rule();
         let outcome = runner.run(&scripts(), |script| {
-            let (rules, _) = broken_rules(&Planted(mutant), &script);
+            let (rules, _) = broken_rules(&Planted(mutant), &script, &mutant.policy());
             prop_assert!(!rules.contains(&expected));
             Ok(())
         });
         match outcome {
             Err(TestError::Fail(_, minimal)) => {
-                let (rules, report) = broken_rules(&Planted(mutant), &minimal);
+                let (rules, report) = broken_rules(&Planted(mutant), &minimal, &mutant.policy());
                 assert!(rules.contains(&expected), "{mutant}: the shrunk script no longer breaks {expected}\n{report}");
                 let frames = minimal.encode().len();
                 assert!(frames <= 8, "{mutant}: shrunk to {frames} inputs, expected a small script\n{report}");
-                let (clean, report) = broken_rules(&Calc, &minimal);
+                let (clean, report) = broken_rules(&Calc, &minimal, &mutant.policy());
                 assert!(clean.is_empty(), "{mutant}: the clean server breaks rules on the shrunk script\n{report}");
-                let refusal = mcp_wirefuzz::conforms(&Planted(mutant), &minimal).unwrap_err();
+                let refusal = mcp_wirefuzz::conforms_under(&Planted(mutant), &minimal, &mutant.policy()).unwrap_err();
                 assert!(refusal.contains(expected), "{mutant}: conforms() does not name {expected}: {refusal}");
             }
             Err(other) => panic!("{mutant}: {other}"),

@@ -41,16 +41,36 @@ fn check_passes_against_the_built_in_server_and_a_child() {
     let built_in = Command::new(exe).arg("check").output().unwrap();
     assert!(built_in.status.success());
     assert!(String::from_utf8_lossy(&built_in.stdout).contains("21 passed, 0 failed"));
+    assert!(String::from_utf8_lossy(&built_in.stdout).contains("server model: dual-era"));
     let child = Command::new(exe).args(["check", "--", exe, "serve"]).output().unwrap();
-    assert!(child.status.success(), "{}", String::from_utf8_lossy(&child.stdout));
+    let stdout = String::from_utf8_lossy(&child.stdout);
+    assert!(child.status.success(), "{stdout}");
+    assert!(
+        stdout.contains("server model: dual-era (2026-07-28; handshake 2025-11-25), name calc, probed"),
+        "{stdout}"
+    );
+    assert!(stdout.contains("ok    seed transcript modern-first-call"), "{stdout}");
+}
+
+#[test]
+fn check_runs_the_seed_transcripts_only_on_a_server_named_calc() {
+    let exe = env!("CARGO_BIN_EXE_mcp-wirefuzz");
+    let stated = Command::new(exe).args(["check", "--eras", "dual", "--", exe, "serve"]).output().unwrap();
+    let stdout = String::from_utf8_lossy(&stated.stdout);
+    assert!(stdout.contains("server model: dual-era, stated"), "{stdout}");
+    assert!(stdout.contains("skipped: the server's name is unknown") && !stdout.contains("ok    seed"), "{stdout}");
+    let wrong = Command::new(exe).args(["check", "--eras", "both", "--", exe, "serve"]).output().unwrap();
+    assert_eq!(wrong.status.code(), Some(2));
 }
 
 #[test]
 fn check_fails_against_a_server_that_answers_nothing() {
     let output =
         Command::new(env!("CARGO_BIN_EXE_mcp-wirefuzz")).args(["check", "--", "cat", "/dev/null"]).output().unwrap();
-    assert_eq!(output.status.code(), Some(1));
-    assert!(String::from_utf8_lossy(&output.stdout).contains("FAIL  seed transcript modern-first-call"));
+    let stdout = String::from_utf8_lossy(&output.stdout);
+    assert_eq!(output.status.code(), Some(1), "{stdout}");
+    assert!(stdout.contains("server model: eras unknown"), "{stdout}");
+    assert!(stdout.contains("FAIL  probe") && stdout.contains("skipped: the server's name is unknown"), "{stdout}");
 }
 
 #[test]
@@ -64,4 +84,32 @@ fn check_probes_catch_a_planted_bug_without_the_seed_transcripts() {
     assert_eq!(output.status.code(), Some(1), "{stdout}");
     assert!(stdout.contains("FAIL  probe SERVER-CRASH") && stdout.contains("13 passed, 2 failed"), "{stdout}");
     assert!(!stdout.contains("seed transcript"));
+}
+
+#[test]
+fn every_report_carries_the_server_model() {
+    let exe = env!("CARGO_BIN_EXE_mcp-wirefuzz");
+    let dir = std::env::temp_dir().join(format!("wirefuzz-model-reports-{}", std::process::id()));
+    let path = |name: &str| dir.join(name).display().to_string();
+    let output = Command::new(exe)
+        .args(["fuzz", "--cases", "3", "--seed", "1", "--out", &path("out"), "--json", &path("r.json")])
+        .args(["--junit", &path("r.xml"), "--sarif", &path("r.sarif"), "--profile", "mcp-python-2.3.0"])
+        .output()
+        .unwrap();
+    let stdout = String::from_utf8_lossy(&output.stdout);
+    assert!(output.status.success(), "{stdout}{}", String::from_utf8_lossy(&output.stderr));
+    assert!(
+        stdout.contains("server model: dual-era (2026-07-28; handshake 2024-11-05..2025-11-25), name calc, built-in")
+    );
+    let read = |name: &str| std::fs::read_to_string(dir.join(name)).unwrap();
+    let json: serde_json::Value = serde_json::from_str(&read("r.json")).unwrap();
+    assert_eq!(json["server_model"]["eras"], "dual");
+    let sarif: serde_json::Value = serde_json::from_str(&read("r.sarif")).unwrap();
+    assert_eq!(sarif["runs"][0]["properties"]["serverModel"]["name"], "calc");
+    let junit = read("r.xml");
+    assert!(junit.contains("<property name=\"server_model\" value=\"dual-era"), "{junit}");
+    assert!(junit.contains("name=\"MCP-ERA-SINGLE\""), "the profile's rules are checked: {junit}");
+    let unknown = Command::new(exe).args(["fuzz", "--cases", "1", "--profile", "nope"]).output().unwrap();
+    assert_eq!(unknown.status.code(), Some(2));
+    std::fs::remove_dir_all(&dir).unwrap();
 }

@@ -1,6 +1,7 @@
 //! The invariant catalogue: every rule the oracle checks, with its stable id, level, eras and source, and the
 //! [`Policy`] that says which rules are on for a run.
 
+use crate::model::ServerModel;
 use crate::protocol::Era;
 use crate::protocol::era::MODERN_VERSIONS;
 use std::collections::BTreeMap;
@@ -104,8 +105,10 @@ pub const MODERN_RESULT_TYPE: &str = "MCP-MODERN-RESULT-TYPE";
 pub const HANDSHAKE_NO_RESULT_TYPE: &str = "MCP-HANDSHAKE-NO-RESULT-TYPE";
 /// Modern results carry the serverInfo stamp.
 pub const MODERN_SERVER_INFO: &str = "MCP-MODERN-SERVER-INFO";
-/// A missing envelope key gets -32602 naming it.
+/// A missing envelope key gets -32602.
 pub const ENVELOPE_MISSING_KEY: &str = "MCP-ENVELOPE-MISSING-KEY";
+/// The -32602 for missing envelope keys names them (profile mcp-python-2.3.0).
+pub const ENVELOPE_KEY_NAMED: &str = "MCP-ENVELOPE-KEY-NAMED";
 /// An unsupported version gets a well-formed -32022.
 pub const UNSUPPORTED_VERSION: &str = "MCP-UNSUPPORTED-VERSION";
 /// Methods 2026-07-28 removed are refused.
@@ -116,6 +119,8 @@ pub const CACHE_HINTS: &str = "MCP-CACHE-HINTS";
 pub const DISCOVER_SHAPE: &str = "MCP-DISCOVER-SHAPE";
 /// `initialize` answers with a well-formed result and a negotiated version.
 pub const INITIALIZE_SHAPE: &str = "MCP-INITIALIZE-SHAPE";
+/// An invalid `initialize` gets -32602.
+pub const INITIALIZE_PARAMS: &str = "MCP-INITIALIZE-INVALID-PARAMS";
 /// `ping` gets `{}`.
 pub const PING: &str = "MCP-PING";
 /// Advertised list methods are not -32601.
@@ -240,19 +245,24 @@ pub static RULES: &[Rule] = &[
     must(
         UNSOLICITED_REQUEST,
         MODERN,
-        "On a modern connection the server never sends a request (a line with both `method` and `id`).",
+        "On a modern connection the server never sends a request (a line with both `method` and `id`). Since issue \
+         12 a modern connection is one a server that serves 2026-07-28 got a modern request on, before any \
+         `initialize` or un-enveloped request.",
         "MCP 2026-07-28 basic/transports/stdio.mdx; shared/PROTOCOL-REFERENCE.md §7 I26",
     ),
     Rule {
         policy: true,
+        enabled_by_default: false,
         ..must(
             ERA_SINGLE,
             BOTH,
-            "One era per connection, fixed by the first request that gets a result: on a handshake connection an \
-             enveloped request gets -32600; on a modern connection a valid `initialize` gets -32022 with a non-empty \
-             string array data.supported (an invalid one may get -32602). Before the era is fixed, each request is \
-             judged by its own era and may get the other era's refusal.",
-            "MCP 2026-07-28 versioning.mdx; mcp 2.3.0 runner.py; shared/PROTOCOL-REFERENCE.md §7 I15, §8 D",
+            "Profile mcp-python-2.3.0 (off by default; before issue 12 it was on for every server): one era per \
+             connection, fixed by the first request that gets a result: on a handshake connection an enveloped \
+             request gets -32600; on a modern connection a valid `initialize` gets -32022 with a non-empty string \
+             array data.supported (an invalid one may get -32602). Before the era is fixed, each request is judged \
+             by its own era and may get the other era's refusal. Applies only to a server that serves both eras.",
+            "mcp 2.3.0 runner.py; shared/PROTOCOL-REFERENCE.md §8 D (versioning.mdx lets a dual-era server serve \
+             both eras on one process)",
         )
     },
     must(
@@ -279,15 +289,29 @@ pub static RULES: &[Rule] = &[
         ENVELOPE_MISSING_KEY,
         MODERN,
         "A modern request whose params._meta is missing, not an object, or lacks a required envelope key gets \
-         -32602, and the message names every missing key by its full name.",
+         -32602. Changed in issue 12: naming the missing keys in the message is now MCP-ENVELOPE-KEY-NAMED, and \
+         the rule applies only to a server that serves 2026-07-28, on a connection no `initialize` or \
+         un-enveloped request opened.",
         "MCP 2026-07-28 basic/index.mdx; shared/PROTOCOL-REFERENCE.md §7 I19",
     ),
+    Rule {
+        policy: true,
+        enabled_by_default: false,
+        ..should(
+            ENVELOPE_KEY_NAMED,
+            MODERN,
+            "Profile mcp-python-2.3.0 (off by default): the -32602 for a modern request lacking a required envelope \
+             key names every missing key by its full name in its message (the spec mandates only the code).",
+            "mcp 2.3.0 runner.py; shared/PROTOCOL-REFERENCE.md §7 I19",
+        )
+    },
     must(
         UNSUPPORTED_VERSION,
         MODERN,
         "An unsupported string protocolVersion gets -32022 with data.supported (non-empty strings, without it) and \
          data.requested equal to it; a non-string one gets -32602, never -32022. Supported: the policy's versions \
-         and any the server names in server/discover supportedVersions or -32022 data.supported.",
+         and any the server names in server/discover supportedVersions or -32022 data.supported anywhere in the \
+         run (since issue 12 the model's probe included, not only this conversation).",
         "MCP 2026-07-28 versioning.mdx; schema.ts UnsupportedProtocolVersionError",
     ),
     must(
@@ -308,7 +332,9 @@ pub static RULES: &[Rule] = &[
         DISCOVER_SHAPE,
         MODERN,
         "A fully enveloped server/discover is not -32601, and its result has `supportedVersions` (a non-empty \
-         string array) and `capabilities` (an object).",
+         string array) and `capabilities` (an object). Since issue 12 only on a server that serves 2026-07-28 (a \
+         -32601 is how a handshake-only server is recognised), before any `initialize` or un-enveloped request; \
+         notifications never select an era.",
         "MCP 2026-07-28 server/discover.mdx",
     ),
     must(
@@ -317,6 +343,14 @@ pub static RULES: &[Rule] = &[
         "An initialize result has protocolVersion (string), capabilities (object) and serverInfo {name, version} \
          (strings); a requested handshake version is echoed, any other request gets a handshake version.",
         "MCP 2025-11-25 basic/lifecycle.mdx §Initialization, §Version Negotiation",
+    ),
+    should(
+        INITIALIZE_PARAMS,
+        HANDSHAKE,
+        "An `initialize` whose params are missing, or whose protocolVersion (string), capabilities (object) or \
+         clientInfo (object) is missing or mistyped, gets -32602 when it is refused, not -32603 or another code \
+         (-32022 and -32600 are accepted after a modern request or a successful initialize).",
+        "JSON-RPC 2.0 §5.1; MCP 2025-11-25 basic/lifecycle.mdx; shared/PROTOCOL-REFERENCE.md §7 I30",
     ),
     must(
         PING,
@@ -353,6 +387,68 @@ impl fmt::Display for UnknownRule {
 
 impl std::error::Error for UnknownRule {}
 
+/// A named set of rules that are off by default, turned on together (`--profile NAME`).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Profile {
+    /// The name `--profile` takes.
+    pub name: &'static str,
+    /// What the profile checks, in one sentence.
+    pub description: &'static str,
+    /// The rules it turns on.
+    pub rules: &'static [&'static str],
+}
+
+/// The profiles: `spec` (the default: what every conforming server must do), then the opt-in ones.
+pub static PROFILES: &[Profile] = &[
+    Profile {
+        name: "spec",
+        description: "What the specification requires of every conforming server (the default).",
+        rules: &[],
+    },
+    Profile {
+        name: "strict-jsonrpc",
+        description: "Malformed input gets a -32700 or -32600 reply, as JSON-RPC 2.0 §5.1 says (most SDKs stay silent).",
+        rules: &[MALFORMED_REPLY],
+    },
+    Profile {
+        name: "mcp-python-2.3.0",
+        description: "The Python SDK 2.3.0's exact behaviours: one era per connection (-32600 for an enveloped request \
+                      after initialize, -32022 for initialize after a modern request), -32602 messages that name the \
+                      missing envelope keys.",
+        rules: &[ERA_SINGLE, ENVELOPE_KEY_NAMED],
+    },
+];
+
+/// The profile with this name.
+pub fn profile(name: &str) -> Option<&'static Profile> {
+    PROFILES.iter().find(|p| p.name == name)
+}
+
+/// The names of the profiles that hold the rule (`spec` for a rule on by default).
+pub fn profiles_of(id: &str) -> Vec<&'static str> {
+    let mut names: Vec<&'static str> = PROFILES.iter().filter(|p| p.rules.contains(&id)).map(|p| p.name).collect();
+    if rule(id).is_some_and(|r| r.enabled_by_default) {
+        names.insert(0, "spec");
+    }
+    names
+}
+
+/// A name that names no profile.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct UnknownProfile(
+    /// The name that was asked for.
+    pub String,
+);
+
+impl fmt::Display for UnknownProfile {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        let names: Vec<&str> = PROFILES.iter().map(|p| p.name).collect();
+        write!(f, "no profile is named {:?} (profiles: {})", self.0, names.join(", "))
+    }
+}
+
+impl std::error::Error for UnknownProfile {}
+
 /// Which rules a run checks, and what the server under test is expected to support.
 ///
 /// The words follow linters: [`Policy::allow`] lets the behaviour a rule forbids (turns the rule off),
@@ -361,6 +457,7 @@ impl std::error::Error for UnknownRule {}
 pub struct Policy {
     overrides: BTreeMap<&'static str, bool>,
     supported_versions: Vec<String>,
+    model: Option<ServerModel>,
 }
 
 impl Default for Policy {
@@ -369,6 +466,7 @@ impl Default for Policy {
         Policy {
             overrides: BTreeMap::new(),
             supported_versions: MODERN_VERSIONS.iter().map(|v| v.to_string()).collect(),
+            model: None,
         }
     }
 }
@@ -388,6 +486,27 @@ impl Policy {
         let rule = rule(id).ok_or_else(|| UnknownRule(id.to_string()))?;
         self.overrides.insert(rule.id, enabled);
         Ok(self)
+    }
+
+    /// Turns on every rule of the profile ([`PROFILES`]).
+    pub fn with_profile(mut self, name: &str) -> Result<Policy, UnknownProfile> {
+        let profile = profile(name).ok_or_else(|| UnknownProfile(name.to_string()))?;
+        for rule in profile.rules {
+            self.overrides.insert(rule, true);
+        }
+        Ok(self)
+    }
+
+    /// Judges with what is known of the server: the eras it serves and the versions it names. Without a model the
+    /// oracle infers from each transcript whether the server serves 2026-07-28.
+    pub fn with_model(mut self, model: ServerModel) -> Policy {
+        self.model = Some(model);
+        self
+    }
+
+    /// The server model, when one was given.
+    pub fn model(&self) -> Option<&ServerModel> {
+        self.model.as_ref()
     }
 
     /// The modern protocol versions the server is expected to support (an enveloped request for any other gets
@@ -411,10 +530,11 @@ impl Policy {
     }
 }
 
-/// The catalogue as a Markdown table: id, level, eras, policy, default, statement, source.
+/// The catalogue as a Markdown table (id, level, eras, policy, default, profiles, statement, source), then the
+/// profiles.
 pub fn render_catalogue() -> String {
-    let mut out = String::from("| Rule | Level | Eras | Policy | Default | Statement | Source |\n");
-    out.push_str("|---|---|---|---|---|---|---|\n");
+    let mut out = String::from("| Rule | Level | Eras | Policy | Default | Profiles | Statement | Source |\n");
+    out.push_str("|---|---|---|---|---|---|---|---|\n");
     for rule in RULES {
         let eras = if rule.eras.len() == Era::ALL.len() {
             "both".to_string()
@@ -422,15 +542,22 @@ pub fn render_catalogue() -> String {
             rule.eras.iter().map(|e| e.name()).collect::<Vec<_>>().join(", ")
         };
         out.push_str(&format!(
-            "| `{}` | {} | {} | {} | {} | {} | {} |\n",
+            "| `{}` | {} | {} | {} | {} | {} | {} | {} |\n",
             rule.id,
             if rule.level == Level::Error { "MUST" } else { "SHOULD" },
             eras,
             if rule.policy { "yes" } else { "no" },
             if rule.enabled_by_default { "on" } else { "off" },
+            profiles_of(rule.id).join(", "),
             rule.statement.replace('|', "\\|"),
             rule.source.replace('|', "\\|"),
         ));
+    }
+    out.push_str("\n| Profile | Rules | What it checks |\n|---|---|---|\n");
+    for profile in PROFILES {
+        let rules: Vec<String> = profile.rules.iter().map(|r| format!("`{r}`")).collect();
+        let rules = if rules.is_empty() { "every rule on by default".to_string() } else { rules.join(", ") };
+        out.push_str(&format!("| `{}` | {} | {} |\n", profile.name, rules, profile.description));
     }
     out
 }
@@ -455,11 +582,12 @@ mod tests {
     #[test]
     fn policy_overrides_defaults_and_refuses_unknown_ids() {
         let default = Policy::default();
-        assert!(default.enabled(ERA_SINGLE));
+        assert!(!default.enabled(ERA_SINGLE));
         assert!(default.enabled(NULL_PARAMS));
         assert!(!default.clone().allow(NULL_PARAMS).unwrap().enabled(NULL_PARAMS));
         assert!(!default.enabled(MALFORMED_REPLY));
-        let strict = default.clone().deny(MALFORMED_REPLY).unwrap().allow(ERA_SINGLE).unwrap();
+        let strict =
+            default.clone().deny(MALFORMED_REPLY).unwrap().deny(ERA_SINGLE).unwrap().allow(ERA_SINGLE).unwrap();
         assert!(strict.enabled(MALFORMED_REPLY));
         assert!(!strict.enabled(ERA_SINGLE));
         assert_eq!(default.clone().allow("JSONRPC-NOPE"), Err(UnknownRule("JSONRPC-NOPE".into())));
@@ -473,10 +601,31 @@ mod tests {
     #[test]
     fn the_table_has_a_row_per_rule() {
         let table = render_catalogue();
-        assert_eq!(table.lines().count(), RULES.len() + 2);
-        assert!(table.contains("| `JSONRPC-MALFORMED-REPLY` | SHOULD | both | yes | off |"), "{table}");
-        assert!(table.contains("| `MCP-PING` | MUST | handshake | no | on |"), "{table}");
-        assert!(table.contains("| `JSONRPC-NULL-PARAMS` | SHOULD | both | yes | on |"), "{table}");
+        assert_eq!(table.lines().count(), RULES.len() + 2 + 3 + PROFILES.len());
+        assert!(
+            table.contains("| `JSONRPC-MALFORMED-REPLY` | SHOULD | both | yes | off | strict-jsonrpc |"),
+            "{table}"
+        );
+        assert!(table.contains("| `MCP-PING` | MUST | handshake | no | on | spec |"), "{table}");
+        assert!(table.contains("| `JSONRPC-NULL-PARAMS` | SHOULD | both | yes | on | spec |"), "{table}");
+        assert!(table.contains("| `MCP-ERA-SINGLE` | MUST | both | yes | off | mcp-python-2.3.0 |"), "{table}");
+        assert!(table.contains("| `mcp-python-2.3.0` | `MCP-ERA-SINGLE`, `MCP-ENVELOPE-KEY-NAMED` |"), "{table}");
+    }
+
+    #[test]
+    fn profiles_turn_their_rules_on_and_name_only_known_rules() {
+        for profile in PROFILES {
+            assert!(profile.rules.iter().all(|id| rule(id).is_some_and(|r| !r.enabled_by_default)), "{}", profile.name);
+            let policy = Policy::default().with_profile(profile.name).unwrap();
+            assert!(profile.rules.iter().all(|id| policy.enabled(id)), "{}", profile.name);
+        }
+        assert_eq!(Policy::default().with_profile("spec").unwrap(), Policy::default());
+        let python = Policy::default().with_profile("mcp-python-2.3.0").unwrap();
+        assert!(python.enabled(ERA_SINGLE) && python.enabled(ENVELOPE_KEY_NAMED) && !python.enabled(MALFORMED_REPLY));
+        assert!(!python.allow(ERA_SINGLE).unwrap().enabled(ERA_SINGLE), "--allow overrides a profile");
+        assert_eq!(Policy::default().with_profile("nope"), Err(UnknownProfile("nope".into())));
+        assert_eq!(profiles_of(MALFORMED_REPLY), ["strict-jsonrpc"]);
+        assert_eq!(profiles_of(PING), ["spec"]);
     }
 
     /// docs/invariants.md is the intro above [`MARKER`] followed by the rendered table. To regenerate it after

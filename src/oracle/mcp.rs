@@ -1,12 +1,21 @@
-//! The MCP layer: the connection's era (fixed by the first request that gets a result), and for each request the
-//! class of reply that era calls for: envelope errors, version refusals, era refusals, and the shape of the results.
+//! The MCP layer: what the server serves (its [`ServerModel`], or what the transcript shows), how the connection
+//! was opened, and for each request the class of reply that calls for: envelope errors, version refusals, era
+//! refusals, and the shape of the results.
+//!
+//! The default judgement (profile `spec`): modern-era rules apply only to a server that serves 2026-07-28. On such
+//! a server a fully enveloped request sent before any `initialize` and any un-enveloped request is served under
+//! 2026-07-28; notifications never select an era. After an `initialize` or an un-enveloped request, an enveloped
+//! request may be refused with -32600, served under legacy semantics, or served under 2026-07-28. After a modern
+//! request, `initialize` may get an error and an un-enveloped request the other era's refusal. The one-era lock of
+//! mcp 2.3.0 is the profile rule MCP-ERA-SINGLE.
 
 use super::catalogue::{
-    ADVERTISED_METHODS, CACHE_HINTS, DISCOVER_SHAPE, ENVELOPE_MISSING_KEY, ERA_SINGLE, HANDSHAKE_NO_RESULT_TYPE,
-    INITIALIZE_SHAPE, MODERN_REMOVED_METHOD, MODERN_RESULT_TYPE, MODERN_SERVER_INFO, PING, UNSOLICITED_REQUEST,
-    UNSUPPORTED_VERSION,
+    ADVERTISED_METHODS, CACHE_HINTS, DISCOVER_SHAPE, ENVELOPE_KEY_NAMED, ENVELOPE_MISSING_KEY, ERA_SINGLE,
+    HANDSHAKE_NO_RESULT_TYPE, INITIALIZE_PARAMS, INITIALIZE_SHAPE, MODERN_REMOVED_METHOD, MODERN_RESULT_TYPE,
+    MODERN_SERVER_INFO, PING, UNSOLICITED_REQUEST, UNSUPPORTED_VERSION,
 };
 use super::{Findings, Policy, Read, ServerLine, shown};
+use crate::model::ServerModel;
 use crate::protocol::codes::{INVALID_PARAMS, INVALID_REQUEST, METHOD_NOT_FOUND, UNSUPPORTED_PROTOCOL_VERSION};
 use crate::protocol::envelope::{self, PROTOCOL_VERSION_KEY, SERVER_INFO_KEY};
 use crate::protocol::era::HANDSHAKE_VERSIONS;
@@ -25,7 +34,30 @@ const INPUT_REQUIRED_METHODS: &[&str] = &[TOOLS_CALL, "prompts/get", "resources/
 const LIST_CAPABILITIES: &[(&str, &str)] =
     &[(TOOLS_LIST, "tools"), (PROMPTS_LIST, "prompts"), (RESOURCES_LIST, "resources")];
 
-/// One request and the reply it got, with the era it is judged in.
+/// A request that was sent (its event index), and its reply (the event index and what it carries) when a
+/// well-formed one came.
+type Sent<'a> = (usize, &'a Request, Option<(usize, &'a Outcome)>);
+
+/// How one request's reply is judged.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum Judge {
+    /// As a handshake-era request (an envelope, if any, is ordinary metadata). With `refusal` the other era's
+    /// refusal is accepted: after a modern request, -32602 or -32600 for an un-enveloped request and any error
+    /// for `initialize`. On a server that serves 2026-07-28, a plain request before any `initialize` may get
+    /// -32602 or -32600 too.
+    Handshake { refusal: bool },
+    /// As a 2026-07-28 request.
+    Modern,
+    /// An enveloped request on a connection an `initialize` or an un-enveloped request opened: -32600, a
+    /// handshake-era reply, or a modern reply that passes the modern rules.
+    Excused,
+    /// Profile MCP-ERA-SINGLE: the request belongs to the other era than the connection's and must be refused.
+    Refused(Era),
+    /// Profile MCP-ERA-SINGLE, before the era is fixed: judged by its own era, the other era's refusal accepted.
+    Tentative(Era),
+}
+
+/// One request and the reply it got, with how it is judged.
 struct Exchange<'a> {
     /// The request.
     request: &'a Request,
@@ -33,14 +65,8 @@ struct Exchange<'a> {
     sent: usize,
     /// The event index of the reply and what it carries, when a well-formed reply came.
     reply: Option<(usize, &'a Outcome)>,
-    /// The era whose rules the reply follows.
-    era: Era,
-    /// True when the request came before the era was fixed: it is judged by its own era, and the other era's
-    /// refusal is also accepted (a server may have locked its era on an earlier request that failed).
-    tentative: bool,
-    /// True when the request belongs to the other era than the connection's and one era per connection is the rule:
-    /// it must be refused.
-    refused: bool,
+    /// How the reply is judged.
+    judge: Judge,
 }
 
 /// What the server advertised anywhere in the transcript.
@@ -50,14 +76,93 @@ struct Advertised {
     handshake: BTreeSet<String>,
     /// Top-level capability keys of `server/discover` results.
     modern: BTreeSet<String>,
-    /// The first received line carrying a successful `initialize` result.
-    initialized_at: Option<usize>,
+    /// The event index of the first `initialize` request (in the order sent) that got a result: a request sent
+    /// after it is on an initialized connection even when it was pipelined ahead of that result.
+    initialize_sent: Option<usize>,
 }
 
-/// Checks every request's reply against the era model, and the server's own requests on a modern connection.
+/// How the client opened the connection, from the lines it sent (in the order sent).
+#[derive(Default)]
+struct Opening {
+    /// The first request carrying the modern envelope (its protocol-version key).
+    first_modern: Option<usize>,
+    /// The first line that may have opened the connection otherwise: `initialize`, any other request without the
+    /// envelope, a line parsers differ on, an invalid object with a method and an id, or a batch. Notifications
+    /// never select an era.
+    excused_from: Option<usize>,
+}
+
+impl Opening {
+    fn of(reads: &[Read]) -> Opening {
+        let mut opening = Opening::default();
+        for (index, read) in reads.iter().enumerate() {
+            let Some((frame, ambiguous)) = read.sent() else { continue };
+            let excuses = match frame {
+                _ if ambiguous.is_some() => true,
+                Frame::Request(request) => {
+                    let modern = envelope::carries_modern_envelope(&request.method, request.params.as_ref());
+                    if modern && opening.first_modern.is_none() {
+                        opening.first_modern = Some(index);
+                    }
+                    !modern
+                }
+                Frame::Invalid { id, method, .. } => id.is_some() && method.is_some(),
+                Frame::Batch(_) => true,
+                _ => false,
+            };
+            if excuses && opening.excused_from.is_none() {
+                opening.excused_from = Some(index);
+            }
+        }
+        opening
+    }
+
+    /// True when the connection was still open to 2026-07-28 at event `at` (no excusing line before it).
+    fn modern_open(&self, at: usize) -> bool {
+        self.excused_from.is_none_or(|excused| excused >= at)
+    }
+
+    /// True when a modern request was sent before event `at`.
+    fn after_modern(&self, at: usize) -> bool {
+        self.first_modern.is_some_and(|first| first < at)
+    }
+}
+
+/// Whether the server serves each era: the model's word, or for 2026-07-28 what the transcript shows (a
+/// `server/discover` result, a -32022, or a result carrying `resultType`); `None` for the handshake era when only
+/// the transcript speaks.
+struct Serves {
+    modern: bool,
+    /// `Some` only when a model says it.
+    handshake: Option<bool>,
+}
+
+impl Serves {
+    fn of(model: Option<&ServerModel>, exchanges: &[Sent], reads: &[Read]) -> Serves {
+        let handshake = model.and_then(|m| m.serves(Era::Handshake));
+        if let Some(modern) = model.and_then(|m| m.serves(Era::Modern)) {
+            return Serves { modern, handshake };
+        }
+        let discovered = exchanges
+            .iter()
+            .any(|(_, request, reply)| request.method == DISCOVER && matches!(reply, Some((_, Outcome::Result(_)))));
+        let shown = reads.iter().any(|read| match read.server_line() {
+            Some(ServerLine::Reply { outcome: Some(Outcome::Error(error)), .. }) => {
+                error.code == UNSUPPORTED_PROTOCOL_VERSION
+            }
+            Some(ServerLine::Reply { outcome: Some(Outcome::Result(result)), .. }) => {
+                result.get("resultType").is_some()
+            }
+            _ => false,
+        });
+        Serves { modern: discovered || shown, handshake }
+    }
+}
+
+/// Checks every request's reply against what the server serves and how the connection was opened, and the
+/// server's own requests on a connection open to 2026-07-28.
 ///
-/// The connection's era is fixed by the first request (in the order sent) that gets a result; requests on which
-/// parsers legitimately differ ([`super::jsonrpc::Ambiguous`]) are not judged here at all.
+/// Requests on which parsers legitimately differ ([`super::jsonrpc::Ambiguous`]) are not judged here at all.
 pub(super) fn check(
     transcript: &Transcript,
     reads: &[Read],
@@ -65,23 +170,28 @@ pub(super) fn check(
     policy: &Policy,
     findings: &mut Findings,
 ) {
-    let requests = reads.iter().enumerate().filter_map(|(index, read)| match read.sent() {
-        Some((Frame::Request(request), None)) => Some((index, request)),
-        _ => None,
-    });
-    let requests: Vec<(usize, &Request)> = requests.collect();
     let reply_of = |sent: usize| {
         answers[sent].and_then(|at| match reads[at].server_line() {
             Some(ServerLine::Reply { outcome: Some(outcome), .. }) => Some((at, outcome)),
             _ => None,
         })
     };
-    let fixed = requests.iter().find(|&&(sent, _)| matches!(reply_of(sent), Some((_, Outcome::Result(_)))));
-    let fixed = fixed.map(|&(sent, first)| (sent, envelope::opening_era(&first.method, first.params.as_ref())));
-    if let Some((from, Era::Modern)) = fixed {
-        for (index, read) in reads.iter().enumerate().skip(from) {
+    let requests: Vec<Sent> = reads
+        .iter()
+        .enumerate()
+        .filter_map(|(index, read)| match read.sent() {
+            Some((Frame::Request(request), None)) => Some((index, request, reply_of(index))),
+            _ => None,
+        })
+        .collect();
+    let serves = Serves::of(policy.model(), &requests, reads);
+    let opening = Opening::of(reads);
+    if serves.modern {
+        for (index, read) in reads.iter().enumerate() {
             if let Some(ServerLine::Outgoing { id }) = read.server_line()
                 && *id != IdField::Absent
+                && opening.after_modern(index)
+                && opening.modern_open(index)
             {
                 let detail = format!("the server sent a request on a modern connection: {}", shown(transcript, index));
                 findings.add(UNSOLICITED_REQUEST, Some(index), detail);
@@ -89,44 +199,66 @@ pub(super) fn check(
         }
     }
     let supported = supported_versions(reads, &requests, answers, policy);
-    let single = policy.enabled(ERA_SINGLE);
+    // Profile MCP-ERA-SINGLE: the first request that gets a result fixes the connection's era.
+    let single = policy.enabled(ERA_SINGLE) && serves.modern && serves.handshake != Some(false);
+    let fixed = requests.iter().find(|(_, _, reply)| matches!(reply, Some((_, Outcome::Result(_)))));
+    let fixed = fixed.map(|&(sent, first, _)| (sent, envelope::opening_era(&first.method, first.params.as_ref())));
     let exchanges: Vec<Exchange> = requests
         .into_iter()
         // Array params are valid JSON-RPC but not MCP: any error, or silence, is an acceptable answer.
-        .filter(|(_, request)| !matches!(request.params, Some(Value::Array(_))))
-        .map(|(sent, request)| {
+        .filter(|(_, request, _)| !matches!(request.params, Some(Value::Array(_))))
+        .map(|(sent, request, reply)| {
             let params = request.params.as_ref();
-            let own = envelope::opening_era(&request.method, params);
+            let enveloped = envelope::carries_modern_envelope(&request.method, params);
             let settled = fixed.filter(|&(from, _)| sent >= from).map(|(_, era)| era);
-            let refused = single
-                && match settled {
-                    Some(Era::Handshake) => envelope::carries_modern_envelope(&request.method, params),
-                    Some(Era::Modern) => request.method == INITIALIZE,
-                    None => false,
-                };
-            let era = if single { settled.unwrap_or(own) } else { own };
-            Exchange { request, sent, reply: reply_of(sent), era, tentative: settled.is_none(), refused }
+            let judge = match settled {
+                Some(Era::Handshake) if single && enveloped => Judge::Refused(Era::Handshake),
+                Some(Era::Modern) if single && request.method == INITIALIZE => Judge::Refused(Era::Modern),
+                Some(Era::Modern) if single => Judge::Modern,
+                Some(Era::Handshake) if single => Judge::Handshake { refusal: false },
+                None if single => Judge::Tentative(envelope::opening_era(&request.method, params)),
+                // Known to be handshake-only: the envelope is ordinary metadata.
+                _ if !serves.modern && serves.handshake.is_some() => Judge::Handshake { refusal: false },
+                // Not shown to serve 2026-07-28, and no model: an enveloped request may get anything a legacy or
+                // a locked dual-era server gives it.
+                _ if !serves.modern && enveloped => Judge::Excused,
+                _ if request.method == INITIALIZE => {
+                    Judge::Handshake { refusal: opening.after_modern(sent) || serves.handshake == Some(false) }
+                }
+                _ if enveloped && opening.modern_open(sent) => Judge::Modern,
+                _ if enveloped => Judge::Excused,
+                _ if serves.handshake == Some(false) => Judge::Modern,
+                _ => Judge::Handshake { refusal: opening.after_modern(sent) },
+            };
+            Exchange { request, sent, reply, judge }
         })
         .collect();
     let advertised = advertised(&exchanges);
-    let mut checker = Checker { transcript, supported: &supported, findings, advertised: &advertised };
+    let mut checker = Checker {
+        transcript,
+        supported: &supported,
+        findings,
+        advertised: &advertised,
+        handshake_only: !serves.modern && serves.handshake == Some(true),
+    };
     for exchange in &exchanges {
         checker.exchange(exchange);
     }
 }
 
-/// The versions the server may serve: the policy's, every string of a `server/discover` result's
-/// `supportedVersions`, and every string of a -32022 error's `data.supported` other than the version that error
-/// refuses.
+/// The versions the server may serve: the policy's, those its model names, every string of a `server/discover`
+/// result's `supportedVersions`, and every string of a -32022 error's `data.supported` other than the version that
+/// error refuses.
 fn supported_versions(
     reads: &[Read],
-    requests: &[(usize, &Request)],
+    requests: &[Sent],
     answers: &[Option<usize>],
     policy: &Policy,
 ) -> BTreeSet<String> {
     let mut supported: BTreeSet<String> = policy.supported_versions().iter().cloned().collect();
+    supported.extend(policy.model().iter().flat_map(|model| model.versions.iter().cloned()));
     let mut answered: BTreeMap<usize, &Request> = BTreeMap::new();
-    for &(sent, request) in requests {
+    for &(sent, request, _) in requests {
         if let Some(at) = answers[sent] {
             answered.insert(at, request);
         }
@@ -155,16 +287,17 @@ fn supported_versions(
 
 fn advertised(exchanges: &[Exchange]) -> Advertised {
     let mut advertised = Advertised::default();
-    for exchange in exchanges.iter().filter(|e| !e.refused) {
-        let Some((at, Outcome::Result(result))) = exchange.reply else { continue };
+    for exchange in exchanges.iter().filter(|e| !matches!(e.judge, Judge::Refused(_))) {
+        let Some((_, Outcome::Result(result))) = exchange.reply else { continue };
         let Some(capabilities) = result.get("capabilities").and_then(Value::as_object) else { continue };
         let keys = capabilities.keys().cloned();
-        match (exchange.era, exchange.request.method.as_str()) {
-            (Era::Handshake, INITIALIZE) => {
+        match exchange.request.method.as_str() {
+            INITIALIZE => {
                 advertised.handshake.extend(keys);
-                advertised.initialized_at = Some(advertised.initialized_at.map_or(at, |first| first.min(at)));
+                let sent = exchange.sent;
+                advertised.initialize_sent = Some(advertised.initialize_sent.map_or(sent, |first| first.min(sent)));
             }
-            (Era::Modern, DISCOVER) => advertised.modern.extend(keys),
+            DISCOVER => advertised.modern.extend(keys),
             _ => {}
         }
     }
@@ -177,6 +310,8 @@ struct Checker<'a> {
     supported: &'a BTreeSet<String>,
     findings: &'a mut Findings,
     advertised: &'a Advertised,
+    /// True when the model says the server serves the handshake era only: every connection is a handshake one.
+    handshake_only: bool,
 }
 
 impl Checker<'_> {
@@ -184,22 +319,18 @@ impl Checker<'_> {
         let Some((at, outcome)) = exchange.reply else { return };
         let request = exchange.request;
         let mut reply = Reply { checker: self, at, outcome };
-        if exchange.refused {
-            return match exchange.era {
-                Era::Handshake => reply.expect_code(
-                    ERA_SINGLE,
-                    INVALID_REQUEST,
-                    "a request carrying the modern envelope on a handshake connection",
-                ),
-                Era::Modern => reply.modern_refuses_initialize(request.params.as_ref()),
-            };
-        }
-        if exchange.tentative && reply.other_era_refusal(request) {
-            return;
-        }
-        match exchange.era {
-            Era::Handshake => reply.handshake(request, exchange.sent),
-            Era::Modern => reply.modern(request),
+        match exchange.judge {
+            Judge::Refused(Era::Handshake) => reply.expect_code(
+                ERA_SINGLE,
+                INVALID_REQUEST,
+                "a request carrying the modern envelope on a handshake connection",
+            ),
+            Judge::Refused(Era::Modern) => reply.modern_refuses_initialize(request.params.as_ref()),
+            Judge::Tentative(_) if reply.other_era_refusal(request) => {}
+            Judge::Tentative(Era::Handshake) => reply.handshake(request, exchange.sent, false),
+            Judge::Tentative(Era::Modern) | Judge::Modern => reply.modern(request),
+            Judge::Handshake { refusal } => reply.handshake(request, exchange.sent, refusal),
+            Judge::Excused => reply.excused(request, exchange.sent),
         }
     }
 }
@@ -276,32 +407,80 @@ impl Reply<'_, '_> {
         }
     }
 
-    fn handshake(&mut self, request: &Request, sent: usize) {
+    /// A handshake-era reply. With `refusal`, the other era's refusal is accepted (see [`Judge::Handshake`]).
+    fn handshake(&mut self, request: &Request, sent: usize, refusal: bool) {
         let method = request.method.as_str();
+        let advertised = self.checker.advertised;
+        let initialized = advertised.initialize_sent.is_some_and(|first| first < sent);
+        if method == INITIALIZE {
+            return self.initialize(request.params.as_ref(), refusal, initialized);
+        }
+        // Before any initialize, a server that serves 2026-07-28 may take a plain request for a modern one that
+        // lacks the envelope (the spec does not say which era a claim-less request selects).
+        let refusal = refusal || (!initialized && !self.checker.handshake_only);
+        if let Outcome::Error(error) = self.outcome
+            && refusal
+            && matches!(error.code, INVALID_PARAMS | INVALID_REQUEST)
+        {
+            return;
+        }
         if let Outcome::Result(result) = self.outcome
             && result.get("resultType").is_some()
+            && (initialized || self.checker.handshake_only)
         {
             self.add(HANDSHAKE_NO_RESULT_TYPE, "a result on a handshake connection carries resultType");
         }
         match method {
-            INITIALIZE => self.initialize(request.params.as_ref()),
             crate::protocol::methods::PING => match self.outcome {
                 Outcome::Result(Value::Object(result)) if result.is_empty() => {}
                 Outcome::Result(_) => self.add(PING, "ping got a result that is not {}"),
                 Outcome::Error(error) => self.add(PING, format!("ping got error {}, not the result {{}}", error.code)),
             },
-            _ => {
-                let initialized = self.checker.advertised.initialized_at.is_some_and(|at| at < sent);
-                if initialized {
-                    let advertised = self.checker.advertised;
-                    self.advertised_method(method, &advertised.handshake, "initialize");
-                }
+            _ if initialized => {
+                let advertised = self.checker.advertised;
+                self.advertised_method(method, &advertised.handshake, "initialize");
             }
+            _ => {}
         }
     }
 
-    fn initialize(&mut self, params: Option<&Value>) {
-        let Outcome::Result(result) = self.outcome else { return };
+    /// An enveloped request on a connection an `initialize` or an un-enveloped request opened: -32600 or any other
+    /// error (a well-formed -32022 when it refuses a version the server does not name), a handshake-era result, or
+    /// a modern result that passes the modern rules.
+    fn excused(&mut self, request: &Request, sent: usize) {
+        match self.outcome {
+            Outcome::Error(error) if error.code == UNSUPPORTED_PROTOCOL_VERSION => {
+                let version = envelope::meta(request.params.as_ref()).and_then(|m| m.get(PROTOCOL_VERSION_KEY));
+                if let Some(version) = version.and_then(Value::as_str)
+                    && !self.checker.supported.contains(version)
+                {
+                    self.unsupported_version(version);
+                }
+            }
+            Outcome::Error(_) => {}
+            Outcome::Result(result) if result.get("resultType").is_some() => self.modern(request),
+            Outcome::Result(_) => self.handshake(request, sent, false),
+        }
+    }
+
+    /// An `initialize` reply: a result of the right shape without `resultType`, or for invalid params -32602 (after
+    /// a modern request -32022 and -32600 too). A second `initialize` after a successful one may get anything.
+    fn initialize(&mut self, params: Option<&Value>, refusal: bool, initialized: bool) {
+        let result = match self.outcome {
+            Outcome::Error(error) => {
+                let judged = !initialized && !valid_initialize(params) && !matches!(params, Some(Value::Null));
+                let era_refusal = refusal && matches!(error.code, UNSUPPORTED_PROTOCOL_VERSION | INVALID_REQUEST);
+                if judged && error.code != INVALID_PARAMS && !era_refusal {
+                    let detail = format!("an initialize with invalid params got error {}, not -32602", error.code);
+                    self.add(INITIALIZE_PARAMS, detail);
+                }
+                return;
+            }
+            Outcome::Result(result) => result,
+        };
+        if result.get("resultType").is_some() {
+            self.add(HANDSHAKE_NO_RESULT_TYPE, "a result on a handshake connection carries resultType");
+        }
         let requested = params.and_then(|p| p.get("protocolVersion")).and_then(Value::as_str);
         let mut problems = Vec::new();
         match result.get("protocolVersion").and_then(Value::as_str) {
@@ -356,10 +535,7 @@ impl Reply<'_, '_> {
             {
                 let unnamed: Vec<&str> = missing.into_iter().filter(|key| !error.message.contains(key)).collect();
                 if !unnamed.is_empty() {
-                    self.add(
-                        ENVELOPE_MISSING_KEY,
-                        format!("the -32602 message does not name {}", unnamed.join(" and ")),
-                    );
+                    self.add(ENVELOPE_KEY_NAMED, format!("the -32602 message does not name {}", unnamed.join(" and ")));
                 }
             }
             return;

@@ -16,7 +16,9 @@ mod template;
 #[cfg(test)]
 mod tests;
 
-pub use catalogue::{Level, Policy, RULES, Rule, UnknownRule, render_catalogue, rule};
+pub use catalogue::{
+    Level, PROFILES, Policy, Profile, RULES, Rule, UnknownProfile, UnknownRule, profile, render_catalogue, rule,
+};
 
 use crate::protocol::json;
 use crate::protocol::{Frame, IdField, Outcome, RequestId};

@@ -2,6 +2,7 @@
 
 use super::catalogue::*;
 use super::{Finding, Level, Policy, check};
+use crate::model::{Eras, ServerModel};
 use crate::protocol::envelope::{CLIENT_CAPABILITIES_KEY, PROTOCOL_VERSION_KEY};
 use crate::target::reference::Calc;
 use crate::target::run_in_process;
@@ -28,8 +29,31 @@ fn t(events: &[E], ending: Ending) -> Transcript {
     Transcript { events, ending }
 }
 
+/// The policy most tests judge with: a dual-era server (as the built-in one), every rule at its default.
+fn dual() -> Policy {
+    Policy::default().with_model(ServerModel::stated(Eras::Dual))
+}
+
 fn findings(events: &[E]) -> Vec<Finding> {
-    check(&t(events, Ending::Closed), &Policy::default())
+    check(&t(events, Ending::Closed), &dual())
+}
+
+/// A dual-era server judged under the profile mcp-python-2.3.0 (the one-era lock, MCP-ERA-SINGLE).
+fn python() -> Policy {
+    dual().with_profile("mcp-python-2.3.0").unwrap()
+}
+
+#[track_caller]
+fn fires_under(policy: &Policy, events: &[E], rule: &str) -> Finding {
+    let found = check(&t(events, Ending::Closed), policy);
+    let finding = found.iter().find(|f| f.rule == rule);
+    finding.unwrap_or_else(|| panic!("{rule} did not fire; findings: {found:#?}")).clone()
+}
+
+#[track_caller]
+fn only_under(policy: &Policy, events: &[E], expected: &[&str]) {
+    let found = check(&t(events, Ending::Closed), policy);
+    assert_eq!(ids(&found), expected, "{found:#?}");
 }
 
 fn ids(findings: &[Finding]) -> Vec<&'static str> {
@@ -325,8 +349,13 @@ fn unsolicited_request() {
     let f = fires(&[S(&discover), R(&discovered), R(ask)], UNSOLICITED_REQUEST);
     assert_eq!(f.event, Some(2));
     fires(&[S(&discover), R(ask), R(&discovered)], UNSOLICITED_REQUEST);
-    // Only once a modern result fixed the era: before that the server may still be serving the handshake era.
-    quiet(&[S(&discover), R(ask), R(&error("1", -32600))], UNSOLICITED_REQUEST);
+    // On a dual-era server a connection opened with an enveloped request is a modern one, whatever the reply.
+    fires(&[S(&discover), R(ask), R(&error("1", -32600))], UNSOLICITED_REQUEST);
+    // Without a model, a -32600 does not show that the server serves 2026-07-28.
+    let inferred = check(&t(&[S(&discover), R(ask), R(&error("1", -32600))], Ending::Closed), &Policy::default());
+    assert!(inferred.iter().all(|f| f.rule != UNSOLICITED_REQUEST), "{inferred:#?}");
+    // An initialize sent first opens a handshake connection, where the server may send requests.
+    quiet(&[S(INIT), S(&discover), R(ask), R(INIT_OK)], UNSOLICITED_REQUEST);
     quiet(&[S(PING_1), R(ask), R(EMPTY_1)], UNSOLICITED_REQUEST);
     quiet(&[S(&discover), R(r#"{"jsonrpc":"2.0","method":"notifications/message","params":{}}"#)], UNSOLICITED_REQUEST);
 }
@@ -337,10 +366,10 @@ fn unsolicited_request() {
 fn era_single() {
     let enveloped = modern("2", "tools/list", "");
     let served = modern_ok("2", HINTS);
-    let f = fires(&[S(INIT), R(INIT_OK), S(&enveloped), R(&served)], ERA_SINGLE);
+    let f = fires_under(&python(), &[S(INIT), R(INIT_OK), S(&enveloped), R(&served)], ERA_SINGLE);
     assert_eq!(f.event, Some(3));
-    only(&[S(INIT), R(INIT_OK), S(&enveloped), R(&error("2", -32600))], &[]);
-    let dual = Policy::default().allow(ERA_SINGLE).unwrap();
+    only_under(&python(), &[S(INIT), R(INIT_OK), S(&enveloped), R(&error("2", -32600))], &[]);
+    let dual = dual();
     assert!(check(&t(&[S(INIT), R(INIT_OK), S(&enveloped), R(&served)], Ending::Closed), &dual).is_empty());
 
     let discover = modern("1", "server/discover", "");
@@ -348,10 +377,10 @@ fn era_single() {
         modern_ok("1", r#""supportedVersions":["2026-07-28"],"capabilities":{},"ttlMs":0,"cacheScope":"public","#);
     let refusal =
         r#"{"jsonrpc":"2.0","id":0,"error":{"code":-32022,"message":"no","data":{"supported":["2026-07-28"]}}}"#;
-    only(&[S(&discover), R(&discovered), S(INIT), R(refusal)], &[]);
-    fires(&[S(&discover), R(&discovered), S(INIT), R(INIT_OK)], ERA_SINGLE);
+    only_under(&python(), &[S(&discover), R(&discovered), S(INIT), R(refusal)], &[]);
+    fires_under(&python(), &[S(&discover), R(&discovered), S(INIT), R(INIT_OK)], ERA_SINGLE);
     let bare = r#"{"jsonrpc":"2.0","id":0,"error":{"code":-32022,"message":"no","data":{"supported":[]}}}"#;
-    fires(&[S(&discover), R(&discovered), S(INIT), R(bare)], ERA_SINGLE);
+    fires_under(&python(), &[S(&discover), R(&discovered), S(INIT), R(bare)], ERA_SINGLE);
     let dual_run = check(&t(&[S(&discover), R(&discovered), S(INIT), R(INIT_OK)], Ending::Closed), &dual);
     assert!(dual_run.is_empty(), "{dual_run:#?}");
 }
@@ -374,9 +403,10 @@ fn discovered(id: &str, versions: &str) -> String {
 #[test]
 fn the_era_is_fixed_by_the_first_result_not_the_first_request() {
     // rmcp: a failed modern probe chooses nothing; the plain ping after it is a handshake ping.
-    only(&[S(&half_enveloped("1")), R(&named_missing("1")), S(PING_1), R(EMPTY_1)], &[]);
+    only_under(&python(), &[S(&half_enveloped("1")), R(&named_missing("1")), S(PING_1), R(EMPTY_1)], &[]);
     // Once a result fixed the era, the other era's requests must be refused.
-    let f = fires(
+    let f = fires_under(
+        &python(),
         &[
             S(&half_enveloped("2")),
             R(&named_missing("2")),
@@ -390,8 +420,12 @@ fn the_era_is_fixed_by_the_first_result_not_the_first_request() {
     assert_eq!(f.event, Some(5));
     // rmcp: no era chosen after a failed first request, so an initialize without params is just invalid.
     let bare_init = r#"{"jsonrpc":"2.0","id":0,"method":"initialize"}"#;
-    only(&[S(&half_enveloped("1")), R(&named_missing("1")), S(bare_init), R(&error("0", -32602))], &[]);
-    only(&[S(LIST_1), R(&error("1", -32602)), S(&half_enveloped("2")), R(&named_missing("2"))], &[]);
+    only_under(
+        &python(),
+        &[S(&half_enveloped("1")), R(&named_missing("1")), S(bare_init), R(&error("0", -32602))],
+        &[],
+    );
+    only_under(&python(), &[S(LIST_1), R(&error("1", -32602)), S(&half_enveloped("2")), R(&named_missing("2"))], &[]);
 }
 
 #[test]
@@ -401,25 +435,29 @@ fn before_the_era_is_fixed_the_other_eras_refusal_is_accepted() {
     let future = modern("2", "tools/list", "").replace("2026-07-28", "2099-01-01");
     let refused = error("2", -32600);
     for enveloped in [half_enveloped("2"), future, modern("2", "tools/list", "")] {
-        only(&[failed_first[0], failed_first[1], S(&enveloped), R(&refused)], &[]);
+        only_under(&python(), &[failed_first[0], failed_first[1], S(&enveloped), R(&refused)], &[]);
     }
     // A server that locked the modern era refuses plain requests with -32602 and initialize with -32022.
     let locked_modern = [S(&half_enveloped("5")), R(&named_missing("5"))];
     let refusal =
         r#"{"jsonrpc":"2.0","id":0,"error":{"code":-32022,"message":"no","data":{"supported":["2026-07-28"]}}}"#;
     let bare = r#"{"jsonrpc":"2.0","id":0,"error":{"code":-32022,"message":"no","data":{"supported":[]}}}"#;
-    only(&[locked_modern[0], locked_modern[1], S(PING_1), R(&error("1", -32602))], &[]);
-    only(&[locked_modern[0], locked_modern[1], S(INIT), R(refusal)], &[]);
-    only(&[S(INIT), R(&error("0", -32600))], &[]);
-    fires(&[S(INIT), R(bare)], ERA_SINGLE);
+    only_under(&python(), &[locked_modern[0], locked_modern[1], S(PING_1), R(&error("1", -32602))], &[]);
+    only_under(&python(), &[locked_modern[0], locked_modern[1], S(INIT), R(refusal)], &[]);
+    only_under(&python(), &[S(INIT), R(&error("0", -32600))], &[]);
+    fires_under(&python(), &[S(INIT), R(bare)], ERA_SINGLE);
     // The same refusals once the era is fixed are findings of that era's rules.
     let discover = modern("1", "server/discover", "");
     let fixed_modern = [S(&discover), R(&discovered("1", r#"["2026-07-28"]"#))];
-    fires(&[fixed_modern[0], fixed_modern[1], S(&half_enveloped("2")), R(&error("2", -32600))], ENVELOPE_MISSING_KEY);
-    fires(&[S(INIT), R(INIT_OK), S(PING_1), R(&error("1", -32602))], PING);
+    fires_under(
+        &python(),
+        &[fixed_modern[0], fixed_modern[1], S(&half_enveloped("2")), R(&error("2", -32600))],
+        ENVELOPE_MISSING_KEY,
+    );
+    fires_under(&python(), &[S(INIT), R(INIT_OK), S(PING_1), R(&error("1", -32602))], PING);
     // Before it is fixed, a reply that is no refusal of either era is judged by the request's own era.
-    fires(&[S(PING_1), R(&error("1", -32601))], PING);
-    fires(&[S(&half_enveloped("1")), R(&error("1", -32602))], ENVELOPE_MISSING_KEY);
+    fires_under(&python(), &[S(PING_1), R(&error("1", -32601))], PING);
+    fires_under(&python(), &[S(&half_enveloped("1")), R(&error("1", -32602))], ENVELOPE_KEY_NAMED);
 }
 
 #[test]
@@ -440,21 +478,28 @@ fn a_dual_era_policy_judges_each_request_by_its_own_era() {
         S(plain),
         R(r#"{"jsonrpc":"2.0","id":2,"result":{"tools":[]}}"#),
     ];
-    fires(&events, ENVELOPE_MISSING_KEY);
-    let dual = Policy::default().allow(ERA_SINGLE).unwrap();
+    fires_under(&python(), &events, ENVELOPE_MISSING_KEY);
+    let dual = dual();
     let found = check(&t(&events, Ending::Closed), &dual);
     assert!(found.is_empty(), "{found:#?}");
-    // The plain request is a handshake-era request there, so the handshake rules apply to it.
+    // The plain request is a handshake-era request there, so the handshake rules apply to it; resultType is
+    // judged only after an initialize (no handshake was negotiated before).
     let typed = r#"{"jsonrpc":"2.0","id":2,"result":{"tools":[],"resultType":"complete"}}"#;
     let events = [S(&discover), R(&discovered("1", r#"["2026-07-28"]"#)), S(plain), R(typed)];
+    assert_eq!(ids(&check(&t(&events, Ending::Closed), &dual)), Vec::<&str>::new());
+    let events = [S(&discover), R(&discovered("1", r#"["2026-07-28"]"#)), S(INIT), R(INIT_OK), S(plain), R(typed)];
     assert_eq!(ids(&check(&t(&events, Ending::Closed), &dual)), [HANDSHAKE_NO_RESULT_TYPE]);
+    let events = [S(&discover), R(&discovered("1", r#"["2026-07-28"]"#)), S(PING_1), R(&error("1", -32601))];
+    assert_eq!(ids(&check(&t(&events, Ending::Closed), &dual)), [PING]);
 }
 
 #[test]
 fn an_invalid_initialize_on_a_modern_connection_may_get_invalid_params() {
     let discover = modern("1", "server/discover", "");
     let fixed = discovered("1", r#"["2026-07-28"]"#);
-    let on_modern = |request: &str, reply: &str| findings(&[S(&discover), R(&fixed), S(request), R(reply)]);
+    let on_modern = |request: &str, reply: &str| {
+        check(&t(&[S(&discover), R(&fixed), S(request), R(reply)], Ending::Closed), &python())
+    };
     let bare = r#"{"jsonrpc":"2.0","id":0,"method":"initialize"}"#;
     let numeric = r#"{"jsonrpc":"2.0","id":0,"method":"initialize","params":{"protocolVersion":7,"capabilities":{},"clientInfo":{}}}"#;
     let no_info =
@@ -811,19 +856,39 @@ fn envelope_missing_key() {
     let discovered =
         modern_ok("1", r#""supportedVersions":["2026-07-28"],"capabilities":{},"ttlMs":0,"cacheScope":"public","#);
     let bare = r#"{"jsonrpc":"2.0","id":2,"method":"tools/list"}"#;
-    fires(&[S(&discover), R(&discovered), S(bare), R(&error("2", -32601))], ENVELOPE_MISSING_KEY);
-    fires(&[S(&discover), R(&discovered), S(bare), R(&modern_ok("2", HINTS))], ENVELOPE_MISSING_KEY);
+    // Under the one-era lock (profile mcp-python-2.3.0), a plain request on a modern connection lacks the envelope.
+    fires_under(&python(), &[S(&discover), R(&discovered), S(bare), R(&error("2", -32601))], ENVELOPE_MISSING_KEY);
+    fires_under(&python(), &[S(&discover), R(&discovered), S(bare), R(&modern_ok("2", HINTS))], ENVELOPE_MISSING_KEY);
+    // By default it is a handshake-era request on a dual-era server (rmcp, TS server 2.4.0).
+    only(&[S(&discover), R(&discovered), S(bare), R(&error("2", -32601))], &[]);
     only(&[S(&discover), R(&discovered), S(bare), R(&error("2", -32602))], &[]);
-    // The first request opens a modern connection with the version key alone; the reply must name the other key.
+    // The first request opens a modern connection with the version key alone: it needs -32602.
     let half = format!(
         r#"{{"jsonrpc":"2.0","id":1,"method":"tools/list","params":{{"_meta":{{"{PROTOCOL_VERSION_KEY}":"2026-07-28"}}}}}}"#
     );
-    let f = fires(&[S(&half), R(&error("1", -32602))], ENVELOPE_MISSING_KEY);
+    let f = fires(&[S(&half), R(&error("1", -32600))], ENVELOPE_MISSING_KEY);
+    assert!(f.detail.contains("not -32602"), "{}", f.detail);
+    fires(&[S(&half), R(&modern_ok("1", HINTS))], ENVELOPE_MISSING_KEY);
+    // The spec mandates the code only: an unnamed key is fine by default.
+    only(&[S(&half), R(&error("1", -32602))], &[]);
+    // Not on a handshake-only server, nor after initialize.
+    let legacy = Policy::default().with_model(ServerModel::stated(Eras::Handshake));
+    only_under(&legacy, &[S(&half), R(&error("1", -32600))], &[]);
+    only(&[S(INIT), R(INIT_OK), S(&half), R(&error("1", -32600))], &[]);
+}
+
+#[test]
+fn envelope_key_named() {
+    let half = format!(
+        r#"{{"jsonrpc":"2.0","id":1,"method":"tools/list","params":{{"_meta":{{"{PROTOCOL_VERSION_KEY}":"2026-07-28"}}}}}}"#
+    );
+    let f = fires_under(&python(), &[S(&half), R(&error("1", -32602))], ENVELOPE_KEY_NAMED);
     assert!(f.detail.contains(CLIENT_CAPABILITIES_KEY), "{}", f.detail);
     let named = format!(
         r#"{{"jsonrpc":"2.0","id":1,"error":{{"code":-32602,"message":"missing {CLIENT_CAPABILITIES_KEY}"}}}}"#
     );
-    only(&[S(&half), R(&named)], &[]);
+    only_under(&python(), &[S(&half), R(&named)], &[]);
+    quiet(&[S(&half), R(&error("1", -32602))], ENVELOPE_KEY_NAMED);
 }
 
 #[test]
@@ -1199,4 +1264,129 @@ fn requests_that_share_a_template_keep_their_own_ids() {
     assert_eq!(missing.event, Some(1), "the request with id 8 is the one left unanswered");
     let echo = fires(&[S(&p7), R(&pong(r#""7""#))], "JSONRPC-ID-ECHO");
     assert!(echo.detail.contains(r#""7""#), "{}", echo.detail);
+}
+
+// ---- the server model and the default profile (issue 12) ----
+
+#[test]
+fn without_a_model_modern_rules_apply_only_when_the_transcript_shows_2026_07_28() {
+    let list = modern("1", "tools/list", "");
+    let legacy_shaped = r#"{"jsonrpc":"2.0","id":1,"result":{"tools":[]}}"#;
+    // TS SDK 1.32.2: an enveloped request served under legacy semantics, discover -32601: not findings.
+    let inferred = Policy::default();
+    only_under(&inferred, &[S(&list), R(legacy_shaped)], &[]);
+    only_under(&inferred, &[S(&modern("1", "server/discover", "")), R(&error("1", -32601))], &[]);
+    // A discover result, a -32022 or a resultType anywhere shows the era: then the modern rules judge.
+    let discover = modern("2", "server/discover", "");
+    let shown = [S(&discover), R(&discovered("2", r#"["2026-07-28"]"#)), S(&list), R(legacy_shaped)];
+    fires_under(&inferred, &shown, MODERN_RESULT_TYPE);
+    let refused = r#"{"jsonrpc":"2.0","id":2,"error":{"code":-32022,"message":"no","data":{"supported":["2026-07-28"],"requested":"2099-01-01"}}}"#;
+    let future = modern("2", "tools/list", "").replace("2026-07-28", "2099-01-01");
+    fires_under(&inferred, &[S(&future), R(refused), S(&list), R(legacy_shaped)], MODERN_RESULT_TYPE);
+}
+
+#[test]
+fn a_handshake_only_server_serves_enveloped_requests_as_legacy_ones() {
+    let legacy = Policy::default().with_model(ServerModel::stated(Eras::Handshake));
+    let ping = modern("1", "ping", "");
+    only_under(&legacy, &[S(&ping), R(EMPTY_1)], &[]);
+    fires_under(&legacy, &[S(&ping), R(&error("1", -32601))], PING);
+    only_under(&legacy, &[S(&modern("1", "server/discover", "")), R(&error("1", -32601))], &[]);
+    let old = modern("1", "tools/list", "").replace("2026-07-28", "2030-01-01");
+    only_under(&legacy, &[S(&old), R(r#"{"jsonrpc":"2.0","id":1,"result":{"tools":[]}}"#)], &[]);
+    // The same on a dual-era server, opened by the enveloped request: modern rules.
+    fires(&[S(&ping), R(EMPTY_1)], MODERN_REMOVED_METHOD);
+    fires(&[S(&modern("1", "server/discover", "")), R(&error("1", -32601))], DISCOVER_SHAPE);
+}
+
+#[test]
+fn notifications_never_select_an_era() {
+    // TS server 2.4.0 (R1): a claim-less notification first pins legacy; a later enveloped discover gets -32601.
+    let cancel = r#"{"jsonrpc":"2.0","method":"notifications/cancelled","params":{"requestId":1}}"#;
+    let discover = modern("2", "server/discover", "");
+    fires(&[S(cancel), S(&discover), R(&error("2", -32601))], DISCOVER_SHAPE);
+    fires(&[S(NOTE), S(&discover), R(&error("2", -32601))], DISCOVER_SHAPE);
+    let future = modern("2", "tools/list", "").replace("2026-07-28", "2030-01-01");
+    fires(&[S(cancel), S(&future), R(r#"{"jsonrpc":"2.0","id":2,"result":{"tools":[]}}"#)], UNSUPPORTED_VERSION);
+    // A claim-less request or initialize first excuses: -32600, a legacy reply, or a passing modern reply.
+    for (opener, answer) in [(PING_1, EMPTY_1), (INIT, INIT_OK)] {
+        only(&[S(opener), R(answer), S(&discover), R(&error("2", -32601))], &[]);
+        only(&[S(opener), R(answer), S(&discover), R(&error("2", -32600))], &[]);
+        let ping = modern("2", "ping", "");
+        only(&[S(opener), R(answer), S(&ping), R(r#"{"jsonrpc":"2.0","id":2,"result":{}}"#)], &[]);
+        fires(&[S(opener), R(answer), S(&modern("2", "tools/list", "")), R(&modern_ok("2", ""))], CACHE_HINTS);
+    }
+}
+
+#[test]
+fn after_a_modern_request_initialize_and_plain_requests_may_be_served_or_refused() {
+    let discover = modern("1", "server/discover", "");
+    let opened = [S(&discover), R(&discovered("1", r#"["2026-07-28"]"#))];
+    // rmcp: initialize after discover is served; the Python SDK refuses it with -32022.
+    only(&[opened[0], opened[1], S(INIT), R(INIT_OK)], &[]);
+    only(&[opened[0], opened[1], S(INIT), R(&error("0", -32022))], &[]);
+    only(&[opened[0], opened[1], S(PING_1), R(EMPTY_1)], &[]);
+    only(&[opened[0], opened[1], S(PING_1), R(&error("1", -32602))], &[]);
+    // A version the server names anywhere in the run is supported (rmcp lists 2025-11-25).
+    let old = modern("3", "tools/list", "").replace("2026-07-28", "2025-11-25");
+    let not_found = error("3", -32601);
+    fires(&[S(&old), R(&not_found)], UNSUPPORTED_VERSION);
+    let mut rmcp = ServerModel::stated(Eras::Dual);
+    rmcp.versions = vec!["2025-11-25".into(), "2026-07-28".into()];
+    only_under(&Policy::default().with_model(rmcp), &[S(&old), R(&not_found)], &[]);
+}
+
+#[test]
+fn initialize_invalid_params() {
+    let bare = r#"{"jsonrpc":"2.0","id":0,"method":"initialize"}"#;
+    let no_info =
+        r#"{"jsonrpc":"2.0","id":0,"method":"initialize","params":{"protocolVersion":"2025-11-25","capabilities":{}}}"#;
+    let typed = r#"{"jsonrpc":"2.0","id":0,"method":"initialize","params":{"protocolVersion":7,"capabilities":{},"clientInfo":{}}}"#;
+    for invalid in [bare, no_info, typed] {
+        // TS SDK 1.32.2: -32603 with a zod dump.
+        let f = fires(&[S(invalid), R(&error("0", -32603))], INITIALIZE_PARAMS);
+        assert_eq!(f.level, Level::Warning);
+        only(&[S(invalid), R(&error("0", -32602))], &[]);
+        // Refusals of the era after a modern request, and anything after a successful initialize.
+        let discover = modern("1", "server/discover", "");
+        only(&[S(&discover), R(&discovered("1", r#"["2026-07-28"]"#)), S(invalid), R(&error("0", -32022))], &[]);
+        only(&[S(INIT), R(INIT_OK), S(invalid), R(&error("0", -32600))], &[]);
+    }
+    // A valid initialize may be refused with any code.
+    quiet(&[S(INIT), R(&error("0", -32603))], INITIALIZE_PARAMS);
+}
+
+#[test]
+fn the_reference_server_is_clean_under_its_model_and_the_python_profile() {
+    let lines = tricky_lines();
+    let built_in = Policy::default().with_model(ServerModel::built_in());
+    for policy in [built_in.clone(), built_in.with_profile("mcp-python-2.3.0").unwrap()] {
+        for first in &lines {
+            let mut conversation = vec![first.clone()];
+            conversation.extend(lines.iter().flat_map(|l| [l.clone(), "<sync>".to_string()]));
+            let transcript = reference(&conversation);
+            let found = check(&transcript, &policy);
+            assert!(found.is_empty(), "{}\n{found:#?}", transcript.render());
+        }
+    }
+}
+
+#[test]
+fn a_request_pipelined_after_initialize_is_on_an_initialized_connection() {
+    // rmcp: two initializes and a tools/list written together; the list result carries resultType.
+    let typed = r#"{"jsonrpc":"2.0","id":1,"result":{"tools":[],"resultType":"complete"}}"#;
+    fires(&[S(INIT), S(LIST_1), R(INIT_OK), R(typed)], HANDSHAKE_NO_RESULT_TYPE);
+    quiet(&[S(LIST_1), S(INIT), R(typed), R(INIT_OK)], HANDSHAKE_NO_RESULT_TYPE);
+}
+
+#[test]
+fn a_plain_request_before_initialize_may_be_refused_by_a_server_that_serves_2026_07_28() {
+    // A claim-less request selects no era in the spec: a dual-era server may take it for a modern one.
+    only(&[S(PING_1), R(&error("1", -32602))], &[]);
+    only(&[S(PING_1), R(&error("1", -32600))], &[]);
+    fires(&[S(PING_1), R(&error("1", -32601))], PING);
+    // A handshake-only server must answer ping, and so must any server after initialize.
+    let legacy = Policy::default().with_model(ServerModel::stated(Eras::Handshake));
+    fires_under(&legacy, &[S(PING_1), R(&error("1", -32602))], PING);
+    fires(&[S(INIT), R(INIT_OK), S(PING_1), R(&error("1", -32602))], PING);
 }

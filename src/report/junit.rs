@@ -22,9 +22,12 @@ pub fn report(summary: &Summary, server: &ServerSpec, policy: &Policy, baseline:
         checked.len(),
         summary.elapsed.as_secs_f64()
     );
+    let model = policy.model().map_or_else(String::new, |model| {
+        format!("<property name=\"server_model\" value=\"{}\"/>", escape(&model.to_string()))
+    });
     let _ = writeln!(
         out,
-        "  <properties><property name=\"seed\" value=\"{}\"/><property name=\"server\" value=\"{}\"/><property name=\"conversations\" value=\"{}\"/></properties>",
+        "  <properties><property name=\"seed\" value=\"{}\"/><property name=\"server\" value=\"{}\"/><property name=\"conversations\" value=\"{}\"/>{model}</properties>",
         summary.seed,
         escape(&server.describe()),
         summary.conversations

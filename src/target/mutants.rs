@@ -99,6 +99,18 @@ impl Mutant {
         self.facts().1
     }
 
+    /// The policy under which the bug is a finding: the built-in server's model, and for the bugs that break a
+    /// profile rule (the one-era lock, named envelope keys) the profile mcp-python-2.3.0.
+    pub fn policy(self) -> crate::oracle::Policy {
+        let policy = crate::oracle::Policy::default().with_model(crate::model::ServerModel::built_in());
+        match self {
+            Mutant::HandshakeAcceptsModern | Mutant::ModernAcceptsInitialize | Mutant::WrongMissingKey => {
+                policy.with_profile("mcp-python-2.3.0").unwrap_or_default()
+            }
+            _ => policy,
+        }
+    }
+
     /// A one-line description of the bug.
     pub fn description(self) -> &'static str {
         self.facts().2
@@ -203,7 +215,7 @@ impl Mutant {
             }
             Mutant::WrongMissingKey => (
                 "wrong-missing-key",
-                "MCP-ENVELOPE-MISSING-KEY",
+                "MCP-ENVELOPE-KEY-NAMED",
                 "the -32602 for a missing envelope key always names protocolVersion",
             ),
             Mutant::AcceptsAnyVersion => {

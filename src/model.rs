@@ -1,0 +1,392 @@
+//! The server model: which protocol eras the server under test serves, the versions it names and its name. The
+//! oracle judges every conversation with it (through [`crate::oracle::Policy::with_model`]): modern-era rules apply
+//! only to a server that serves 2026-07-28.
+//!
+//! It is learned once per run by [`probe`] on fresh connections (a fully enveloped `server/discover`, an enveloped
+//! request at a version no server supports, and an `initialize`), or stated with `--eras`; the built-in server's
+//! model is [`ServerModel::built_in`]. [`classify`] turns the probe's transcripts into the model without I/O.
+
+use crate::protocol::codes::UNSUPPORTED_PROTOCOL_VERSION;
+use crate::protocol::envelope::{self, META, SERVER_INFO_KEY};
+use crate::protocol::era::{HANDSHAKE_VERSIONS, LATEST_HANDSHAKE_VERSION, LATEST_MODERN_VERSION, MODERN_VERSIONS};
+use crate::protocol::methods::{DISCOVER, INITIALIZE};
+use crate::protocol::{Era, Frame};
+use crate::target::Target;
+use crate::target::reference::{SERVER_NAME, SERVER_VERSION};
+use crate::transcript::{Event, Input, Transcript};
+use serde_json::{Value, json};
+use std::fmt;
+
+/// Which eras a server serves.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Eras {
+    /// Only the `initialize` handshake (versions up to 2025-11-25); an enveloped request is a legacy request whose
+    /// `_meta` is ordinary metadata.
+    Handshake,
+    /// Only 2026-07-28.
+    Modern,
+    /// Both, locking per process or serving them side by side.
+    Dual,
+    /// Neither probe was answered: each conversation shows what the server serves (see the oracle's inference).
+    Unknown,
+}
+
+impl Eras {
+    /// The names `--eras` takes.
+    pub const STATED: [Eras; 3] = [Eras::Handshake, Eras::Modern, Eras::Dual];
+
+    /// `handshake`, `modern`, `dual` or `unknown`.
+    pub fn name(self) -> &'static str {
+        match self {
+            Eras::Handshake => "handshake",
+            Eras::Modern => "modern",
+            Eras::Dual => "dual",
+            Eras::Unknown => "unknown",
+        }
+    }
+
+    /// Parses a name `--eras` takes ([`Eras::STATED`]).
+    pub fn from_name(name: &str) -> Option<Eras> {
+        Eras::STATED.into_iter().find(|eras| eras.name() == name)
+    }
+
+    /// Whether the server serves `era`: `None` when that is not known.
+    pub fn serves(self, era: Era) -> Option<bool> {
+        match (self, era) {
+            (Eras::Unknown, _) => None,
+            (Eras::Dual, _) | (Eras::Handshake, Era::Handshake) | (Eras::Modern, Era::Modern) => Some(true),
+            _ => Some(false),
+        }
+    }
+
+    fn of(modern: bool, handshake: bool) -> Eras {
+        match (modern, handshake) {
+            (true, true) => Eras::Dual,
+            (true, false) => Eras::Modern,
+            (false, true) => Eras::Handshake,
+            (false, false) => Eras::Unknown,
+        }
+    }
+}
+
+/// How the model was learned.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Source {
+    /// By [`probe`].
+    Probed,
+    /// Stated by the user (`--eras`, a case file's `eras:`).
+    Stated,
+    /// The built-in server, known without a probe.
+    BuiltIn,
+}
+
+/// What the harness knows of the server under test.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct ServerModel {
+    /// The eras it serves.
+    pub eras: Eras,
+    /// Every protocol version it named: `server/discover` supportedVersions and -32022 `data.supported`.
+    pub versions: Vec<String>,
+    /// The version its `initialize` result answered, when it was probed.
+    pub handshake_version: Option<String>,
+    /// Its `serverInfo.name` (from `initialize`, or the `server/discover` result's serverInfo stamp).
+    pub name: Option<String>,
+    /// Its `serverInfo.version`, from the same place as the name.
+    pub server_version: Option<String>,
+    /// How the model was learned.
+    pub source: Source,
+}
+
+impl ServerModel {
+    /// A model stated by the user: the eras, nothing named.
+    pub fn stated(eras: Eras) -> ServerModel {
+        ServerModel {
+            eras,
+            versions: Vec::new(),
+            handshake_version: None,
+            name: None,
+            server_version: None,
+            source: Source::Stated,
+        }
+    }
+
+    /// The built-in server "calc": dual-era, 2026-07-28 and every handshake version.
+    pub fn built_in() -> ServerModel {
+        ServerModel {
+            eras: Eras::Dual,
+            versions: MODERN_VERSIONS.iter().map(|v| v.to_string()).collect(),
+            handshake_version: Some(LATEST_HANDSHAKE_VERSION.to_string()),
+            name: Some(SERVER_NAME.to_string()),
+            server_version: Some(SERVER_VERSION.to_string()),
+            source: Source::BuiltIn,
+        }
+    }
+
+    /// True when the server is the calc server the seed transcripts pin exactly: serverInfo name `calc` and
+    /// version `""`, and 2026-07-28 the only version it names (rmcp-calc and the TypeScript calc servers name
+    /// themselves calc too but differ in version or supported versions, where the spec lets them).
+    pub fn is_seed_calc(&self) -> bool {
+        self.name.as_deref() == Some(SERVER_NAME)
+            && self.server_version.as_deref() == Some(SERVER_VERSION)
+            && self.versions == MODERN_VERSIONS
+    }
+
+    /// Whether the server serves `era` (`None`: not known, the oracle infers it from each conversation).
+    pub fn serves(&self, era: Era) -> Option<bool> {
+        self.eras.serves(era)
+    }
+
+    /// The model as a JSON object (for the JSON and SARIF reports).
+    pub fn to_json(&self) -> Value {
+        json!({
+            "eras": self.eras.name(),
+            "versions": self.versions,
+            "handshake_version": self.handshake_version,
+            "name": self.name,
+            "server_version": self.server_version,
+            "source": self.source_name(),
+        })
+    }
+
+    /// `probed`, `stated` or `built-in`.
+    pub fn source_name(&self) -> &'static str {
+        match self.source {
+            Source::Probed => "probed",
+            Source::Stated => "stated",
+            Source::BuiltIn => "built-in",
+        }
+    }
+
+    /// The handshake versions known to be served: those named, and the one `initialize` answered.
+    fn handshake_versions(&self) -> Vec<&str> {
+        let named = self.versions.iter().map(String::as_str).chain(self.handshake_version.as_deref());
+        let mut versions: Vec<&str> = named.filter(|v| Era::of_version(v) == Some(Era::Handshake)).collect();
+        if self.source == Source::BuiltIn {
+            versions.extend(HANDSHAKE_VERSIONS);
+        }
+        versions.sort_unstable();
+        versions.dedup();
+        versions
+    }
+}
+
+impl fmt::Display for ServerModel {
+    /// `dual-era (2026-07-28; handshake 2024-11-05..2025-11-25), name calc, probed`.
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        let what = match self.eras {
+            Eras::Handshake => "handshake-only",
+            Eras::Modern => "modern-only",
+            Eras::Dual => "dual-era",
+            Eras::Unknown => "eras unknown (neither probe answered; judged per conversation)",
+        };
+        f.write_str(what)?;
+        let modern: Vec<&str> =
+            self.versions.iter().map(String::as_str).filter(|v| Era::of_version(v) != Some(Era::Handshake)).collect();
+        let handshake = self.handshake_versions();
+        let mut parts = Vec::new();
+        if !modern.is_empty() {
+            parts.push(modern.join(", "));
+        }
+        match handshake.as_slice() {
+            [] => {}
+            [one] => parts.push(format!("handshake {one}")),
+            [first, .., last] => parts.push(format!("handshake {first}..{last}")),
+        }
+        if !parts.is_empty() {
+            write!(f, " ({})", parts.join("; "))?;
+        }
+        if let Some(name) = &self.name {
+            write!(f, ", name {name}")?;
+        }
+        write!(f, ", {}", self.source_name())
+    }
+}
+
+/// The version no server supports, sent by the probe to collect -32022 `data.supported`.
+pub const UNSUPPORTED_PROBE_VERSION: &str = "1900-01-01";
+
+/// The probe's three conversations, each for a fresh connection: a fully enveloped `server/discover` at
+/// 2026-07-28, the same at [`UNSUPPORTED_PROBE_VERSION`], and an `initialize` at 2025-11-25. Each request has id 1
+/// and is followed by a sync point.
+pub fn probe_inputs() -> [Vec<Input>; 3] {
+    let discover = |version: &str| json!({ "jsonrpc": "2.0", "id": 1, "method": DISCOVER, "params": { META: envelope::envelope(version) } });
+    let initialize = json!({ "jsonrpc": "2.0", "id": 1, "method": INITIALIZE, "params": {
+        "protocolVersion": LATEST_HANDSHAKE_VERSION, "capabilities": {},
+        "clientInfo": { "name": "mcp-wirefuzz", "version": env!("CARGO_PKG_VERSION") } } });
+    let conversation = |message: Value| vec![Input::Line(message.to_string().into_bytes()), Input::Sync];
+    [
+        conversation(discover(LATEST_MODERN_VERSION)),
+        conversation(discover(UNSUPPORTED_PROBE_VERSION)),
+        conversation(initialize),
+    ]
+}
+
+/// Runs the probe's three conversations ([`probe_inputs`]) on `target` and classifies them.
+pub fn probe(target: &mut dyn Target) -> anyhow::Result<ServerModel> {
+    let [discover, unsupported, initialize] = probe_inputs();
+    Ok(classify(&target.run(&discover)?, &target.run(&unsupported)?, &target.run(&initialize)?))
+}
+
+/// The model the probe's transcripts show. A discover result, a -32022, or any result carrying `resultType` to the
+/// enveloped requests means the server serves 2026-07-28; -32601, another error or silence means it does not (that
+/// is not a finding). An `initialize` result means it serves the handshake era.
+pub fn classify(discover: &Transcript, unsupported: &Transcript, initialize: &Transcript) -> ServerModel {
+    let mut versions = Vec::new();
+    let mut info: Option<(String, Option<String>)> = None;
+    let mut modern = false;
+    for transcript in [discover, unsupported] {
+        match reply(transcript) {
+            Some(Reply::Result(result)) => {
+                modern = true;
+                versions.extend(strings(result.get("supportedVersions")));
+                let stamp = result.get(META).and_then(|m| m.get(SERVER_INFO_KEY));
+                info = info.or_else(|| server_info(stamp));
+            }
+            Some(Reply::Error(error))
+                if error.get("code").and_then(Value::as_i64) == Some(UNSUPPORTED_PROTOCOL_VERSION) =>
+            {
+                modern = true;
+                let supported = strings(error.get("data").and_then(|d| d.get("supported")));
+                versions.extend(supported.into_iter().filter(|v| v != UNSUPPORTED_PROBE_VERSION));
+            }
+            _ => {}
+        }
+    }
+    let mut handshake = false;
+    let mut handshake_version = None;
+    if let Some(Reply::Result(result)) = reply(initialize) {
+        handshake = true;
+        handshake_version = result.get("protocolVersion").and_then(Value::as_str).map(str::to_string);
+        info = server_info(result.get("serverInfo")).or(info);
+    }
+    let mut unique = Vec::new();
+    for version in versions {
+        if !unique.contains(&version) {
+            unique.push(version);
+        }
+    }
+    let (name, server_version) = info.map_or((None, None), |(name, version)| (Some(name), version));
+    ServerModel {
+        eras: Eras::of(modern, handshake),
+        versions: unique,
+        handshake_version,
+        name,
+        server_version,
+        source: Source::Probed,
+    }
+}
+
+/// A reply the probe got.
+enum Reply {
+    Result(Value),
+    Error(Value),
+}
+
+/// The first reply with id 1 among the lines the server wrote.
+fn reply(transcript: &Transcript) -> Option<Reply> {
+    transcript.events.iter().find_map(|event| {
+        let Event::Received { line, .. } = event else { return None };
+        let Frame::Response(_) = Frame::parse(line) else { return None };
+        let mut value: Value = serde_json::from_slice(line).ok()?;
+        if value.get("id") != Some(&json!(1)) {
+            return None;
+        }
+        match (value.get_mut("result").map(Value::take), value.get_mut("error").map(Value::take)) {
+            (Some(result), None) if result.is_object() => Some(Reply::Result(result)),
+            (None, Some(error)) => Some(Reply::Error(error)),
+            _ => None,
+        }
+    })
+}
+
+fn strings(value: Option<&Value>) -> Vec<String> {
+    let items = value.and_then(Value::as_array).map(Vec::as_slice).unwrap_or_default();
+    items.iter().filter_map(Value::as_str).map(str::to_string).collect()
+}
+
+/// The name and version of a serverInfo object.
+fn server_info(info: Option<&Value>) -> Option<(String, Option<String>)> {
+    let info = info?;
+    let name = info.get("name")?.as_str()?.to_string();
+    Some((name, info.get("version").and_then(Value::as_str).map(str::to_string)))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::target::reference::Calc;
+    use crate::target::{InProcess, run_in_process};
+    use crate::transcript::Ending;
+
+    fn answered(reply: &str) -> Transcript {
+        let [sent, ..] = probe_inputs();
+        let Input::Line(line) = &sent[0] else { unreachable!() };
+        let mut events = vec![Event::Sent(line.clone())];
+        if !reply.is_empty() {
+            events.push(Event::Received { line: reply.as_bytes().to_vec(), truncated: false });
+        }
+        Transcript { events, ending: Ending::Closed }
+    }
+
+    const SILENT: &str = "";
+    const NOT_FOUND: &str = r#"{"jsonrpc":"2.0","id":1,"error":{"code":-32601,"message":"Method not found"}}"#;
+    const INIT_OK: &str = r#"{"jsonrpc":"2.0","id":1,"result":{"protocolVersion":"2025-11-25","capabilities":{},"serverInfo":{"name":"calc","version":"1"}}}"#;
+
+    #[test]
+    fn a_legacy_server_is_handshake_only_whatever_it_answers_to_discover() {
+        for refusal in [SILENT, NOT_FOUND, r#"{"jsonrpc":"2.0","id":1,"error":{"code":-32600,"message":"x"}}"#] {
+            let model = classify(&answered(refusal), &answered(refusal), &answered(INIT_OK));
+            assert_eq!(model.eras, Eras::Handshake, "{refusal}");
+            assert_eq!(model.name.as_deref(), Some("calc"));
+            assert_eq!(model.handshake_version.as_deref(), Some("2025-11-25"));
+            assert!(model.versions.is_empty());
+        }
+    }
+
+    #[test]
+    fn discover_results_and_version_refusals_show_the_modern_era() {
+        let discovered = r#"{"jsonrpc":"2.0","id":1,"result":{"resultType":"complete","supportedVersions":["2025-11-25","2026-07-28"],"capabilities":{},"_meta":{"io.modelcontextprotocol/serverInfo":{"name":"rm","version":"3"}}}}"#;
+        let refused = r#"{"jsonrpc":"2.0","id":1,"error":{"code":-32022,"message":"no","data":{"supported":["2026-07-28","2027-01-01"],"requested":"1900-01-01"}}}"#;
+        let dual = classify(&answered(discovered), &answered(refused), &answered(INIT_OK));
+        assert_eq!(dual.eras, Eras::Dual);
+        assert_eq!(dual.versions, ["2025-11-25", "2026-07-28", "2027-01-01"]);
+        assert_eq!(dual.name.as_deref(), Some("calc"), "initialize's serverInfo name wins");
+        assert_eq!(dual.server_version.as_deref(), Some("1"));
+        assert!(!dual.is_seed_calc());
+        let modern = classify(&answered(NOT_FOUND), &answered(refused), &answered(NOT_FOUND));
+        assert_eq!((modern.eras, modern.name), (Eras::Modern, None));
+        let only_discover = classify(&answered(discovered), &answered(SILENT), &answered(SILENT));
+        assert_eq!((only_discover.eras, only_discover.name.as_deref()), (Eras::Modern, Some("rm")));
+        let nothing = classify(&answered(SILENT), &answered(SILENT), &answered(SILENT));
+        assert_eq!(nothing.eras, Eras::Unknown);
+        assert_eq!(nothing.serves(Era::Modern), None);
+    }
+
+    #[test]
+    fn the_built_in_server_probes_as_its_stated_model() {
+        let [a, b, c] = probe_inputs();
+        let model = classify(&run_in_process(&Calc, &a), &run_in_process(&Calc, &b), &run_in_process(&Calc, &c));
+        assert_eq!(model.eras, Eras::Dual);
+        assert_eq!(model.versions, MODERN_VERSIONS);
+        assert_eq!(model.name.as_deref(), Some(SERVER_NAME));
+        assert!(model.is_seed_calc() && ServerModel::built_in().is_seed_calc());
+        assert_eq!(probe(&mut InProcess(Calc)).unwrap(), model);
+        assert_eq!(model.to_string(), "dual-era (2026-07-28; handshake 2025-11-25), name calc, probed",);
+        assert_eq!(
+            ServerModel::built_in().to_string(),
+            "dual-era (2026-07-28; handshake 2024-11-05..2025-11-25), name calc, built-in"
+        );
+    }
+
+    #[test]
+    fn stated_models_serve_what_they_say() {
+        for eras in Eras::STATED {
+            assert_eq!(Eras::from_name(eras.name()), Some(eras));
+            let model = ServerModel::stated(eras);
+            assert_eq!(model.serves(Era::Modern), Some(eras != Eras::Handshake));
+            assert_eq!(model.serves(Era::Handshake), Some(eras != Eras::Modern));
+        }
+        assert_eq!(Eras::from_name("unknown"), None);
+        assert_eq!(ServerModel::stated(Eras::Handshake).to_string(), "handshake-only, stated");
+    }
+}

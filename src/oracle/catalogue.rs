@@ -240,7 +240,16 @@ pub static RULES: &[Rule] = &[
             "JSON-RPC 2.0 §4.2; MCP schema.ts (params is an object); shared/PROTOCOL-REFERENCE.md §8 S",
         )
     },
-    must(SERVER_CRASH, BOTH, "The server does not exit before the client is done.", "shared/PROTOCOL.md invariant 6"),
+    should(
+        SERVER_CRASH,
+        BOTH,
+        "The server does not exit before the client is done. A SHOULD since issue 12 (it was a MUST): no spec line \
+         forbids a stdio server to end the connection, and a client that broke the lifecycle (a notification \
+         before initialize) may be dropped; the requests it leaves open are lost all the same, so a crash still \
+         fails the run.",
+        "shared/PROTOCOL.md invariant 6; MCP basic/transports.mdx §stdio (the server may close its output); \
+         shared/REAL-SERVERS.md (graded SHOULD)",
+    ),
     must(SERVER_HANG, BOTH, "The server does not stop answering.", "shared/PROTOCOL.md invariants 2 and 6"),
     must(
         UNSOLICITED_REQUEST,
@@ -314,12 +323,13 @@ pub static RULES: &[Rule] = &[
          run (since issue 12 the model's probe included, not only this conversation).",
         "MCP 2026-07-28 versioning.mdx; schema.ts UnsupportedProtocolVersionError",
     ),
-    must(
+    should(
         MODERN_REMOVED_METHOD,
         MODERN,
         "A fully enveloped request for a method 2026-07-28 removed (ping, logging/setLevel, resources/subscribe, \
-         resources/unsubscribe) gets an error.",
-        "MCP 2026-07-28 changelog.mdx",
+         resources/unsubscribe) gets an error. A SHOULD since issue 12 (it was a MUST): the changelog removes these \
+         methods, but no MUST forbids answering one.",
+        "MCP 2026-07-28 changelog.mdx; JSON-RPC 2.0 §5.1 (-32601)",
     ),
     must(
         CACHE_HINTS,

@@ -46,7 +46,8 @@ fn all_features() -> Vec<Feature> {
     all.extend(ToolCall::ALL.into_iter().map(Feature::ToolCall));
     all.extend(IdKind::ALL.into_iter().map(Feature::Id));
     all.extend(eras.into_iter().flat_map(|opening| Era::ALL.map(|message| Feature::Eras { opening, message })));
-    all.extend(Mutation::ALL.into_iter().map(Feature::Mutation));
+    // A giant line is rare on purpose (see `a_giant_line_is_rare_but_reached`).
+    all.extend(Mutation::ALL.into_iter().filter(|m| *m != Mutation::GiantString).map(Feature::Mutation));
     all.extend(RawLine::ALL.into_iter().map(Feature::Raw));
     all.extend((0..=3).map(Feature::Batch));
     all.push(Feature::Sync);
@@ -106,6 +107,22 @@ fn encoding_is_deterministic_and_bounded() {
     let worst = script(Opening::Handshake(HandshakeVersion::V2025_11_25), vec![mutated(Mutation::HugeString); 16]);
     assert!(encoded_size(&worst.encode()) < MAX_ENCODED);
     println!("average encoded size over {} byte buffers: {} bytes", buffers.len(), total / buffers.len());
+}
+
+#[test]
+fn a_giant_line_is_rare_but_reached() {
+    let conversations = 40_000;
+    let giant = (0..conversations)
+        .map(|index| Script::from_bytes(&mcp_wirefuzz::campaign::conversation_bytes(1, index)))
+        .filter(|script| script.features().contains(&Feature::Mutation(Mutation::GiantString)))
+        .count();
+    assert!(
+        (1..=conversations as usize / 2_000).contains(&giant),
+        "{giant} giant lines in {conversations} conversations"
+    );
+    println!("{giant} giant lines in {conversations} conversations");
+    let line = mutate(Mutation::GiantString);
+    assert!(line.len() > 11 << 20 && serde_json::from_slice::<serde_json::Value>(&line).is_ok());
 }
 
 #[test]

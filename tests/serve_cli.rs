@@ -65,3 +65,18 @@ fn check_probes_catch_a_planted_bug_without_the_seed_transcripts() {
     assert!(stdout.contains("FAIL  probe SERVER-CRASH") && stdout.contains("13 passed, 2 failed"), "{stdout}");
     assert!(!stdout.contains("seed transcript"));
 }
+
+#[test]
+fn a_fuzz_run_against_the_quirky_server_over_stdio_is_clean() {
+    let exe = env!("CARGO_BIN_EXE_mcp-wirefuzz");
+    let out = std::env::temp_dir().join(format!("wirefuzz-quirks-{}", std::process::id()));
+    let output = Command::new(exe)
+        .args(["fuzz", "--cases", "80", "--jobs", "2", "--seed", "5", "--shrink-budget", "1", "--out"])
+        .arg(&out)
+        .args(["--", exe, "serve", "--quirks", "11"])
+        .output()
+        .unwrap();
+    let _ = std::fs::remove_dir_all(&out);
+    let stdout = String::from_utf8_lossy(&output.stdout);
+    assert!(output.status.success(), "{stdout}\n{}", String::from_utf8_lossy(&output.stderr));
+}

@@ -244,10 +244,11 @@ fn run_attach(socket: &Path, wait: f64) -> Result<ExitCode> {
 }
 
 fn run_serve(mutant: Option<&str>, quirks: Option<u64>) -> Result<ExitCode> {
-    let input = BufReader::new(io::stdin().lock());
+    // Locked only where it is read here: the quirky server reads stdin on a thread of its own.
+    let input = || BufReader::new(io::stdin().lock());
     let status = match (mutant, quirks) {
         (None, Some(seed)) => quirks::serve(&Quirky::new(seed), io::stdin(), io::stdout().lock(), io::stderr())?,
-        (None, None) => serve(&Calc, input, io::stdout().lock())?,
+        (None, None) => serve(&Calc, input(), io::stdout().lock())?,
         (Some("list"), _) => {
             for mutant in Mutant::ALL {
                 println!("{:<28} {:<28} {}", mutant.name(), mutant.expected_rule(), mutant.description());
@@ -258,7 +259,7 @@ fn run_serve(mutant: Option<&str>, quirks: Option<u64>) -> Result<ExitCode> {
             let Some(mutant) = Mutant::from_name(name) else {
                 bail!("unknown mutant `{name}`; `mcp-wirefuzz serve --mutant list` lists them");
             };
-            serve(&Planted(mutant), input, io::stdout().lock())?
+            serve(&Planted(mutant), input(), io::stdout().lock())?
         }
     };
     match status {

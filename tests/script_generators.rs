@@ -109,6 +109,24 @@ fn encoding_is_deterministic_and_bounded() {
     println!("average encoded size over {} byte buffers: {} bytes", buffers.len(), total / buffers.len());
 }
 
+/// True when `script` negotiates 2025-03-26 and then sends a batch holding a request.
+fn batches_on_2025_03_26(script: &Script) -> bool {
+    script.opening == Opening::Handshake(HandshakeVersion::V2025_03_26)
+        && script.steps.0.iter().any(
+            |step| matches!(step, Step::Batch(messages) if messages.0.iter().any(|m| matches!(m, Message::Request(_)))),
+        )
+}
+
+#[test]
+fn batches_of_requests_follow_a_2025_03_26_handshake_often() {
+    let by_proptest = proptest_scripts(1000).iter().filter(|s| batches_on_2025_03_26(s)).count();
+    let by_arbitrary = byte_buffers(2000).iter().filter(|b| batches_on_2025_03_26(&Script::from_bytes(b))).count();
+    assert!(
+        by_proptest >= 20 && by_arbitrary >= 40,
+        "proptest {by_proptest} of 1000, arbitrary {by_arbitrary} of 2000"
+    );
+}
+
 #[test]
 fn a_giant_line_is_rare_but_reached() {
     let conversations = 40_000;
@@ -120,7 +138,6 @@ fn a_giant_line_is_rare_but_reached() {
         (1..=conversations as usize / 2_000).contains(&giant),
         "{giant} giant lines in {conversations} conversations"
     );
-    println!("{giant} giant lines in {conversations} conversations");
     let line = mutate(Mutation::GiantString);
     assert!(line.len() > 11 << 20 && serde_json::from_slice::<serde_json::Value>(&line).is_ok());
 }

@@ -253,7 +253,7 @@ impl Draws {
 
     /// True once in `n` draws.
     fn one_in(&mut self, n: u64) -> bool {
-        self.next() % n == 0
+        self.next().is_multiple_of(n)
     }
 }
 
@@ -271,7 +271,7 @@ pub fn serve(
     mut output: impl Write,
     mut noise: impl Write,
 ) -> io::Result<Status> {
-    let mut draws = Draws(server.seed ^ 0x5354_4449_4f);
+    let mut draws = Draws(server.seed ^ 0x0053_5444_494f);
     let _ = writeln!(noise, "quirky calc: starting slowly (seed {})", server.seed);
     thread::sleep(SLOW_START);
     let (sender, lines) = mpsc::channel::<Vec<u8>>();

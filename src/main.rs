@@ -14,6 +14,7 @@ use mcp_wirefuzz::seeds;
 use mcp_wirefuzz::shrink;
 use mcp_wirefuzz::target::attach;
 use mcp_wirefuzz::target::mutants::Mutant;
+use mcp_wirefuzz::target::quirks::{self, Quirky};
 use mcp_wirefuzz::target::reference::{Calc, Planted, SERVER_NAME, SERVER_VERSION};
 use mcp_wirefuzz::target::stdio::{ServerCommand, Timeouts};
 use mcp_wirefuzz::target::{ServerSpec, Status, serve};
@@ -119,6 +120,10 @@ enum Commands {
         /// Plant one bug in the server (`--mutant list` lists them).
         #[arg(long, value_name = "NAME")]
         mutant: Option<String>,
+        /// Run the quirky server instead: calc doing everything legal but unusual (replies out of order, split
+        /// writes, odd layout and escapes, a slow start, stderr noise), drawn from SEED.
+        #[arg(long, value_name = "SEED", num_args = 0..=1, default_missing_value = "0", conflicts_with = "mutant")]
+        quirks: Option<u64>,
     },
     /// A quick, deterministic conformance run against the built-in server or `-- CMD ARGS...`: the server model
     /// first (probed, or `--eras`), one probe per invariant (each planted bug's trigger, judged with the model),
@@ -238,7 +243,7 @@ fn main() -> ExitCode {
             print!("{}", render_catalogue());
             Ok(ExitCode::SUCCESS)
         }
-        Commands::Serve { mutant } => run_serve(mutant.as_deref()),
+        Commands::Serve { mutant, quirks } => run_serve(mutant.as_deref(), quirks),
         Commands::Check { timeout, no_seeds, eras, command } => {
             run_check(&command, Duration::from_millis(timeout), !no_seeds, eras.as_deref())
         }
@@ -257,21 +262,23 @@ fn run_attach(socket: &Path, wait: f64) -> Result<ExitCode> {
     attach::exit_as(attach::attach(socket, wait)?)
 }
 
-fn run_serve(mutant: Option<&str>) -> Result<ExitCode> {
-    let input = BufReader::new(io::stdin().lock());
-    let status = match mutant {
-        None => serve(&Calc, input, io::stdout().lock())?,
-        Some("list") => {
+fn run_serve(mutant: Option<&str>, quirks: Option<u64>) -> Result<ExitCode> {
+    // Locked only where it is read here: the quirky server reads stdin on a thread of its own.
+    let input = || BufReader::new(io::stdin().lock());
+    let status = match (mutant, quirks) {
+        (None, Some(seed)) => quirks::serve(&Quirky::new(seed), io::stdin(), io::stdout().lock(), io::stderr())?,
+        (None, None) => serve(&Calc, input(), io::stdout().lock())?,
+        (Some("list"), _) => {
             for mutant in Mutant::ALL {
                 println!("{:<28} {:<28} {}", mutant.name(), mutant.expected_rule(), mutant.description());
             }
             return Ok(ExitCode::SUCCESS);
         }
-        Some(name) => {
+        (Some(name), _) => {
             let Some(mutant) = Mutant::from_name(name) else {
                 bail!("unknown mutant `{name}`; `mcp-wirefuzz serve --mutant list` lists them");
             };
-            serve(&Planted(mutant), input, io::stdout().lock())?
+            serve(&Planted(mutant), input(), io::stdout().lock())?
         }
     };
     match status {

@@ -7,6 +7,7 @@
 use mcp_wirefuzz::oracle::{Policy, check};
 use mcp_wirefuzz::script::{Script, scripts};
 use mcp_wirefuzz::target::mutants::Mutant;
+use mcp_wirefuzz::target::quirks::{Quirks, Quirky};
 use mcp_wirefuzz::target::reference::{Calc, Planted};
 use mcp_wirefuzz::target::{InProcessServer, run_in_process};
 use proptest::prelude::*;
@@ -27,6 +28,20 @@ proptest! {
     #[test]
     fn the_reference_server_breaks_no_rule(script in scripts()) {
         mcp_wirefuzz::conforms(&Calc, &script).map_err(TestCaseError::fail)?;
+    }
+
+    /// Legal but unusual behaviour is never a finding: replies out of order and late, cancelled requests
+    /// answered or not, any member order and whitespace, needless escapes, extra error data.
+    #[test]
+    fn the_quirky_server_breaks_no_rule(script in scripts(), seed in any::<u64>()) {
+        mcp_wirefuzz::conforms(&Quirky::new(seed), &script).map_err(TestCaseError::fail)?;
+    }
+
+    /// The quirks of a reply's bytes alone (replies in order, none dropped).
+    #[test]
+    fn the_quirky_server_in_order_breaks_no_rule(script in scripts(), seed in any::<u64>()) {
+        let server = Quirky { seed, quirks: Quirks::BYTES };
+        mcp_wirefuzz::conforms(&server, &script).map_err(TestCaseError::fail)?;
     }
 }
 

@@ -4,6 +4,7 @@
 
 use mcp_wirefuzz::protocol::{Era, Frame, Kind};
 use mcp_wirefuzz::script::message::METHODS;
+use mcp_wirefuzz::script::mutation::GIANT_STRING;
 use mcp_wirefuzz::script::{
     Bounded, Call, Envelope, Feature, HandshakeVersion, IdKind, InitVersion, Message, Mutation, Note, Opening, RawLine,
     Request, Script, Step, ToolCall, scripts,
@@ -46,7 +47,8 @@ fn all_features() -> Vec<Feature> {
     all.extend(ToolCall::ALL.into_iter().map(Feature::ToolCall));
     all.extend(IdKind::ALL.into_iter().map(Feature::Id));
     all.extend(eras.into_iter().flat_map(|opening| Era::ALL.map(|message| Feature::Eras { opening, message })));
-    all.extend(Mutation::ALL.into_iter().map(Feature::Mutation));
+    // A giant line is rare on purpose (see `a_giant_line_is_rare_but_reached`).
+    all.extend(Mutation::ALL.into_iter().filter(|m| *m != Mutation::GiantString).map(Feature::Mutation));
     all.extend(RawLine::ALL.into_iter().map(Feature::Raw));
     all.extend((0..=3).map(Feature::Batch));
     all.push(Feature::Sync);
@@ -57,6 +59,9 @@ fn all_features() -> Vec<Feature> {
 fn assert_all_reached(source: &str, scripts: &[Script]) {
     let mut counts: BTreeMap<String, usize> = all_features().iter().map(|f| (f.to_string(), 0)).collect();
     for feature in scripts.iter().flat_map(Script::features) {
+        if feature == Feature::Mutation(Mutation::GiantString) {
+            continue;
+        }
         let name = feature.to_string();
         assert!(counts.contains_key(&name), "{source}: {name} is missing from all_features()");
         *counts.entry(name).or_default() += 1;
@@ -95,10 +100,12 @@ fn encoding_is_deterministic_and_bounded() {
     let mut total = 0;
     let buffers = byte_buffers(2000);
     for bytes in &buffers {
-        let inputs = Script::from_bytes(bytes).encode();
+        let script = Script::from_bytes(bytes);
+        let inputs = script.encode();
         assert_eq!(Script::from_bytes(bytes).encode(), inputs);
         let size = encoded_size(&inputs);
-        assert!(size < MAX_ENCODED, "{size} bytes");
+        let giants = script.features().iter().filter(|f| **f == Feature::Mutation(Mutation::GiantString)).count();
+        assert!(size < MAX_ENCODED + giants * GIANT_STRING, "{size} bytes");
         total += size;
     }
     let again: Vec<Vec<Input>> = proptest_scripts(300).iter().map(Script::encode).collect();
@@ -106,6 +113,39 @@ fn encoding_is_deterministic_and_bounded() {
     let worst = script(Opening::Handshake(HandshakeVersion::V2025_11_25), vec![mutated(Mutation::HugeString); 16]);
     assert!(encoded_size(&worst.encode()) < MAX_ENCODED);
     println!("average encoded size over {} byte buffers: {} bytes", buffers.len(), total / buffers.len());
+}
+
+/// True when `script` negotiates 2025-03-26 and then sends a batch holding a request.
+fn batches_on_2025_03_26(script: &Script) -> bool {
+    script.opening == Opening::Handshake(HandshakeVersion::V2025_03_26)
+        && script.steps.0.iter().any(
+            |step| matches!(step, Step::Batch(messages) if messages.0.iter().any(|m| matches!(m, Message::Request(_)))),
+        )
+}
+
+#[test]
+fn batches_of_requests_follow_a_2025_03_26_handshake_often() {
+    let by_proptest = proptest_scripts(1000).iter().filter(|s| batches_on_2025_03_26(s)).count();
+    let by_arbitrary = byte_buffers(2000).iter().filter(|b| batches_on_2025_03_26(&Script::from_bytes(b))).count();
+    assert!(
+        by_proptest >= 20 && by_arbitrary >= 40,
+        "proptest {by_proptest} of 1000, arbitrary {by_arbitrary} of 2000"
+    );
+}
+
+#[test]
+fn a_giant_line_is_rare_but_reached() {
+    let conversations = 40_000;
+    let giant = (0..conversations)
+        .map(|index| Script::from_bytes(&mcp_wirefuzz::campaign::conversation_bytes(1, index)))
+        .filter(|script| script.features().contains(&Feature::Mutation(Mutation::GiantString)))
+        .count();
+    assert!(
+        (1..=conversations as usize / 2_000).contains(&giant),
+        "{giant} giant lines in {conversations} conversations"
+    );
+    let line = mutate(Mutation::GiantString);
+    assert!(line.len() > 11 << 20 && serde_json::from_slice::<serde_json::Value>(&line).is_ok());
 }
 
 #[test]

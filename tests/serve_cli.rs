@@ -113,3 +113,18 @@ fn every_report_carries_the_server_model() {
     assert_eq!(unknown.status.code(), Some(2));
     std::fs::remove_dir_all(&dir).unwrap();
 }
+
+#[test]
+fn a_fuzz_run_against_the_quirky_server_over_stdio_is_clean() {
+    let exe = env!("CARGO_BIN_EXE_mcp-wirefuzz");
+    let out = std::env::temp_dir().join(format!("wirefuzz-quirks-{}", std::process::id()));
+    let output = Command::new(exe)
+        .args(["fuzz", "--cases", "80", "--jobs", "2", "--seed", "5", "--shrink-budget", "1", "--out"])
+        .arg(&out)
+        .args(["--", exe, "serve", "--quirks", "11"])
+        .output()
+        .unwrap();
+    let _ = std::fs::remove_dir_all(&out);
+    let stdout = String::from_utf8_lossy(&output.stdout);
+    assert!(output.status.success(), "{stdout}\n{}", String::from_utf8_lossy(&output.stderr));
+}

@@ -85,6 +85,8 @@ pub const RESPONSE_MISSING: &str = "JSONRPC-RESPONSE-MISSING";
 pub const NOTIFICATION_REPLY: &str = "JSONRPC-NOTIFICATION-REPLY";
 /// A null or absent response id only on a -32700/-32600 error explaining a malformed line.
 pub const NULL_ID: &str = "JSONRPC-NULL-ID";
+/// On a 2025-03-26 connection a batch of requests is accepted and each request answered.
+pub const BATCH: &str = "MCP-BATCH";
 /// Malformed input is never executed.
 pub const MALFORMED_SERVED: &str = "JSONRPC-MALFORMED-SERVED";
 /// Malformed input gets a -32700/-32600 reply (strict JSON-RPC).
@@ -132,7 +134,8 @@ pub static RULES: &[Rule] = &[
         FRAMING,
         BOTH,
         "Every line the server writes is one JSON object in valid UTF-8: not a log line, not an array, not blank, \
-         not truncated.",
+         not truncated. On a connection that negotiated 2025-03-26 an array of responses (a batch reply) is a \
+         line too, and its items are judged as lines.",
         "MCP basic/transports.mdx §stdio; shared/PROTOCOL-REFERENCE.md §7 I1",
     ),
     must(VERSION, BOTH, "`jsonrpc` is exactly \"2.0\" on every message the server writes.", "JSON-RPC 2.0 §4, §5"),
@@ -226,7 +229,8 @@ pub static RULES: &[Rule] = &[
             MALFORMED_REPLY,
             BOTH,
             "Malformed input (not JSON, a batch, not an object, an invalid request object) gets a -32700 or -32600 \
-             reply; blank lines need none. Off by default: most SDKs stay silent.",
+             reply; blank lines need none. A non-empty batch on a connection that negotiated 2025-03-26 is not \
+             malformed (see MCP-BATCH). Off by default: most SDKs stay silent.",
             "JSON-RPC 2.0 §5.1; shared/PROTOCOL-REFERENCE.md §8 A",
         )
     },
@@ -374,6 +378,17 @@ pub static RULES: &[Rule] = &[
         "When the server advertised tools, prompts or resources (initialize or server/discover capabilities), a \
          servable tools/list, prompts/list or resources/list never gets -32601.",
         "MCP schema.ts MethodNotFoundError; shared/PROTOCOL-REFERENCE.md §7 I34",
+    ),
+    must(
+        BATCH,
+        HANDSHAKE,
+        "On a connection whose initialize asked for and got protocolVersion 2025-03-26, a JSON-RPC batch (an array \
+         of messages) is accepted: each request in it gets its response, in an array reply or in separate lines; \
+         silence, or one id-less -32600 refusing the batch, breaks it. A batch of notifications gets no reply; an \
+         empty array may get -32600 or nothing; a batch carrying initialize (which 2025-03-26 forbids there) may be \
+         refused. On every other version a batch is malformed input.",
+        "MCP 2025-03-26 basic/index.mdx §Batching (MUST support receiving JSON-RPC batches); JSON-RPC 2.0 §6; \
+         2025-06-18 changelog.mdx (batching removed)",
     ),
 ];
 

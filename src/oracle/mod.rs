@@ -8,6 +8,7 @@
 //! for). The rules, their levels and sources are in [`catalogue`]. Nothing here does I/O, and no transcript makes
 //! it panic.
 
+mod batch;
 pub mod catalogue;
 mod jsonrpc;
 mod mcp;
@@ -53,12 +54,18 @@ impl fmt::Display for Finding {
 
 /// Checks a transcript against every rule the policy enables. Findings come in transcript order.
 pub fn check(transcript: &Transcript, policy: &Policy) -> Vec<Finding> {
+    let spread = batch::spread(transcript);
+    let judged = spread.as_ref().map_or(transcript, |spread| &spread.transcript);
     let mut findings = Findings::default();
-    let reads = read(transcript, &mut findings);
-    let answers = jsonrpc::check(transcript, &reads, &mut findings);
-    mcp::check(transcript, &reads, &answers, policy, &mut findings);
-    check_ending(transcript, &mut findings);
-    let mut findings: Vec<Finding> = findings.0.into_iter().filter(|f| policy.enabled(f.rule)).collect();
+    let reads = read(judged, &mut findings);
+    let answers = jsonrpc::check(judged, &reads, &mut findings);
+    mcp::check(judged, &reads, &answers, policy, &mut findings);
+    check_ending(judged, &mut findings);
+    let findings = match &spread {
+        Some(spread) => spread.put_back(findings.0, transcript),
+        None => findings.0,
+    };
+    let mut findings: Vec<Finding> = findings.into_iter().filter(|f| policy.enabled(f.rule)).collect();
     findings.sort_by_key(|f| f.event);
     findings
 }

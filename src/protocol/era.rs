@@ -8,6 +8,8 @@ pub const HANDSHAKE_VERSIONS: [&str; 4] = ["2024-11-05", "2025-03-26", "2025-06-
 pub const MODERN_VERSIONS: [&str; 1] = ["2026-07-28"];
 /// The handshake version a server counter-offers when it does not support the one asked for.
 pub const LATEST_HANDSHAKE_VERSION: &str = "2025-11-25";
+/// The one version whose connections take JSON-RPC batches (2025-06-18 removed them).
+pub const BATCH_VERSION: &str = "2025-03-26";
 /// The newest modern version.
 pub const LATEST_MODERN_VERSION: &str = "2026-07-28";
 

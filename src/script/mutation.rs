@@ -12,6 +12,12 @@ pub const DEEP: usize = 300;
 pub const VERY_DEEP: usize = 5000;
 /// Length in bytes of the string [`Mutation::HugeString`] adds.
 pub const HUGE_STRING: usize = 100_000;
+/// Length in bytes of the string [`Mutation::GiantString`] adds: 11 MiB, past the 10 MiB line limit of common
+/// server transports.
+pub const GIANT_STRING: usize = 11 << 20;
+/// One [`Mutation::HugeString`] in this many drawn by `arbitrary` becomes a [`Mutation::GiantString`], so a giant
+/// line comes in about one conversation in 3,000 (proptest never draws it: its cases are few and shrink).
+pub const GIANT_ODDS: u32 = 256;
 /// Digits of the integer [`Mutation::HugeNumber`] adds: past the 4,300 digits Python parses by default.
 pub const HUGE_NUMBER_DIGITS: usize = 5000;
 /// The member that mutations adding content put into `params` (and the top level, for [`Mutation::ExtraField`]).
@@ -22,9 +28,7 @@ const MARKER: &str = "\u{1}wirefuzz-splice\u{1}";
 
 /// One way to break a valid request. The request is built first (with its envelope when it has one), then this
 /// mutation is applied to it; the result is one line.
-#[derive(
-    Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord, arbitrary::Arbitrary, proptest_derive::Arbitrary,
-)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord, proptest_derive::Arbitrary)]
 pub enum Mutation {
     /// No `jsonrpc` member.
     DropJsonrpc,
@@ -102,11 +106,32 @@ pub enum Mutation {
     BomPrefix,
     /// A carriage return after the message (JSON whitespace).
     TrailingCr,
+    /// A [`GIANT_STRING`]-byte string in `params`: a line over 10 MiB. Rare: see [`GIANT_ODDS`].
+    #[proptest(skip)]
+    GiantString,
+}
+
+impl<'a> arbitrary::Arbitrary<'a> for Mutation {
+    /// Picks one of the common mutations as the derived impl would (uniformly, by one `u32`); a
+    /// [`Mutation::HugeString`] then becomes a [`Mutation::GiantString`] once in [`GIANT_ODDS`] (by one more `u32`;
+    /// bytes that run out never make one).
+    fn arbitrary(u: &mut arbitrary::Unstructured<'a>) -> arbitrary::Result<Mutation> {
+        let common = &Mutation::ALL[..Mutation::ALL.len() - 1];
+        let index = (u64::from(u32::arbitrary(u)?) * common.len() as u64) >> 32;
+        match common[index as usize] {
+            Mutation::HugeString if u32::arbitrary(u)? % GIANT_ODDS == GIANT_ODDS - 1 => Ok(Mutation::GiantString),
+            mutation => Ok(mutation),
+        }
+    }
+
+    fn size_hint(_depth: usize) -> (usize, Option<usize>) {
+        (4, Some(8))
+    }
 }
 
 impl Mutation {
     /// Every mutation, in declaration order.
-    pub const ALL: [Mutation; 38] = [
+    pub const ALL: [Mutation; 39] = [
         Mutation::DropJsonrpc,
         Mutation::DropId,
         Mutation::DropMethod,
@@ -145,6 +170,7 @@ impl Mutation {
         Mutation::TrailingGarbage,
         Mutation::BomPrefix,
         Mutation::TrailingCr,
+        Mutation::GiantString,
     ];
 
     /// A stable kebab-case name, for reports and case files.
@@ -188,6 +214,7 @@ impl Mutation {
             Mutation::TrailingGarbage => "trailing-garbage",
             Mutation::BomPrefix => "bom-prefix",
             Mutation::TrailingCr => "trailing-cr",
+            Mutation::GiantString => "giant-string",
         }
     }
 
@@ -228,6 +255,7 @@ impl Mutation {
             Mutation::VersionEmpty => set_version(&mut message, json!("")),
             Mutation::VersionLegacy => set_version(&mut message, json!("2025-11-25")),
             Mutation::HugeString => splice = Some(&SPLICES.huge_string),
+            Mutation::GiantString => splice = Some(&GIANT),
             Mutation::DeepNesting => splice = Some(&SPLICES.deep),
             Mutation::VeryDeepNesting => splice = Some(&SPLICES.very_deep),
             Mutation::HugeNumber => splice = Some(&SPLICES.huge_number),
@@ -313,6 +341,9 @@ static SPLICES: LazyLock<Splices> = LazyLock::new(|| Splices {
     very_deep: nested(VERY_DEEP),
     huge_number: format!("1{}", "0".repeat(HUGE_NUMBER_DIGITS - 1)).into_bytes(),
 });
+
+/// A JSON string of [`GIANT_STRING`] `x`s, quoted: made once, on the first giant line.
+static GIANT: LazyLock<Vec<u8>> = LazyLock::new(|| [&b"\""[..], &vec![b'x'; GIANT_STRING], b"\""].concat());
 
 /// `depth` levels of nested empty arrays.
 fn nested(depth: usize) -> Vec<u8> {

@@ -3,6 +3,7 @@
 
 pub mod attach;
 pub mod mutants;
+pub mod quirks;
 pub mod reference;
 pub mod stdio;
 
@@ -36,6 +37,12 @@ pub trait ServerConnection {
     /// Hands the server one line as the client sent it (without its newline) and appends every line the server
     /// writes in reaction to `out` (each without its newline).
     fn receive(&mut self, line: &[u8], out: &mut Vec<Vec<u8>>) -> Status;
+
+    /// The client now waits for every reply (a sync point, or the end of its input): appends to `out` whatever
+    /// the server held back. The default holds nothing back.
+    fn release(&mut self, out: &mut Vec<Vec<u8>>) {
+        let _ = out;
+    }
 }
 
 /// A server under test as the harness drives it: one conversation per call, each on a fresh connection.
@@ -86,6 +93,7 @@ fn converse<'a, S: InProcessServer>(
     for input in inputs {
         let line = match input {
             Cow::Borrowed(Input::Sync) | Cow::Owned(Input::Sync) => {
+                release(&mut connection, &mut replies, &mut events);
                 events.push(Event::Sync);
                 continue;
             }
@@ -111,7 +119,15 @@ fn converse<'a, S: InProcessServer>(
         };
         return Transcript { events, ending };
     }
+    release(&mut connection, &mut replies, &mut events);
     Transcript { events, ending: Ending::Closed }
+}
+
+/// Records what a connection held back and releases now.
+fn release(connection: &mut impl ServerConnection, replies: &mut Vec<Vec<u8>>, events: &mut Vec<Event>) {
+    replies.clear();
+    connection.release(replies);
+    events.extend(replies.drain(..).map(|line| Event::Received { line, truncated: false }));
 }
 
 /// Which server a command runs against: the built-in one, the built-in one with a planted bug, or a child

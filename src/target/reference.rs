@@ -10,7 +10,7 @@ use crate::protocol::codes::{
     INVALID_PARAMS, INVALID_REQUEST, METHOD_NOT_FOUND, PARSE_ERROR, UNSUPPORTED_PROTOCOL_VERSION,
 };
 use crate::protocol::envelope::{self, CLIENT_CAPABILITIES_KEY, PROTOCOL_VERSION_KEY, SERVER_INFO_KEY};
-use crate::protocol::era::{HANDSHAKE_VERSIONS, LATEST_HANDSHAKE_VERSION, MODERN_VERSIONS};
+use crate::protocol::era::{BATCH_VERSION, HANDSHAKE_VERSIONS, LATEST_HANDSHAKE_VERSION, MODERN_VERSIONS};
 use crate::protocol::methods::{
     CACHEABLE, DISCOVER, INITIALIZE, PING, PROMPTS_LIST, RESOURCES_LIST, TOOLS_CALL, TOOLS_LIST,
 };
@@ -63,6 +63,9 @@ pub struct CalcConnection {
     mutant: Option<Mutant>,
     /// Set by the planted bug [`Mutant::WedgedAfterParseError`]: requests are no longer answered.
     wedged: bool,
+    /// The version `initialize` negotiated: on [`BATCH_VERSION`] a batch array is served, each request in it
+    /// answered in one array reply (JSON-RPC 2.0 §6).
+    version: Option<&'static str>,
 }
 
 /// A JSON-RPC error the server answers with.
@@ -93,6 +96,30 @@ impl ServerConnection for CalcConnection {
             return Status::Hung;
         }
         let mut messages = Vec::new();
+        if self.version == Some(BATCH_VERSION)
+            && line.trim_ascii_start().starts_with(b"[")
+            && let Ok(Value::Array(batch)) = serde_json::from_slice::<Value>(line)
+            && !batch.is_empty()
+        {
+            for item in batch {
+                self.handle(&serde_json::to_vec(&item).unwrap_or_default(), &mut messages, out);
+            }
+            if !messages.is_empty() {
+                let items: Vec<Vec<u8>> = messages.into_iter().map(|message| self.encode(message)).collect();
+                out.push([&b"["[..], &items.join(&b","[..]), b"]"].concat());
+            }
+            return Status::Running;
+        }
+        self.handle(line, &mut messages, out);
+        out.extend(messages.into_iter().map(|message| self.encode(message)));
+        Status::Running
+    }
+}
+
+impl CalcConnection {
+    /// Handles one message (a line, or an item of a batch): its replies go to `messages`, a planted log line
+    /// straight to `out`.
+    fn handle(&mut self, line: &[u8], messages: &mut Vec<Value>, out: &mut Vec<Vec<u8>>) {
         match Frame::parse(line) {
             Frame::Blank | Frame::Response(_) => {}
             Frame::NotJson { .. } => {
@@ -112,7 +139,7 @@ impl ServerConnection for CalcConnection {
                     && matches!(problem, Problem::JsonrpcMissing | Problem::JsonrpcNotTwoPointZero) =>
             {
                 let params = serde_json::from_slice::<Value>(line).ok().and_then(|v| v.get("params").cloned());
-                self.answer(&Request { id, method, params }, &mut messages, out);
+                self.answer(&Request { id, method, params }, messages, out);
             }
             // A broken response from the client is not answered: a reply would carry an id of the client's own.
             Frame::Invalid { method: None, .. } if looks_like_response(line) => {}
@@ -125,15 +152,11 @@ impl ServerConnection for CalcConnection {
                     messages.push(json!({ "jsonrpc": "2.0", "id": null, "result": {} }));
                 }
             }
-            Frame::Request(request) if !self.wedged => self.answer(&request, &mut messages, out),
+            Frame::Request(request) if !self.wedged => self.answer(&request, messages, out),
             Frame::Request(_) => {}
         }
-        out.extend(messages.into_iter().map(|message| self.encode(message)));
-        Status::Running
     }
-}
 
-impl CalcConnection {
     fn has(&self, mutant: Mutant) -> bool {
         self.mutant == Some(mutant)
     }
@@ -198,8 +221,9 @@ impl CalcConnection {
         if !params.get("capabilities").is_some_and(Value::is_object) || !named {
             return Err(invalid());
         }
-        let version = if HANDSHAKE_VERSIONS.contains(&requested) { requested } else { LATEST_HANDSHAKE_VERSION };
+        let version = HANDSHAKE_VERSIONS.into_iter().find(|v| *v == requested).unwrap_or(LATEST_HANDSHAKE_VERSION);
         self.initialized = true;
+        self.version = Some(version);
         Ok(json!({
             "protocolVersion": version,
             "capabilities": capabilities(false),

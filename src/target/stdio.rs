@@ -8,6 +8,8 @@
 //! that owes replies past the timeout, or does not exit after its input closes, has hung.
 
 use super::Target;
+use crate::protocol::era::BATCH_VERSION;
+use crate::protocol::methods::INITIALIZE;
 use crate::protocol::{Frame, IdField, RequestId};
 use crate::transcript::{Ending, Event, Input, Transcript};
 use anyhow::{Context, Result, bail};
@@ -189,6 +191,7 @@ impl Process {
             unmatched: 0,
             stalled: false,
             heard: false,
+            batches: Batches::default(),
         };
         for input in inputs {
             match input {
@@ -254,12 +257,33 @@ struct Conversation<'a> {
     stalled: bool,
     /// Set once the server has written a line (it has started).
     heard: bool,
+    /// Whether the connection takes batches (it negotiated 2025-03-26), so a batch's requests owe replies too.
+    batches: Batches,
+}
+
+/// How far the connection is from taking batches: the ids of the `initialize` requests that asked for 2025-03-26,
+/// until a result grants it.
+#[derive(Default)]
+struct Batches {
+    asked: Vec<RequestId>,
+    granted: bool,
 }
 
 impl Conversation<'_> {
     fn send(&mut self, line: &[u8]) {
         self.record(Event::Sent(line.to_vec()));
-        if let Some(id) = owed_reply(line) {
+        if self.batches.granted && line.trim_ascii_start().starts_with(b"[") {
+            if let Ok(serde_json::Value::Array(items)) = serde_json::from_slice(line) {
+                for item in items {
+                    if let Some(id) = owed_reply(&serde_json::to_vec(&item).unwrap_or_default()) {
+                        *self.open.entry(id).or_default() += 1;
+                    }
+                }
+            }
+        } else if let Some(id) = owed_reply(line) {
+            if !self.batches.granted && asks_for_batches(line) {
+                self.batches.asked.push(id.clone());
+            }
             *self.open.entry(id).or_default() += 1;
         }
         if let Some(input) = &self.process.input {
@@ -271,7 +295,25 @@ impl Conversation<'_> {
 
     fn receive(&mut self, line: OutputLine) {
         self.heard = true;
-        match reply_to(&line.bytes) {
+        let value = serde_json::from_slice(&line.bytes).ok();
+        match value {
+            Some(serde_json::Value::Array(items)) if self.batches.granted => {
+                items.iter().for_each(|item| self.take(item))
+            }
+            Some(reply) => {
+                if !self.batches.asked.is_empty() && grants_batches(&reply, &self.batches.asked) {
+                    self.batches = Batches { asked: Vec::new(), granted: true };
+                }
+                self.take(&reply);
+            }
+            None => {}
+        }
+        self.record(Event::Received { line: line.bytes, truncated: line.truncated });
+    }
+
+    /// Counts a reply against the request it answers, or as unmatched.
+    fn take(&mut self, reply: &serde_json::Value) {
+        match reply_to(reply) {
             Some(Some(id)) if self.open.contains_key(&id) => {
                 let count = self.open.entry(id.clone()).or_default();
                 *count -= 1;
@@ -282,7 +324,6 @@ impl Conversation<'_> {
             Some(_) => self.unmatched += 1,
             None => {}
         }
-        self.record(Event::Received { line: line.bytes, truncated: line.truncated });
     }
 
     /// True while some request has neither its reply nor a reply with a wrong id that may stand for it.
@@ -354,10 +395,23 @@ fn owed_reply(line: &[u8]) -> Option<RequestId> {
     }
 }
 
-/// Whether a server line is a reply: `Some(Some(id))` for a response carrying a request id, `Some(None)` for one
-/// carrying a null, missing or invalid id or a broken shape, `None` for anything that is not a response.
-fn reply_to(line: &[u8]) -> Option<Option<RequestId>> {
-    let serde_json::Value::Object(object) = serde_json::from_slice(line).ok()? else { return None };
+/// True for an `initialize` request asking for the version whose connections take batches.
+fn asks_for_batches(line: &[u8]) -> bool {
+    matches!(Frame::parse(line), Frame::Request(request) if request.method == INITIALIZE
+        && request.params.as_ref().and_then(|p| p.get("protocolVersion")) == Some(&BATCH_VERSION.into()))
+}
+
+/// True for a result to one of the `asked` initialize requests that grants the version whose connections take
+/// batches.
+fn grants_batches(reply: &serde_json::Value, asked: &[RequestId]) -> bool {
+    IdField::of(reply.get("id")).valid().is_some_and(|id| asked.contains(id))
+        && reply.get("result").and_then(|r| r.get("protocolVersion")) == Some(&BATCH_VERSION.into())
+}
+
+/// Whether a server message is a reply: `Some(Some(id))` for a response carrying a request id, `Some(None)` for
+/// one carrying a null, missing or invalid id or a broken shape, `None` for anything that is not a response.
+fn reply_to(message: &serde_json::Value) -> Option<Option<RequestId>> {
+    let serde_json::Value::Object(object) = message else { return None };
     if object.contains_key("method") || !(object.contains_key("result") || object.contains_key("error")) {
         return None;
     }
@@ -492,6 +546,32 @@ mod tests {
     }
 
     #[test]
+    fn a_barrier_waits_for_the_reply_to_a_batch_on_2025_03_26_only() {
+        let init = |version: &str| {
+            Input::Line(
+                format!(
+                    r#"{{"jsonrpc":"2.0","id":0,"method":"initialize","params":{{"protocolVersion":"{version}"}}}}"#
+                )
+                .into_bytes(),
+            )
+        };
+        let batch = Input::Line(br#"[{"jsonrpc":"2.0","id":1,"method":"ping"}]"#.to_vec());
+        for (version, waits) in [("2025-03-26", true), ("2025-06-18", false)] {
+            let server = sh(&format!(
+                r#"read -r a; echo '{{"jsonrpc":"2.0","id":0,"result":{{"protocolVersion":"{version}"}}}}'; read -r b; sleep 0.2; echo '[{{"jsonrpc":"2.0","id":1,"result":{{}}}}]'; read -r c"#
+            ));
+            let inputs = [init(version), Input::Sync, batch.clone(), Input::Sync];
+            let transcript = StdioTarget::new(server, quick()).cold().run(&inputs).unwrap();
+            let array = transcript
+                .events
+                .iter()
+                .position(|e| matches!(e, Event::Received { line, .. } if line.starts_with(b"[")));
+            let last_sync = transcript.events.iter().rposition(|e| matches!(e, Event::Sync));
+            assert_eq!(array < last_sync, waits, "{version}: {transcript:?}");
+        }
+    }
+
+    #[test]
     fn a_missing_program_is_a_clear_error() {
         let command = ServerCommand::from_argv(&["/no/such/server".into()]).unwrap();
         let error = StdioTarget::new(command, quick()).run(&[]).unwrap_err();
@@ -505,9 +585,10 @@ mod tests {
         assert_eq!(owed_reply(br#"{"jsonrpc":"2.0","id":1,"method":"x","params":[1]}"#), None);
         assert_eq!(owed_reply(br#"{"jsonrpc":"2.0","method":"x"}"#), None);
         assert_eq!(owed_reply(b"{oops"), None);
-        assert_eq!(reply_to(br#"{"jsonrpc":"2.0","id":"a","result":{}}"#), Some(Some(RequestId::string("a"))));
-        assert_eq!(reply_to(br#"{"jsonrpc":2,"id":null,"error":{},"result":1}"#), Some(None));
-        assert_eq!(reply_to(br#"{"jsonrpc":"2.0","id":1,"method":"ping"}"#), None);
-        assert_eq!(reply_to(b"log line"), None);
+        let reply = |line: &str| reply_to(&serde_json::from_str(line).unwrap());
+        assert_eq!(reply(r#"{"jsonrpc":"2.0","id":"a","result":{}}"#), Some(Some(RequestId::string("a"))));
+        assert_eq!(reply(r#"{"jsonrpc":2,"id":null,"error":{},"result":1}"#), Some(None));
+        assert_eq!(reply(r#"{"jsonrpc":"2.0","id":1,"method":"ping"}"#), None);
+        assert_eq!(reply("42"), None);
     }
 }

@@ -1,0 +1,293 @@
+//! JSON-RPC batches on a connection that negotiated 2025-03-26, the one MCP version that has them: a batch array
+//! from the client must be accepted and each request in it answered, in an array reply or in separate lines
+//! (JSON-RPC 2.0 §6). The oracle judges such a connection on its transcript with every array line (sent or
+//! received) spread into one event per item, so the JSON-RPC and MCP layers match the items as they match lines;
+//! then each finding is put back on the event it came from, and a request of a batch left unanswered (silence, or
+//! one id-less error refusing the whole batch) is [`BATCH`].
+//!
+//! On every other connection an array line is what it always was: malformed input from the client, a framing
+//! finding from the server.
+
+use super::Finding;
+use super::catalogue::{BATCH, NULL_ID, RESPONSE_MISSING};
+use crate::protocol::era::BATCH_VERSION;
+use crate::protocol::methods::INITIALIZE;
+use crate::protocol::{Frame, IdField, RequestId};
+use crate::transcript::{Event, Transcript};
+use serde_json::Value;
+
+/// A transcript with its batch lines spread into items, and the way back to the original events.
+pub(super) struct Spread {
+    /// The transcript the layers read.
+    pub(super) transcript: Transcript,
+    /// For each event of [`Spread::transcript`], the event of the original it comes from.
+    origin: Vec<usize>,
+    /// The batches the client sent after 2025-03-26 was negotiated.
+    batches: Vec<Batch>,
+}
+
+/// A batch the client sent on a 2025-03-26 connection.
+struct Batch {
+    /// Its event in the original transcript.
+    event: usize,
+    /// How many of its items are valid requests.
+    requests: usize,
+    /// It carries `initialize`, which 2025-03-26 forbids in a batch (lifecycle.mdx): the server may refuse it.
+    forbidden: bool,
+}
+
+/// The transcript spread, or `None` when nothing is to spread: no array line after a handshake that negotiated
+/// 2025-03-26 (the common case costs one look at each line's first byte).
+pub(super) fn spread(transcript: &Transcript) -> Option<Spread> {
+    let is_array = |line: &[u8]| line.trim_ascii_start().starts_with(b"[");
+    let any_array = transcript.events.iter().any(|event| match event {
+        Event::Sent(line) | Event::Received { line, truncated: false } => is_array(line),
+        _ => false,
+    });
+    if !any_array {
+        return None;
+    }
+    let from = negotiated_at(transcript)?;
+    let mut spread = Spread {
+        transcript: Transcript {
+            events: Vec::with_capacity(transcript.events.len()),
+            ending: transcript.ending.clone(),
+        },
+        origin: Vec::with_capacity(transcript.events.len()),
+        batches: Vec::new(),
+    };
+    for (index, event) in transcript.events.iter().enumerate() {
+        let items = match event {
+            Event::Sent(line) | Event::Received { line, truncated: false } if index > from && is_array(line) => {
+                match serde_json::from_slice::<Value>(line) {
+                    Ok(Value::Array(items)) if !items.is_empty() => Some(items),
+                    _ => None,
+                }
+            }
+            _ => None,
+        };
+        let Some(items) = items else {
+            spread.transcript.events.push(event.clone());
+            spread.origin.push(index);
+            continue;
+        };
+        let sent = matches!(event, Event::Sent(_));
+        if sent {
+            let frames: Vec<Frame> = items.iter().map(|item| Frame::classify(item.clone())).collect();
+            let requests = frames.iter().filter(|f| matches!(f, Frame::Request(_))).count();
+            let forbidden = frames.iter().any(|f| matches!(f, Frame::Request(r) if r.method == INITIALIZE));
+            spread.batches.push(Batch { event: index, requests, forbidden });
+        }
+        for item in items {
+            let line = serde_json::to_vec(&item).unwrap_or_default();
+            spread.transcript.events.push(if sent {
+                Event::Sent(line)
+            } else {
+                Event::Received { line, truncated: false }
+            });
+            spread.origin.push(index);
+        }
+    }
+    Some(spread)
+}
+
+impl Spread {
+    /// The findings on the spread transcript, put back on the original events: a request of a batch left
+    /// unanswered is one [`BATCH`] finding for its batch, and an id-less error that refused such a batch is part of
+    /// it, not a [`NULL_ID`] of its own.
+    pub(super) fn put_back(&self, findings: Vec<Finding>, original: &Transcript) -> Vec<Finding> {
+        let origin = |event: Option<usize>| event.map(|e| self.origin[e]);
+        let batch_at = |event: usize| self.batches.iter().find(|b| b.event == event);
+        let mut unanswered: Vec<(usize, usize)> = Vec::new();
+        let mut kept = Vec::with_capacity(findings.len());
+        for mut finding in findings {
+            let event = origin(finding.event);
+            finding.event = event;
+            if finding.rule == RESPONSE_MISSING
+                && let Some(batch) = event.and_then(batch_at)
+            {
+                if !batch.forbidden {
+                    match unanswered.iter_mut().find(|(at, _)| *at == batch.event) {
+                        Some((_, count)) => *count += 1,
+                        None => unanswered.push((batch.event, 1)),
+                    }
+                }
+                continue;
+            }
+            kept.push(finding);
+        }
+        let refused = |finding: &Finding| {
+            finding.rule == NULL_ID
+                && finding.event.is_some_and(|at| {
+                    idless_refusal(original, at)
+                        && self
+                            .batches
+                            .iter()
+                            .any(|b| b.event < at && (b.forbidden || unanswered.iter().any(|u| u.0 == b.event)))
+                })
+        };
+        let refusals: Vec<usize> = kept.iter().filter(|f| refused(f)).filter_map(|f| f.event).collect();
+        kept.retain(|f| !refused(f));
+        for (event, count) in unanswered {
+            let Some(batch) = batch_at(event) else { continue };
+            let refusal = refusals.iter().find(|&&at| at > event).map_or_else(
+                || "no response came".to_string(),
+                |at| format!("the server refused the batch with the id-less error at event {at}"),
+            );
+            let detail = format!(
+                "{count} of the {} requests in the batch got no response on a {BATCH_VERSION} connection, which must \
+                 accept batches ({refusal}): {}",
+                batch.requests,
+                super::shown(original, event)
+            );
+            kept.push(Finding {
+                rule: BATCH,
+                level: super::catalogue::rule(BATCH).map_or(super::Level::Error, |r| r.level),
+                event: Some(event),
+                detail,
+            });
+        }
+        kept
+    }
+}
+
+/// True when the line at `event` is an error response without an id (or with a null one).
+fn idless_refusal(transcript: &Transcript, event: usize) -> bool {
+    let Some(Event::Received { line, .. }) = transcript.events.get(event) else { return false };
+    serde_json::from_slice::<Value>(line).is_ok_and(|reply| {
+        reply.get("error").is_some() && matches!(IdField::of(reply.get("id")), IdField::Null | IdField::Absent)
+    })
+}
+
+/// The event of the reply that negotiated 2025-03-26: a result with that `protocolVersion` for an `initialize`
+/// that asked for it.
+fn negotiated_at(transcript: &Transcript) -> Option<usize> {
+    let mut asked: Vec<RequestId> = Vec::new();
+    for (index, event) in transcript.events.iter().enumerate() {
+        match event {
+            Event::Sent(line) => {
+                if let Frame::Request(request) = Frame::parse(line)
+                    && request.method == INITIALIZE
+                    && version(request.params.as_ref()) == Some(BATCH_VERSION)
+                {
+                    asked.push(request.id);
+                }
+            }
+            Event::Received { line, truncated: false } if !asked.is_empty() => {
+                let Ok(reply) = serde_json::from_slice::<Value>(line) else { continue };
+                if let IdField::Valid(id) = IdField::of(reply.get("id"))
+                    && asked.contains(&id)
+                    && version(reply.get("result")) == Some(BATCH_VERSION)
+                {
+                    return Some(index);
+                }
+            }
+            _ => {}
+        }
+    }
+    None
+}
+
+/// The `protocolVersion` string member of an object.
+fn version(object: Option<&Value>) -> Option<&str> {
+    object?.get("protocolVersion")?.as_str()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::super::{Policy, check};
+    use super::*;
+    use crate::protocol::codes::INVALID_REQUEST;
+    use crate::target::reference::Calc;
+    use crate::target::run_in_process;
+    use crate::transcript::{Ending, Input};
+
+    const FRAMING: &str = super::super::catalogue::FRAMING;
+    const MALFORMED_REPLY: &str = super::super::catalogue::MALFORMED_REPLY;
+
+    fn init(version: &str) -> String {
+        format!(
+            r#"{{"jsonrpc":"2.0","id":0,"method":"initialize","params":{{"protocolVersion":"{version}","capabilities":{{}},"clientInfo":{{"name":"t","version":"1"}}}}}}"#
+        )
+    }
+
+    fn init_ok(version: &str) -> String {
+        format!(
+            r#"{{"jsonrpc":"2.0","id":0,"result":{{"protocolVersion":"{version}","capabilities":{{"tools":{{}}}},"serverInfo":{{"name":"s","version":"1"}}}}}}"#
+        )
+    }
+
+    const BATCH_2: &str =
+        r#"[{"jsonrpc":"2.0","id":1,"method":"ping"},{"jsonrpc":"2.0","id":2,"method":"tools/list"}]"#;
+    const REFUSAL: &str = r#"{"jsonrpc":"2.0","id":null,"error":{"code":-32600,"message":"no batches"}}"#;
+
+    /// The rules broken when `replies` answer [`BATCH_2`] after a handshake at `version`, under `policy`.
+    fn rules(version: &str, sent: &str, replies: &[&str], policy: &Policy) -> Vec<&'static str> {
+        let mut events = vec![
+            Event::Sent(init(version).into_bytes()),
+            Event::Received { line: init_ok(version).into_bytes(), truncated: false },
+            Event::Sync,
+            Event::Sent(sent.as_bytes().to_vec()),
+        ];
+        events.extend(replies.iter().map(|r| Event::Received { line: r.as_bytes().to_vec(), truncated: false }));
+        events.push(Event::Sync);
+        check(&Transcript { events, ending: Ending::Closed }, policy).into_iter().map(|f| f.rule).collect()
+    }
+
+    #[test]
+    fn a_batch_answered_in_an_array_or_in_lines_is_clean_on_2025_03_26() {
+        let array = r#"[{"jsonrpc":"2.0","id":2,"result":{"tools":[]}}, {"jsonrpc":"2.0","id":1,"result":{}}]"#;
+        let strict = Policy::default().deny(MALFORMED_REPLY).unwrap();
+        assert_eq!(rules("2025-03-26", BATCH_2, &[array], &strict), Vec::<&str>::new());
+        let lines = [r#"{"jsonrpc":"2.0","id":1,"result":{}}"#, r#"{"jsonrpc":"2.0","id":2,"result":{"tools":[]}}"#];
+        assert_eq!(rules("2025-03-26", BATCH_2, &lines, &strict), Vec::<&str>::new());
+        let notes = r#"[{"jsonrpc":"2.0","method":"notifications/initialized"}]"#;
+        assert_eq!(rules("2025-03-26", notes, &[], &strict), Vec::<&str>::new());
+        assert_eq!(rules("2025-03-26", "[]", &[REFUSAL], &strict), Vec::<&str>::new());
+        assert_eq!(rules("2025-03-26", "[]", &[], &Policy::default()), Vec::<&str>::new());
+    }
+
+    #[test]
+    fn silence_or_a_refusal_breaks_the_batch_rule_on_2025_03_26() {
+        let policy = Policy::default();
+        assert_eq!(rules("2025-03-26", BATCH_2, &[], &policy), vec![BATCH]);
+        assert_eq!(rules("2025-03-26", BATCH_2, &[REFUSAL], &policy), vec![BATCH]);
+        let half = [r#"{"jsonrpc":"2.0","id":1,"result":{}}"#];
+        assert_eq!(rules("2025-03-26", BATCH_2, &half, &policy), vec![BATCH]);
+        let twice = r#"[{"jsonrpc":"2.0","id":1,"result":{}},{"jsonrpc":"2.0","id":1,"result":{}},{"jsonrpc":"2.0","id":2,"result":{"tools":[]}}]"#;
+        assert_eq!(rules("2025-03-26", BATCH_2, &[twice], &policy), vec![super::super::catalogue::DUPLICATE_RESPONSE]);
+    }
+
+    #[test]
+    fn on_other_versions_a_batch_stays_malformed() {
+        let array = r#"[{"jsonrpc":"2.0","id":1,"result":{}},{"jsonrpc":"2.0","id":2,"result":{"tools":[]}}]"#;
+        assert_eq!(rules("2025-06-18", BATCH_2, &[array], &Policy::default()), vec![FRAMING]);
+        assert_eq!(rules("2025-06-18", BATCH_2, &[REFUSAL], &Policy::default()), Vec::<&str>::new());
+        assert_eq!(rules("2025-06-18", BATCH_2, &[], &Policy::default()), Vec::<&str>::new());
+        let strict = Policy::default().deny(MALFORMED_REPLY).unwrap();
+        assert_eq!(rules("2025-06-18", BATCH_2, &[], &strict), vec![MALFORMED_REPLY]);
+        // The server chose another version: no batches.
+        let mut events = vec![Event::Sent(init("2025-03-26").into_bytes())];
+        events.push(Event::Received { line: init_ok("2025-06-18").into_bytes(), truncated: false });
+        events.push(Event::Sent(BATCH_2.as_bytes().to_vec()));
+        assert!(spread(&Transcript { events, ending: Ending::Closed }).is_none());
+    }
+
+    #[test]
+    fn the_reference_server_serves_batches_on_2025_03_26_only() {
+        let talk = |version: &str, batch: &str| {
+            let inputs = [init(version), batch.to_string()].map(|l| Input::Line(l.into_bytes()));
+            let transcript = run_in_process(&Calc, &inputs);
+            let findings = check(&transcript, &Policy::default().deny(MALFORMED_REPLY).unwrap());
+            assert!(findings.is_empty(), "{findings:#?}\n{}", transcript.render());
+            let Some(Event::Received { line, .. }) = transcript.events.last() else { return Value::Null };
+            serde_json::from_slice::<Value>(line).unwrap()
+        };
+        let reply = talk("2025-03-26", BATCH_2);
+        assert_eq!((reply[0]["id"].clone(), reply[1]["id"].clone()), (1.into(), 2.into()));
+        assert_eq!(talk("2025-06-18", BATCH_2)["error"]["code"], INVALID_REQUEST);
+        assert_eq!(talk("2025-03-26", "[]")["error"]["code"], INVALID_REQUEST);
+        let with_bad_item = r#"[{"jsonrpc":"2.0","id":1,"method":"ping"},7]"#;
+        assert_eq!(talk("2025-03-26", with_bad_item)[1]["error"]["code"], INVALID_REQUEST);
+    }
+}

@@ -540,11 +540,16 @@ impl Connection<'_> {
 
     fn reply_with_id(&mut self, index: usize, id: &RequestId, outcome: Option<&Outcome>) {
         if let Some(slot) = self.open(id) {
+            // When the client reused the id while this request was open, which of the twins this reply answers is
+            // not known: the MCP layer judges neither.
+            let group = self.requests[slot].group;
+            let shared = self.requests[slot].twin_line.is_some()
+                || self.by_id[id].iter().any(|&other| other != slot && self.requests[other].group == group);
             let sent = &mut self.requests[slot];
             sent.answered = true;
             self.read_past = self.read_past.max(Some(sent.event));
             let cancelled_error = sent.cancelled && matches!(outcome, Some(Outcome::Error(_)));
-            if outcome.is_some() && !cancelled_error {
+            if outcome.is_some() && !cancelled_error && !shared {
                 self.answers[sent.event] = Some(index);
             }
             return;
@@ -712,7 +717,7 @@ impl Connection<'_> {
         for id in &self.pending[pending].ids {
             self.explained.insert(id.clone(), self.pending[pending].event);
         }
-        if self.pending[pending].fault == Fault::BigId && outcome.is_some() {
+        if self.pending[pending].fault == Fault::BigId && outcome.is_some() && !self.pending[pending].reused {
             self.answers[self.pending[pending].event] = Some(index);
         }
         self.mark_explained(pending, false);

@@ -744,6 +744,15 @@ fn reused_open_ids_make_no_duplicate_or_echo_finding() {
     only(&[S(one), S(one_null), R(&error("1", -32600)), R(&served_1()), Sync], &[]);
     // At most one reply per line still.
     fires(&[S(one), S(one_null), R(&served_1()), R(&served_1()), R(&served_1())], DUPLICATE_RESPONSE);
+    // Nor does the MCP layer judge which twin a reply answered: a ping and a tools/list sharing the open id 2,
+    // answered out of order (the quirky server's shrunk case), is no MCP-PING.
+    let ping_2 = r#"{"jsonrpc":"2.0","id":2,"method":"ping"}"#;
+    let list_2 = r#"{"jsonrpc":"2.0","id":2,"method":"tools/list"}"#;
+    let tools_2 = r#"{"jsonrpc":"2.0","id":2,"result":{"tools":[]}}"#;
+    let empty_2 = r#"{"jsonrpc":"2.0","id":2,"result":{}}"#;
+    only(&[S(ping_2), S(list_2), R(tools_2), R(empty_2), Sync], &[]);
+    // Without the reuse the same ping answered with a tools result still breaks MCP-PING.
+    fires(&[S(ping_2), R(tools_2), Sync], PING);
 }
 
 fn served_1() -> String {

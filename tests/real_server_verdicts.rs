@@ -96,6 +96,17 @@ const SERVERS: &[Server] = &[
             ),
             BATCH,
             (
+                "JSONRPC-NULL-ID",
+                "a request whose params._meta is a string (or whose params are otherwise invalid) gets an id-less \
+                 -32600 though its id was readable: JSON-RPC 2.0 §5 (the response id MUST be the request's; null \
+                 only when it cannot be detected)",
+            ),
+            (
+                "JSONRPC-RESPONSE-MISSING",
+                "the same request: its only answer carries no id, so it never gets a response the client can \
+                 match: JSON-RPC 2.0 §5 (a call MUST get a response with its id)",
+            ),
+            (
                 "MCP-UNSUPPORTED-VERSION",
                 "a fully enveloped ping at the version \"\" (not in its supportedVersions) is served: rmcp serves \
                  2026-07-28, and versioning.mdx §Protocol Version Negotiation says an unsupported version MUST get \

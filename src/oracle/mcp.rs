@@ -463,13 +463,16 @@ impl Reply<'_, '_> {
         }
     }
 
-    /// An `initialize` reply: a result of the right shape without `resultType`, or for invalid params -32602 (after
-    /// a modern request -32022 and -32600 too). A second `initialize` after a successful one may get anything.
+    /// An `initialize` reply: a result of the right shape without `resultType`, or for invalid params -32602 or
+    /// -32022 (the modern era's refusal of `initialize`, whatever opened the connection: a server may lock on a line
+    /// the oracle calls ambiguous), after a modern request -32600 too. A second `initialize` after a successful one
+    /// may get anything.
     fn initialize(&mut self, params: Option<&Value>, refusal: bool, initialized: bool) {
         let result = match self.outcome {
             Outcome::Error(error) => {
                 let judged = !initialized && !valid_initialize(params) && !matches!(params, Some(Value::Null));
-                let era_refusal = refusal && matches!(error.code, UNSUPPORTED_PROTOCOL_VERSION | INVALID_REQUEST);
+                let era_refusal =
+                    error.code == UNSUPPORTED_PROTOCOL_VERSION || (refusal && error.code == INVALID_REQUEST);
                 if judged && error.code != INVALID_PARAMS && !era_refusal {
                     let detail = format!("an initialize with invalid params got error {}, not -32602", error.code);
                     self.add(INITIALIZE_PARAMS, detail);

@@ -486,9 +486,9 @@ mod tests {
         }
     }
 
-    /// Deaf to `ping` and to requests with an unknown top-level member: two bugs behind one rule.
-    fn deaf_to_ping_and_extra_fields(request: &serde_json::Map<String, serde_json::Value>) -> bool {
-        request.get("method").is_some_and(|m| m == "ping") || request.contains_key(crate::script::mutation::EXTRA)
+    /// Deaf to `ping` and to requests with a string id: two bugs behind one rule.
+    fn deaf_to_ping_and_string_ids(request: &serde_json::Map<String, serde_json::Value>) -> bool {
+        request.get("method").is_some_and(|m| m == "ping") || request.get("id").is_some_and(|id| id.is_string())
     }
 
     fn missing(summary: &Summary) -> Vec<&Found> {
@@ -500,16 +500,17 @@ mod tests {
         let dir = std::env::temp_dir().join(format!("wirefuzz-triggers-{}", std::process::id()));
         let options = options(400, Some(dir.clone()));
         let summary =
-            run(vec![Box::new(Deaf(deaf_to_ping_and_extra_fields))], &options, &ServerSpec::BuiltIn, |_| {}).unwrap();
+            run(vec![Box::new(Deaf(deaf_to_ping_and_string_ids))], &options, &ServerSpec::BuiltIn, |_| {}).unwrap();
         let found = missing(&summary);
         let triggers: Vec<&str> = found.iter().map(|f| f.trigger.as_str()).collect();
-        assert!(triggers.contains(&"extra-field") && triggers.iter().any(|t| t.starts_with("ping")), "{triggers:?}");
+        let string_id = |t: &&str| !t.starts_with("ping") && t.ends_with("+string-id");
+        assert!(triggers.iter().any(string_id) && triggers.iter().any(|t| t.starts_with("ping")), "{triggers:?}");
         let mut unique = triggers.clone();
         unique.sort();
         unique.dedup();
         assert_eq!(unique.len(), triggers.len(), "one case per trigger: {triggers:?}");
         let counts = &summary.trigger_counts[RESPONSE_MISSING];
-        assert!(counts["extra-field"] > 1, "{counts:?}: the same trigger seen again is only counted");
+        assert!(counts.values().any(|&n| n > 1), "{counts:?}: the same trigger seen again is only counted");
         assert!(summary.counts[RESPONSE_MISSING] >= counts.values().copied().max().unwrap());
         for found in found {
             let path = found.case_file.as_ref().unwrap();
@@ -519,7 +520,7 @@ mod tests {
             let case = Case::load(path).unwrap();
             assert_eq!(case.trigger.as_deref(), Some(found.trigger.as_str()));
             // Shrinking kept the trigger: the case, run again, breaks the rule with it.
-            let transcript = Deaf(deaf_to_ping_and_extra_fields).run(&case.inputs).unwrap();
+            let transcript = Deaf(deaf_to_ping_and_string_ids).run(&case.inputs).unwrap();
             let again = check(&transcript, &case.policy());
             assert!(
                 again
@@ -537,21 +538,30 @@ mod tests {
     fn shrinking_keeps_the_trigger() {
         let inputs = vec![
             Input::Line(br#"{"jsonrpc":"2.0","id":1,"method":"tools/list"}"#.to_vec()),
-            Input::Line(br#"{"jsonrpc":"2.0","id":2,"method":"ping","wirefuzz":true}"#.to_vec()),
+            Input::Line(br#"{"jsonrpc":"2.0","id":"req-2","method":"tools/list"}"#.to_vec()),
+            Input::Line(br#"{"jsonrpc":"2.0","id":3,"method":"ping"}"#.to_vec()),
             Input::Sync,
         ];
-        let mut target = Deaf(deaf_to_ping_and_extra_fields);
+        let mut target = Deaf(deaf_to_ping_and_string_ids);
         let budget = Budget { runs: 500, time: None };
         let policy = Policy::default();
         let mut shrunk = |trigger| {
             let found = minimize_finding(&mut target, &inputs, RESPONSE_MISSING, trigger, &policy, budget);
             found.unwrap().unwrap()
         };
-        // Free to slide, the shrinker drops the extra member (the ping is still unanswered): another bug.
-        assert_eq!(shrunk(None).trigger, "ping");
-        let kept = shrunk(Some("extra-field"));
-        assert_eq!(kept.trigger, "extra-field");
-        assert!(matches!(&kept.inputs[..], [Input::Line(line)] if line.ends_with(br#""wirefuzz":true}"#)), "{kept:?}");
+        // Free to slide, the shrinker keeps the first finding it can: the string-id one, or the ping.
+        let free = shrunk(None).trigger;
+        assert!(free == "tools/list+string-id" || free == "ping", "{free}");
+        // Held to a trigger, it keeps that bug and drops the other.
+        let kept = shrunk(Some("ping"));
+        assert_eq!(kept.trigger, "ping");
+        assert!(matches!(&kept.inputs[..], [Input::Line(line)] if line.ends_with(br#""method":"ping"}"#)), "{kept:?}");
+        let kept = shrunk(Some("tools/list+string-id"));
+        assert_eq!(kept.trigger, "tools/list+string-id");
+        assert!(
+            matches!(&kept.inputs[..], [Input::Line(line)] if line.starts_with(br#"{"jsonrpc":"2.0","id":""#)),
+            "{kept:?}"
+        );
         let none = minimize_finding(&mut target, &inputs, RESPONSE_MISSING, Some("big-id"), &policy, budget);
         assert!(none.unwrap().is_none());
     }

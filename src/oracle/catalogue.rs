@@ -77,6 +77,8 @@ pub const ERROR_SHAPE: &str = "JSONRPC-ERROR-SHAPE";
 pub const ID_ECHO: &str = "JSONRPC-ID-ECHO";
 /// Integer ids beyond ±(2^53 − 1) are answered under their exact id or refused, not dropped or rounded.
 pub const BIG_ID: &str = "JSONRPC-BIG-ID";
+/// A request with members beyond the four JSON-RPC defines is answered.
+pub const EXTRA_MEMBER: &str = "JSONRPC-EXTRA-MEMBER";
 /// At most one response per request.
 pub const DUPLICATE_RESPONSE: &str = "JSONRPC-DUPLICATE-RESPONSE";
 /// Every valid request is answered.
@@ -177,6 +179,15 @@ pub static RULES: &[Rule] = &[
          12: these ids used to fall under JSONRPC-RESPONSE-MISSING and JSONRPC-ID-ECHO (MUST) up to i64 and were \
          exempt beyond it.",
         "RFC 8259 §6 (interoperable integers are ±(2^53 − 1)); shared/PROTOCOL-REFERENCE.md §7 I5",
+    ),
+    should(
+        EXTRA_MEMBER,
+        BOTH,
+        "A request with a member beyond jsonrpc, id, method and params is answered under its id (any result or \
+         error), or refused with an id-less -32700/-32600; not dropped. JSON-RPC 2.0 defines the four members but \
+         forbids no others, and a strict schema that drops such a request leaves the client waiting. New in issue \
+         12: such requests used to fall under JSONRPC-RESPONSE-MISSING (MUST).",
+        "JSON-RPC 2.0 §4, §5; shared/REAL-SERVERS.md (strict TS SDK schemas drop it: TRUE-SHOULD)",
     ),
     must(
         DUPLICATE_RESPONSE,

@@ -2,8 +2,8 @@
 //! answers, and what was left unanswered, answered twice, or answered when it should not have been.
 
 use super::catalogue::{
-    BIG_ID, DUPLICATE_RESPONSE, ERROR_SHAPE, FRAMING, ID_ECHO, MALFORMED_REPLY, MALFORMED_SERVED, MESSAGE_SHAPE,
-    NOTIFICATION_REPLY, NULL_ID, NULL_PARAMS, RESPONSE_MISSING, RESPONSE_SHAPE, VERSION,
+    BIG_ID, DUPLICATE_RESPONSE, ERROR_SHAPE, EXTRA_MEMBER, FRAMING, ID_ECHO, MALFORMED_REPLY, MALFORMED_SERVED,
+    MESSAGE_SHAPE, NOTIFICATION_REPLY, NULL_ID, NULL_PARAMS, RESPONSE_MISSING, RESPONSE_SHAPE, VERSION,
 };
 use super::{Findings, Read, SentLine, ServerLine, ServerReading, shown};
 use crate::protocol::codes::{INVALID_REQUEST, PARSE_ERROR};
@@ -270,6 +270,9 @@ enum Fault {
     /// A valid request whose integer id is beyond ±(2^53 − 1): its exact id, or an id-less -32700/-32600, answers
     /// it; silence or a rounded id is [`BIG_ID`].
     BigId,
+    /// A valid request with members beyond `jsonrpc`, `id`, `method` and `params`, which a strict schema may
+    /// refuse: any reply under its id, or an id-less -32700/-32600, answers it; silence is [`EXTRA_MEMBER`].
+    ExtraMember,
 }
 
 /// A client line that is not a plain request and may still get its reply.
@@ -394,6 +397,9 @@ impl Connection<'_> {
                 if is_big(id) {
                     let fault = if needs_reply { Fault::BigId } else { Fault::Ambiguous };
                     return self.push_pending(index, vec![id.clone()], None, false, fault);
+                }
+                if sent.extra_members && needs_reply {
+                    return self.push_pending(index, vec![id.clone()], None, false, Fault::ExtraMember);
                 }
                 let open_twin = self.open(id);
                 let slot = self.requests.len();
@@ -717,7 +723,8 @@ impl Connection<'_> {
         for id in &self.pending[pending].ids {
             self.explained.insert(id.clone(), self.pending[pending].event);
         }
-        if self.pending[pending].fault == Fault::BigId && outcome.is_some() && !self.pending[pending].reused {
+        let request = matches!(self.pending[pending].fault, Fault::BigId | Fault::ExtraMember);
+        if request && outcome.is_some() && !self.pending[pending].reused {
             self.answers[self.pending[pending].event] = Some(index);
         }
         self.mark_explained(pending, false);
@@ -733,7 +740,7 @@ impl Connection<'_> {
         let line = || shown(self.transcript, index);
         let sent = || shown(self.transcript, event);
         match (fault, outcome) {
-            (Fault::Ambiguous | Fault::BigId, _) => {}
+            (Fault::Ambiguous | Fault::BigId | Fault::ExtraMember, _) => {}
             (Fault::Malformed, Some(Outcome::Result(_))) => {
                 let detail = format!("a result for the malformed line at event {event} ({}): {}", sent(), line());
                 self.add(MALFORMED_SERVED, index, detail);
@@ -817,7 +824,8 @@ impl Connection<'_> {
         }
         // Each claim takes the line it most likely answers: one that would otherwise be a finding, a big id (on by
         // default) before a line strict JSON-RPC wants refused.
-        let big = |p: &Pending| p.due && !p.reused && p.fault == Fault::BigId && !p.cancelled;
+        let big =
+            |p: &Pending| p.due && !p.reused && matches!(p.fault, Fault::BigId | Fault::ExtraMember) && !p.cancelled;
         let refusable = |p: &Pending| p.due && !p.reused && p.wants_reply;
         for k in 0..self.claims.len() {
             let claim = self.claims[k];
@@ -840,10 +848,16 @@ impl Connection<'_> {
                      or round: {line}"
                 );
                 self.add(BIG_ID, pending.event, detail);
+            } else if pending.fault == Fault::ExtraMember && !pending.cancelled {
+                let detail = format!(
+                    "no response to a request with a member beyond jsonrpc, id, method and params, which a strict \
+                     schema drops: {line}"
+                );
+                self.add(EXTRA_MEMBER, pending.event, detail);
             } else if pending.wants_reply {
                 let what = match pending.fault {
                     Fault::Ambiguous => "a line with a number beyond common parser limits",
-                    Fault::Malformed | Fault::NullParams | Fault::BigId => "malformed input",
+                    Fault::Malformed | Fault::NullParams | Fault::BigId | Fault::ExtraMember => "malformed input",
                 };
                 self.add(MALFORMED_REPLY, pending.event, format!("no -32700/-32600 reply to {what}: {line}"));
             }
@@ -858,6 +872,14 @@ pub(super) fn lenient_id(line: &[u8]) -> Option<RequestId> {
     let text = String::from_utf8_lossy(line);
     let first = json::skim_first_message(text.trim_start_matches('\u{feff}').as_bytes())?;
     IdField::of(first.get("id")).valid().cloned()
+}
+
+/// True for an object with a member beyond the four a JSON-RPC 2.0 request defines (`jsonrpc`, `id`, `method`,
+/// `params`).
+pub(super) fn has_extra_members(value: &Value) -> bool {
+    value
+        .as_object()
+        .is_some_and(|object| object.keys().any(|key| !matches!(key.as_str(), "jsonrpc" | "id" | "method" | "params")))
 }
 
 /// True for an error with the code JSON-RPC gives malformed input.

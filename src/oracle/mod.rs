@@ -107,6 +107,8 @@ struct SentLine {
     ambiguous: Option<jsonrpc::Ambiguous>,
     /// For a line that is not JSON: the id a lenient reader still finds in it ([`jsonrpc::lenient_id`]).
     lenient_id: Option<RequestId>,
+    /// An object with members beyond `jsonrpc`, `id`, `method` and `params` (see [`jsonrpc::has_extra_members`]).
+    extra_members: bool,
 }
 
 /// What a line the server wrote is, and the framing and shape findings it makes wherever it appears.
@@ -209,7 +211,7 @@ fn read_sent(line: &[u8]) -> SentLine {
                 _ => false,
             };
             let lenient_id = lenient.then(|| jsonrpc::lenient_id(line)).flatten();
-            SentLine { frame: *frame, ambiguous: None, lenient_id }
+            SentLine { frame: *frame, ambiguous: None, lenient_id, extra_members: false }
         }
         Ok(noted) => classified(noted, false),
     }
@@ -218,9 +220,10 @@ fn read_sent(line: &[u8]) -> SentLine {
 /// The classified reading of a parsed line; `lenient` when only a lenient reader parses it.
 fn classified(noted: json::Noted, lenient: bool) -> SentLine {
     let oddities = jsonrpc::Oddities::of(&noted, lenient);
+    let extra_members = jsonrpc::has_extra_members(&noted.value);
     let frame = Frame::classify(noted.value);
     let ambiguous = oddities.and_then(|oddities| jsonrpc::ambiguous(oddities, &frame));
-    SentLine { frame, ambiguous, lenient_id: None }
+    SentLine { frame, ambiguous, lenient_id: None, extra_members }
 }
 
 fn check_ending(transcript: &Transcript, findings: &mut Findings) {

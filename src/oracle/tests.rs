@@ -574,6 +574,27 @@ fn whole_valued_float_ids_are_ambiguous() {
 }
 
 #[test]
+fn extra_member() {
+    // TS SDK 1.32.2, server 2.4.0 and server-everything drop a request with an extra top-level member (strict zod
+    // schemas): a warning, never a MUST finding.
+    let extra = r#"{"jsonrpc":"2.0","id":1,"method":"ping","wirefuzz":true}"#;
+    let found = findings(&[S(extra), Sync]);
+    assert_eq!(ids(&found), [EXTRA_MEMBER]);
+    assert_eq!((found[0].event, found[0].level), (Some(0), Level::Warning));
+    // rmcp answers it; an error under its id or an id-less refusal are fine too, and so is a late reply.
+    only(&[S(extra), R(EMPTY_1), Sync], &[]);
+    only(&[S(extra), R(&error("1", -32600)), Sync], &[]);
+    only(&[S(extra), R(r#"{"jsonrpc":"2.0","id":null,"error":{"code":-32600,"message":"Invalid Request"}}"#)], &[]);
+    only(&[S(extra), Sync, R(EMPTY_1)], &[]);
+    // Its reply is still judged: a wrong id is ID-ECHO, a second reply a duplicate, and MCP-PING applies.
+    fires(&[S(extra), R(r#"{"jsonrpc":"2.0","id":"1","result":{}}"#)], ID_ECHO);
+    fires(&[S(extra), R(EMPTY_1), R(EMPTY_1)], DUPLICATE_RESPONSE);
+    fires(&[S(extra), R(&error("1", -32601))], PING);
+    // A plain request left unanswered is still RESPONSE-MISSING.
+    only(&[S(PING_1), Sync], &[RESPONSE_MISSING]);
+}
+
+#[test]
 fn big_id() {
     let refused = r#"{"jsonrpc":"2.0","error":{"code":-32600,"message":"Invalid request"}}"#;
     // TS SDK 1.32.2 drops ids beyond 2^53 (zod safe integers): a warning, never a MUST finding.

@@ -159,10 +159,10 @@ fn idless_refusal(transcript: &Transcript, event: usize) -> bool {
     })
 }
 
-/// The event of the reply that negotiated 2025-03-26: a result with that `protocolVersion` for an `initialize`
-/// that asked for it.
+/// The event of the `initialize` that negotiated 2025-03-26: one that asked for it and got a result with that
+/// `protocolVersion`, wherever that result comes.
 fn negotiated_at(transcript: &Transcript) -> Option<usize> {
-    let mut asked: Vec<RequestId> = Vec::new();
+    let mut asked: Vec<(RequestId, usize)> = Vec::new();
     for (index, event) in transcript.events.iter().enumerate() {
         match event {
             Event::Sent(line) => {
@@ -170,16 +170,18 @@ fn negotiated_at(transcript: &Transcript) -> Option<usize> {
                     && request.method == INITIALIZE
                     && version(request.params.as_ref()) == Some(BATCH_VERSION)
                 {
-                    asked.push(request.id);
+                    asked.push((request.id, index));
                 }
             }
             Event::Received { line, truncated: false } if !asked.is_empty() => {
                 let Ok(reply) = serde_json::from_slice::<Value>(line) else { continue };
+                // From the request on: a server answers `initialize` before it reads what follows, but its reply
+                // may be written after the replies to later lines (a batch's array among them).
                 if let IdField::Valid(id) = IdField::of(reply.get("id"))
-                    && asked.contains(&id)
+                    && let Some(&(_, sent)) = asked.iter().find(|(asked, _)| *asked == id)
                     && version(reply.get("result")) == Some(BATCH_VERSION)
                 {
-                    return Some(index);
+                    return Some(sent);
                 }
             }
             _ => {}
@@ -245,6 +247,21 @@ mod tests {
         assert_eq!(rules("2025-03-26", notes, &[], &strict), Vec::<&str>::new());
         assert_eq!(rules("2025-03-26", "[]", &[REFUSAL], &strict), Vec::<&str>::new());
         assert_eq!(rules("2025-03-26", "[]", &[], &Policy::default()), Vec::<&str>::new());
+    }
+
+    #[test]
+    fn an_array_reply_written_before_the_initialize_reply_is_the_batch_s() {
+        // The quirky server's shrunk case: initialize and a batch pipelined, the array reply first.
+        let array = r#"[{"jsonrpc":"2.0","id":1,"result":{}},{"jsonrpc":"2.0","id":2,"result":{"tools":[]}}]"#;
+        let events = vec![
+            Event::Sent(init("2025-03-26").into_bytes()),
+            Event::Sent(BATCH_2.as_bytes().to_vec()),
+            Event::Received { line: array.as_bytes().to_vec(), truncated: false },
+            Event::Received { line: init_ok("2025-03-26").into_bytes(), truncated: false },
+            Event::Sync,
+        ];
+        let found = check(&Transcript { events, ending: Ending::Closed }, &Policy::default());
+        assert_eq!(found, Vec::new());
     }
 
     #[test]

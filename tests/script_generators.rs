@@ -2,6 +2,7 @@
 //! encoding is deterministic and bounded; every script runs against the reference server; hand-built scripts and
 //! mutations encode to exactly the intended bytes.
 
+use mcp_wirefuzz::oracle::check;
 use mcp_wirefuzz::protocol::{Era, Frame, Kind};
 use mcp_wirefuzz::script::message::METHODS;
 use mcp_wirefuzz::script::mutation::GIANT_STRING;
@@ -9,7 +10,8 @@ use mcp_wirefuzz::script::{
     Bounded, Call, Envelope, Feature, HandshakeVersion, IdKind, InitVersion, Message, Mutation, Note, Opening, RawLine,
     Request, Script, Step, ToolCall, scripts,
 };
-use mcp_wirefuzz::target::reference::Calc;
+use mcp_wirefuzz::target::mutants::Mutant;
+use mcp_wirefuzz::target::reference::{Calc, Planted};
 use mcp_wirefuzz::target::run_in_process;
 use mcp_wirefuzz::transcript::{Ending, Event, Input};
 use proptest::prop_assert;
@@ -230,6 +232,13 @@ fn a_modern_opening_then_pipelined_requests_encode_exactly() {
 }
 
 #[test]
+fn a_notification_first_opening_encodes_exactly() {
+    let cancel = r#"{"jsonrpc":"2.0","method":"notifications/cancelled","params":{"requestId":0,"reason":"wirefuzz"}}"#;
+    let discover = format!(r#"{{"jsonrpc":"2.0","id":1,"method":"server/discover","params":{{{ENVELOPE}}}}}"#);
+    assert_eq!(lines(&script(Opening::NotificationFirst, vec![]).encode()), [cancel, &discover, "SYNC"]);
+}
+
+#[test]
 fn ids_of_every_kind_encode_as_intended() {
     let steps = IdKind::ALL.map(|id| Step::Send(Message::Request(request(Call::Ping, id, Envelope::Plain))));
     let ids: Vec<String> = lines(&script(Opening::Nothing, steps.to_vec()).encode())
@@ -371,5 +380,26 @@ fn shrinking_keeps_only_what_the_failure_needs() {
     assert_eq!(
         minimal,
         script(Opening::Handshake(HandshakeVersion::V2025_11_25), vec![Step::Mutated(plain, Mutation::DuplicateKey)])
+    );
+}
+
+/// True when the planted bug `notification-selects-era` (a notification before any request pins the handshake era)
+/// breaks its rule on the script: the script sends a notification first and later a fully enveloped
+/// `server/discover` that no un-enveloped request precedes.
+fn pins_on_a_notification(script: &Script) -> bool {
+    let mutant = Mutant::NotificationSelectsEra;
+    let transcript = run_in_process(&Planted(mutant), &script.encode());
+    check(&transcript, &mutant.policy()).iter().any(|f| f.rule == mutant.expected_rule())
+}
+
+#[test]
+fn a_notification_then_an_enveloped_discover_is_reached() {
+    // Proptest through its notification-first opening (about one script in eleven); arbitrary, which has no such
+    // opening, only through a request whose id a mutation drops, rarely.
+    let by_proptest = proptest_scripts(2000).iter().filter(|s| pins_on_a_notification(s)).count();
+    let by_arbitrary = byte_buffers(4000).iter().filter(|b| pins_on_a_notification(&Script::from_bytes(b))).count();
+    assert!(
+        by_proptest >= 100 && by_arbitrary >= 1,
+        "proptest {by_proptest} of 2000, arbitrary {by_arbitrary} of 4000"
     );
 }

@@ -28,7 +28,10 @@ pub(crate) fn encode(script: &Script) -> Vec<Input> {
             out.push(Parts::new(None, INITIALIZED, None, false).line());
             out.push(Input::Sync);
         }
-        Opening::Modern => {
+        Opening::Modern | Opening::NotificationFirst => {
+            if script.opening == Opening::NotificationFirst {
+                out.push(Parts::of(&Message::Notification(Note::Cancelled), &mut ids).line());
+            }
             let id = ids.assign(IdKind::SmallInt);
             out.push(Parts::new(Some(id), DISCOVER, None, true).line());
             out.push(Input::Sync);

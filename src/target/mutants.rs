@@ -58,11 +58,14 @@ pub enum Mutant {
     ModernServesPing,
     /// `initialize` and `server/discover` advertise prompts, but `prompts/list` answers -32601 (no handler).
     AdvertisedButMissing,
+    /// A notification sent before any request pins the handshake era (the R1 bug of `@modelcontextprotocol/server`
+    /// 2.4.0), whose dispatcher has no `server/discover`: an enveloped `server/discover` then gets -32601.
+    NotificationSelectsEra,
 }
 
 impl Mutant {
     /// Every mutant, in declaration order.
-    pub const ALL: [Mutant; 24] = [
+    pub const ALL: [Mutant; 25] = [
         Mutant::IdAsString,
         Mutant::BigIdRounded,
         Mutant::NullIdOnError,
@@ -87,6 +90,7 @@ impl Mutant {
         Mutant::NoCacheHints,
         Mutant::ModernServesPing,
         Mutant::AdvertisedButMissing,
+        Mutant::NotificationSelectsEra,
     ];
 
     /// The mutant's kebab-case name, as `--mutant` takes it.
@@ -170,6 +174,13 @@ impl Mutant {
             Mutant::HandshakeResultType => vec![initialize(json!(1))],
             Mutant::ModernServesPing => vec![modern(json!(1), "ping")],
             Mutant::AdvertisedButMissing => vec![modern(json!(1), "server/discover"), modern(json!(2), "prompts/list")],
+            Mutant::NotificationSelectsEra => {
+                let cancel = json!({ "requestId": 99 });
+                vec![
+                    json!({ "jsonrpc": "2.0", "method": "notifications/cancelled", "params": cancel }),
+                    modern(json!(1), "server/discover"),
+                ]
+            }
         };
         lines.iter().map(json_line).collect()
     }
@@ -241,6 +252,11 @@ impl Mutant {
                 "advertised-but-missing",
                 "MCP-ADVERTISED-METHODS",
                 "initialize and server/discover advertise prompts but prompts/list answers -32601",
+            ),
+            Mutant::NotificationSelectsEra => (
+                "notification-selects-era",
+                "MCP-DISCOVER-SHAPE",
+                "a notification sent first pins the handshake era, so an enveloped server/discover gets -32601",
             ),
         }
     }

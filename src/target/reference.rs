@@ -148,6 +148,9 @@ impl CalcConnection {
                 messages.push(error_message(id, RpcError::new(INVALID_REQUEST, format!("Invalid Request: {problem}"))));
             }
             Frame::Notification(_) => {
+                if self.has(Mutant::NotificationSelectsEra) {
+                    self.era.get_or_insert(Era::Handshake);
+                }
                 if self.has(Mutant::NotificationReply) {
                     messages.push(json!({ "jsonrpc": "2.0", "id": null, "result": {} }));
                 }
@@ -195,6 +198,9 @@ impl CalcConnection {
 
     fn handshake_request(&mut self, request: &Request) -> Reply {
         let params = request.params.as_ref();
+        if request.method == DISCOVER && self.has(Mutant::NotificationSelectsEra) {
+            return Err(RpcError::method_not_found(DISCOVER));
+        }
         if envelope::carries_modern_envelope(&request.method, params) && !self.has(Mutant::HandshakeAcceptsModern) {
             return Err(RpcError::new(INVALID_REQUEST, HANDSHAKE_REFUSES_MODERN));
         }

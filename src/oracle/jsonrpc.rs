@@ -547,9 +547,11 @@ impl Connection<'_> {
     fn reply_with_id(&mut self, index: usize, id: &RequestId, outcome: Option<&Outcome>) {
         if let Some(slot) = self.open(id) {
             // When the client reused the id while this request was open, which of the twins this reply answers is
-            // not known: the MCP layer judges neither.
+            // not known: the MCP layer judges neither. A result is the request's all the same when its twin is a
+            // malformed line (which is never to be executed).
             let group = self.requests[slot].group;
-            let shared = self.requests[slot].twin_line.is_some()
+            let error = matches!(outcome, Some(Outcome::Error(_)));
+            let shared = (self.requests[slot].twin_line.is_some() && error)
                 || self.by_id[id].iter().any(|&other| other != slot && self.requests[other].group == group);
             let sent = &mut self.requests[slot];
             sent.answered = true;

@@ -774,6 +774,15 @@ fn reused_open_ids_make_no_duplicate_or_echo_finding() {
     only(&[S(ping_2), S(list_2), R(tools_2), R(empty_2), Sync], &[]);
     // Without the reuse the same ping answered with a tools result still breaks MCP-PING.
     fires(&[S(ping_2), R(tools_2), Sync], PING);
+    // A malformed line reusing an open request's id leaves the request's result to the request: here an initialize
+    // that succeeded, so a second initialize may be refused any way (the quirky server's shrunk case).
+    let invalid_1 = r#"{"jsonrpc":"2.0","id":1}"#;
+    let init_1 = INIT.replace(r#""id":0"#, r#""id":1"#);
+    let init_ok_1 = INIT_OK.replace(r#""id":0"#, r#""id":1"#);
+    let bare_init = r#"{"jsonrpc":"2.0","id":3,"method":"initialize"}"#;
+    let events =
+        [S(&init_1), S(invalid_1), S(bare_init), R(&init_ok_1), R(&error("1", -32600)), R(&error("3", -32600))];
+    only(&events, &[]);
 }
 
 fn served_1() -> String {

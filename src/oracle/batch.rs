@@ -24,6 +24,9 @@ pub(super) struct Spread {
     origin: Vec<usize>,
     /// The batches the client sent after 2025-03-26 was negotiated.
     batches: Vec<Batch>,
+    /// False when the `initialize` that asked for 2025-03-26 was cancelled and got no reply: the server may have
+    /// negotiated it or not, so a batch is malformed input as on other versions and an array reply is not judged.
+    known: bool,
 }
 
 /// A batch the client sent on a 2025-03-26 connection.
@@ -47,7 +50,7 @@ pub(super) fn spread(transcript: &Transcript) -> Option<Spread> {
     if !any_array {
         return None;
     }
-    let from = negotiated_at(transcript)?;
+    let (from, known) = negotiated_at(transcript)?;
     let mut spread = Spread {
         transcript: Transcript {
             events: Vec::with_capacity(transcript.events.len()),
@@ -55,6 +58,7 @@ pub(super) fn spread(transcript: &Transcript) -> Option<Spread> {
         },
         origin: Vec::with_capacity(transcript.events.len()),
         batches: Vec::new(),
+        known,
     };
     for (index, event) in transcript.events.iter().enumerate() {
         let items = match event {
@@ -72,6 +76,15 @@ pub(super) fn spread(transcript: &Transcript) -> Option<Spread> {
             continue;
         };
         let sent = matches!(event, Event::Sent(_));
+        if !known {
+            // Whether the server took batches is not known: a batch it refused is malformed input as on any other
+            // version, and an array it wrote is a batch reply not judged.
+            if sent {
+                spread.transcript.events.push(event.clone());
+                spread.origin.push(index);
+            }
+            continue;
+        }
         if sent {
             let frames: Vec<Frame> = items.iter().map(|item| Frame::classify(item.clone())).collect();
             let requests = frames.iter().filter(|f| matches!(f, Frame::Request(_))).count();
@@ -106,7 +119,7 @@ impl Spread {
             if finding.rule == RESPONSE_MISSING
                 && let Some(batch) = event.and_then(batch_at)
             {
-                if !batch.forbidden {
+                if !batch.forbidden && self.known {
                     match unanswered.iter_mut().find(|(at, _)| *at == batch.event) {
                         Some((_, count)) => *count += 1,
                         None => unanswered.push((batch.event, 1)),
@@ -160,8 +173,9 @@ fn idless_refusal(transcript: &Transcript, event: usize) -> bool {
 }
 
 /// The event of the `initialize` that negotiated 2025-03-26: one that asked for it and got a result with that
-/// `protocolVersion`, wherever that result comes.
-fn negotiated_at(transcript: &Transcript) -> Option<usize> {
+/// `protocolVersion`, wherever that result comes (`true`); or else one that asked for it, was cancelled and got no
+/// reply at all, so the version is not known (`false`).
+fn negotiated_at(transcript: &Transcript) -> Option<(usize, bool)> {
     let mut asked: Vec<(RequestId, usize)> = Vec::new();
     for (index, event) in transcript.events.iter().enumerate() {
         match event {
@@ -181,13 +195,39 @@ fn negotiated_at(transcript: &Transcript) -> Option<usize> {
                     && let Some(&(_, sent)) = asked.iter().find(|(asked, _)| *asked == id)
                     && version(reply.get("result")) == Some(BATCH_VERSION)
                 {
-                    return Some(sent);
+                    return Some((sent, true));
                 }
             }
             _ => {}
         }
     }
-    None
+    asked.into_iter().find(|(id, _)| cancelled_unanswered(transcript, id)).map(|(_, sent)| (sent, false))
+}
+
+/// True when the client cancelled the request with this id and no reply carries the id.
+fn cancelled_unanswered(transcript: &Transcript, id: &RequestId) -> bool {
+    let mut cancelled = false;
+    for event in &transcript.events {
+        match event {
+            Event::Sent(line) => {
+                if let Frame::Notification(notification) = Frame::parse(line)
+                    && notification.method == "notifications/cancelled"
+                    && let IdField::Valid(cancel) =
+                        IdField::of(notification.params.as_ref().and_then(|p| p.get("requestId")))
+                {
+                    cancelled |= cancel == *id;
+                }
+            }
+            Event::Received { line, .. } => {
+                let reply = serde_json::from_slice::<Value>(line).ok();
+                if reply.is_some_and(|r| IdField::of(r.get("id")) == IdField::Valid(id.clone())) {
+                    return false;
+                }
+            }
+            Event::Sync => {}
+        }
+    }
+    cancelled
 }
 
 /// The `protocolVersion` string member of an object.
@@ -262,6 +302,31 @@ mod tests {
         ];
         let found = check(&Transcript { events, ending: Ending::Closed }, &Policy::default());
         assert_eq!(found, Vec::new());
+    }
+
+    #[test]
+    fn after_a_cancelled_unanswered_initialize_a_batch_is_not_judged() {
+        // The quirky server's shrunk case: the client cancelled its initialize, whose reply was then dropped.
+        let cancel = r#"{"jsonrpc":"2.0","method":"notifications/cancelled","params":{"requestId":0}}"#;
+        let array = r#"[{"jsonrpc":"2.0","id":1,"result":{}},{"jsonrpc":"2.0","id":2,"result":{"tools":[]}}]"#;
+        let run = |replies: &[&str]| {
+            let mut events = vec![
+                Event::Sent(init("2025-03-26").into_bytes()),
+                Event::Sent(cancel.as_bytes().to_vec()),
+                Event::Sent(BATCH_2.as_bytes().to_vec()),
+            ];
+            events.extend(replies.iter().map(|r| Event::Received { line: r.as_bytes().to_vec(), truncated: false }));
+            events.push(Event::Sync);
+            check(&Transcript { events, ending: Ending::Closed }, &Policy::default())
+        };
+        assert_eq!(run(&[array]), Vec::new());
+        assert_eq!(run(&[]), Vec::new());
+        // A server that did not take 2025-03-26 refuses the batch as malformed input: no reply to the cancel.
+        assert_eq!(run(&[REFUSAL]), Vec::new());
+        // Not cancelled, an initialize left unanswered is still a missing response (and no batch is judged).
+        let events = vec![Event::Sent(init("2025-03-26").into_bytes()), Event::Sync];
+        let found = check(&Transcript { events, ending: Ending::Closed }, &Policy::default());
+        assert_eq!(found.iter().map(|f| f.rule).collect::<Vec<_>>(), [RESPONSE_MISSING]);
     }
 
     #[test]

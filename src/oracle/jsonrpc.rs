@@ -256,6 +256,9 @@ struct Sent {
     /// A pending line that shared its id while both were open (the client reused it): a reply to either is the
     /// answer.
     twin_line: Option<usize>,
+    /// Its id was on another line still owed a reply (by count of lines and replies with the id) when it was sent,
+    /// or a later line took it while it was: which reply answers which is not known.
+    unsure: bool,
 }
 
 /// Why a client line is not a plain request, and so what its reply may be.
@@ -333,6 +336,8 @@ struct Connection<'t> {
     read_past: Option<usize>,
     /// For each event index, the received line that answers it when it is a request answered by an exact id.
     answers: Vec<Option<usize>>,
+    /// For each id, how many lines sent with it are not yet matched by a reply carrying it.
+    owed: HashMap<RequestId, usize>,
 }
 
 /// Follows the conversation: matches responses to requests, and reports wrong, missing, duplicate and unwanted
@@ -346,6 +351,7 @@ pub(super) fn check(transcript: &Transcript, reads: &[Read], findings: &mut Find
         due_requests: 0,
         pending: Vec::new(),
         pending_by_id: HashMap::default(),
+        owed: HashMap::default(),
         unexplained: 0,
         window: 0,
         claims: Vec::new(),
@@ -408,6 +414,14 @@ impl Connection<'_> {
                 if let Some(line) = twin_line {
                     self.pending[line].reused = true;
                 }
+                let owed = self.owed.entry(id.clone()).or_default();
+                let unsure = *owed > 0;
+                *owed += 1;
+                if unsure {
+                    for &earlier in self.by_id.get(id).into_iter().flatten() {
+                        self.requests[earlier].unsure = true;
+                    }
+                }
                 self.requests.push(Sent {
                     event: index,
                     id: id.clone(),
@@ -417,6 +431,7 @@ impl Connection<'_> {
                     group,
                     cancelled: false,
                     twin_line,
+                    unsure,
                 });
                 self.by_id.entry(id.clone()).or_default().push(slot);
             }
@@ -445,6 +460,15 @@ impl Connection<'_> {
     /// Adds a pending line; when one of its ids is an open line's too (the client reused it), both are marked.
     fn push_pending(&mut self, event: usize, ids: Vec<RequestId>, literal: Option<Value>, wants: bool, fault: Fault) {
         let line = self.pending.len();
+        for id in &ids {
+            let owed = self.owed.entry(id.clone()).or_default();
+            if *owed > 0 {
+                for &earlier in self.by_id.get(id).into_iter().flatten() {
+                    self.requests[earlier].unsure = true;
+                }
+            }
+            *owed += 1;
+        }
         let mut reused = false;
         for id in &ids {
             if let Some(slot) = self.open(id) {
@@ -518,7 +542,12 @@ impl Connection<'_> {
 
     fn reply(&mut self, index: usize, id: &IdField, outcome: Option<&Outcome>) {
         match id {
-            IdField::Valid(id) => self.reply_with_id(index, id, outcome),
+            IdField::Valid(id) => {
+                if let Some(owed) = self.owed.get_mut(id) {
+                    *owed = owed.saturating_sub(1);
+                }
+                self.reply_with_id(index, id, outcome)
+            }
             IdField::Null | IdField::Absent => self.reply_without_id(index, outcome),
             IdField::Invalid(value) => {
                 let literal = self.pending.iter().position(|p| !p.explained && p.literal.as_ref() == Some(value));
@@ -548,10 +577,13 @@ impl Connection<'_> {
         if let Some(slot) = self.open(id) {
             // When the client reused the id while this request was open, which of the twins this reply answers is
             // not known: the MCP layer judges neither. A result is the request's all the same when its twin is a
-            // malformed line (which is never to be executed).
+            // malformed line (which is never to be executed), not one a server may execute.
             let group = self.requests[slot].group;
             let error = matches!(outcome, Some(Outcome::Error(_)));
-            let shared = (self.requests[slot].twin_line.is_some() && error)
+            let twin = self.requests[slot].twin_line.map(|line| self.pending[line].fault);
+            let executable = |fault| matches!(fault, Fault::Ambiguous | Fault::BigId | Fault::ExtraMember);
+            let shared = self.requests[slot].unsure
+                || twin.is_some_and(|fault| error || executable(fault))
                 || self.by_id[id].iter().any(|&other| other != slot && self.requests[other].group == group);
             let sent = &mut self.requests[slot];
             sent.answered = true;

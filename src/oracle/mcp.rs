@@ -79,6 +79,9 @@ struct Advertised {
     /// The event index of the first `initialize` request (in the order sent) that got a result: a request sent
     /// after it is on an initialized connection even when it was pipelined ahead of that result.
     initialize_sent: Option<usize>,
+    /// The event index of the first `initialize` request whose reply is not known (none came, or which of two
+    /// lines sharing its id a reply answered is not known): it may have succeeded.
+    initialize_unknown: Option<usize>,
 }
 
 /// How the client opened the connection, from the lines it sent (in the order sent).
@@ -288,6 +291,10 @@ fn supported_versions(
 fn advertised(exchanges: &[Exchange]) -> Advertised {
     let mut advertised = Advertised::default();
     for exchange in exchanges.iter().filter(|e| !matches!(e.judge, Judge::Refused(_))) {
+        if exchange.request.method == INITIALIZE && exchange.reply.is_none() {
+            let sent = exchange.sent;
+            advertised.initialize_unknown = Some(advertised.initialize_unknown.map_or(sent, |first| first.min(sent)));
+        }
         let Some((_, Outcome::Result(result))) = exchange.reply else { continue };
         let Some(capabilities) = result.get("capabilities").and_then(Value::as_object) else { continue };
         let keys = capabilities.keys().cloned();
@@ -413,7 +420,8 @@ impl Reply<'_, '_> {
         let advertised = self.checker.advertised;
         let initialized = advertised.initialize_sent.is_some_and(|first| first < sent);
         if method == INITIALIZE {
-            return self.initialize(request.params.as_ref(), refusal, initialized);
+            let maybe = initialized || advertised.initialize_unknown.is_some_and(|first| first < sent);
+            return self.initialize(request.params.as_ref(), refusal, maybe);
         }
         // Before any initialize, a server that serves 2026-07-28 may take a plain request for a modern one that
         // lacks the envelope (the spec does not say which era a claim-less request selects).

@@ -9,7 +9,7 @@
 //! finding from the server.
 
 use super::Finding;
-use super::catalogue::{BATCH, NULL_ID, RESPONSE_MISSING};
+use super::catalogue::{BATCH, NOTIFICATION_REPLY, NULL_ID, RESPONSE_MISSING};
 use crate::protocol::era::BATCH_VERSION;
 use crate::protocol::methods::INITIALIZE;
 use crate::protocol::{Frame, IdField, RequestId};
@@ -106,8 +106,8 @@ pub(super) fn spread(transcript: &Transcript) -> Option<Spread> {
 
 impl Spread {
     /// The findings on the spread transcript, put back on the original events: a request of a batch left
-    /// unanswered is one [`BATCH`] finding for its batch, and an id-less error that refused such a batch is part of
-    /// it, not a [`NULL_ID`] of its own.
+    /// unanswered is one [`BATCH`] finding for its batch, and an id-less error that refused such a batch (or a batch
+    /// of notifications) is part of it, not a [`NULL_ID`] or [`NOTIFICATION_REPLY`] of its own.
     pub(super) fn put_back(&self, findings: Vec<Finding>, original: &Transcript) -> Vec<Finding> {
         let origin = |event: Option<usize>| event.map(|e| self.origin[e]);
         let batch_at = |event: usize| self.batches.iter().find(|b| b.event == event);
@@ -129,8 +129,19 @@ impl Spread {
             }
             kept.push(finding);
         }
+        // A batch of notifications owes no reply: an id-less error after it that nothing else explains refuses it.
+        for batch in self.batches.iter().filter(|b| b.requests == 0 && !b.forbidden && self.known) {
+            let next = self.batches.iter().map(|b| b.event).filter(|&e| e > batch.event).min().unwrap_or(usize::MAX);
+            let refusal = kept
+                .iter()
+                .filter_map(|f| f.event)
+                .any(|at| at > batch.event && at < next && idless_refusal(original, at));
+            if refusal && !unanswered.iter().any(|(at, _)| *at == batch.event) {
+                unanswered.push((batch.event, 0));
+            }
+        }
         let refused = |finding: &Finding| {
-            finding.rule == NULL_ID
+            matches!(finding.rule, NULL_ID | NOTIFICATION_REPLY)
                 && finding.event.is_some_and(|at| {
                     idless_refusal(original, at)
                         && self
@@ -147,10 +158,12 @@ impl Spread {
                 || "no response came".to_string(),
                 |at| format!("the server refused the batch with the id-less error at event {at}"),
             );
+            let what = match count {
+                0 => "the batch of notifications was refused".to_string(),
+                _ => format!("{count} of the {} requests in the batch got no response", batch.requests),
+            };
             let detail = format!(
-                "{count} of the {} requests in the batch got no response on a {BATCH_VERSION} connection, which must \
-                 accept batches ({refusal}): {}",
-                batch.requests,
+                "{what} on a {BATCH_VERSION} connection, which must accept batches ({refusal}): {}",
                 super::shown(original, event)
             );
             kept.push(Finding {
@@ -327,6 +340,14 @@ mod tests {
         let events = vec![Event::Sent(init("2025-03-26").into_bytes()), Event::Sync];
         let found = check(&Transcript { events, ending: Ending::Closed }, &Policy::default());
         assert_eq!(found.iter().map(|f| f.rule).collect::<Vec<_>>(), [RESPONSE_MISSING]);
+    }
+
+    #[test]
+    fn a_refused_batch_of_notifications_breaks_the_batch_rule_once() {
+        // rmcp 3.11.0 refuses any batch, even one of notifications, with an id-less -32600.
+        let notes = r#"[{"jsonrpc":"2.0","method":""}]"#;
+        assert_eq!(rules("2025-03-26", notes, &[REFUSAL], &Policy::default()), vec![BATCH]);
+        assert_eq!(rules("2025-03-26", notes, &[], &Policy::default()), Vec::<&str>::new());
     }
 
     #[test]

@@ -236,7 +236,11 @@ pub fn classify(discover: &Transcript, unsupported: &Transcript, initialize: &Tr
     let mut modern = false;
     for transcript in [discover, unsupported] {
         match reply(transcript) {
-            Some(Reply::Result(result)) => {
+            // A discover result (it names supportedVersions) or any result carrying resultType; a legacy server
+            // that answers the method some other way has not shown it serves 2026-07-28.
+            Some(Reply::Result(result))
+                if result.get("resultType").is_some() || result.get("supportedVersions").is_some() =>
+            {
                 modern = true;
                 versions.extend(strings(result.get("supportedVersions")));
                 let stamp = result.get(META).and_then(|m| m.get(SERVER_INFO_KEY));
@@ -334,7 +338,11 @@ mod tests {
 
     #[test]
     fn a_legacy_server_is_handshake_only_whatever_it_answers_to_discover() {
-        for refusal in [SILENT, NOT_FOUND, r#"{"jsonrpc":"2.0","id":1,"error":{"code":-32600,"message":"x"}}"#] {
+        // A legacy server may also serve the enveloped request under legacy semantics: a result without resultType
+        // or supportedVersions.
+        let legacy_result = r#"{"jsonrpc":"2.0","id":1,"result":{"tools":[]}}"#;
+        let bad_request = r#"{"jsonrpc":"2.0","id":1,"error":{"code":-32600,"message":"x"}}"#;
+        for refusal in [SILENT, NOT_FOUND, bad_request, legacy_result] {
             let model = classify(&answered(refusal), &answered(refusal), &answered(INIT_OK));
             assert_eq!(model.eras, Eras::Handshake, "{refusal}");
             assert_eq!(model.name.as_deref(), Some("calc"));

@@ -11,7 +11,7 @@
 use super::Finding;
 use super::catalogue::{BATCH, NOTIFICATION_REPLY, NULL_ID, RESPONSE_MISSING};
 use crate::protocol::era::BATCH_VERSION;
-use crate::protocol::methods::INITIALIZE;
+use crate::protocol::methods::{CANCELLED, INITIALIZE};
 use crate::protocol::{Frame, IdField, RequestId};
 use crate::transcript::{Event, Transcript};
 use serde_json::Value;
@@ -224,7 +224,7 @@ fn cancelled_unanswered(transcript: &Transcript, id: &RequestId) -> bool {
         match event {
             Event::Sent(line) => {
                 if let Frame::Notification(notification) = Frame::parse(line)
-                    && notification.method == "notifications/cancelled"
+                    && notification.method == CANCELLED
                     && let IdField::Valid(cancel) =
                         IdField::of(notification.params.as_ref().and_then(|p| p.get("requestId")))
                 {

@@ -4,6 +4,7 @@
 
 use crate::protocol::envelope::{self, CLIENT_CAPABILITIES_KEY, META, PROTOCOL_VERSION_KEY};
 use crate::protocol::era::{LATEST_HANDSHAKE_VERSION, LATEST_MODERN_VERSION};
+use crate::protocol::methods::CANCELLED;
 use serde_json::{Value, json};
 use std::fmt;
 
@@ -177,7 +178,7 @@ impl Mutant {
             Mutant::NotificationSelectsEra => {
                 let cancel = json!({ "requestId": 99 });
                 vec![
-                    json!({ "jsonrpc": "2.0", "method": "notifications/cancelled", "params": cancel }),
+                    json!({ "jsonrpc": "2.0", "method": CANCELLED, "params": cancel }),
                     modern(json!(1), "server/discover"),
                 ]
             }

@@ -11,8 +11,8 @@ use crate::baseline::Baseline;
 use crate::case::Case;
 use crate::oracle::{Finding, Level, Policy, check};
 use crate::script::Script;
+use crate::server::{ServerSpec, Target};
 use crate::shrink::{Budget, Minimized, minimize_finding};
-use crate::target::{ServerSpec, Target};
 use crate::transcript::{Input, Transcript};
 use anyhow::Result;
 use std::collections::{BTreeMap, HashMap};
@@ -388,7 +388,7 @@ impl Worker<'_> {
 mod tests {
     use super::*;
     use crate::oracle::catalogue::RESPONSE_MISSING;
-    use crate::target::mutants::Mutant;
+    use crate::server::builtin::mutants::Mutant;
     use crate::transcript::{Ending, Event};
 
     fn options(cases: u64, out: Option<PathBuf>) -> Options {
@@ -449,7 +449,7 @@ mod tests {
 
     impl Target for OnceBroken {
         fn run(&mut self, inputs: &[Input]) -> Result<Transcript> {
-            let mut transcript = crate::target::run_in_process(&crate::target::reference::Calc, inputs);
+            let mut transcript = crate::server::run_in_process(&crate::server::builtin::reference::Calc, inputs);
             if !std::mem::replace(&mut self.0, true) {
                 transcript.ending = Ending::Exited { code: Some(9), signal: None, stderr_tail: Vec::new() };
             }
@@ -463,7 +463,7 @@ mod tests {
 
     impl Target for Deaf {
         fn run(&mut self, inputs: &[Input]) -> Result<Transcript> {
-            let mut transcript = crate::target::run_in_process(&crate::target::reference::Calc, inputs);
+            let mut transcript = crate::server::run_in_process(&crate::server::builtin::reference::Calc, inputs);
             let id = |line: &[u8]| {
                 let value: serde_json::Value = serde_json::from_slice(line).ok()?;
                 Some((value.get("id")?.clone(), value))

@@ -11,8 +11,8 @@ use crate::protocol::envelope::{self, META, SERVER_INFO_KEY};
 use crate::protocol::era::{HANDSHAKE_VERSIONS, LATEST_HANDSHAKE_VERSION, LATEST_MODERN_VERSION, MODERN_VERSIONS};
 use crate::protocol::methods::{DISCOVER, INITIALIZE};
 use crate::protocol::{Era, Frame};
-use crate::target::Target;
-use crate::target::reference::{SERVER_NAME, SERVER_VERSION};
+use crate::server::Target;
+use crate::server::builtin::reference::{SERVER_NAME, SERVER_VERSION};
 use crate::transcript::{Event, Input, Transcript};
 use serde_json::{Value, json};
 use std::fmt;
@@ -318,8 +318,8 @@ fn server_info(info: Option<&Value>) -> Option<(String, Option<String>)> {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::target::reference::Calc;
-    use crate::target::{InProcess, run_in_process};
+    use crate::server::builtin::reference::Calc;
+    use crate::server::{InProcess, run_in_process};
     use crate::transcript::Ending;
 
     fn answered(reply: &str) -> Transcript {

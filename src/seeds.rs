@@ -3,8 +3,8 @@
 //! back as JSON values.
 
 use crate::protocol::IdField;
-use crate::target::stdio::{ServerCommand, StdioTarget, Timeouts};
-use crate::target::{InProcessServer, ServerConnection, Target};
+use crate::server::stdio::{ServerCommand, StdioTarget, Timeouts};
+use crate::server::{InProcessServer, ServerConnection, Target};
 use crate::transcript::{Ending, Input};
 use anyhow::{Context, Result, bail};
 use serde_json::Value;

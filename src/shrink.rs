@@ -3,7 +3,7 @@
 //! structured inputs: it breaks the JSON long before it finds the smaller message.
 
 use crate::oracle::{Finding, Policy, check};
-use crate::target::Target;
+use crate::server::Target;
 use crate::transcript::{Input, Transcript};
 use anyhow::Result;
 use serde_json::{Map, Value};
@@ -274,8 +274,8 @@ mod tests {
 
     #[test]
     fn a_finding_is_minimized_within_its_time() {
-        use crate::target::mutants::Mutant;
-        use crate::target::{InProcess, reference::Planted};
+        use crate::server::builtin::mutants::Mutant;
+        use crate::server::{InProcess, builtin::reference::Planted};
         let mut inputs: Vec<Input> =
             (2..12).map(|i| line(json!({ "jsonrpc": "2.0", "method": format!("n{i}") }))).collect();
         inputs.extend(Mutant::NoCacheHints.trigger().into_iter().map(Input::Line));

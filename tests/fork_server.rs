@@ -6,8 +6,8 @@
 mod common;
 
 use common::ForkServer;
-use mcp_wirefuzz::target::Target;
-use mcp_wirefuzz::target::stdio::{ServerCommand, StdioTarget, Timeouts};
+use mcp_wirefuzz::server::Target;
+use mcp_wirefuzz::server::stdio::{ServerCommand, StdioTarget, Timeouts};
 use mcp_wirefuzz::transcript::{Ending, Event, Input};
 use std::io::{BufRead, BufReader, Write};
 use std::os::unix::net::UnixStream;

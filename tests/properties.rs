@@ -6,10 +6,10 @@
 
 use mcp_wirefuzz::oracle::{Policy, check};
 use mcp_wirefuzz::script::{Script, scripts};
-use mcp_wirefuzz::target::mutants::Mutant;
-use mcp_wirefuzz::target::quirks::{Quirks, Quirky};
-use mcp_wirefuzz::target::reference::{Calc, Planted};
-use mcp_wirefuzz::target::{InProcessServer, run_in_process};
+use mcp_wirefuzz::server::builtin::mutants::Mutant;
+use mcp_wirefuzz::server::builtin::quirks::{Quirks, Quirky};
+use mcp_wirefuzz::server::builtin::reference::{Calc, Planted};
+use mcp_wirefuzz::server::{InProcessServer, run_in_process};
 use proptest::prelude::*;
 use proptest::test_runner::{Config, RngAlgorithm, TestError, TestRng, TestRunner};
 

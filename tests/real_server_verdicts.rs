@@ -17,7 +17,7 @@
 use mcp_wirefuzz::baseline::Baseline;
 use mcp_wirefuzz::case::Case;
 use mcp_wirefuzz::oracle::{Level, check};
-use mcp_wirefuzz::target::stdio::Timeouts;
+use mcp_wirefuzz::server::stdio::Timeouts;
 use serde_json::Value;
 use std::collections::{BTreeMap, BTreeSet};
 use std::path::{Path, PathBuf};

@@ -3,8 +3,8 @@
 
 use mcp_wirefuzz::case::Case;
 use mcp_wirefuzz::oracle::check;
-use mcp_wirefuzz::target::ServerSpec;
-use mcp_wirefuzz::target::stdio::Timeouts;
+use mcp_wirefuzz::server::ServerSpec;
+use mcp_wirefuzz::server::stdio::Timeouts;
 use std::path::PathBuf;
 
 fn cases() -> Vec<(PathBuf, Case)> {

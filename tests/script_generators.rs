@@ -10,9 +10,9 @@ use mcp_wirefuzz::script::{
     Bounded, Call, Envelope, Feature, HandshakeVersion, IdKind, InitVersion, Message, Mutation, Note, Opening, RawLine,
     Request, Script, Step, ToolCall, scripts,
 };
-use mcp_wirefuzz::target::mutants::Mutant;
-use mcp_wirefuzz::target::reference::{Calc, Planted};
-use mcp_wirefuzz::target::run_in_process;
+use mcp_wirefuzz::server::builtin::mutants::Mutant;
+use mcp_wirefuzz::server::builtin::reference::{Calc, Planted};
+use mcp_wirefuzz::server::run_in_process;
 use mcp_wirefuzz::transcript::{Ending, Event, Input};
 use proptest::prop_assert;
 use proptest::strategy::{Strategy, ValueTree};

@@ -2,8 +2,8 @@
 //! through `mcp-wirefuzz serve` as a child process; replies compared as JSON values.
 
 use mcp_wirefuzz::seeds::{self, Expected};
-use mcp_wirefuzz::target::reference::Calc;
-use mcp_wirefuzz::target::stdio::{ServerCommand, Timeouts};
+use mcp_wirefuzz::server::builtin::reference::Calc;
+use mcp_wirefuzz::server::stdio::{ServerCommand, Timeouts};
 use serde_json::json;
 
 fn serve_command() -> ServerCommand {

@@ -2,10 +2,10 @@
 //! `mcp-wirefuzz serve [--mutant NAME]` as a child process, gives the same replies and the same kind of ending.
 
 use mcp_wirefuzz::seeds;
-use mcp_wirefuzz::target::mutants::Mutant;
-use mcp_wirefuzz::target::reference::{Calc, Planted};
-use mcp_wirefuzz::target::stdio::{ServerCommand, StdioTarget, Timeouts};
-use mcp_wirefuzz::target::{InProcessServer, Target, run_in_process};
+use mcp_wirefuzz::server::builtin::mutants::Mutant;
+use mcp_wirefuzz::server::builtin::reference::{Calc, Planted};
+use mcp_wirefuzz::server::stdio::{ServerCommand, StdioTarget, Timeouts};
+use mcp_wirefuzz::server::{InProcessServer, Target, run_in_process};
 use mcp_wirefuzz::transcript::{Ending, Input, Transcript};
 use std::mem::discriminant;
 use std::time::Duration;

@@ -253,8 +253,8 @@ mod tests {
     use super::super::{Policy, check};
     use super::*;
     use crate::protocol::codes::INVALID_REQUEST;
-    use crate::target::reference::Calc;
-    use crate::target::run_in_process;
+    use crate::server::builtin::reference::Calc;
+    use crate::server::run_in_process;
     use crate::transcript::{Ending, Input};
 
     const FRAMING: &str = super::super::catalogue::FRAMING;

@@ -4,8 +4,8 @@ use super::catalogue::*;
 use super::{Finding, Level, Policy, check};
 use crate::model::{Eras, ServerModel};
 use crate::protocol::envelope::{CLIENT_CAPABILITIES_KEY, PROTOCOL_VERSION_KEY};
-use crate::target::reference::Calc;
-use crate::target::run_in_process;
+use crate::server::builtin::reference::Calc;
+use crate::server::run_in_process;
 use crate::transcript::{Ending, Event, Input, Transcript};
 
 /// One event of a hand-written transcript.

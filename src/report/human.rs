@@ -4,7 +4,7 @@
 use super::reproduce_command;
 use crate::baseline::Baseline;
 use crate::campaign::{Found, Summary};
-use crate::target::ServerSpec;
+use crate::server::ServerSpec;
 use crate::transcript::{Ending, Event, show_bytes};
 use std::fmt::Write as _;
 

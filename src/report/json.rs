@@ -6,7 +6,7 @@
 use super::reproduce_command;
 use crate::baseline::Baseline;
 use crate::campaign::Summary;
-use crate::target::ServerSpec;
+use crate::server::ServerSpec;
 use serde_json::{Value, json};
 
 /// The report as a JSON value.

@@ -6,7 +6,7 @@ use super::reproduce_command;
 use crate::baseline::Baseline;
 use crate::campaign::Summary;
 use crate::oracle::{Policy, RULES};
-use crate::target::ServerSpec;
+use crate::server::ServerSpec;
 use std::fmt::Write as _;
 
 /// The report as an XML document.

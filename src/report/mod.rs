@@ -6,7 +6,7 @@ pub mod junit;
 pub mod sarif;
 
 use crate::campaign::Found;
-use crate::target::ServerSpec;
+use crate::server::ServerSpec;
 
 /// The one command that reproduces a finding: a replay of its case file when one was written, else the campaign
 /// narrowed to the conversation that found it.

@@ -1,11 +1,11 @@
-//! Servers under test: the in-process server interface, the built-in reference server, and child processes over
+//! Servers under test: the in-process server interface, the built-in servers (`builtin`), and child processes over
 //! stdio (and the stub that attaches such a process to a fork server).
 
 pub mod attach;
-pub mod mutants;
-pub mod quirks;
-pub mod reference;
+pub mod builtin;
 pub mod stdio;
+
+use builtin::{mutants, reference};
 
 use crate::transcript::{Ending, Event, Input, Transcript};
 use std::borrow::Cow;

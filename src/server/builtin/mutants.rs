@@ -303,8 +303,8 @@ mod tests {
 
     #[test]
     fn every_trigger_makes_its_mutant_differ_from_the_clean_server() {
-        use crate::target::reference::{Calc, Planted};
-        use crate::target::run_in_process;
+        use crate::server::builtin::reference::{Calc, Planted};
+        use crate::server::run_in_process;
         use crate::transcript::Input;
         for mutant in Mutant::ALL {
             let inputs: Vec<Input> = mutant.trigger().into_iter().map(Input::Line).collect();

@@ -10,9 +10,9 @@
 //! Which quirks are on is a [`Quirks`] set; when each one strikes is drawn from the seed.
 
 use super::reference::{Calc, CalcConnection};
-use super::{InProcessServer, ServerConnection, Status};
 use crate::protocol::methods::CANCELLED;
 use crate::protocol::{Frame, IdField, RequestId};
+use crate::server::{InProcessServer, ServerConnection, Status};
 use serde_json::Value;
 use std::io::{self, BufRead, BufReader, Read, Write};
 use std::sync::mpsc::{self, RecvTimeoutError};
@@ -264,7 +264,7 @@ const IDLE: Duration = Duration::from_millis(15);
 
 /// Serves one connection of `server` over stdio with the stdio quirks too: a slow start, replies released late
 /// when the input goes quiet, each reply in several flushed pieces with pauses between, noise on `noise` (stderr).
-/// Returns as [`super::serve`] does.
+/// Returns as [`crate::server::serve`] does.
 pub fn serve(
     server: &Quirky,
     input: impl Read + Send + 'static,

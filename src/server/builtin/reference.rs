@@ -5,7 +5,6 @@
 //! It is the oracle's clean baseline: it must reproduce the protocol lesson's seed transcripts exactly.
 
 use super::mutants::Mutant;
-use super::{InProcessServer, ServerConnection, Status};
 use crate::protocol::codes::{
     INVALID_PARAMS, INVALID_REQUEST, METHOD_NOT_FOUND, PARSE_ERROR, UNSUPPORTED_PROTOCOL_VERSION,
 };
@@ -15,6 +14,7 @@ use crate::protocol::methods::{
     CACHEABLE, DISCOVER, INITIALIZE, PING, PROMPTS_LIST, RESOURCES_LIST, TOOLS_CALL, TOOLS_LIST,
 };
 use crate::protocol::{Era, Frame, Problem, Request, RequestId};
+use crate::server::{InProcessServer, ServerConnection, Status};
 use serde_json::{Map, Value, json};
 
 /// The server's name, in `serverInfo`.

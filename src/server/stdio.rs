@@ -6,6 +6,11 @@
 //! its reply (or the reply timeout passes), then until the output has been quiet for the settle time, so late
 //! replies, duplicates and replies to notifications are seen. A server whose process ends early has crashed; one
 //! that owes replies past the timeout, or does not exit after its input closes, has hung.
+//!
+//! Process hygiene: each server runs in a process group of its own and dies with the harness thread that started
+//! it (a parent-death signal); when its conversation ends the whole group gets SIGTERM, then SIGKILL after
+//! [`END_GRACE`], so a grandchild holding stdout open or a server deaf to SIGTERM is not left behind. The threads
+//! around a process poll their pipe and stop when the conversation ends: none outlives it.
 
 use super::Target;
 use crate::protocol::era::BATCH_VERSION;
@@ -13,13 +18,19 @@ use crate::protocol::methods::INITIALIZE;
 use crate::protocol::{Frame, IdField, RequestId};
 use crate::transcript::{Ending, Event, Input, Transcript};
 use anyhow::{Context, Result, bail};
+use nix::fcntl::{FcntlArg, OFlag, fcntl};
+use nix::poll::{PollFd, PollFlags, PollTimeout, poll};
+use nix::sys::signal::{Signal, killpg};
+use nix::unistd::Pid;
 use std::collections::HashMap;
 use std::io::{BufRead, BufReader, Read, Write};
-use std::os::unix::process::ExitStatusExt;
+use std::os::fd::AsFd;
+use std::os::unix::process::{CommandExt, ExitStatusExt};
 use std::process::{Child, Command, ExitStatus, Stdio};
+use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::mpsc::{self, Receiver, RecvTimeoutError, Sender, SyncSender};
 use std::sync::{Arc, Mutex};
-use std::thread;
+use std::thread::{self, JoinHandle};
 use std::time::{Duration, Instant};
 
 /// The longest stdout line kept whole; the rest of a longer line is read and discarded.
@@ -33,6 +44,10 @@ pub const MAX_EVENTS: usize = 100_000;
 /// How long the stderr tail of an exited server may take to reach its end (a process that inherited the server's
 /// stderr can hold it open; then the tail is taken as it stands).
 const STDERR_DRAIN: Duration = Duration::from_millis(500);
+/// How long a server's process group has between SIGTERM and SIGKILL when its conversation ends.
+pub const END_GRACE: Duration = Duration::from_millis(100);
+/// How often a thread blocked on a server's pipe looks whether its conversation has ended.
+const POLL_TICK: Duration = Duration::from_millis(20);
 
 /// The command line of a server: a program and its arguments, run without a shell.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -77,6 +92,10 @@ pub struct Timeouts {
     pub startup: Duration,
     /// How long a server that has started may take to exit once its input is closed.
     pub shutdown: Duration,
+    /// How long the harness waits, after the last barrier, for the server to end on its own before it closes its
+    /// input (0 while fuzzing; replay of a crash case waits, so a crash a little slower than the settle time is
+    /// still seen as a crash).
+    pub linger: Duration,
 }
 
 impl Default for Timeouts {
@@ -86,6 +105,7 @@ impl Default for Timeouts {
             settle: Duration::from_millis(20),
             startup: Duration::from_secs(10),
             shutdown: Duration::from_secs(5),
+            linger: Duration::ZERO,
         }
     }
 }
@@ -148,22 +168,21 @@ struct Process {
     stderr: Arc<Mutex<Vec<u8>>>,
     /// Disconnected once the stderr reader has read the stream to its end.
     stderr_done: Receiver<()>,
+    /// Set when the conversation is over: the pipe threads stop at their next poll.
+    over: Arc<AtomicBool>,
+    /// The writer and the two reader threads, joined when the process is ended.
+    threads: Vec<JoinHandle<()>>,
 }
 
 impl Process {
     fn spawn(command: &ServerCommand) -> Result<Process> {
-        let mut child = Command::new(&command.program)
-            .args(&command.args)
-            .stdin(Stdio::piped())
-            .stdout(Stdio::piped())
-            .stderr(Stdio::piped())
-            .spawn()
-            .with_context(|| format!("cannot start server `{}`", command.program))?;
-        let mut stdin = child.stdin.take().context("child stdin")?;
-        let stdout = child.stdout.take().context("child stdout")?;
-        let stderr = child.stderr.take().context("child stderr")?;
+        let mut child = start(command).with_context(|| format!("cannot start server `{}`", command.program))?;
+        let over = Arc::new(AtomicBool::new(false));
+        let mut stdin = Pipe::new(child.stdin.take().context("child stdin")?, &over)?;
+        let stdout = Pipe::new(child.stdout.take().context("child stdout")?, &over)?;
+        let stderr = Pipe::new(child.stderr.take().context("child stderr")?, &over)?;
         let (input, lines) = mpsc::channel::<Vec<u8>>();
-        thread::spawn(move || {
+        let writer = thread::spawn(move || {
             for line in lines {
                 if stdin.write_all(&line).and_then(|_| stdin.flush()).is_err() {
                     return;
@@ -171,15 +190,29 @@ impl Process {
             }
         });
         let (sender, output) = mpsc::sync_channel(PENDING_LINES);
-        thread::spawn(move || read_lines(stdout, sender));
+        let reader = thread::spawn(move || read_lines(stdout, sender));
         let tail = Arc::new(Mutex::new(Vec::new()));
-        let writer = Arc::clone(&tail);
+        let writer_tail = Arc::clone(&tail);
         let (done, stderr_done) = mpsc::channel::<()>();
-        thread::spawn(move || {
-            read_tail(stderr, &writer, STDERR_TAIL_BYTES);
+        let tail_reader = thread::spawn(move || {
+            read_tail(stderr, &writer_tail, STDERR_TAIL_BYTES);
             drop(done);
         });
-        Ok(Process { child, input: Some(input), output, stderr: tail, stderr_done })
+        let threads = vec![writer, reader, tail_reader];
+        Ok(Process { child, input: Some(input), output, stderr: tail, stderr_done, over, threads })
+    }
+
+    /// Ends the process and everything it started: its group gets SIGTERM, then SIGKILL after [`END_GRACE`] if
+    /// anything of it is still there; the process is reaped and the threads around it are joined.
+    fn end(&mut self) {
+        self.input = None;
+        self.over.store(true, Ordering::Relaxed);
+        // The reader may wait for room in the channel: dropping the receiver frees it.
+        drop(std::mem::replace(&mut self.output, mpsc::sync_channel(0).1));
+        end_group(&mut self.child, END_GRACE);
+        for thread in self.threads.drain(..) {
+            let _ = thread.join();
+        }
     }
 
     /// Runs one conversation on this process and ends it.
@@ -205,6 +238,9 @@ impl Process {
             }
         }
         if let Some(ending) = talk.barrier(timeouts) {
+            return talk.finish(ending);
+        }
+        if let Some(ending) = talk.linger(timeouts.linger, timeouts.reply) {
             return talk.finish(ending);
         }
         let ending = talk.close(timeouts);
@@ -237,11 +273,106 @@ impl Process {
 
 impl Drop for Process {
     fn drop(&mut self) {
-        self.input = None;
-        if let Ok(None) = self.child.try_wait() {
-            let _ = self.child.kill();
+        self.end();
+    }
+}
+
+/// Starts `command` with piped stdio in a process group of its own (so the whole group can be ended), set to get
+/// SIGKILL when the thread that started it dies (Linux's parent-death signal), so a harness killed with `kill -9`
+/// does not leave it running.
+fn start(command: &ServerCommand) -> std::io::Result<Child> {
+    let parent = nix::unistd::getpid();
+    let mut process = Command::new(&command.program);
+    process.args(&command.args).stdin(Stdio::piped()).stdout(Stdio::piped()).stderr(Stdio::piped()).process_group(0);
+    // SAFETY: the closure runs between fork and exec and only makes two system calls (prctl, getppid); it
+    // allocates nothing and takes no lock.
+    unsafe {
+        process.pre_exec(move || {
+            nix::sys::prctl::set_pdeathsig(Signal::SIGKILL)?;
+            // The harness died before the signal was armed: the child was already orphaned.
+            if nix::unistd::getppid() != parent {
+                return Err(std::io::Error::other("the harness is gone"));
+            }
+            Ok(())
+        });
+    }
+    process.spawn()
+}
+
+/// Ends the process group led by `child`: SIGTERM to the group, SIGKILL to what is left of it after `grace`, and
+/// reaps the child. A group already gone costs nothing.
+fn end_group(child: &mut Child, grace: Duration) {
+    let group = Pid::from_raw(child.id() as i32);
+    if killpg(group, Signal::SIGTERM).is_ok() {
+        let until = Instant::now() + grace;
+        loop {
+            // Reaping the leader lets the group empty; a group with no process left refuses signal 0.
+            let _ = child.try_wait();
+            if killpg(group, None).is_err() {
+                break;
+            }
+            if Instant::now() >= until {
+                let _ = killpg(group, Signal::SIGKILL);
+                break;
+            }
+            thread::sleep(Duration::from_millis(2));
         }
-        let _ = self.child.wait();
+    }
+    let _ = child.wait();
+}
+
+/// One end of a pipe to a server, made non-blocking and waited on with `poll`, so the thread using it stops
+/// within [`POLL_TICK`] of its conversation's end even when something the server started still holds the other end.
+struct Pipe<F> {
+    file: F,
+    over: Arc<AtomicBool>,
+}
+
+impl<F: AsFd> Pipe<F> {
+    fn new(file: F, over: &Arc<AtomicBool>) -> Result<Pipe<F>> {
+        let flags = OFlag::from_bits_truncate(fcntl(file.as_fd(), FcntlArg::F_GETFL)?);
+        fcntl(file.as_fd(), FcntlArg::F_SETFL(flags | OFlag::O_NONBLOCK))?;
+        Ok(Pipe { file, over: Arc::clone(over) })
+    }
+
+    /// Runs `io` until it does not block; `None` once the conversation is over.
+    fn retry<T>(
+        &mut self,
+        ready: PollFlags,
+        mut io: impl FnMut(&mut F) -> std::io::Result<T>,
+    ) -> Option<std::io::Result<T>> {
+        loop {
+            if self.over.load(Ordering::Relaxed) {
+                return None;
+            }
+            match io(&mut self.file) {
+                Err(error) if error.kind() == std::io::ErrorKind::WouldBlock => {
+                    let tick = PollTimeout::try_from(POLL_TICK).unwrap_or(PollTimeout::NONE);
+                    let _ = poll(&mut [PollFd::new(self.file.as_fd(), ready)], tick);
+                }
+                Err(error) if error.kind() == std::io::ErrorKind::Interrupted => {}
+                done => return Some(done),
+            }
+        }
+    }
+}
+
+impl<F: Read + AsFd> Read for Pipe<F> {
+    /// Reads what is there; end of input once the conversation is over.
+    fn read(&mut self, buffer: &mut [u8]) -> std::io::Result<usize> {
+        self.retry(PollFlags::POLLIN, |file| file.read(buffer)).unwrap_or(Ok(0))
+    }
+}
+
+impl<F: Write + AsFd> Write for Pipe<F> {
+    /// Writes what the pipe takes; a broken pipe once the conversation is over.
+    fn write(&mut self, bytes: &[u8]) -> std::io::Result<usize> {
+        let over = || Err(std::io::ErrorKind::BrokenPipe.into());
+        self.retry(PollFlags::POLLOUT, |file| file.write(bytes)).unwrap_or_else(over)
+    }
+
+    fn flush(&mut self) -> std::io::Result<()> {
+        self.file.flush()
     }
 }
 
@@ -361,6 +492,23 @@ impl Conversation<'_> {
                 }
             }
         }
+    }
+
+    /// Collects output for up to `linger` with stdin still open; `Some` when the server ended its output in that
+    /// time (then it gets up to `exit` to exit).
+    fn linger(&mut self, linger: Duration, exit: Duration) -> Option<Ending> {
+        let until = Instant::now() + linger;
+        while !linger.is_zero() {
+            match self.process.output.recv_timeout(until.saturating_duration_since(Instant::now())) {
+                Ok(Stdout::Line(line)) => self.receive(line),
+                Ok(Stdout::End) | Err(RecvTimeoutError::Disconnected) => {
+                    let status = self.process.wait_for_exit(exit)?;
+                    return Some(self.process.exited(status));
+                }
+                Err(RecvTimeoutError::Timeout) => return None,
+            }
+        }
+        None
     }
 
     /// Closes stdin, collects what the server writes until it closes stdout, and waits for it to exit.
@@ -484,6 +632,7 @@ mod tests {
             settle: Duration::from_millis(10),
             startup: Duration::from_millis(200),
             shutdown: Duration::from_millis(300),
+            linger: Duration::ZERO,
         }
     }
 
@@ -569,6 +718,38 @@ mod tests {
             let last_sync = transcript.events.iter().rposition(|e| matches!(e, Event::Sync));
             assert_eq!(array < last_sync, waits, "{version}: {transcript:?}");
         }
+    }
+
+    /// True while process `pid` runs (a zombie waiting to be reaped does not run).
+    fn running(pid: &str) -> bool {
+        std::fs::read_to_string(format!("/proc/{pid}/stat"))
+            .is_ok_and(|stat| stat.rsplit_once(") ").is_some_and(|(_, rest)| !rest.starts_with('Z')))
+    }
+
+    #[test]
+    fn the_whole_process_group_ends_with_the_conversation() {
+        let dir = std::env::temp_dir().join(format!("wirefuzz-group-{}", std::process::id()));
+        std::fs::create_dir_all(&dir).unwrap();
+        let pids = dir.join("pids");
+        // Deaf to SIGTERM, and a grandchild (deaf too) holding stdout open after the server exits.
+        let script = format!(
+            r#"trap '' TERM; (trap '' TERM; sleep 30) & echo $! > {0}; echo $$ >> {0}; read -r line; exit 0"#,
+            pids.display()
+        );
+        let started = Instant::now();
+        let transcript = StdioTarget::new(sh(&script), quick()).cold().run(&[request(1)]).unwrap();
+        assert!(started.elapsed() < Duration::from_secs(3), "{:?}", started.elapsed());
+        assert!(matches!(transcript.ending, Ending::Hung { .. }), "{transcript:?}");
+        let written = std::fs::read_to_string(&pids).unwrap();
+        for pid in written.split_whitespace() {
+            // SIGKILL was sent; its delivery takes a moment.
+            let until = Instant::now() + Duration::from_secs(1);
+            while running(pid) && Instant::now() < until {
+                thread::sleep(Duration::from_millis(5));
+            }
+            assert!(!running(pid), "process {pid} still runs");
+        }
+        std::fs::remove_dir_all(&dir).unwrap();
     }
 
     #[test]

@@ -192,12 +192,14 @@ impl Case {
     /// Writes the case into `dir` as `NAME.case` atomically (a temporary file renamed into place), so a reader
     /// never sees half a case; returns the path.
     pub fn save(&self, dir: &Path, name: &str) -> Result<PathBuf> {
-        std::fs::create_dir_all(dir).with_context(|| format!("cannot create {}", dir.display()))?;
-        let path = dir.join(format!("{name}.case"));
-        let temporary = dir.join(format!(".{name}.case.tmp"));
-        std::fs::write(&temporary, self.render()).with_context(|| format!("cannot write {}", temporary.display()))?;
-        std::fs::rename(&temporary, &path).with_context(|| format!("cannot write {}", path.display()))?;
-        Ok(path)
+        save_text(dir, name, &self.render())
+    }
+
+    /// [`Case::save`], with a comment `note` (a line starting with `#`) under the first line.
+    pub fn save_noted(&self, dir: &Path, name: &str, note: &str) -> Result<PathBuf> {
+        let text = self.render();
+        let (first, rest) = text.split_once('\n').unwrap_or((&text, ""));
+        save_text(dir, name, &format!("{first}\n{note}\n{rest}"))
     }
 
     /// The case of a finding: its inputs, what the server answered, the rule, the era and the server.
@@ -263,6 +265,21 @@ impl Case {
         let text = std::fs::read_to_string(path).with_context(|| format!("cannot read {}", path.display()))?;
         Case::parse(&text).with_context(|| format!("{}", path.display()))
     }
+}
+
+/// Writes `text` into `dir` as `NAME.case` atomically: a temporary file, synced, then renamed into place.
+fn save_text(dir: &Path, name: &str, text: &str) -> Result<PathBuf> {
+    std::fs::create_dir_all(dir).with_context(|| format!("cannot create {}", dir.display()))?;
+    let path = dir.join(format!("{name}.case"));
+    let temporary = dir.join(format!(".{name}.case.tmp"));
+    let write = || -> std::io::Result<()> {
+        let mut file = std::fs::File::create(&temporary)?;
+        std::io::Write::write_all(&mut file, text.as_bytes())?;
+        file.sync_all()
+    };
+    write().with_context(|| format!("cannot write {}", temporary.display()))?;
+    std::fs::rename(&temporary, &path).with_context(|| format!("cannot write {}", path.display()))?;
+    Ok(path)
 }
 
 /// The era the first request of a conversation opens (`None` when it sends no request).

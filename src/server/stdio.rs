@@ -96,6 +96,9 @@ pub struct Timeouts {
     /// input (0 while fuzzing; replay of a crash case waits, so a crash a little slower than the settle time is
     /// still seen as a crash).
     pub linger: Duration,
+    /// When the whole run must be over (`fuzz --time`): a process still running then is killed, and its
+    /// conversation is an error ([`super::DeadlinePassed`]), not a transcript to judge.
+    pub deadline: Option<Instant>,
 }
 
 impl Default for Timeouts {
@@ -106,6 +109,7 @@ impl Default for Timeouts {
             startup: Duration::from_secs(10),
             shutdown: Duration::from_secs(5),
             linger: Duration::ZERO,
+            deadline: None,
         }
     }
 }
@@ -142,14 +146,24 @@ impl StdioTarget {
 
 impl Target for StdioTarget {
     fn run(&mut self, inputs: &[Input]) -> Result<Transcript> {
+        let deadline = self.timeouts.deadline;
+        if deadline.is_some_and(|deadline| Instant::now() >= deadline) {
+            self.spare = None;
+            return Err(super::DeadlinePassed.into());
+        }
         let process = match self.spare.take() {
             Some(process) => process,
-            None => Process::spawn(&self.command)?,
+            None => Process::spawn(&self.command, deadline)?,
         };
         if self.warm {
-            self.spare = Some(Process::spawn(&self.command)?);
+            self.spare = Some(Process::spawn(&self.command, deadline)?);
         }
-        Ok(process.converse(inputs, self.timeouts))
+        let watch = Arc::clone(&process.watch);
+        let transcript = process.converse(inputs, self.timeouts);
+        if watch.cut.load(Ordering::Relaxed) {
+            return Err(super::DeadlinePassed.into());
+        }
+        Ok(transcript)
     }
 }
 
@@ -168,19 +182,20 @@ struct Process {
     stderr: Arc<Mutex<Vec<u8>>>,
     /// Disconnected once the stderr reader has read the stream to its end.
     stderr_done: Receiver<()>,
-    /// Set when the conversation is over: the pipe threads stop at their next poll.
-    over: Arc<AtomicBool>,
+    /// When the conversation is over, and the run's deadline.
+    watch: Arc<Watch>,
     /// The writer and the two reader threads, joined when the process is ended.
     threads: Vec<JoinHandle<()>>,
 }
 
 impl Process {
-    fn spawn(command: &ServerCommand) -> Result<Process> {
+    fn spawn(command: &ServerCommand, deadline: Option<Instant>) -> Result<Process> {
         let mut child = start(command).with_context(|| format!("cannot start server `{}`", command.program))?;
-        let over = Arc::new(AtomicBool::new(false));
-        let mut stdin = Pipe::new(child.stdin.take().context("child stdin")?, &over)?;
-        let stdout = Pipe::new(child.stdout.take().context("child stdout")?, &over)?;
-        let stderr = Pipe::new(child.stderr.take().context("child stderr")?, &over)?;
+        let group = Pid::from_raw(child.id() as i32);
+        let watch = Arc::new(Watch { over: AtomicBool::new(false), cut: AtomicBool::new(false), deadline, group });
+        let mut stdin = Pipe::new(child.stdin.take().context("child stdin")?, &watch)?;
+        let stdout = Pipe::new(child.stdout.take().context("child stdout")?, &watch)?;
+        let stderr = Pipe::new(child.stderr.take().context("child stderr")?, &watch)?;
         let (input, lines) = mpsc::channel::<Vec<u8>>();
         let writer = thread::spawn(move || {
             for line in lines {
@@ -199,14 +214,14 @@ impl Process {
             drop(done);
         });
         let threads = vec![writer, reader, tail_reader];
-        Ok(Process { child, input: Some(input), output, stderr: tail, stderr_done, over, threads })
+        Ok(Process { child, input: Some(input), output, stderr: tail, stderr_done, watch, threads })
     }
 
     /// Ends the process and everything it started: its group gets SIGTERM, then SIGKILL after [`END_GRACE`] if
     /// anything of it is still there; the process is reaped and the threads around it are joined.
     fn end(&mut self) {
         self.input = None;
-        self.over.store(true, Ordering::Relaxed);
+        self.watch.over.store(true, Ordering::Relaxed);
         // The reader may wait for room in the channel: dropping the receiver frees it.
         drop(std::mem::replace(&mut self.output, mpsc::sync_channel(0).1));
         end_group(&mut self.child, END_GRACE);
@@ -321,18 +336,43 @@ fn end_group(child: &mut Child, grace: Duration) {
     let _ = child.wait();
 }
 
+/// What the threads around a process watch: the end of its conversation, and the run's deadline.
+#[derive(Debug)]
+struct Watch {
+    /// Set when the conversation is over: the pipe threads stop at their next poll.
+    over: AtomicBool,
+    /// Set when the deadline passed while the process ran: it was killed, its conversation is not judged.
+    cut: AtomicBool,
+    /// When the run must be over.
+    deadline: Option<Instant>,
+    /// The process group of the server.
+    group: Pid,
+}
+
+impl Watch {
+    /// True once the conversation is over; past the deadline, kills the server's group first (once), so the
+    /// conversation ends at once.
+    fn over(&self) -> bool {
+        let late = self.deadline.is_some_and(|deadline| Instant::now() >= deadline);
+        if late && !self.over.load(Ordering::Relaxed) && !self.cut.swap(true, Ordering::Relaxed) {
+            let _ = killpg(self.group, Signal::SIGKILL);
+        }
+        self.over.load(Ordering::Relaxed)
+    }
+}
+
 /// One end of a pipe to a server, made non-blocking and waited on with `poll`, so the thread using it stops
 /// within [`POLL_TICK`] of its conversation's end even when something the server started still holds the other end.
 struct Pipe<F> {
     file: F,
-    over: Arc<AtomicBool>,
+    watch: Arc<Watch>,
 }
 
 impl<F: AsFd> Pipe<F> {
-    fn new(file: F, over: &Arc<AtomicBool>) -> Result<Pipe<F>> {
+    fn new(file: F, watch: &Arc<Watch>) -> Result<Pipe<F>> {
         let flags = OFlag::from_bits_truncate(fcntl(file.as_fd(), FcntlArg::F_GETFL)?);
         fcntl(file.as_fd(), FcntlArg::F_SETFL(flags | OFlag::O_NONBLOCK))?;
-        Ok(Pipe { file, over: Arc::clone(over) })
+        Ok(Pipe { file, watch: Arc::clone(watch) })
     }
 
     /// Runs `io` until it does not block; `None` once the conversation is over.
@@ -342,7 +382,7 @@ impl<F: AsFd> Pipe<F> {
         mut io: impl FnMut(&mut F) -> std::io::Result<T>,
     ) -> Option<std::io::Result<T>> {
         loop {
-            if self.over.load(Ordering::Relaxed) {
+            if self.watch.over() {
                 return None;
             }
             match io(&mut self.file) {
@@ -633,6 +673,7 @@ mod tests {
             startup: Duration::from_millis(200),
             shutdown: Duration::from_millis(300),
             linger: Duration::ZERO,
+            deadline: None,
         }
     }
 

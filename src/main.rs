@@ -445,10 +445,12 @@ fn run_fuzz(args: FuzzArgs) -> Result<ExitCode> {
     let seed = args.seed.unwrap_or_else(|| {
         std::time::SystemTime::now().duration_since(std::time::UNIX_EPOCH).map_or(0, |d| d.as_nanos() as u64)
     });
-    let probe_timeouts = Timeouts { reply, startup, deadline, ..Timeouts::default() };
+    // The probe gets a third of --time at most, so a server that hangs on it still leaves time to fuzz.
+    let probe_deadline = time.map(|time| began + time / 3);
+    let probe_timeouts = Timeouts { reply, startup, deadline: probe_deadline, ..Timeouts::default() };
     let model = match server_model(&server, args.eras.as_deref(), probe_timeouts) {
         Err(error) if error.is::<DeadlinePassed>() => {
-            eprintln!("mcp-wirefuzz: --time ran out while probing the server model (--eras states it instead)");
+            eprintln!("mcp-wirefuzz: the probe of the server model ran out of its third of --time (--eras skips it)");
             let unanswered = Transcript { events: Vec::new(), ending: Ending::Hung { waited_ms: 0 } };
             model::classify(&unanswered, &unanswered, &unanswered)
         }

@@ -841,6 +841,8 @@ impl Connection<'_> {
     /// The end of the transcript: what was due and never came. A request is missing only when no reply ever came
     /// (a late one, after its sync point, is its answer).
     fn end(&mut self) {
+        // In a cut transcript, a reply may have come after the cut: no request is judged missing.
+        let cut = matches!(self.transcript.ending, Ending::Cut { .. });
         let mut group_answered = vec![false; self.requests.len()];
         for sent in &self.requests {
             let twin_answered = sent.twin_line.is_some_and(|line| self.pending[line].explained);
@@ -848,7 +850,7 @@ impl Connection<'_> {
         }
         for slot in 0..self.requests.len() {
             let sent = &self.requests[slot];
-            if !sent.due || sent.answered || sent.cancelled || !sent.needs_reply || group_answered[sent.group] {
+            if cut || !sent.due || sent.answered || sent.cancelled || !sent.needs_reply || group_answered[sent.group] {
                 continue;
             }
             group_answered[sent.group] = true;

@@ -45,6 +45,9 @@ pub fn finding(found: &Found, seed: u64, server: &ServerSpec) -> String {
         Ending::Hung { waited_ms } => {
             let _ = writeln!(out, "    == server stopped answering (waited {waited_ms} ms)");
         }
+        Ending::Cut { events } => {
+            let _ = writeln!(out, "    == CUT after {events} events: nothing after the cut was seen or judged");
+        }
     }
     if let Some(path) = &found.case_file {
         let _ = writeln!(out, "  case file: {}", path.display());

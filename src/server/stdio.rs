@@ -239,6 +239,7 @@ impl Process {
             unmatched: 0,
             stalled: false,
             heard: false,
+            cut: false,
             batches: Batches::default(),
         };
         for input in inputs {
@@ -428,6 +429,8 @@ struct Conversation<'a> {
     stalled: bool,
     /// Set once the server has written a line (it has started).
     heard: bool,
+    /// Set once an event was dropped past [`MAX_EVENTS`]: the transcript ends as cut.
+    cut: bool,
     /// Whether the connection takes batches (it negotiated 2025-03-26), so a batch's requests owe replies too.
     batches: Batches,
 }
@@ -505,6 +508,8 @@ impl Conversation<'_> {
     fn record(&mut self, event: Event) {
         if self.events.len() < MAX_EVENTS {
             self.events.push(event);
+        } else {
+            self.cut = true;
         }
     }
 
@@ -570,6 +575,7 @@ impl Conversation<'_> {
     }
 
     fn finish(self, ending: Ending) -> Transcript {
+        let ending = if self.cut { Ending::Cut { events: self.events.len() } } else { ending };
         Transcript { events: self.events, ending }
     }
 }
@@ -731,8 +737,38 @@ mod tests {
         let transcript = StdioTarget::new(huge, quick()).run(&[request(1)]).unwrap();
         let Event::Received { line, truncated: true } = &transcript.events[1] else { panic!("not cut") };
         assert_eq!(line.len(), MAX_LINE_BYTES);
-        assert!(transcript.events.len() <= MAX_EVENTS);
-        assert!(matches!(transcript.ending, Ending::Hung { .. }));
+        assert_eq!(transcript.ending, Ending::Cut { events: transcript.events.len() });
+    }
+
+    #[test]
+    fn a_cut_transcript_says_so_and_judges_nothing_it_did_not_see() {
+        // The reply comes after more notifications than the harness keeps.
+        let note = r#"{"jsonrpc":"2.0","method":"notifications/message","params":{"level":"info","data":"x"}}"#;
+        let flood = sh(&format!(
+            r#"read -r line; yes '{note}' | head -n {}; echo '{{"jsonrpc":"2.0","id":1,"result":{{}}}}'; read -r line"#,
+            MAX_EVENTS + 10
+        ));
+        let patient = Timeouts { reply: Duration::from_secs(20), ..quick() };
+        let transcript = StdioTarget::new(flood, patient).cold().run(&[request(1), Input::Sync]).unwrap();
+        let kept = transcript.events.len();
+        assert!(kept >= MAX_EVENTS && transcript.ending == Ending::Cut { events: kept }, "{:?}", transcript.ending);
+        assert!(transcript.render().contains(&format!("CUT: the harness kept {kept} events")));
+        let findings = crate::oracle::check(&transcript, &crate::oracle::Policy::default());
+        assert!(
+            findings.iter().all(|f| f.rule != "JSONRPC-RESPONSE-MISSING" && f.rule != "SERVER-HANG"),
+            "{findings:?}"
+        );
+        // What was seen is still judged, and says the transcript was cut.
+        let mut broken = transcript.clone();
+        broken.events.insert(1, Event::Received { line: b"{oops".to_vec(), truncated: false });
+        let findings = crate::oracle::check(&broken, &crate::oracle::Policy::default());
+        assert!(
+            !findings.is_empty()
+                && findings
+                    .iter()
+                    .all(|f| f.detail.ends_with(&format!("(the transcript was cut after {kept} events)"))),
+            "{findings:?}"
+        );
     }
 
     #[test]

@@ -42,8 +42,10 @@ enum Commands {
     /// Fuzz a server: the built-in one in-process, or `-- CMD ARGS...` as a child process over stdio (no shell).
     /// Exit 0 when clean, 1 on findings, 2 on usage or harness errors.
     Fuzz(FuzzArgs),
-    /// Replay a case file against the server it names (or `-- CMD ARGS...`, or `--mutant NAME`) and check it;
-    /// exit 1 when a rule breaks.
+    /// Replay a case file against the server it names (or `-- CMD ARGS...`, or `--mutant NAME`) and check it.
+    /// Exit 0 when no rule breaks (a clean case as expected); 1 when a rule breaks (a case's expected rule broke
+    /// again: it reproduces); 3 when the case's expected rules did not all break on its server (it no longer
+    /// reproduces); 2 for a case file that is malformed, cut short or expects an unknown rule, or a harness error.
     Replay {
         /// The case file.
         file: PathBuf,
@@ -561,6 +563,9 @@ struct Replayed<'a> {
     command: &'a [String],
 }
 
+/// The exit code of `replay` when a case's expected rules do not all break again on its server.
+const NO_LONGER_REPRODUCES: u8 = 3;
+
 fn run_replay(file: &Path, server: Replayed, timeout: Duration, rules: Rules) -> Result<ExitCode> {
     let case = Case::load(file)?;
     let server = match (server.built_in, server.mutant, server.command.is_empty()) {
@@ -569,7 +574,9 @@ fn run_replay(file: &Path, server: Replayed, timeout: Duration, rules: Rules) ->
         (false, None, true) => case.server(),
         (false, mutant, _) => server_spec(mutant, server.command)?,
     };
-    let timeouts = Timeouts { reply: timeout, ..Timeouts::default() };
+    // A crash case waits (up to the reply timeout) for the server to exit on its own before closing its input.
+    let linger = if case.expect.iter().any(|rule| rule == "SERVER-CRASH") { timeout } else { Duration::ZERO };
+    let timeouts = Timeouts { reply: timeout, linger, ..Timeouts::default() };
     // The model: `--eras`, else the case's `eras:` on the case's own server, else the built-in server's or a probe.
     let model = match stated_eras(rules.eras)? {
         Some(stated) => Some(stated),
@@ -592,18 +599,24 @@ fn run_replay(file: &Path, server: Replayed, timeout: Duration, rules: Rules) ->
     for finding in &findings {
         println!("{finding}");
     }
-    if server == case.server() {
-        let fired: Vec<&str> = findings.iter().map(|f| f.rule).collect();
-        let expected = if case.expect.is_empty() { "clean".to_string() } else { case.expect.join(", ") };
-        let reproduced = if case.expect.is_empty() {
-            fired.is_empty()
-        } else {
-            case.expect.iter().all(|rule| fired.contains(&rule.as_str()))
-        };
-        let verdict = if reproduced { "as expected" } else { "NOT as expected" };
-        println!("the case expects {expected} on {}: {verdict}", server.describe());
+    let broke = if findings.is_empty() { ExitCode::SUCCESS } else { ExitCode::from(1) };
+    if server != case.server() {
+        return Ok(broke);
     }
-    Ok(if findings.is_empty() { ExitCode::SUCCESS } else { ExitCode::from(1) })
+    let fired: Vec<&str> = findings.iter().map(|f| f.rule).collect();
+    let expected = if case.expect.is_empty() { "clean".to_string() } else { case.expect.join(", ") };
+    let reproduced = if case.expect.is_empty() {
+        fired.is_empty()
+    } else {
+        case.expect.iter().all(|rule| fired.contains(&rule.as_str()))
+    };
+    let verdict = if reproduced { "as expected" } else { "NOT as expected" };
+    println!("the case expects {expected} on {}: {verdict}", server.describe());
+    if !case.expect.is_empty() && !reproduced {
+        println!("the case no longer reproduces (exit {NO_LONGER_REPRODUCES})");
+        return Ok(ExitCode::from(NO_LONGER_REPRODUCES));
+    }
+    Ok(broke)
 }
 
 fn run_import(

@@ -257,6 +257,26 @@ fn main() -> ExitCode {
     }
 }
 
+/// Ends every server the harness started when SIGINT, SIGTERM or SIGHUP stops it (their process groups, which a
+/// terminal's Ctrl-C does not reach), then exits with 128 + the signal's number. Call before any thread starts: the
+/// signals are blocked in every thread and taken by one that waits for them (children start with none blocked).
+fn end_servers_on_signal() -> Result<()> {
+    use nix::sys::signal::{SigSet, Signal};
+    let mut signals = SigSet::empty();
+    for signal in [Signal::SIGINT, Signal::SIGTERM, Signal::SIGHUP] {
+        signals.add(signal);
+    }
+    signals.thread_block().context("cannot block signals")?;
+    std::thread::spawn(move || {
+        if let Ok(signal) = signals.wait() {
+            eprintln!("mcp-wirefuzz: {signal}: ending the servers");
+            mcp_wirefuzz::server::stdio::end_all();
+            std::process::exit(128 + signal as i32);
+        }
+    });
+    Ok(())
+}
+
 fn run_attach(socket: &Path, wait: f64) -> Result<ExitCode> {
     let wait = match wait {
         0.0 => Duration::ZERO,
@@ -412,6 +432,7 @@ fn writable_file(option: &str, path: &Path) -> Result<()> {
 
 fn run_fuzz(args: FuzzArgs) -> Result<ExitCode> {
     let began = Instant::now();
+    end_servers_on_signal()?;
     let server = server_spec(args.mutant.as_deref(), &args.command)?;
     let baseline = match &args.baseline {
         Some(path) => Baseline::load(path)?,
@@ -567,6 +588,7 @@ struct Replayed<'a> {
 const NO_LONGER_REPRODUCES: u8 = 3;
 
 fn run_replay(file: &Path, server: Replayed, timeout: Duration, rules: Rules) -> Result<ExitCode> {
+    end_servers_on_signal()?;
     let case = Case::load(file)?;
     let server = match (server.built_in, server.mutant, server.command.is_empty()) {
         (true, _, true) => ServerSpec::BuiltIn,

@@ -1,7 +1,7 @@
 //! The harness keeps its promises under hostile servers (tests/hostile/server.py): `fuzz --time T` returns within
-//! T + 10 s with a report and leaves no process behind, and `kill -9` of the harness after its first finding leaves
-//! that finding's case file on disk and no server running. Quick (`--time 3`) by default; with
-//! WIREFUZZ_REAL_SERVERS=1, the issue's `--time 15`.
+//! T + 10 s with a report and leaves no process behind; `kill -9` of the harness after its first finding leaves
+//! that finding's case file on disk and no server running; SIGTERM ends every server, grandchildren too. Quick
+//! (`--time 3`) by default; with WIREFUZZ_REAL_SERVERS=1, the issue's `--time 15`.
 
 #[path = "hostile/common.rs"]
 mod common;
@@ -112,4 +112,23 @@ fn kill_9_after_the_first_finding_leaves_its_case_file_and_no_server() {
         assert!(left.is_empty(), "{mode}: left behind after kill -9: {left:?}");
         let _ = std::fs::remove_dir_all(&out);
     }
+}
+
+#[test]
+fn sigterm_ends_every_server_and_its_grandchildren() {
+    let (tag, out) = (common::tag("sigterm"), scratch("sigterm"));
+    let quick = ["--eras", "dual", "--timeout", "300", "--startup-timeout", "300"];
+    let mut child = fuzz(60, &out, &quick, &common::server("grandchild", &tag));
+    let until = Instant::now() + Duration::from_secs(30);
+    while common::left_behind(&tag).iter().all(|p| !p.contains(" sleeper ")) {
+        assert!(Instant::now() < until, "no grandchild started in 30 s");
+        std::thread::sleep(Duration::from_millis(20));
+    }
+    let harness = nix::unistd::Pid::from_raw(child.id() as i32);
+    nix::sys::signal::kill(harness, nix::sys::signal::Signal::SIGTERM).unwrap();
+    let status = wait(&mut child, Duration::from_secs(5)).expect("the harness did not stop on SIGTERM");
+    assert_eq!(status.code(), Some(128 + 15));
+    let left = common::left_behind(&tag);
+    assert!(left.is_empty(), "left behind after SIGTERM: {left:?}");
+    let _ = std::fs::remove_dir_all(&out);
 }

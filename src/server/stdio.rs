@@ -20,7 +20,7 @@ use crate::transcript::{Ending, Event, Input, Transcript};
 use anyhow::{Context, Result, bail};
 use nix::fcntl::{FcntlArg, OFlag, fcntl};
 use nix::poll::{PollFd, PollFlags, PollTimeout, poll};
-use nix::sys::signal::{Signal, killpg};
+use nix::sys::signal::{SigSet, SigmaskHow, Signal, killpg, sigprocmask};
 use nix::unistd::Pid;
 use std::collections::HashMap;
 use std::io::{BufRead, BufReader, Read, Write};
@@ -48,6 +48,24 @@ const STDERR_DRAIN: Duration = Duration::from_millis(500);
 pub const END_GRACE: Duration = Duration::from_millis(100);
 /// How often a thread blocked on a server's pipe looks whether its conversation has ended.
 const POLL_TICK: Duration = Duration::from_millis(20);
+/// The process groups of the servers running now, so they can all be ended when the harness is stopped by a
+/// signal ([`end_all`]).
+static GROUPS: Mutex<Vec<Pid>> = Mutex::new(Vec::new());
+
+/// Ends every server process group still running (SIGTERM, then SIGKILL after [`END_GRACE`]): for a harness
+/// stopped by a signal, which then exits without ending its conversations.
+pub fn end_all() {
+    let groups = GROUPS.lock().map(|groups| groups.clone()).unwrap_or_default();
+    for &group in &groups {
+        let _ = killpg(group, Signal::SIGTERM);
+    }
+    if !groups.is_empty() {
+        thread::sleep(END_GRACE);
+    }
+    for &group in &groups {
+        let _ = killpg(group, Signal::SIGKILL);
+    }
+}
 
 /// The command line of a server: a program and its arguments, run without a shell.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -192,6 +210,9 @@ impl Process {
     fn spawn(command: &ServerCommand, deadline: Option<Instant>) -> Result<Process> {
         let mut child = start(command).with_context(|| format!("cannot start server `{}`", command.program))?;
         let group = Pid::from_raw(child.id() as i32);
+        if let Ok(mut groups) = GROUPS.lock() {
+            groups.push(group);
+        }
         let watch = Arc::new(Watch { over: AtomicBool::new(false), cut: AtomicBool::new(false), deadline, group });
         let mut stdin = Pipe::new(child.stdin.take().context("child stdin")?, &watch)?;
         let stdout = Pipe::new(child.stdout.take().context("child stdout")?, &watch)?;
@@ -225,6 +246,9 @@ impl Process {
         // The reader may wait for room in the channel: dropping the receiver frees it.
         drop(std::mem::replace(&mut self.output, mpsc::sync_channel(0).1));
         end_group(&mut self.child, END_GRACE);
+        if let Ok(mut groups) = GROUPS.lock() {
+            groups.retain(|&group| group != self.watch.group);
+        }
         for thread in self.threads.drain(..) {
             let _ = thread.join();
         }
@@ -300,10 +324,12 @@ fn start(command: &ServerCommand) -> std::io::Result<Child> {
     let parent = nix::unistd::getpid();
     let mut process = Command::new(&command.program);
     process.args(&command.args).stdin(Stdio::piped()).stdout(Stdio::piped()).stderr(Stdio::piped()).process_group(0);
-    // SAFETY: the closure runs between fork and exec and only makes two system calls (prctl, getppid); it
-    // allocates nothing and takes no lock.
+    // SAFETY: the closure runs between fork and exec and only makes three system calls (sigprocmask, prctl,
+    // getppid); it allocates nothing and takes no lock.
     unsafe {
         process.pre_exec(move || {
+            // The harness blocks the signals it waits for; the server starts with none blocked.
+            sigprocmask(SigmaskHow::SIG_SETMASK, Some(&SigSet::empty()), None)?;
             nix::sys::prctl::set_pdeathsig(Signal::SIGKILL)?;
             // The harness died before the signal was armed: the child was already orphaned.
             if nix::unistd::getppid() != parent {

@@ -503,6 +503,8 @@ fn run_fuzz(args: FuzzArgs) -> Result<ExitCode> {
         Progress::Found(found) => bar.println(&report::human::finding(found, seed, &server)),
         Progress::Minimized(found) => bar.println(&report::human::minimized(found)),
     })?;
+    // A worker left busy past the deadline may still hold a server: end them all.
+    mcp_wirefuzz::server::stdio::end_all();
     bar.finish();
     println!("{}", report::human::summary(&summary, &baseline).trim_end());
     println!("server model: {model}");
@@ -715,6 +717,7 @@ replay: mcp-wirefuzz replay {}",
 }
 
 fn run_shrink(file: &Path, out: Option<&Path>, timeout: Duration, budget: usize) -> Result<ExitCode> {
+    end_servers_on_signal()?;
     let case = Case::load(file)?;
     let server = case.server();
     let timeouts = Timeouts { reply: timeout, ..Timeouts::default() };
@@ -764,6 +767,7 @@ fn run_corpus(root: &Path) -> Result<ExitCode> {
 }
 
 fn run_check(command: &[String], timeout: Duration, seeds_too: bool, eras: Option<&str>) -> Result<ExitCode> {
+    end_servers_on_signal()?;
     let server = server_spec(None, command)?;
     let timeouts = Timeouts { reply: timeout, ..Timeouts::default() };
     let model = server_model(&server, eras, timeouts)?;

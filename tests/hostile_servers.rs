@@ -9,6 +9,7 @@ mod common;
 use mcp_wirefuzz::case::Case;
 use std::path::{Path, PathBuf};
 use std::process::{Child, Command, Stdio};
+use std::thread::JoinHandle;
 use std::time::{Duration, Instant};
 
 const MODES: [&str; 7] = ["silent", "grandchild", "stop", "garbage", "endless", "flood", "exit"];
@@ -19,9 +20,10 @@ fn scratch(name: &str) -> PathBuf {
     dir
 }
 
-/// `mcp-wirefuzz fuzz --time SECS --out OUT [extra...] -- SERVER`, its output captured.
-fn fuzz(secs: u64, out: &Path, extra: &[&str], server: &[String]) -> Child {
-    Command::new(env!("CARGO_BIN_EXE_mcp-wirefuzz"))
+/// `mcp-wirefuzz fuzz --time SECS --out OUT [extra...] -- SERVER`, its output captured, and a thread reading its
+/// stdout (so a long report cannot fill the pipe and stop the harness).
+fn fuzz(secs: u64, out: &Path, extra: &[&str], server: &[String]) -> (Child, JoinHandle<String>) {
+    let mut child = Command::new(env!("CARGO_BIN_EXE_mcp-wirefuzz"))
         .args(["fuzz", "--time", &secs.to_string(), "--seed", "7", "--out"])
         .arg(out)
         .args(extra)
@@ -29,9 +31,16 @@ fn fuzz(secs: u64, out: &Path, extra: &[&str], server: &[String]) -> Child {
         .args(server)
         .stdin(Stdio::null())
         .stdout(Stdio::piped())
-        .stderr(Stdio::piped())
+        .stderr(Stdio::null())
         .spawn()
-        .unwrap()
+        .unwrap();
+    let mut stdout = child.stdout.take().unwrap();
+    let reader = std::thread::spawn(move || {
+        let mut text = String::new();
+        let _ = std::io::Read::read_to_string(&mut stdout, &mut text);
+        text
+    });
+    (child, reader)
 }
 
 /// Waits for `child` up to `limit`; kills it and returns `None` when it takes longer.
@@ -55,7 +64,7 @@ fn every_hostile_server_gets_a_bounded_run_a_report_and_nothing_left_behind() {
     let secs = if std::env::var("WIREFUZZ_REAL_SERVERS").is_ok_and(|v| v == "1") { 15 } else { 3 };
     let started = Instant::now();
     // All at once: the bound must hold on a busy machine too.
-    let mut runs: Vec<(&str, String, PathBuf, Child)> = MODES
+    let runs: Vec<_> = MODES
         .iter()
         .map(|&mode| {
             let (tag, out) = (common::tag(mode), scratch(mode));
@@ -65,15 +74,14 @@ fn every_hostile_server_gets_a_bounded_run_a_report_and_nothing_left_behind() {
             (mode, tag, out, child)
         })
         .collect();
-    for (mode, tag, out, child) in &mut runs {
+    for (mode, tag, out, (mut child, reader)) in runs {
         let left = (started + Duration::from_secs(secs + 10)).saturating_duration_since(Instant::now());
-        let status = wait(child, left);
-        let mut stdout = String::new();
-        std::io::Read::read_to_string(child.stdout.as_mut().unwrap(), &mut stdout).unwrap();
+        let status = wait(&mut child, left);
+        let stdout = reader.join().unwrap();
         let status = status.unwrap_or_else(|| panic!("{mode}: --time {secs} still running after {} s", secs + 10));
         assert!(matches!(status.code(), Some(0 | 1)), "{mode}: {status:?}\n{stdout}");
         assert!(stdout.contains("\nran ") && stdout.contains("conversations in"), "{mode}: no report:\n{stdout}");
-        let left = common::left_behind(tag);
+        let left = common::left_behind(&tag);
         assert!(left.is_empty(), "{mode}: left behind: {left:?}");
         for entry in std::fs::read_dir(&out).into_iter().flatten() {
             let path = entry.unwrap().path();
@@ -88,7 +96,7 @@ fn kill_9_after_the_first_finding_leaves_its_case_file_and_no_server() {
     for mode in ["silent", "grandchild"] {
         let (tag, out) = (common::tag(&format!("kill-{mode}")), scratch(&format!("kill-{mode}")));
         let quick = ["--eras", "dual", "--timeout", "300", "--startup-timeout", "300"];
-        let mut child = fuzz(60, &out, &quick, &common::server(mode, &tag));
+        let (mut child, _) = fuzz(60, &out, &quick, &common::server(mode, &tag));
         let until = Instant::now() + Duration::from_secs(30);
         let first = loop {
             let case = std::fs::read_dir(&out)
@@ -118,7 +126,7 @@ fn kill_9_after_the_first_finding_leaves_its_case_file_and_no_server() {
 fn sigterm_ends_every_server_and_its_grandchildren() {
     let (tag, out) = (common::tag("sigterm"), scratch("sigterm"));
     let quick = ["--eras", "dual", "--timeout", "300", "--startup-timeout", "300"];
-    let mut child = fuzz(60, &out, &quick, &common::server("grandchild", &tag));
+    let (mut child, _) = fuzz(60, &out, &quick, &common::server("grandchild", &tag));
     let until = Instant::now() + Duration::from_secs(30);
     while common::left_behind(&tag).iter().all(|p| !p.contains(" sleeper ")) {
         assert!(Instant::now() < until, "no grandchild started in 30 s");

@@ -333,7 +333,7 @@ fn start(command: &ServerCommand) -> std::io::Result<Child> {
             nix::sys::prctl::set_pdeathsig(Signal::SIGKILL)?;
             // The harness died before the signal was armed: the child was already orphaned.
             if nix::unistd::getppid() != parent {
-                return Err(std::io::Error::other("the harness is gone"));
+                return Err(nix::errno::Errno::ESRCH.into());
             }
             Ok(())
         });

@@ -409,16 +409,18 @@ fn timeout_option(name: &str, ms: u64) -> Result<Duration> {
     Ok(timeout.max(MIN_TIMEOUT))
 }
 
-/// Checks that `dir` is a folder the harness can write into (creating it if needed), before any work starts.
-fn writable_folder(option: &str, dir: &Path) -> Result<()> {
+/// Checks that `dir` is a folder the harness can write into (creating it if needed), before any work starts;
+/// true when it had to create it.
+fn writable_folder(option: &str, dir: &Path) -> Result<bool> {
     if dir.exists() && !dir.is_dir() {
         bail!("{option} {} is not a folder", dir.display());
     }
+    let created = !dir.exists();
     std::fs::create_dir_all(dir).with_context(|| format!("{option}: cannot create {}", dir.display()))?;
     let probe = dir.join(format!(".mcp-wirefuzz-write-check-{}", std::process::id()));
     std::fs::write(&probe, b"").with_context(|| format!("{option}: cannot write into {}", dir.display()))?;
     let _ = std::fs::remove_file(&probe);
-    Ok(())
+    Ok(created)
 }
 
 /// Checks that a report can be written to `path` (its folder is writable, and it is not a folder itself).
@@ -427,7 +429,7 @@ fn writable_file(option: &str, path: &Path) -> Result<()> {
         bail!("{option} {} is a folder, not a file", path.display());
     }
     let dir = path.parent().filter(|d| !d.as_os_str().is_empty()).unwrap_or(Path::new("."));
-    writable_folder(option, dir)
+    writable_folder(option, dir).map(drop)
 }
 
 fn run_fuzz(args: FuzzArgs) -> Result<ExitCode> {
@@ -459,7 +461,7 @@ fn run_fuzz(args: FuzzArgs) -> Result<ExitCode> {
             "mcp-wirefuzz: warning: --settle 0 does not wait for lines after the replies owed: late replies, duplicates and replies to notifications may be missed"
         );
     }
-    writable_folder("--out", &args.out)?;
+    let out_created = writable_folder("--out", &args.out)?;
     for (option, path) in [("--json", &args.json), ("--junit", &args.junit), ("--sarif", &args.sarif)] {
         if let Some(path) = path {
             writable_file(option, path)?;
@@ -505,6 +507,10 @@ fn run_fuzz(args: FuzzArgs) -> Result<ExitCode> {
     })?;
     // A worker left busy past the deadline may still hold a server: end them all.
     mcp_wirefuzz::server::stdio::end_all();
+    if out_created && summary.found.is_empty() {
+        // Made for the check before the run, and nothing was found: not left behind empty.
+        let _ = std::fs::remove_dir(&args.out);
+    }
     bar.finish();
     println!("{}", report::human::summary(&summary, &baseline).trim_end());
     println!("server model: {model}");

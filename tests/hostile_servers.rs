@@ -115,8 +115,15 @@ fn kill_9_after_the_first_finding_leaves_its_case_file_and_no_server() {
         let case = Case::load(&first).unwrap_or_else(|e| panic!("{mode}: {e:#}"));
         assert!(!case.expect.is_empty() && !case.inputs.is_empty(), "{mode}: {case:?}");
         // The server dies with the harness (its parent-death signal); a grandchild is left to its own end of
-        // input and broken pipes, so only the direct child is checked here.
-        let left: Vec<String> = common::left_behind(&tag).into_iter().filter(|p| !p.contains(" sleeper ")).collect();
+        // input and broken pipes, so only the direct child is checked here, and the grandchild ended by the test.
+        let (grandchildren, left): (Vec<String>, Vec<String>) =
+            common::left_behind(&tag).into_iter().partition(|p| p.contains(" sleeper "));
+        for process in grandchildren {
+            let pid = process.trim_start_matches("/proc/").split(':').next().and_then(|pid| pid.parse().ok());
+            if let Some(pid) = pid {
+                let _ = nix::sys::signal::kill(nix::unistd::Pid::from_raw(pid), nix::sys::signal::Signal::SIGKILL);
+            }
+        }
         assert!(left.is_empty(), "{mode}: left behind after kill -9: {left:?}");
         let _ = std::fs::remove_dir_all(&out);
     }

@@ -1,0 +1,56 @@
+//! rmcp servers in-process (feature `rmcp`, rmcp 3.11.0): any rmcp [`ServerHandler`] becomes an
+//! [`InProcessServer`], served by rmcp itself over an in-memory stream, one fresh service per conversation, with
+//! the barrier of [`super::async_lines`] (paused tokio time: no wall-clock waiting).
+//!
+//! The service runs as a stdio rmcp server's `main` does: `handler.serve(transport)`, then `waiting()`. It ends
+//! with exit code 1 when rmcp refuses to start (for example a notification before any request), 0 when it stops on
+//! its own; a panic anywhere in it is a crash (exit code 101).
+
+use super::InProcessServer;
+use super::async_lines::LinesConnection;
+use rmcp::service::ServerInitializeError;
+use rmcp::{ServerHandler, ServiceExt};
+use tokio::io::DuplexStream;
+
+/// An rmcp server as an in-process server: each conversation serves a clone of the handler.
+///
+/// ```
+/// use mcp_wirefuzz::server::rmcp::Rmcp;
+/// use rmcp::ServerHandler;
+///
+/// #[derive(Clone)]
+/// struct Hello;
+///
+/// impl ServerHandler for Hello {}
+///
+/// let server = Rmcp(Hello);
+/// let script = mcp_wirefuzz::script::Script::from_bytes(b"any fuzzer bytes");
+/// // Ok, or Err with the broken rules and the transcript.
+/// let verdict = mcp_wirefuzz::conforms(&server, &script);
+/// # let _ = verdict;
+/// ```
+#[derive(Clone, Debug, Default)]
+pub struct Rmcp<H>(pub H);
+
+impl<H: ServerHandler + Clone> InProcessServer for Rmcp<H> {
+    type Connection = LinesConnection;
+
+    fn connect(&self) -> LinesConnection {
+        let handler = self.0.clone();
+        LinesConnection::open(move |stream| serve(handler, stream))
+    }
+}
+
+/// Serves one connection of `handler` over `stream` as a stdio rmcp server's `main` does; `Err` when rmcp refuses
+/// to start the service. Input closed before any lifecycle was chosen is a normal end.
+pub async fn serve<H: ServerHandler>(handler: H, stream: DuplexStream) -> Result<(), ServerInitializeError> {
+    let running = match handler.serve(stream).await {
+        Ok(running) => running,
+        Err(ServerInitializeError::ConnectionClosed(_)) => return Ok(()),
+        Err(error) => return Err(error),
+    };
+    match running.waiting().await {
+        Err(error) if error.is_panic() => std::panic::resume_unwind(error.into_panic()),
+        _ => Ok(()),
+    }
+}

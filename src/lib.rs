@@ -20,6 +20,7 @@ pub mod campaign;
 pub mod case;
 pub mod fuzz_targets;
 pub mod harness;
+pub mod init;
 pub mod model;
 pub mod oracle;
 pub mod protocol;

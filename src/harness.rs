@@ -18,7 +18,7 @@ use crate::oracle::{Finding, Policy, check};
 use crate::script::{Script, scripts};
 use crate::server::{InProcessServer, ServerSpec, run_in_process};
 use crate::transcript::{Ending, Input, Transcript};
-use proptest::test_runner::{Config, FileFailurePersistence, TestCaseError, TestError, TestRunner};
+use proptest::test_runner::{Config, FailurePersistence, FileFailurePersistence, TestCaseError, TestError, TestRunner};
 use std::path::Path;
 
 /// The exit code of a Rust process that panicked, as the harness records a panic of an in-process server.
@@ -54,8 +54,8 @@ pub fn fuzz_under<S: InProcessServer>(server: &S, data: &[u8], policy: &Policy) 
 
 /// A proptest property: runs generated scripts (proptest's default number of cases, or `PROPTEST_CASES`) on
 /// `server` and panics with the smallest failing script, as a readable report and a case file to keep, when the
-/// server breaks a rule. Failing seeds persist in `proptest-regressions/` next to the calling test's source, as
-/// proptest's own macro does, and run first next time.
+/// server breaks a rule. Failing seeds persist in the crate's `proptest-regressions/STEM.txt` (STEM: the calling
+/// test file's name), and run first next time.
 ///
 /// ```
 /// # use mcp_wirefuzz::server::builtin::reference::Calc as MyServer;
@@ -71,8 +71,8 @@ pub fn property<S: InProcessServer>(server: &S) {
     property_under(server, &Policy::default(), Config::default());
 }
 
-/// [`property`] under a policy and a proptest configuration (its `cases`, its `failure_persistence`: when that is
-/// left at proptest's default, failures persist next to the caller's source file).
+/// [`property`] under a policy and a proptest configuration (its `cases`; its `failure_persistence`, when it is
+/// not proptest's default; `PROPTEST_DISABLE_FAILURE_PERSISTENCE` turns persistence off).
 ///
 /// ```
 /// # use mcp_wirefuzz::server::builtin::reference::Calc as MyServer;
@@ -84,11 +84,11 @@ pub fn property<S: InProcessServer>(server: &S) {
 #[track_caller]
 pub fn property_under<S: InProcessServer>(server: &S, policy: &Policy, config: Config) {
     let mut config = config;
-    if config.source_file.is_none() {
-        config.source_file = Some(std::panic::Location::caller().file());
-    }
-    if config.failure_persistence.is_none() {
-        config.failure_persistence = Some(Box::new(FileFailurePersistence::default()));
+    let caller = std::panic::Location::caller().file();
+    config.source_file.get_or_insert(caller);
+    let default = FileFailurePersistence::default();
+    if config.failure_persistence.as_deref().is_some_and(|p| FailurePersistence::eq(p, &default)) {
+        config.failure_persistence = Some(Box::new(FileFailurePersistence::Direct(regressions_file(caller))));
     }
     let mut runner = TestRunner::new(config);
     let outcome = runner.run(&scripts(), |script| {
@@ -102,6 +102,13 @@ pub fn property_under<S: InProcessServer>(server: &S, policy: &Policy, config: C
         },
         Err(TestError::Abort(reason)) => panic!("mcp-wirefuzz: proptest gave up: {reason}"),
     }
+}
+
+/// Where the property of the test in `source` (a path as `file!()` gives it) persists failing seeds:
+/// `proptest-regressions/STEM.txt`, relative to the crate's root (where `cargo test` runs tests).
+fn regressions_file(source: &str) -> &'static str {
+    let stem = Path::new(source).file_stem().map_or("wirefuzz".into(), |s| s.to_string_lossy());
+    Box::leak(format!("proptest-regressions/{stem}.txt").into_boxed_str())
 }
 
 /// A regression test: replays every case file (`*.case`, as `mcp-wirefuzz` and the reports of [`fuzz`] and
@@ -270,6 +277,7 @@ mod tests {
             )))),
             ..Config::default()
         };
+        assert_eq!(regressions_file("tests/my_server.rs"), "proptest-regressions/my_server.txt");
         let report = message(|| property_under(&Planted(Mutant::IdAsString), &Policy::default(), config()));
         assert!(report.contains("smallest failing script") && report.contains("JSONRPC-ID-ECHO"), "{report}");
         assert!(std::fs::read_to_string(&persisted).unwrap().contains("cc "), "the failing seed persists");

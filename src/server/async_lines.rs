@@ -15,7 +15,7 @@
 use super::{InProcessServer, ServerConnection, Status};
 use std::cell::{Cell, RefCell};
 use std::future::{Future, poll_fn};
-use std::panic::PanicHookInfo;
+use std::panic::{AssertUnwindSafe, PanicHookInfo};
 use std::pin::Pin;
 use std::sync::Once;
 use std::task::Poll;
@@ -295,10 +295,12 @@ thread_local! {
 }
 
 /// Runs `f` (which drives a server's runtime on this thread) and turns a panic in any task it ran, which tokio
-/// would swallow, into a panic here carrying that message (the harness records it as the server crashing).
+/// would swallow, into a panic here carrying that panic's location and message (the harness records it as the
+/// server crashing).
 ///
-/// A panic hook (installed once, calling the hook that was there before) records panics on this thread while the
-/// server runs.
+/// A panic hook, installed once, records panics on this thread while the server runs instead of handing them to
+/// the hook that was there before (which still sees every other panic): the harness reports them itself, and a
+/// fuzzer's hook that aborts on any panic sees the harness's report instead.
 fn watch_panics<T>(f: impl FnOnce() -> T) -> T {
     static HOOK: Once = Once::new();
     HOOK.call_once(|| {
@@ -308,25 +310,20 @@ fn watch_panics<T>(f: impl FnOnce() -> T) -> T {
                 PANICKED.with_borrow_mut(|first| {
                     first.get_or_insert_with(|| info.to_string());
                 });
+            } else {
+                previous(info);
             }
-            previous(info);
         }));
     });
-    struct Unwatch;
-    impl Drop for Unwatch {
-        fn drop(&mut self) {
-            WATCHING.set(false);
-            PANICKED.take();
-        }
-    }
-    let _unwatch = Unwatch;
     WATCHING.set(true);
     PANICKED.take();
-    let value = f();
-    if let Some(message) = PANICKED.take() {
-        std::panic::resume_unwind(Box::new(message));
+    let outcome = std::panic::catch_unwind(AssertUnwindSafe(f));
+    WATCHING.set(false);
+    match (outcome, PANICKED.take()) {
+        (Ok(value), None) => value,
+        (_, Some(message)) => std::panic::resume_unwind(Box::new(message)),
+        (Err(payload), None) => std::panic::resume_unwind(payload),
     }
-    value
 }
 
 #[cfg(test)]

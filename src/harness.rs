@@ -59,12 +59,8 @@ pub fn fuzz_under<S: InProcessServer>(server: &S, data: &[u8], policy: &Policy) 
 ///
 /// ```
 /// # use mcp_wirefuzz::server::builtin::reference::Calc as MyServer;
-/// // tests/wirefuzz_properties.rs:
-/// #[test]
-/// fn my_server_breaks_no_rule() {
-///     mcp_wirefuzz::harness::property(&MyServer);
-/// }
-/// # my_server_breaks_no_rule();
+/// // tests/wirefuzz_properties.rs, in a #[test] function:
+/// mcp_wirefuzz::harness::property(&MyServer);
 /// ```
 #[track_caller]
 pub fn property<S: InProcessServer>(server: &S) {
@@ -98,7 +94,9 @@ pub fn property_under<S: InProcessServer>(server: &S, policy: &Policy, config: C
         Ok(()) => {}
         Err(TestError::Fail(_, minimal)) => match verdict(server, &minimal.encode(), policy) {
             Err(report) => panic!("mcp-wirefuzz: the smallest failing script proptest found:\n{report}"),
-            Ok(()) => panic!("mcp-wirefuzz: the server broke a rule, but not again on the smallest script: {minimal:?}"),
+            Ok(()) => {
+                panic!("mcp-wirefuzz: the server broke a rule, but not again on the smallest script: {minimal:?}")
+            }
         },
         Err(TestError::Abort(reason)) => panic!("mcp-wirefuzz: proptest gave up: {reason}"),
     }
@@ -118,12 +116,8 @@ fn regressions_file(source: &str) -> &'static str {
 ///
 /// ```
 /// # use mcp_wirefuzz::server::builtin::reference::Calc as MyServer;
-/// // tests/wirefuzz_replay.rs:
-/// #[test]
-/// fn my_server_passes_every_case() {
-///     mcp_wirefuzz::harness::replay(&MyServer, concat!(env!("CARGO_MANIFEST_DIR"), "/wirefuzz-cases"));
-/// }
-/// # my_server_passes_every_case();
+/// // tests/wirefuzz_replay.rs, in a #[test] function:
+/// mcp_wirefuzz::harness::replay(&MyServer, concat!(env!("CARGO_MANIFEST_DIR"), "/wirefuzz-cases"));
 /// ```
 pub fn replay<S: InProcessServer>(server: &S, dir: impl AsRef<Path>) {
     replay_under(server, dir, &Policy::default());
@@ -139,7 +133,12 @@ pub fn replay<S: InProcessServer>(server: &S, dir: impl AsRef<Path>) {
 pub fn replay_under<S: InProcessServer>(server: &S, dir: impl AsRef<Path>, policy: &Policy) {
     let failures = replay_failures(server, dir.as_ref(), policy);
     if !failures.is_empty() {
-        panic!("mcp-wirefuzz: {} of the cases in {} fail:\n\n{}", failures.len(), dir.as_ref().display(), failures.join("\n\n"));
+        panic!(
+            "mcp-wirefuzz: {} of the cases in {} fail:\n\n{}",
+            failures.len(),
+            dir.as_ref().display(),
+            failures.join("\n\n")
+        );
     }
 }
 
@@ -237,7 +236,9 @@ mod tests {
         fuzz(&Calc, b"any bytes at all");
         let failing = (0..3000)
             .map(|i| crate::campaign::conversation_bytes(0, i))
-            .find(|bytes| verdict(&Planted(Mutant::IdAsString), &Script::from_bytes(bytes).encode(), &Policy::default()).is_err())
+            .find(|bytes| {
+                verdict(&Planted(Mutant::IdAsString), &Script::from_bytes(bytes).encode(), &Policy::default()).is_err()
+            })
             .expect("id-as-string is found in 3,000 conversations");
         let report = message(|| fuzz(&Planted(Mutant::IdAsString), &failing));
         assert!(report.starts_with("mcp-wirefuzz: broke ") && report.contains("JSONRPC-ID-ECHO"), "{report}");
@@ -281,7 +282,11 @@ mod tests {
         let report = message(|| property_under(&Planted(Mutant::IdAsString), &Policy::default(), config()));
         assert!(report.contains("smallest failing script") && report.contains("JSONRPC-ID-ECHO"), "{report}");
         assert!(std::fs::read_to_string(&persisted).unwrap().contains("cc "), "the failing seed persists");
-        property_under(&Calc, &Policy::default(), Config { cases: 100, failure_persistence: None, ..Config::default() });
+        property_under(
+            &Calc,
+            &Policy::default(),
+            Config { cases: 100, failure_persistence: None, ..Config::default() },
+        );
         let _ = std::fs::remove_dir_all(&dir);
     }
 
@@ -300,7 +305,9 @@ mod tests {
         assert!(failures[0].contains("id-as-string.case") && failures[0].contains("JSONRPC-ID-ECHO"));
         let failing = (0..3000)
             .map(|i| crate::campaign::conversation_bytes(0, i))
-            .find(|bytes| verdict(&Planted(Mutant::IdAsString), &Script::from_bytes(bytes).encode(), &Policy::default()).is_err())
+            .find(|bytes| {
+                verdict(&Planted(Mutant::IdAsString), &Script::from_bytes(bytes).encode(), &Policy::default()).is_err()
+            })
             .unwrap();
         std::fs::write(dir.join("crash-0123"), failing).unwrap();
         assert_eq!(replay_failures(&Planted(Mutant::IdAsString), &dir, &Policy::default()).len(), 2);

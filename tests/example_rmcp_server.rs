@@ -92,7 +92,11 @@ fn cargo_fuzz_finds_the_planted_bug() {
         .unwrap();
     let stderr = String::from_utf8_lossy(&output.stderr);
     assert!(!output.status.success(), "cargo fuzz did not find the planted bug in 200,000 runs");
-    assert!(stderr.contains("mcp-wirefuzz: broke SERVER-CRASH") && stderr.contains("index out of bounds"), "{}", tail(&stderr));
+    assert!(
+        stderr.contains("mcp-wirefuzz: broke SERVER-CRASH") && stderr.contains("index out of bounds"),
+        "{}",
+        tail(&stderr)
+    );
     assert_eq!(std::fs::read_dir(&artifacts).unwrap().count(), 1, "one crash artifact");
     std::fs::remove_dir_all(&artifacts).unwrap();
 }

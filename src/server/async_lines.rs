@@ -335,34 +335,32 @@ mod tests {
 
     /// Echoes each line back, after a virtual delay of `delay_ms` when the line is `slow`; ends on `quit`,
     /// panics (in a spawned task) on `panic`, writes a huge line on `big`.
-    fn echo(stream: DuplexStream) -> impl Future<Output = std::io::Result<()>> {
-        async move {
-            let (input, output) = tokio::io::split(stream);
-            let output = std::sync::Arc::new(tokio::sync::Mutex::new(output));
-            let mut lines = BufReader::new(input).lines();
-            while let Some(line) = lines.next_line().await? {
-                match line.as_str() {
-                    "quit" => return Ok(()),
-                    "fail" => return Err(std::io::Error::other("fail")),
-                    "panic" => {
-                        tokio::spawn(async { panic!("task bug") });
-                    }
-                    "big" => {
-                        let big = vec![b'x'; MAX_LINE_BYTES + 10];
-                        output.lock().await.write_all(&[&big[..], b"\nafter\n"].concat()).await?;
-                    }
-                    "slow" => {
-                        let output = output.clone();
-                        tokio::spawn(async move {
-                            tokio::time::sleep(Duration::from_millis(500)).await;
-                            output.lock().await.write_all(b"late\n").await.unwrap();
-                        });
-                    }
-                    _ => output.lock().await.write_all(format!("{line}\n").as_bytes()).await?,
+    async fn echo(stream: DuplexStream) -> std::io::Result<()> {
+        let (input, output) = tokio::io::split(stream);
+        let output = std::sync::Arc::new(tokio::sync::Mutex::new(output));
+        let mut lines = BufReader::new(input).lines();
+        while let Some(line) = lines.next_line().await? {
+            match line.as_str() {
+                "quit" => return Ok(()),
+                "fail" => return Err(std::io::Error::other("fail")),
+                "panic" => {
+                    tokio::spawn(async { panic!("task bug") });
                 }
+                "big" => {
+                    let big = vec![b'x'; MAX_LINE_BYTES + 10];
+                    output.lock().await.write_all(&[&big[..], b"\nafter\n"].concat()).await?;
+                }
+                "slow" => {
+                    let output = output.clone();
+                    tokio::spawn(async move {
+                        tokio::time::sleep(Duration::from_millis(500)).await;
+                        output.lock().await.write_all(b"late\n").await.unwrap();
+                    });
+                }
+                _ => output.lock().await.write_all(format!("{line}\n").as_bytes()).await?,
             }
-            Ok(())
         }
+        Ok(())
     }
 
     fn inputs(lines: &[&str]) -> Vec<Input> {

@@ -143,6 +143,13 @@ pub fn replay_under<S: InProcessServer>(server: &S, dir: impl AsRef<Path>, polic
 }
 
 /// What [`replay_under`] reports: one entry per case file the server breaks (or that cannot be read).
+///
+/// ```
+/// # use mcp_wirefuzz::server::builtin::reference::Calc as MyServer;
+/// let policy = mcp_wirefuzz::oracle::Policy::default();
+/// let failures = mcp_wirefuzz::harness::replay_failures(&MyServer, "wirefuzz-cases".as_ref(), &policy);
+/// assert!(failures.is_empty());
+/// ```
 pub fn replay_failures<S: InProcessServer>(server: &S, dir: &Path, policy: &Policy) -> Vec<String> {
     let Ok(entries) = std::fs::read_dir(dir) else { return Vec::new() };
     let mut paths: Vec<_> = entries.filter_map(|e| e.ok().map(|e| e.path())).collect();

@@ -68,6 +68,7 @@ impl<T, E> ServiceExit for Result<T, E> {
 ///
 /// ```
 /// use mcp_wirefuzz::server::async_lines::AsyncLines;
+/// use mcp_wirefuzz::transcript::{Event, Input};
 /// use tokio::io::{AsyncBufReadExt, AsyncWriteExt, BufReader};
 ///
 /// // A server that answers every request with an empty result (a real one would parse and dispatch).
@@ -83,9 +84,10 @@ impl<T, E> ServiceExit for Result<T, E> {
 ///     }
 ///     Ok::<(), std::io::Error>(())
 /// });
-/// let script = mcp_wirefuzz::script::Script::from_bytes(&[1, 2, 3]);
-/// let transcript = mcp_wirefuzz::server::run_in_process(&server, &script.encode());
-/// assert!(transcript.render().contains(">>"));
+/// let ping = br#"{"jsonrpc":"2.0","id":1,"method":"ping"}"#.to_vec();
+/// let transcript = mcp_wirefuzz::server::run_in_process(&server, &[Input::Line(ping)]);
+/// let reply = br#"{"jsonrpc":"2.0","id":1,"result":{}}"#.to_vec();
+/// assert_eq!(transcript.events[1], Event::Received { line: reply, truncated: false });
 /// ```
 #[derive(Clone, Debug, Default)]
 pub struct AsyncLines<F>(pub F);
@@ -115,7 +117,27 @@ pub struct LinesConnection {
 
 impl LinesConnection {
     /// Starts a service: a fresh paused current-thread runtime, a fresh stream, and `serve` called on the server's
-    /// end of it (inside the runtime, so it may spawn tasks). Nothing runs until the first line.
+    /// end of it (inside the runtime, so it may spawn tasks). Nothing runs until the first line. For an adapter of
+    /// your own (as `server::rmcp::Rmcp` is):
+    ///
+    /// ```
+    /// use mcp_wirefuzz::server::async_lines::LinesConnection;
+    /// use mcp_wirefuzz::server::{InProcessServer, ServerConnection, Status};
+    ///
+    /// struct Silent;
+    ///
+    /// impl InProcessServer for Silent {
+    ///     type Connection = LinesConnection;
+    ///
+    ///     fn connect(&self) -> LinesConnection {
+    ///         // Reads nothing, answers nothing, ends at once: exit code 0.
+    ///         LinesConnection::open(|_stream| async {})
+    ///     }
+    /// }
+    ///
+    /// let mut out = Vec::new();
+    /// assert_eq!(Silent.connect().receive(b"{}", &mut out), Status::Exited(0));
+    /// ```
     pub fn open<Fut>(serve: impl FnOnce(DuplexStream) -> Fut) -> LinesConnection
     where
         Fut: Future<Output: ServiceExit> + 'static,

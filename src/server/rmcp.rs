@@ -56,10 +56,8 @@ pub fn policy() -> Policy {
 /// impl ServerHandler for Hello {}
 ///
 /// let server = Rmcp(Hello);
-/// let script = mcp_wirefuzz::script::Script::from_bytes(b"any fuzzer bytes");
-/// // Ok, or Err with the broken rules and the transcript.
-/// let verdict = mcp_wirefuzz::conforms(&server, &script);
-/// # let _ = verdict;
+/// // The body of a fuzz target: panics with a readable report when the server breaks a rule.
+/// mcp_wirefuzz::harness::fuzz_under(&server, b"any fuzzer bytes", &mcp_wirefuzz::server::rmcp::policy());
 /// ```
 #[derive(Clone, Debug, Default)]
 pub struct Rmcp<H>(pub H);
@@ -74,7 +72,20 @@ impl<H: ServerHandler + Clone> InProcessServer for Rmcp<H> {
 }
 
 /// Serves one connection of `handler` over `stream` as a stdio rmcp server's `main` does; `Err` when rmcp refuses
-/// to start the service. Input closed before any lifecycle was chosen is a normal end.
+/// to start the service. Input closed before any lifecycle was chosen is a normal end. [`Rmcp`] serves with it;
+/// so can an [`super::async_lines::AsyncLines`] server that sets the handler up per connection:
+///
+/// ```
+/// use mcp_wirefuzz::server::async_lines::AsyncLines;
+///
+/// #[derive(Clone)]
+/// struct Hello;
+///
+/// impl rmcp::ServerHandler for Hello {}
+///
+/// let server = AsyncLines(|stream| mcp_wirefuzz::server::rmcp::serve(Hello, stream));
+/// mcp_wirefuzz::harness::fuzz_under(&server, b"any fuzzer bytes", &mcp_wirefuzz::server::rmcp::policy());
+/// ```
 pub async fn serve<H: ServerHandler>(handler: H, stream: DuplexStream) -> Result<(), ServerInitializeError> {
     let running = match handler.serve(stream).await {
         Ok(running) => running,

@@ -97,3 +97,61 @@ pub async fn serve<H: ServerHandler>(handler: H, stream: DuplexStream) -> Result
         _ => Ok(()),
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::campaign::conversation;
+    use crate::server::run_in_process;
+    use crate::transcript::{Ending, Input};
+    use rmcp::model::{ErrorData, ListToolsResult, PaginatedRequestParams};
+    use rmcp::service::{RequestContext, RoleServer};
+
+    /// rmcp's defaults, except that `tools/list` panics when `panics` is set.
+    #[derive(Clone)]
+    struct Handler {
+        panics: bool,
+    }
+
+    impl ServerHandler for Handler {
+        async fn list_tools(
+            &self,
+            _: Option<PaginatedRequestParams>,
+            _: RequestContext<RoleServer>,
+        ) -> Result<ListToolsResult, ErrorData> {
+            assert!(!self.panics, "list_tools bug");
+            Ok(ListToolsResult::default())
+        }
+    }
+
+    fn line(text: &str) -> Input {
+        Input::Line(text.as_bytes().to_vec())
+    }
+
+    const INITIALIZE: &str = r#"{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-06-18","capabilities":{},"clientInfo":{"name":"t","version":"1"}}}"#;
+
+    #[test]
+    fn conversations_repeat_exactly() {
+        let server = Rmcp(Handler { panics: false });
+        for index in 0..150 {
+            let inputs = conversation(5, index);
+            assert_eq!(run_in_process(&server, &inputs), run_in_process(&server, &inputs), "conversation {index}");
+        }
+    }
+
+    #[test]
+    fn rmcp_refusing_to_start_and_a_handler_panic_end_the_conversation() {
+        let server = Rmcp(Handler { panics: true });
+        let refused = run_in_process(&server, &[line(r#"{"jsonrpc":"2.0","method":"notifications/initialized"}"#)]);
+        assert!(matches!(refused.ending, Ending::Exited { code: Some(1), .. }), "{refused:?}");
+        let tools = r#"{"jsonrpc":"2.0","id":2,"method":"tools/list"}"#;
+        let initialized = r#"{"jsonrpc":"2.0","method":"notifications/initialized"}"#;
+        let inputs = [line(INITIALIZE), line(initialized), Input::Sync, line(tools), Input::Sync];
+        let panicked = run_in_process(&server, &inputs);
+        let Ending::Exited { code: Some(101), stderr_tail, .. } = &panicked.ending else { panic!("{panicked:?}") };
+        assert!(String::from_utf8_lossy(stderr_tail).contains("list_tools bug"));
+        let healthy = run_in_process(&Rmcp(Handler { panics: false }), &inputs);
+        assert_eq!(healthy.ending, Ending::Closed);
+        assert_eq!(healthy.received().count(), 2, "{}", healthy.render());
+    }
+}

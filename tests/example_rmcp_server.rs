@@ -83,13 +83,16 @@ fn cargo_fuzz_finds_the_planted_bug() {
     }
     let artifacts = std::env::temp_dir().join(format!("wirefuzz-example-artifacts-{}", std::process::id()));
     std::fs::create_dir_all(&artifacts).unwrap();
-    let output = Command::new("cargo")
+    let mut command = Command::new("cargo");
+    command
         .current_dir(example())
         .args(["+nightly", "fuzz", "run", "wirefuzz", "--features", "wirefuzz-example-rmcp/planted-bug", "--"])
         .args(["-runs=200000".to_string(), format!("-artifact_prefix={}/", artifacts.display())])
-        .env("RUST_BACKTRACE", "0")
-        .output()
-        .unwrap();
+        .env("RUST_BACKTRACE", "0");
+    if let Some(target) = std::env::var_os("CARGO_TARGET_DIR") {
+        command.env("CARGO_TARGET_DIR", PathBuf::from(target).join("example-fuzz"));
+    }
+    let output = command.output().unwrap();
     let stderr = String::from_utf8_lossy(&output.stderr);
     assert!(!output.status.success(), "cargo fuzz did not find the planted bug in 200,000 runs");
     assert!(

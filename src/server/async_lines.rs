@@ -107,12 +107,20 @@ where
 /// One connection of an async server: its runtime (with a local task set, so a server may `spawn_local`), the
 /// harness's end of the stream, and the service.
 pub struct LinesConnection {
-    runtime: Runtime,
+    // Dropped in this order: the service (inside the runtime, see Drop), its local tasks, the stream, the runtime.
+    service: Option<Pin<Box<dyn Future<Output = i32>>>>,
     local: LocalSet,
     client: DuplexStream,
-    service: Option<Pin<Box<dyn Future<Output = i32>>>>,
+    runtime: Runtime,
     exit: Option<i32>,
     lines: LineBuffer,
+}
+
+impl Drop for LinesConnection {
+    fn drop(&mut self) {
+        let _context = self.runtime.enter();
+        self.service = None;
+    }
 }
 
 impl LinesConnection {
@@ -154,7 +162,7 @@ impl LinesConnection {
             let future = serve(server);
             Box::pin(async move { future.await.exit_code() }) as Pin<Box<dyn Future<Output = i32>>>
         };
-        LinesConnection { runtime, local, client, service: Some(service), exit: None, lines: LineBuffer::default() }
+        LinesConnection { service: Some(service), local, client, runtime, exit: None, lines: LineBuffer::default() }
     }
 
     /// Sends `input` (when given), then runs the server until it is idle for `wait` of virtual time; appends what

@@ -1,5 +1,5 @@
 //! Async servers in-process: any server that speaks one JSON-RPC message per line over tokio's
-//! [`AsyncRead`]/[`AsyncWrite`] (hand-written, or on any Rust MCP crate) becomes an [`InProcessServer`] with no
+//! [`AsyncRead`](tokio::io::AsyncRead)/[`AsyncWrite`](tokio::io::AsyncWrite) (hand-written, or on any Rust MCP crate) becomes an [`InProcessServer`] with no
 //! wrapper code.
 //!
 //! Each connection is a fresh service on its own current-thread tokio runtime whose clock is paused, joined to the

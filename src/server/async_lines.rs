@@ -1,6 +1,6 @@
-//! Async servers in-process: any server that speaks one JSON-RPC message per line over tokio's
-//! [`AsyncRead`](tokio::io::AsyncRead)/[`AsyncWrite`](tokio::io::AsyncWrite) (hand-written, or on any Rust MCP crate) becomes an [`InProcessServer`] with no
-//! wrapper code.
+//! Async servers in-process: any server that speaks one JSON-RPC message per line over tokio's [`AsyncRead`] and
+//! [`AsyncWrite`](tokio::io::AsyncWrite) (hand-written, or on any Rust MCP crate) becomes an [`InProcessServer`]
+//! with no wrapper code.
 //!
 //! Each connection is a fresh service on its own current-thread tokio runtime whose clock is paused, joined to the
 //! harness by an in-memory [`tokio::io::duplex`] stream. The harness writes a line, then lets the runtime run until

@@ -10,13 +10,17 @@
 //! vocabulary; [`seeds`] the protocol lesson's transcripts; [`model`] what the harness knows of the server (its
 //! eras); [`baseline`] the known-failures file.
 //!
-//! For a Rust server, implement [`server::InProcessServer`] and call [`conforms`] from a property test or a fuzz
-//! target.
+//! For a Rust server, [`harness`] has the three entry points (a `cargo fuzz` target, a proptest property, a replay
+//! test; `mcp-wirefuzz init` writes them into your crate): give them an rmcp handler in `server::rmcp::Rmcp`
+//! (feature `rmcp`), an async server that speaks lines in [`server::async_lines::AsyncLines`], or your own
+//! [`server::InProcessServer`]; [`conforms`] checks one script.
 
 pub mod baseline;
 pub mod campaign;
 pub mod case;
 pub mod fuzz_targets;
+pub mod harness;
+pub mod init;
 pub mod model;
 pub mod oracle;
 pub mod protocol;

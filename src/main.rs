@@ -7,6 +7,7 @@ use mcp_wirefuzz::baseline::Baseline;
 use mcp_wirefuzz::campaign::{self, Options, Progress};
 use mcp_wirefuzz::case::Case;
 use mcp_wirefuzz::fuzz_targets::{self, FuzzTarget};
+use mcp_wirefuzz::init::{self, Init, Outcome};
 use mcp_wirefuzz::model::{self, Eras, ServerModel, Source};
 use mcp_wirefuzz::oracle::{Policy, check, render_catalogue};
 use mcp_wirefuzz::report;
@@ -73,6 +74,20 @@ enum Commands {
         /// The server to start (no shell), after `--`.
         #[arg(last = true)]
         command: Vec<String>,
+    },
+    /// Write a fuzz target, a property test, a replay test and a note (WIREFUZZ.md) into the crate in DIR, for
+    /// its MCP server in-process; files that exist are left alone.
+    Init {
+        /// The crate's folder (the one with Cargo.toml).
+        #[arg(default_value = ".")]
+        dir: PathBuf,
+        /// A Rust expression that builds the server: an rmcp handler when the crate depends on rmcp, else an
+        /// `InProcessServer` (default: `CRATE::Server::default()`).
+        #[arg(long, value_name = "EXPR")]
+        server: Option<String>,
+        /// The mcp-wirefuzz dependency as a TOML inline table (default: by path to this build's source).
+        #[arg(long, value_name = "TOML")]
+        dependency: Option<String>,
     },
     /// Turn a libFuzzer artifact (e.g. fuzz/artifacts/mutant/crash-...) into a minimized case file.
     Import {
@@ -234,6 +249,7 @@ fn main() -> ExitCode {
             let rules = Rules { eras: eras.as_deref(), profiles: &profile, allow: &allow, deny: &deny };
             timeout_option("--timeout", timeout).and_then(|timeout| run_replay(&file, server, timeout, rules))
         }
+        Commands::Init { dir, server, dependency } => run_init(&dir, server, dependency),
         Commands::Import { artifact, target, mutant, out, name, shrink_budget } => {
             run_import(&artifact, target.as_deref(), mutant.as_deref(), &out, name.as_deref(), shrink_budget)
         }
@@ -647,6 +663,26 @@ fn run_replay(file: &Path, server: Replayed, timeout: Duration, rules: Rules) ->
         return Ok(ExitCode::from(NO_LONGER_REPRODUCES));
     }
     Ok(broke)
+}
+
+fn run_init(dir: &Path, server: Option<String>, dependency: Option<String>) -> Result<ExitCode> {
+    let mut init = Init::for_crate(dir)?;
+    if let Some(server) = server {
+        init::check_server_expression(&server)?;
+        init.server = server;
+    }
+    if let Some(dependency) = dependency {
+        init.dependency = dependency;
+    }
+    for (path, outcome) in init.write(dir)? {
+        match outcome {
+            Outcome::Written => println!("wrote   {}", path.display()),
+            Outcome::Skipped => println!("skipped {} (it exists)", path.display()),
+        }
+    }
+    let kind = if init.rmcp { "rmcp handler" } else { "in-process server" };
+    println!("the {kind} under test: {} (see WIREFUZZ.md)", init.server);
+    Ok(ExitCode::SUCCESS)
 }
 
 fn run_import(

@@ -2,7 +2,7 @@
 //! conversations, and every planted bug is caught within 2,000 with the rule it is meant to break, then shrunk by
 //! proptest to a small script that still breaks it.
 //!
-//! This is also the template for a Rust server author: replace `Calc` with your `InProcessServer`.
+//! A Rust server author needs none of this: `mcp-wirefuzz init` writes a property test on `harness::property`.
 
 use mcp_wirefuzz::oracle::{Policy, check};
 use mcp_wirefuzz::script::{Script, scripts};

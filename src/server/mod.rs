@@ -1,8 +1,13 @@
-//! Servers under test: the in-process server interface, the built-in servers (`builtin`), and child processes over
-//! stdio (and the stub that attaches such a process to a fork server).
+//! Servers under test: the in-process server interface, the built-in servers (`builtin`), async servers in-process
+//! (`async_lines`, and `rmcp` for rmcp servers), and child processes over stdio (and the stub that attaches such a
+//! process to a fork server).
 
+#[cfg(feature = "async-lines")]
+pub mod async_lines;
 pub mod attach;
 pub mod builtin;
+#[cfg(feature = "rmcp")]
+pub mod rmcp;
 pub mod stdio;
 
 use builtin::{mutants, reference};
@@ -106,7 +111,9 @@ fn converse<'a, S: InProcessServer>(
     for input in inputs {
         let line = match input {
             Cow::Borrowed(Input::Sync) | Cow::Owned(Input::Sync) => {
-                release(&mut connection, &mut replies, &mut events);
+                if let Err(panic) = release(&mut connection, &mut replies, &mut events) {
+                    return Transcript { events, ending: panicked(panic) };
+                }
                 events.push(Event::Sync);
                 continue;
             }
@@ -121,26 +128,37 @@ fn converse<'a, S: InProcessServer>(
             Ok(Status::Running) => continue,
             Ok(Status::Exited(code)) => Ending::Exited { code: Some(code), signal: None, stderr_tail: Vec::new() },
             Ok(Status::Hung) => Ending::Hung { waited_ms: 0 },
-            Err(panic) => {
-                let message = panic
-                    .downcast_ref::<&str>()
-                    .map(|s| s.to_string())
-                    .or_else(|| panic.downcast_ref::<String>().cloned())
-                    .unwrap_or_else(|| "panic".into());
-                Ending::Exited { code: Some(101), signal: None, stderr_tail: message.into_bytes() }
-            }
+            Err(panic) => panicked(panic),
         };
         return Transcript { events, ending };
     }
-    release(&mut connection, &mut replies, &mut events);
-    Transcript { events, ending: Ending::Closed }
+    let ending = match release(&mut connection, &mut replies, &mut events) {
+        Ok(()) => Ending::Closed,
+        Err(panic) => panicked(panic),
+    };
+    Transcript { events, ending }
 }
 
-/// Records what a connection held back and releases now.
-fn release(connection: &mut impl ServerConnection, replies: &mut Vec<Vec<u8>>, events: &mut Vec<Event>) {
+/// Records what a connection held back and releases now; `Err` when the server panicked meanwhile.
+fn release(
+    connection: &mut impl ServerConnection,
+    replies: &mut Vec<Vec<u8>>,
+    events: &mut Vec<Event>,
+) -> std::thread::Result<()> {
     replies.clear();
-    connection.release(replies);
+    let released = catch_unwind(AssertUnwindSafe(|| connection.release(replies)));
     events.extend(replies.drain(..).map(|line| Event::Received { line, truncated: false }));
+    released
+}
+
+/// The ending of a server that panicked: exit code 101 (as a Rust process), the panic's message as its stderr.
+fn panicked(panic: Box<dyn std::any::Any + Send>) -> Ending {
+    let message = panic
+        .downcast_ref::<&str>()
+        .map(|s| s.to_string())
+        .or_else(|| panic.downcast_ref::<String>().cloned())
+        .unwrap_or_else(|| "panic".into());
+    Ending::Exited { code: Some(101), signal: None, stderr_tail: message.into_bytes() }
 }
 
 /// Which server a command runs against: the built-in one, the built-in one with a planted bug, or a child

@@ -1,0 +1,326 @@
+//! Three entry points for fuzzing your own Rust server in-process (an [`InProcessServer`]: your own, an
+//! [`crate::server::async_lines::AsyncLines`] async server, or an rmcp handler in `server::rmcp::Rmcp`):
+//!
+//! - [`fuzz`]: the body of a `cargo fuzz` target (the fuzzer's bytes become a script);
+//! - [`property`]: a proptest property (failures persist in your `proptest-regressions/`, and shrink to a small
+//!   script printed as a case file);
+//! - [`replay`]: a test that replays every case file (and libFuzzer `crash-*` artifact) in a folder and fails on
+//!   any the server still breaks.
+//!
+//! Each checks under the default policy; the `*_under` forms take a [`Policy`] (a profile, rules allowed or
+//! denied, a server model). Whatever the policy, a panic of the server is a finding: a policy that allows
+//! `SERVER-CRASH` (`server::rmcp::policy()` does) lets the server end a connection, never panic.
+//! `mcp-wirefuzz init` writes the three files into your crate.
+
+use crate::case::Case;
+use crate::oracle::catalogue::SERVER_CRASH;
+use crate::oracle::{Finding, Policy, check};
+use crate::script::{Script, scripts};
+use crate::server::{InProcessServer, ServerSpec, run_in_process};
+use crate::transcript::{Ending, Input, Transcript};
+use proptest::test_runner::{Config, FailurePersistence, FileFailurePersistence, TestCaseError, TestError, TestRunner};
+use std::path::Path;
+
+/// The exit code of a Rust process that panicked, as the harness records a panic of an in-process server.
+const PANIC_CODE: i32 = 101;
+
+/// The body of a `cargo fuzz` target: builds a script from the fuzzer's bytes, runs it on a fresh connection of
+/// `server` and panics (a crash for libFuzzer) with the broken rules, the transcript and a case file when the
+/// server breaks a rule.
+///
+/// ```
+/// # use mcp_wirefuzz::server::builtin::reference::Calc as MyServer;
+/// // fuzz/fuzz_targets/wirefuzz.rs:
+/// // #![no_main]
+/// // libfuzzer_sys::fuzz_target!(|data: &[u8]| mcp_wirefuzz::harness::fuzz(&MyServer, data));
+/// mcp_wirefuzz::harness::fuzz(&MyServer, b"bytes from the fuzzer");
+/// ```
+pub fn fuzz<S: InProcessServer>(server: &S, data: &[u8]) {
+    fuzz_under(server, data, &Policy::default());
+}
+
+/// [`fuzz`] under a policy.
+///
+/// ```
+/// # use mcp_wirefuzz::server::builtin::reference::Calc as MyServer;
+/// let policy = mcp_wirefuzz::oracle::Policy::default().allow("MCP-BATCH").unwrap();
+/// mcp_wirefuzz::harness::fuzz_under(&MyServer, b"bytes from the fuzzer", &policy);
+/// ```
+pub fn fuzz_under<S: InProcessServer>(server: &S, data: &[u8], policy: &Policy) {
+    if let Err(report) = verdict(server, &Script::from_bytes(data).encode(), policy) {
+        panic!("{report}");
+    }
+}
+
+/// A proptest property: runs generated scripts (proptest's default number of cases, or `PROPTEST_CASES`) on
+/// `server` and panics with the smallest failing script, as a readable report and a case file to keep, when the
+/// server breaks a rule. Failing seeds persist in the crate's `proptest-regressions/STEM.txt` (STEM: the calling
+/// test file's name), and run first next time.
+///
+/// ```
+/// # use mcp_wirefuzz::server::builtin::reference::Calc as MyServer;
+/// // tests/wirefuzz_properties.rs, in a #[test] function:
+/// mcp_wirefuzz::harness::property(&MyServer);
+/// ```
+#[track_caller]
+pub fn property<S: InProcessServer>(server: &S) {
+    property_under(server, &Policy::default(), Config::default());
+}
+
+/// [`property`] under a policy and a proptest configuration (its `cases`; its `failure_persistence`, when it is
+/// not proptest's default; `PROPTEST_DISABLE_FAILURE_PERSISTENCE` turns persistence off).
+///
+/// ```
+/// # use mcp_wirefuzz::server::builtin::reference::Calc as MyServer;
+/// use proptest::test_runner::Config;
+///
+/// let policy = mcp_wirefuzz::oracle::Policy::default().with_profile("strict-jsonrpc").unwrap();
+/// mcp_wirefuzz::harness::property_under(&MyServer, &policy, Config { cases: 50, ..Config::default() });
+/// ```
+#[track_caller]
+pub fn property_under<S: InProcessServer>(server: &S, policy: &Policy, config: Config) {
+    let mut config = config;
+    let caller = std::panic::Location::caller().file();
+    config.source_file.get_or_insert(caller);
+    let default = FileFailurePersistence::default();
+    if config.failure_persistence.as_deref().is_some_and(|p| FailurePersistence::eq(p, &default)) {
+        config.failure_persistence = Some(Box::new(FileFailurePersistence::Direct(regressions_file(caller))));
+    }
+    let mut runner = TestRunner::new(config);
+    let outcome = runner.run(&scripts(), |script| {
+        verdict(server, &script.encode(), policy).map_err(|_| TestCaseError::fail("the server broke a rule"))
+    });
+    match outcome {
+        Ok(()) => {}
+        Err(TestError::Fail(_, minimal)) => match verdict(server, &minimal.encode(), policy) {
+            Err(report) => panic!("mcp-wirefuzz: the smallest failing script proptest found:\n{report}"),
+            Ok(()) => {
+                panic!("mcp-wirefuzz: the server broke a rule, but not again on the smallest script: {minimal:?}")
+            }
+        },
+        Err(TestError::Abort(reason)) => panic!("mcp-wirefuzz: proptest gave up: {reason}"),
+    }
+}
+
+/// Where the property of the test in `source` (a path as `file!()` gives it) persists failing seeds:
+/// `proptest-regressions/STEM.txt`, relative to the crate's root (where `cargo test` runs tests).
+fn regressions_file(source: &str) -> &'static str {
+    let stem = Path::new(source).file_stem().map_or("wirefuzz".into(), |s| s.to_string_lossy());
+    Box::leak(format!("proptest-regressions/{stem}.txt").into_boxed_str())
+}
+
+/// A regression test: replays every case file (`*.case`, as `mcp-wirefuzz` and the reports of [`fuzz`] and
+/// [`property`] write them) and every libFuzzer artifact (`crash-*`, the bytes [`fuzz`] was given) in `dir` on a
+/// fresh connection of `server`, and panics naming each one the server still breaks (a case's `expect:` rules,
+/// and any other rule the policy checks). A missing folder holds no cases.
+///
+/// ```
+/// # use mcp_wirefuzz::server::builtin::reference::Calc as MyServer;
+/// // tests/wirefuzz_replay.rs, in a #[test] function:
+/// mcp_wirefuzz::harness::replay(&MyServer, concat!(env!("CARGO_MANIFEST_DIR"), "/wirefuzz-cases"));
+/// ```
+pub fn replay<S: InProcessServer>(server: &S, dir: impl AsRef<Path>) {
+    replay_under(server, dir, &Policy::default());
+}
+
+/// [`replay`] under a policy (a case's own `allow:` and `deny:` lines, and its `expect:` rules, apply on top).
+///
+/// ```
+/// # use mcp_wirefuzz::server::builtin::reference::Calc as MyServer;
+/// let policy = mcp_wirefuzz::oracle::Policy::default().allow("MCP-BATCH").unwrap();
+/// mcp_wirefuzz::harness::replay_under(&MyServer, "wirefuzz-cases", &policy);
+/// ```
+pub fn replay_under<S: InProcessServer>(server: &S, dir: impl AsRef<Path>, policy: &Policy) {
+    let failures = replay_failures(server, dir.as_ref(), policy);
+    if !failures.is_empty() {
+        panic!(
+            "mcp-wirefuzz: {} of the cases in {} fail:\n\n{}",
+            failures.len(),
+            dir.as_ref().display(),
+            failures.join("\n\n")
+        );
+    }
+}
+
+/// What [`replay_under`] reports: one entry per case file the server breaks (or that cannot be read).
+///
+/// ```
+/// # use mcp_wirefuzz::server::builtin::reference::Calc as MyServer;
+/// let policy = mcp_wirefuzz::oracle::Policy::default();
+/// let failures = mcp_wirefuzz::harness::replay_failures(&MyServer, "wirefuzz-cases".as_ref(), &policy);
+/// assert!(failures.is_empty());
+/// ```
+pub fn replay_failures<S: InProcessServer>(server: &S, dir: &Path, policy: &Policy) -> Vec<String> {
+    let Ok(entries) = std::fs::read_dir(dir) else { return Vec::new() };
+    let mut paths: Vec<_> = entries.filter_map(|e| e.ok().map(|e| e.path())).collect();
+    paths.sort();
+    let mut failures = Vec::new();
+    for path in paths {
+        let name = path.file_name().map(|n| n.to_string_lossy().into_owned()).unwrap_or_default();
+        let (inputs, policy) = if name.ends_with(".case") {
+            match Case::load(&path) {
+                Ok(case) => (case.inputs.clone(), case_policy(&case, policy)),
+                Err(error) => {
+                    failures.push(format!("{}: {error:#}", path.display()));
+                    continue;
+                }
+            }
+        } else if name.starts_with("crash-") {
+            match std::fs::read(&path) {
+                Ok(bytes) => (Script::from_bytes(&bytes).encode(), policy.clone()),
+                Err(error) => {
+                    failures.push(format!("{}: {error}", path.display()));
+                    continue;
+                }
+            }
+        } else {
+            continue;
+        };
+        if let Err(report) = verdict(server, &inputs, &policy) {
+            failures.push(format!("{}:\n{report}", path.display()));
+        }
+    }
+    failures
+}
+
+/// `base` with a case's `allow:` and `deny:` lines, its `expect:` rules on, and its `eras:` as the server model.
+fn case_policy(case: &Case, base: &Policy) -> Policy {
+    let base = match case.eras {
+        Some(eras) => base.clone().with_model(crate::model::ServerModel::stated(eras)),
+        None => base.clone(),
+    };
+    let allowed = case.allow.iter().fold(base, |p, rule| p.clone().allow(rule).unwrap_or(p));
+    let denied = case.deny.iter().fold(allowed, |p, rule| p.clone().deny(rule).unwrap_or(p));
+    case.expect.iter().fold(denied, |p, rule| p.clone().deny(rule).unwrap_or(p))
+}
+
+/// Runs `inputs` on a fresh connection and checks the transcript; `Err` with the broken rules, the transcript and
+/// the case file of the first finding. A panic is checked as `SERVER-CRASH` whatever the policy.
+fn verdict<S: InProcessServer>(server: &S, inputs: &[Input], policy: &Policy) -> Result<(), String> {
+    let transcript = run_in_process(server, inputs);
+    let findings = if panicked(&transcript) {
+        check(&transcript, &policy.clone().deny(SERVER_CRASH).unwrap_or_else(|_| policy.clone()))
+    } else {
+        check(&transcript, policy)
+    };
+    match findings.first() {
+        None => Ok(()),
+        Some(first) => Err(report(inputs, &transcript, &findings, first, policy)),
+    }
+}
+
+/// True when the server panicked (an in-process server's panic is recorded as exit code 101).
+fn panicked(transcript: &Transcript) -> bool {
+    matches!(transcript.ending, Ending::Exited { code: Some(PANIC_CODE), signal: None, .. })
+}
+
+/// The readable report of a failure: the broken rules, the transcript, and a case file to keep.
+fn report(inputs: &[Input], transcript: &Transcript, findings: &[Finding], first: &Finding, policy: &Policy) -> String {
+    let broken: Vec<String> = findings.iter().map(ToString::to_string).collect();
+    let case = Case::for_finding(inputs, transcript, first, &ServerSpec::BuiltIn, policy);
+    format!(
+        "mcp-wirefuzz: broke {}\n{}\n{}\nTo keep it as a regression test, save this as wirefuzz-cases/NAME.case:\n{}",
+        findings.iter().map(|f| f.rule).collect::<Vec<_>>().join(", "),
+        broken.join("\n"),
+        transcript.render(),
+        case.render()
+    )
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::server::builtin::mutants::Mutant;
+    use crate::server::builtin::reference::{Calc, Planted};
+
+    fn message(f: impl FnOnce() + std::panic::UnwindSafe) -> String {
+        let panic = std::panic::catch_unwind(f).expect_err("expected a failure");
+        panic.downcast_ref::<String>().cloned().unwrap_or_default()
+    }
+
+    #[test]
+    fn fuzz_panics_with_a_readable_report_only_on_a_finding() {
+        fuzz(&Calc, b"any bytes at all");
+        let failing = (0..3000)
+            .map(|i| crate::campaign::conversation_bytes(0, i))
+            .find(|bytes| {
+                verdict(&Planted(Mutant::IdAsString), &Script::from_bytes(bytes).encode(), &Policy::default()).is_err()
+            })
+            .expect("id-as-string is found in 3,000 conversations");
+        let report = message(|| fuzz(&Planted(Mutant::IdAsString), &failing));
+        assert!(report.starts_with("mcp-wirefuzz: broke ") && report.contains("JSONRPC-ID-ECHO"), "{report}");
+        assert!(report.contains("# mcp-wirefuzz case\n") && report.contains("expect: "), "{report}");
+    }
+
+    #[test]
+    fn a_panic_is_a_finding_even_where_the_policy_allows_crashes() {
+        let lenient = Policy::default().allow(SERVER_CRASH).unwrap();
+        let trigger: Vec<Input> = Mutant::CrashOnBatch.trigger().into_iter().map(Input::Line).collect();
+        let exited = verdict(&Planted(Mutant::CrashOnBatch), &trigger, &lenient);
+        assert_eq!(exited, Ok(()), "crash-on-batch exits (code 1): allowed");
+        struct Panics;
+        impl InProcessServer for Panics {
+            type Connection = Panics;
+            fn connect(&self) -> Panics {
+                Panics
+            }
+        }
+        impl crate::server::ServerConnection for Panics {
+            fn receive(&mut self, _: &[u8], _: &mut Vec<Vec<u8>>) -> crate::server::Status {
+                panic!("handler bug")
+            }
+        }
+        let report = verdict(&Panics, &trigger, &lenient).unwrap_err();
+        assert!(report.contains("SERVER-CRASH") && report.contains("handler bug"), "{report}");
+    }
+
+    #[test]
+    fn the_property_finds_shrinks_and_persists() {
+        let dir = std::env::temp_dir().join(format!("wirefuzz-harness-{}", std::process::id()));
+        let persisted = dir.join("regressions.txt");
+        let config = || Config {
+            cases: 2_000,
+            failure_persistence: Some(Box::new(FileFailurePersistence::Direct(Box::leak(
+                persisted.to_string_lossy().into_owned().into_boxed_str(),
+            )))),
+            ..Config::default()
+        };
+        assert_eq!(regressions_file("tests/my_server.rs"), "proptest-regressions/my_server.txt");
+        let report = message(|| property_under(&Planted(Mutant::IdAsString), &Policy::default(), config()));
+        assert!(report.contains("smallest failing script") && report.contains("JSONRPC-ID-ECHO"), "{report}");
+        assert!(std::fs::read_to_string(&persisted).unwrap().contains("cc "), "the failing seed persists");
+        property_under(
+            &Calc,
+            &Policy::default(),
+            Config { cases: 100, failure_persistence: None, ..Config::default() },
+        );
+        let _ = std::fs::remove_dir_all(&dir);
+    }
+
+    #[test]
+    fn replay_fails_on_the_cases_the_server_breaks_and_reads_artifacts() {
+        let dir = std::env::temp_dir().join(format!("wirefuzz-replay-{}", std::process::id()));
+        let _ = std::fs::remove_dir_all(&dir);
+        assert!(replay_failures(&Calc, &dir, &Policy::default()).is_empty(), "no folder, no cases");
+        let inputs: Vec<Input> = Mutant::IdAsString.trigger().into_iter().map(Input::Line).collect();
+        let case = Case { expect: vec!["JSONRPC-ID-ECHO".into()], inputs, ..Case::default() };
+        case.save(&dir, "id-as-string").unwrap();
+        std::fs::write(dir.join("notes.txt"), "not a case").unwrap();
+        replay(&Calc, &dir);
+        let failures = replay_failures(&Planted(Mutant::IdAsString), &dir, &Policy::default());
+        assert_eq!(failures.len(), 1, "{failures:?}");
+        assert!(failures[0].contains("id-as-string.case") && failures[0].contains("JSONRPC-ID-ECHO"));
+        let failing = (0..3000)
+            .map(|i| crate::campaign::conversation_bytes(0, i))
+            .find(|bytes| {
+                verdict(&Planted(Mutant::IdAsString), &Script::from_bytes(bytes).encode(), &Policy::default()).is_err()
+            })
+            .unwrap();
+        std::fs::write(dir.join("crash-0123"), failing).unwrap();
+        assert_eq!(replay_failures(&Planted(Mutant::IdAsString), &dir, &Policy::default()).len(), 2);
+        std::fs::write(dir.join("broken.case"), "not a case file").unwrap();
+        let failures = replay_failures(&Calc, &dir, &Policy::default());
+        assert!(failures.len() == 1 && failures[0].contains("broken.case"), "{failures:?}");
+        std::fs::remove_dir_all(&dir).unwrap();
+    }
+}

@@ -1,0 +1,244 @@
+//! `mcp-wirefuzz init`: writes the three [`crate::harness`] entry points into a user's crate (in the spirit of
+//! `cargo fuzz init`), never overwriting a file that exists.
+//!
+//! - `fuzz/Cargo.toml`, `fuzz/.gitignore` and `fuzz/fuzz_targets/wirefuzz.rs`: a `cargo fuzz` target;
+//! - `tests/wirefuzz_properties.rs`: the property test;
+//! - `tests/wirefuzz_replay.rs`: the replay test over `wirefuzz-cases/`;
+//! - `WIREFUZZ.md`: how to run them.
+
+use anyhow::{Context, Result, bail};
+use std::path::{Path, PathBuf};
+
+/// What `init` writes into a crate.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Init {
+    /// The crate's package name, as in its `Cargo.toml`.
+    pub package: String,
+    /// A Rust expression for the server: an rmcp handler when `rmcp` is set, else an
+    /// [`crate::server::InProcessServer`].
+    pub server: String,
+    /// True for an rmcp server: the expression is wrapped in `Rmcp(...)` and checked under rmcp's policy.
+    pub rmcp: bool,
+    /// The `mcp-wirefuzz` dependency, as a TOML inline table (e.g. `{ path = "/src/mcp-wirefuzz" }`).
+    pub dependency: String,
+}
+
+/// Whether `init` wrote a file or left the existing one alone.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Outcome {
+    /// The file did not exist and was written.
+    Written,
+    /// The file existed and was left as it was.
+    Skipped,
+}
+
+impl Init {
+    /// The defaults for the crate in `dir`: its package name, `rmcp` when it depends on rmcp, the server
+    /// `CRATE::Server::default()`, and mcp-wirefuzz by path to the source this binary was built from.
+    pub fn for_crate(dir: &Path) -> Result<Init> {
+        let manifest = dir.join("Cargo.toml");
+        let text = std::fs::read_to_string(&manifest)
+            .with_context(|| format!("{} not found: run `mcp-wirefuzz init` in a crate", manifest.display()))?;
+        let package = package_name(&text).with_context(|| format!("no package name in {}", manifest.display()))?;
+        let rmcp = text.lines().any(|line| line.trim_start().starts_with("rmcp"));
+        Ok(Init {
+            server: format!("{}::Server::default()", package.replace('-', "_")),
+            package,
+            rmcp,
+            dependency: format!("{{ path = {:?} }}", env!("CARGO_MANIFEST_DIR")),
+        })
+    }
+
+    /// The files, relative to the crate's root, and their text.
+    pub fn files(&self) -> Vec<(&'static str, String)> {
+        let (uses, server, policy, features) = if self.rmcp {
+            (
+                "use mcp_wirefuzz::server::rmcp::{Rmcp, policy};",
+                format!("Rmcp({})", self.server),
+                "policy()",
+                ", features = [\"rmcp\"]",
+            )
+        } else {
+            ("use mcp_wirefuzz::oracle::Policy;", self.server.clone(), "Policy::default()", "")
+        };
+        let dependency = with_features(&self.dependency, features);
+        let fuzz_dependency = one_folder_down(&dependency);
+        let fuzz_manifest = format!(
+            "[package]\nname = \"{package}-wirefuzz\"\nversion = \"0.0.0\"\npublish = false\nedition = \"2021\"\n\n\
+             [package.metadata]\ncargo-fuzz = true\n\n[dependencies]\nlibfuzzer-sys = \"0.4\"\n\
+             mcp-wirefuzz = {fuzz_dependency}\n{package} = {{ path = \"..\" }}\n\n\
+             # Not a member of the crate's workspace: it builds with nightly and sanitizers only.\n\
+             [workspace]\nmembers = [\".\"]\n\n\
+             [[bin]]\nname = \"wirefuzz\"\npath = \"fuzz_targets/wirefuzz.rs\"\ntest = false\ndoc = false\nbench = false\n",
+            package = self.package,
+        );
+        let fuzz_target = format!(
+            "//! mcp-wirefuzz's fuzz target for this crate's MCP server: `cargo +nightly fuzz run wirefuzz`.\n\
+             #![no_main]\n\n{uses}\n\n\
+             libfuzzer_sys::fuzz_target!(|data: &[u8]| {{\n    \
+             mcp_wirefuzz::harness::fuzz_under(&{server}, data, &{policy});\n}});\n"
+        );
+        let properties = format!(
+            "//! mcp-wirefuzz's property test: generated conversations must break no rule. Failures shrink to a small\n\
+             //! script (printed as a case file to keep in wirefuzz-cases/) and persist in proptest-regressions/.\n\n{uses}\n\n\
+             #[test]\nfn the_server_breaks_no_wirefuzz_rule() {{\n    \
+             mcp_wirefuzz::harness::property_under(&{server}, &{policy}, Default::default());\n}}\n"
+        );
+        let replay = format!(
+            "//! mcp-wirefuzz's regression test: every case file (and libFuzzer crash-* artifact) in wirefuzz-cases/\n\
+             //! must run clean.\n\n{uses}\n\n\
+             #[test]\nfn every_wirefuzz_case_passes() {{\n    \
+             let cases = concat!(env!(\"CARGO_MANIFEST_DIR\"), \"/wirefuzz-cases\");\n    \
+             mcp_wirefuzz::harness::replay_under(&{server}, cases, &{policy});\n}}\n"
+        );
+        let note = format!(
+            "# Fuzzing this crate's MCP server with mcp-wirefuzz\n\n\
+             `mcp-wirefuzz init` wrote the files below; it never overwrites a file. Each drives `{server}` in-process.\n\
+             If that is not your server, edit the expression in each file (or run `mcp-wirefuzz init --server EXPR`\n\
+             on a fresh crate). The server must be reachable from tests: a library crate, or a `lib.rs` next to\n\
+             `main.rs`.\n\n\
+             Add the harness as a dev-dependency, in Cargo.toml:\n\n\
+             ```toml\n[dev-dependencies]\nmcp-wirefuzz = {dependency}\n```\n\n\
+             | File | What it does | Run it |\n|---|---|---|\n\
+             | tests/wirefuzz_properties.rs | 256 generated conversations; a failure shrinks and persists in proptest-regressions/ | `cargo test --test wirefuzz_properties` (more: `PROPTEST_CASES=10000`) |\n\
+             | tests/wirefuzz_replay.rs | every case in wirefuzz-cases/ must run clean | `cargo test --test wirefuzz_replay` |\n\
+             | fuzz/fuzz_targets/wirefuzz.rs | libFuzzer, structure-aware | `cargo +nightly fuzz run wirefuzz` |\n\n\
+             A failure prints the broken rules, the transcript and a case file: save that as wirefuzz-cases/NAME.case\n\
+             to keep it as a regression test. A libFuzzer crash can be kept as it is: copy fuzz/artifacts/wirefuzz/crash-*\n\
+             into wirefuzz-cases/.\n"
+        );
+        vec![
+            ("fuzz/Cargo.toml", fuzz_manifest),
+            ("fuzz/.gitignore", "target\ncorpus\nartifacts\ncoverage\n".to_string()),
+            ("fuzz/fuzz_targets/wirefuzz.rs", fuzz_target),
+            ("tests/wirefuzz_properties.rs", properties),
+            ("tests/wirefuzz_replay.rs", replay),
+            ("WIREFUZZ.md", note),
+        ]
+    }
+
+    /// Writes every file that does not exist yet under `dir`; returns each file and what happened to it.
+    pub fn write(&self, dir: &Path) -> Result<Vec<(PathBuf, Outcome)>> {
+        let mut done = Vec::new();
+        for (relative, text) in self.files() {
+            let path = dir.join(relative);
+            if path.exists() {
+                done.push((path, Outcome::Skipped));
+                continue;
+            }
+            if let Some(parent) = path.parent() {
+                std::fs::create_dir_all(parent).with_context(|| format!("cannot create {}", parent.display()))?;
+            }
+            // create_new: a file that appeared meanwhile is not overwritten either.
+            let written = std::fs::OpenOptions::new()
+                .write(true)
+                .create_new(true)
+                .open(&path)
+                .and_then(|mut file| std::io::Write::write_all(&mut file, text.as_bytes()));
+            written.with_context(|| format!("cannot write {}", path.display()))?;
+            done.push((path, Outcome::Written));
+        }
+        Ok(done)
+    }
+}
+
+/// The `name` of the `[package]` table of a Cargo.toml.
+fn package_name(manifest: &str) -> Option<String> {
+    let mut in_package = false;
+    for line in manifest.lines().map(str::trim) {
+        if line.starts_with('[') {
+            in_package = line == "[package]";
+        } else if in_package && let Some(value) = line.strip_prefix("name").map(str::trim_start) {
+            let value = value.strip_prefix('=')?.trim();
+            return Some(value.trim_matches('"').to_string()).filter(|name| !name.is_empty());
+        }
+    }
+    None
+}
+
+/// The dependency table with `features` (`, features = [...]`, or empty) added before its closing brace.
+fn with_features(dependency: &str, features: &str) -> String {
+    let dependency = dependency.trim();
+    match dependency.strip_suffix('}') {
+        Some(open) if !features.is_empty() => format!("{}{features} }}", open.trim_end()),
+        _ => dependency.to_string(),
+    }
+}
+
+/// The dependency as seen from `fuzz/`: a relative `path = "..."` gains a `../`.
+fn one_folder_down(dependency: &str) -> String {
+    let Some(start) = dependency.find("path = \"").map(|i| i + "path = \"".len()) else {
+        return dependency.to_string();
+    };
+    if Path::new(&dependency[start..]).is_absolute() {
+        return dependency.to_string();
+    }
+    format!("{}../{}", &dependency[..start], &dependency[start..])
+}
+
+/// Checks an `--server` expression is one line (it is pasted into three files).
+pub fn check_server_expression(expression: &str) -> Result<()> {
+    if expression.trim().is_empty() || expression.contains('\n') {
+        bail!("--server takes one line of Rust: an expression that builds the server");
+    }
+    Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn scratch(name: &str) -> PathBuf {
+        let dir = std::env::temp_dir().join(format!("wirefuzz-init-{}-{name}", std::process::id()));
+        let _ = std::fs::remove_dir_all(&dir);
+        std::fs::create_dir_all(&dir).unwrap();
+        dir
+    }
+
+    #[test]
+    fn init_writes_the_files_once_and_never_overwrites() {
+        let dir = scratch("fresh");
+        std::fs::write(dir.join("Cargo.toml"), "[package]\nname = \"my-server\"\n\n[dependencies]\nrmcp = \"3\"\n")
+            .unwrap();
+        let init = Init::for_crate(&dir).unwrap();
+        assert_eq!((init.package.as_str(), init.rmcp), ("my-server", true));
+        assert_eq!(init.server, "my_server::Server::default()");
+        std::fs::create_dir_all(dir.join("tests")).unwrap();
+        std::fs::write(dir.join("tests/wirefuzz_replay.rs"), "mine").unwrap();
+        let done = init.write(&dir).unwrap();
+        let skipped: Vec<_> = done.iter().filter(|(_, o)| *o == Outcome::Skipped).map(|(p, _)| p.clone()).collect();
+        assert_eq!(skipped, vec![dir.join("tests/wirefuzz_replay.rs")]);
+        assert_eq!(std::fs::read_to_string(dir.join("tests/wirefuzz_replay.rs")).unwrap(), "mine");
+        let target = std::fs::read_to_string(dir.join("fuzz/fuzz_targets/wirefuzz.rs")).unwrap();
+        assert!(target.contains("fuzz_under(&Rmcp(my_server::Server::default()), data, &policy())"));
+        assert!(target.contains("use mcp_wirefuzz::server::rmcp::{Rmcp, policy};"));
+        let manifest = std::fs::read_to_string(dir.join("fuzz/Cargo.toml")).unwrap();
+        assert!(manifest.contains("features = [\"rmcp\"] }") && manifest.contains("my-server = { path = \"..\" }"));
+        let again = init.write(&dir).unwrap();
+        assert!(again.iter().all(|(_, o)| *o == Outcome::Skipped));
+        std::fs::remove_dir_all(&dir).unwrap();
+    }
+
+    #[test]
+    fn a_crate_without_rmcp_gets_its_own_server_and_the_default_policy() {
+        let dir = scratch("plain");
+        std::fs::write(dir.join("Cargo.toml"), "[workspace]\n\n[package]\nedition = \"2024\"\nname = \"plain\"\n")
+            .unwrap();
+        let init = Init { server: "plain::MyServer".into(), ..Init::for_crate(&dir).unwrap() };
+        assert!(!init.rmcp);
+        let files = init.files();
+        let properties = &files.iter().find(|(p, _)| *p == "tests/wirefuzz_properties.rs").unwrap().1;
+        assert!(properties.contains("property_under(&plain::MyServer, &Policy::default(), Default::default())"));
+        assert!(!files[0].1.contains("features"));
+        let relative = Init { dependency: "{ path = \"../..\" }".into(), ..init };
+        assert!(relative.files()[0].1.contains("mcp-wirefuzz = { path = \"../../..\" }"));
+        assert!(Init::for_crate(&dir.join("nowhere")).is_err());
+        std::fs::remove_dir_all(&dir).unwrap();
+    }
+
+    #[test]
+    fn server_expressions_are_one_line() {
+        assert!(check_server_expression("a::B::default()").is_ok());
+        assert!(check_server_expression("a\nb").is_err() && check_server_expression(" ").is_err());
+    }
+}

@@ -53,6 +53,8 @@ pub struct Case {
     pub mutant: Option<Mutant>,
     /// The server command the case was found on, if any (program and arguments).
     pub command: Option<Vec<String>>,
+    /// The MCP endpoint, when the case was found over Streamable HTTP (`url:`; `command:` then starts it).
+    pub url: Option<String>,
     /// Rule ids that must fire on the case's server; empty means the case must run clean.
     pub expect: Vec<String>,
     /// The trigger of the finding the case was written for ([`crate::trigger::signature`]), when known.
@@ -65,6 +67,8 @@ pub struct Case {
     pub inputs: Vec<Input>,
     /// What the server answered when the case was written (shown as comments, not checked).
     pub received: Vec<Vec<u8>>,
+    /// Over HTTP, every exchange when the case was written: method, status, headers (comments, not checked).
+    pub exchanges: Vec<String>,
 }
 
 impl Case {
@@ -89,6 +93,8 @@ impl Case {
                 case.inputs.push(Input::Sync);
             } else if let Some(reply) = line.strip_prefix("# << ") {
                 case.received.push(reply.as_bytes().to_vec());
+            } else if let Some(exchange) = line.strip_prefix("# ht ") {
+                case.exchanges.push(exchange.to_string());
             } else if line.starts_with('#') || line.trim().is_empty() {
                 continue;
             } else if let Some((key, value)) = line.split_once(':') {
@@ -116,6 +122,10 @@ impl Case {
                         }
                         case.command = Some(argv);
                     }
+                    "url" => {
+                        crate::server::http::Endpoint::parse(value).with_context(at)?;
+                        case.url = Some(value.to_string());
+                    }
                     "trigger" => case.trigger = Some(value.to_string()).filter(|t| !t.is_empty()),
                     "allow" => case.allow = rule_list(value).with_context(at)?,
                     "deny" => case.deny = rule_list(value).with_context(at)?,
@@ -135,7 +145,7 @@ impl Case {
         if !expect_seen {
             bail!("the case has no `expect:` line");
         }
-        if case.mutant.is_some() && case.command.is_some() {
+        if case.mutant.is_some() && (case.command.is_some() || case.url.is_some()) {
             bail!("a case names either a mutant or a command, not both");
         }
         Ok(case)
@@ -158,6 +168,9 @@ impl Case {
         }
         if let Some(command) = &self.command {
             let _ = writeln!(out, "command: {}", serde_json::to_string(command).unwrap_or_default());
+        }
+        if let Some(url) = &self.url {
+            let _ = writeln!(out, "url: {url}");
         }
         if !self.allow.is_empty() {
             let _ = writeln!(out, "allow: {}", self.allow.join(", "));
@@ -185,6 +198,9 @@ impl Case {
         }
         for reply in &self.received {
             let _ = writeln!(out, "# << {}", crate::transcript::show_bytes(reply, 2000));
+        }
+        for exchange in &self.exchanges {
+            let _ = writeln!(out, "# ht {exchange}");
         }
         out
     }
@@ -221,13 +237,28 @@ impl Case {
                 .map(|m| m.eras)
                 .filter(|e| Eras::STATED.contains(e)),
             mutant: server.mutant(),
-            command: server.command().map(ServerCommand::argv),
+            command: match server {
+                ServerSpec::Http(spec) => spec.command.as_ref().map(ServerCommand::argv),
+                _ => server.command().map(ServerCommand::argv),
+            },
+            url: match server {
+                ServerSpec::Http(spec) => Some(spec.endpoint.url()),
+                _ => None,
+            },
             expect: vec![finding.rule.to_string()],
             trigger: Some(crate::trigger::signature(transcript, finding)),
             allow: differs(false),
             deny: differs(true),
             inputs: inputs.to_vec(),
             received: transcript.received().map(<[u8]>::to_vec).collect(),
+            exchanges: transcript
+                .events
+                .iter()
+                .filter_map(|event| match event {
+                    crate::transcript::Event::Http(exchange) => Some(exchange.detail()),
+                    _ => None,
+                })
+                .collect(),
         }
     }
 
@@ -236,7 +267,7 @@ impl Case {
     /// rules it expects on (so a case found under a profile, or before a rule went off by default, still checks
     /// its rule).
     pub fn policy(&self) -> Policy {
-        let base = match (self.eras, self.command.is_some()) {
+        let base = match (self.eras, self.command.is_some() || self.url.is_some()) {
             (Some(eras), _) => Policy::default().with_model(ServerModel::stated(eras)),
             (None, false) => Policy::default().with_model(ServerModel::built_in()),
             (None, true) => Policy::default(),
@@ -248,6 +279,12 @@ impl Case {
 
     /// The server the case was found on: its mutant, its command, or the built-in server.
     pub fn server(&self) -> ServerSpec {
+        if let Some(url) = &self.url {
+            let command = self.command.as_deref().and_then(|argv| ServerCommand::from_argv(argv).ok());
+            if let Ok(spec) = crate::server::http::HttpSpec::new(url, command) {
+                return ServerSpec::Http(spec);
+            }
+        }
         match (&self.mutant, &self.command) {
             (Some(mutant), _) => ServerSpec::Mutant(*mutant),
             (None, Some(argv)) => match ServerCommand::from_argv(argv) {

@@ -379,6 +379,7 @@ pub(super) fn check(transcript: &Transcript, reads: &[Read], findings: &mut Find
                 }
                 connection.notification = None;
             }
+            Read::Http => {}
         }
     }
     if closed {

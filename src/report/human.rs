@@ -24,13 +24,14 @@ pub fn finding(found: &Found, seed: u64, server: &ServerSpec) -> String {
     }
     out.push_str("  minimized transcript (>> sent, << received, -- sync):\n");
     for (index, event) in found.transcript.events.iter().enumerate() {
-        let (mark, line) = match event {
-            Event::Sent(line) => (">>", line.as_slice()),
-            Event::Received { line, .. } => ("<<", line.as_slice()),
-            Event::Sync => ("--", &[][..]),
+        let (mark, shown) = match event {
+            Event::Sent(line) => (">>", show_bytes(line, 300)),
+            Event::Received { line, .. } => ("<<", show_bytes(line, 300)),
+            Event::Sync => ("--", String::new()),
+            Event::Http(exchange) => ("ht", exchange.summary()),
         };
         let flag = if f.event == Some(index) { "  <-- here" } else { "" };
-        let _ = writeln!(out, "    {mark} {}{flag}", show_bytes(line, 300));
+        let _ = writeln!(out, "    {mark} {shown}{flag}");
     }
     match &found.transcript.ending {
         Ending::Closed => {}

@@ -3,6 +3,7 @@
 
 pub mod attach;
 pub mod builtin;
+pub mod http;
 pub mod stdio;
 
 use builtin::{mutants, reference};
@@ -140,6 +141,8 @@ pub enum ServerSpec {
     Mutant(mutants::Mutant),
     /// A server started as a child process over stdio.
     Command(stdio::ServerCommand),
+    /// A server reached over Streamable HTTP (started by the harness when it has a command).
+    Http(http::HttpSpec),
 }
 
 impl ServerSpec {
@@ -147,6 +150,7 @@ impl ServerSpec {
     pub fn target(&self, timeouts: stdio::Timeouts) -> Box<dyn Target + Send> {
         match self {
             ServerSpec::Command(command) => Box::new(stdio::StdioTarget::new(command.clone(), timeouts).cold()),
+            ServerSpec::Http(spec) => Box::new(spec.target(timeouts)),
             _ => self.pooled_target(timeouts),
         }
     }
@@ -158,6 +162,7 @@ impl ServerSpec {
             ServerSpec::BuiltIn => Box::new(InProcess(reference::Calc)),
             ServerSpec::Mutant(mutant) => Box::new(InProcess(reference::Planted(*mutant))),
             ServerSpec::Command(command) => Box::new(stdio::StdioTarget::new(command.clone(), timeouts)),
+            ServerSpec::Http(spec) => Box::new(spec.target(timeouts)),
         }
     }
 
@@ -183,6 +188,7 @@ impl ServerSpec {
             ServerSpec::BuiltIn => "built-in server".into(),
             ServerSpec::Mutant(mutant) => format!("built-in server with mutant {mutant}"),
             ServerSpec::Command(command) => format!("`{}`", command.argv().join(" ")),
+            ServerSpec::Http(spec) => spec.describe(),
         }
     }
 }

@@ -1,0 +1,296 @@
+//! The HTTP rules: judged on the [`Event::Http`] exchanges of a transcript taken over Streamable HTTP, with the
+//! line each POST carried (the [`Event::Sent`] just before it) and the lines its response brought (the
+//! [`Event::Received`] after it). The JSON-RPC and MCP layers judge those lines as they judge stdio; here only
+//! what HTTP adds: statuses, media types, routing headers, sessions and origins.
+
+use super::catalogue::{
+    HTTP_CONTENT_TYPE, HTTP_ERROR_STATUS, HTTP_GET, HTTP_HEADER_MISMATCH, HTTP_NOTIFICATION_202, HTTP_ORIGIN,
+    HTTP_PROTOCOL_VERSION_HEADER, HTTP_RESPONSE, HTTP_SESSION_DELETED, HTTP_SESSION_REQUIRED, RESPONSE_MISSING,
+};
+use super::{Finding, Level, Policy, catalogue};
+use crate::protocol::codes::{HEADER_MISMATCH, METHOD_NOT_FOUND, UNSUPPORTED_PROTOCOL_VERSION};
+use crate::protocol::envelope::{self, PROTOCOL_VERSION_KEY};
+use crate::protocol::era::{HANDSHAKE_VERSIONS, MODERN_VERSIONS};
+use crate::protocol::methods::INITIALIZE;
+use crate::protocol::{Era, Frame};
+use crate::server::http::{decode_header_value, foreign_origin, mirrored_name};
+use crate::transcript::{Ending, Event, Exchange, Transcript};
+use serde_json::Value;
+use std::collections::{HashMap, HashSet};
+
+/// True when the transcript was taken over HTTP.
+pub fn applies(transcript: &Transcript) -> bool {
+    transcript.events.iter().any(|e| matches!(e, Event::Http(_)))
+}
+
+/// One exchange in context.
+struct Seen<'a> {
+    index: usize,
+    exchange: &'a Exchange,
+    frame: Option<Frame>,
+    /// The indices and parsed values of the response's lines.
+    replies: Vec<(usize, Option<Value>)>,
+}
+
+impl Seen<'_> {
+    fn success(&self) -> bool {
+        (200..300).contains(&self.exchange.status)
+    }
+
+    fn message(&self) -> Option<(&str, Option<&Value>)> {
+        match self.frame.as_ref()? {
+            Frame::Request(r) => Some((&r.method, r.params.as_ref())),
+            Frame::Notification(n) => Some((&n.method, n.params.as_ref())),
+            _ => None,
+        }
+    }
+
+    /// The era of the exchange: the body's own when it is a message, else the protocol-version header's.
+    fn era(&self) -> Era {
+        match self.message() {
+            Some((method, params)) => envelope::opening_era(method, params),
+            None if self
+                .exchange
+                .request_values("mcp-protocol-version")
+                .iter()
+                .any(|v| MODERN_VERSIONS.contains(v)) =>
+            {
+                Era::Modern
+            }
+            None => Era::Handshake,
+        }
+    }
+
+    /// The first error response among the replies: its event and code.
+    fn error_code(&self) -> Option<(usize, i64)> {
+        self.replies.iter().find_map(|(index, value)| {
+            let value = value.as_ref()?;
+            if value.get("method").is_some() {
+                return None;
+            }
+            Some((*index, value.get("error")?.get("code")?.as_i64()?))
+        })
+    }
+}
+
+/// Appends the HTTP findings of `transcript` and drops the JSON-RPC layer's missing-response findings for requests
+/// the server refused at the HTTP level (an error status is the answer there).
+pub fn check(transcript: &Transcript, policy: &Policy, findings: &mut Vec<Finding>) {
+    let seen = exchanges(transcript);
+    let refused: HashSet<usize> =
+        seen.iter().filter(|s| s.exchange.status >= 400 && s.index > 0).map(|s| s.index - 1).collect();
+    findings.retain(|f| !(f.rule == RESPONSE_MISSING && f.event.is_some_and(|e| refused.contains(&e))));
+    let serves = |era: Era| policy.model().and_then(|m| m.eras.serves(era)).unwrap_or(true);
+    let mut add = |rule: &'static str, event: usize, detail: String| {
+        let level = catalogue::rule(rule).map_or(Level::Error, |r| r.level);
+        findings.push(Finding { rule, level, event: Some(event), detail });
+    };
+    let last = seen.last().map(|s| s.index);
+    let mut sessions: HashMap<String, Option<String>> = HashMap::new();
+    let mut deleted: HashSet<String> = HashSet::new();
+    for s in &seen {
+        let exchange = s.exchange;
+        let status = exchange.status;
+        let era = s.era();
+        let ended = Some(s.index) == last && transcript.ending != Ending::Closed;
+        if let Some(problem) = &exchange.problem
+            && !ended
+            && !problem.contains("timeout")
+        {
+            add(HTTP_RESPONSE, s.index, format!("{} got no well-formed response: {problem}", exchange.method));
+        }
+        let host = exchange.request_values("host").first().copied();
+        if let Some(origin) = exchange.request_values("origin").into_iter().find(|o| foreign_origin(o, host))
+            && s.success()
+        {
+            add(HTTP_ORIGIN, s.index, format!("a request from the foreign Origin {origin:?} was served with {status}"));
+        }
+        let session = exchange.request_values("mcp-session-id").first().map(|v| v.to_string());
+        if let Some(id) = &session
+            && deleted.contains(id)
+            && status != 404
+            && ![403, 406, 413, 415].contains(&status)
+            && serves(Era::Handshake)
+        {
+            add(HTTP_SESSION_DELETED, s.index, format!("session {id:?} was ended by DELETE, yet got {status}"));
+        }
+        match exchange.method.as_str() {
+            "GET" if era == Era::Handshake && serves(Era::Handshake) && s.success() => {
+                let media = exchange.media_type();
+                if media.as_deref() != Some("text/event-stream") {
+                    let media = media.unwrap_or_else(|| "no content type".into());
+                    add(HTTP_GET, s.index, format!("GET got {status} with {media}, not an SSE stream or 405"));
+                }
+            }
+            "DELETE" => {
+                if let Some(id) = session.filter(|_| s.success()) {
+                    deleted.insert(id);
+                }
+                continue;
+            }
+            "POST" => {}
+            _ => continue,
+        }
+        if exchange.method != "POST" {
+            continue;
+        }
+        let notification = matches!(s.frame, Some(Frame::Notification(_)))
+            || era == Era::Handshake && matches!(s.frame, Some(Frame::Response(_)));
+        if notification && s.success() && (status != 202 || exchange.body_len > 0 || !s.replies.is_empty()) {
+            add(
+                HTTP_NOTIFICATION_202,
+                s.index,
+                format!(
+                    "a notification was accepted with {status} and {} body bytes, not 202 and none",
+                    exchange.body_len
+                ),
+            );
+        }
+        let request = matches!(s.frame, Some(Frame::Request(_)));
+        if request && s.success() {
+            let media = exchange.media_type();
+            if !matches!(media.as_deref(), Some("application/json" | "text/event-stream")) {
+                let media = media.unwrap_or_else(|| "no Content-Type".into());
+                add(HTTP_CONTENT_TYPE, s.index, format!("a request was answered {status} with {media}"));
+            }
+        }
+        if era == Era::Modern && serves(Era::Modern) && request {
+            if let Some((event, code)) = s.error_code() {
+                let due = match code {
+                    UNSUPPORTED_PROTOCOL_VERSION | HEADER_MISMATCH => Some(400),
+                    METHOD_NOT_FOUND => Some(404),
+                    _ => None,
+                };
+                if let Some(due) = due.filter(|due| *due != status) {
+                    add(HTTP_ERROR_STATUS, event, format!("error {code} came with status {status}, not {due}"));
+                }
+            }
+            if let Some(mismatch) = header_mismatch(s, serves(Era::Handshake)) {
+                let code = s.error_code().map(|(_, code)| code);
+                let accepted = match code {
+                    Some(HEADER_MISMATCH) => true,
+                    Some(UNSUPPORTED_PROTOCOL_VERSION) => mismatch.version_header,
+                    _ => false,
+                };
+                if status != 400 || !accepted {
+                    let got = code.map_or_else(|| "no error".to_string(), |c| format!("error {c}"));
+                    add(
+                        HTTP_HEADER_MISMATCH,
+                        s.index,
+                        format!("{}, yet the request got {status} and {got}", mismatch.what),
+                    );
+                }
+            }
+        }
+        if era == Era::Handshake && serves(Era::Handshake) {
+            let initialize = matches!(&s.frame, Some(Frame::Request(r)) if r.method == INITIALIZE);
+            if initialize && s.success() {
+                if let Some(id) = exchange.response_header("mcp-session-id") {
+                    let negotiated = s.replies.iter().find_map(|(_, v)| {
+                        Some(v.as_ref()?.get("result")?.get("protocolVersion")?.as_str()?.to_string())
+                    });
+                    sessions.insert(id.to_string(), negotiated);
+                }
+                continue;
+            }
+            let live = |id: &String| sessions.contains_key(id) && !deleted.contains(id);
+            if request
+                && session.is_none()
+                && !sessions.is_empty()
+                && status > 400
+                && ![403, 406, 413, 415].contains(&status)
+            {
+                add(
+                    HTTP_SESSION_REQUIRED,
+                    s.index,
+                    format!("a request without its session was refused with {status}, not 400"),
+                );
+            }
+            if let Some(id) = session.as_ref().filter(|id| live(id))
+                && sessions.get(id).cloned().flatten().is_some_and(|v| v.as_str() >= "2025-06-18")
+            {
+                let versions = exchange.request_values("mcp-protocol-version");
+                let known = |v: &&str| HANDSHAKE_VERSIONS.contains(v) || MODERN_VERSIONS.contains(v);
+                if let Some(bad) = versions.iter().find(|v| !known(v))
+                    && status != 400
+                    && ![403, 406, 413, 415].contains(&status)
+                {
+                    add(
+                        HTTP_PROTOCOL_VERSION_HEADER,
+                        s.index,
+                        format!("MCP-Protocol-Version {bad:?} names no protocol version, yet the request got {status}"),
+                    );
+                }
+            }
+        }
+    }
+}
+
+/// A header that does not match a fully enveloped modern request.
+struct Mismatch {
+    what: String,
+    /// True when the protocol-version header is the one that differs.
+    version_header: bool,
+}
+
+/// What in a modern request's headers does not match its body, if anything is judged to (see
+/// [`HTTP_HEADER_MISMATCH`]).
+fn header_mismatch(s: &Seen, legacy_routes: bool) -> Option<Mismatch> {
+    let Some(Frame::Request(request)) = &s.frame else { return None };
+    let meta = envelope::meta(request.params.as_ref())?;
+    let version = meta.get(PROTOCOL_VERSION_KEY)?.as_str()?;
+    if !meta.get(envelope::CLIENT_CAPABILITIES_KEY).is_some_and(Value::is_object) {
+        return None;
+    }
+    let exchange = s.exchange;
+    let headers = exchange.request_values("mcp-protocol-version");
+    if headers.is_empty() || legacy_routes && headers.iter().any(|v| HANDSHAKE_VERSIONS.contains(v)) {
+        return None;
+    }
+    if let Some(other) = headers.iter().find(|v| **v != version) {
+        return Some(Mismatch {
+            what: format!("MCP-Protocol-Version {other:?} differs from the envelope's {version:?}"),
+            version_header: true,
+        });
+    }
+    let methods = exchange.request_values("mcp-method");
+    if methods.is_empty() || methods.iter().any(|m| *m != request.method) {
+        return Some(Mismatch {
+            what: format!("Mcp-Method {methods:?} does not match the body's {:?}", request.method),
+            version_header: false,
+        });
+    }
+    if let Some(name) = mirrored_name(&request.method, request.params.as_ref()) {
+        let names = exchange.request_values("mcp-name");
+        if names.is_empty() || names.iter().any(|n| decode_header_value(n) != name) {
+            return Some(Mismatch {
+                what: format!("Mcp-Name {names:?} does not match the body's {name:?}"),
+                version_header: false,
+            });
+        }
+    }
+    None
+}
+
+/// Every exchange with its body's frame and its response's lines.
+fn exchanges(transcript: &Transcript) -> Vec<Seen<'_>> {
+    let events = &transcript.events;
+    let mut seen = Vec::new();
+    for (index, event) in events.iter().enumerate() {
+        let Event::Http(exchange) = event else { continue };
+        let frame = match index.checked_sub(1).map(|i| &events[i]) {
+            Some(Event::Sent(line)) if exchange.method == "POST" => Some(Frame::parse(line)),
+            _ => None,
+        };
+        let replies = events[index + 1..]
+            .iter()
+            .enumerate()
+            .map_while(|(offset, event)| match event {
+                Event::Received { line, .. } => Some((index + 1 + offset, serde_json::from_slice(line).ok())),
+                _ => None,
+            })
+            .collect();
+        seen.push(Seen { index, exchange, frame, replies });
+    }
+    seen
+}

@@ -678,8 +678,10 @@ fn read_body(
             }
             // A JSON body (or one without a type on a success) answering a POST: the JSON-RPC rules judge it.
             let judged = json || (200..300).contains(&exchange.status) && media.is_none();
-            if judged && exchange.method == "POST" && !bytes.trim_ascii().is_empty() {
-                lines.push((bytes.trim_ascii().to_vec(), truncated));
+            if judged && exchange.method == "POST" && truncated {
+                lines.push((bytes, true));
+            } else if judged && exchange.method == "POST" && !bytes.trim_ascii().is_empty() {
+                lines.push((bytes.trim_ascii().to_vec(), false));
             } else {
                 exchange.excerpt = bytes[..bytes.len().min(EXCERPT_BYTES)].to_vec();
             }

@@ -50,7 +50,8 @@ fn a_legacy_conversation_keeps_its_session_and_ends_it() {
     let url = http::spawn(None).unwrap();
     let mut target = HttpSpec::new(&url, None).unwrap().target(quick());
     let trigger = HttpBug::SessionMissing404.trigger();
-    let inputs = lines(vec![trigger[0].clone(), trigger[1].clone(), br#"{"jsonrpc":"2.0","id":2,"method":"ping"}"#.to_vec()]);
+    let inputs =
+        lines(vec![trigger[0].clone(), trigger[1].clone(), br#"{"jsonrpc":"2.0","id":2,"method":"ping"}"#.to_vec()]);
     let transcript = target.run(&inputs).unwrap();
     let rendered = transcript.render();
     assert!(rendered.contains("POST 200 application/json"), "{rendered}");
@@ -88,7 +89,8 @@ fn run_hostile(respond: fn(&mut std::net::TcpStream)) -> (Vec<&'static str>, End
 #[test]
 fn an_html_page_is_a_content_type_finding() {
     let (fired, ending, _) = run_hostile(|stream| {
-        let _ = stream.write_all(b"HTTP/1.1 200 OK\r\nContent-Type: text/html\r\nContent-Length: 13\r\n\r\n<h1>hello</h1");
+        let _ =
+            stream.write_all(b"HTTP/1.1 200 OK\r\nContent-Type: text/html\r\nContent-Length: 13\r\n\r\n<h1>hello</h1");
     });
     assert!(fired.contains(&"HTTP-CONTENT-TYPE"), "{fired:?}");
     assert_eq!(ending, Ending::Closed);
@@ -113,7 +115,8 @@ fn a_never_ending_sse_stream_is_a_hang_not_a_wait() {
 #[test]
 fn a_gigabyte_body_is_cut_at_the_bound() {
     let (fired, _, took) = run_hostile(|stream| {
-        let _ = stream.write_all(b"HTTP/1.1 200 OK\r\nContent-Type: application/json\r\nContent-Length: 1073741824\r\n\r\n");
+        let _ = stream
+            .write_all(b"HTTP/1.1 200 OK\r\nContent-Type: application/json\r\nContent-Length: 1073741824\r\n\r\n");
         let chunk = vec![b' '; 1 << 16];
         for _ in 0..(1 << 14) {
             if stream.write_all(&chunk).is_err() {

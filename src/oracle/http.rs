@@ -4,8 +4,9 @@
 //! what HTTP adds: statuses, media types, routing headers, sessions and origins.
 
 use super::catalogue::{
-    HTTP_CONTENT_TYPE, HTTP_ERROR_STATUS, HTTP_GET, HTTP_HEADER_MISMATCH, HTTP_NOTIFICATION_202, HTTP_ORIGIN,
-    HTTP_PROTOCOL_VERSION_HEADER, HTTP_RESPONSE, HTTP_SESSION_DELETED, HTTP_SESSION_REQUIRED, RESPONSE_MISSING,
+    BIG_ID, EXTRA_MEMBER, HTTP_CONTENT_TYPE, HTTP_ERROR_STATUS, HTTP_GET, HTTP_HEADER_MISMATCH, HTTP_NOTIFICATION_202,
+    HTTP_ORIGIN, HTTP_PROTOCOL_VERSION_HEADER, HTTP_RESPONSE, HTTP_SESSION_DELETED, HTTP_SESSION_REQUIRED,
+    RESPONSE_MISSING,
 };
 use super::{Finding, Level, Policy, catalogue};
 use crate::protocol::codes::{HEADER_MISMATCH, METHOD_NOT_FOUND, UNSUPPORTED_PROTOCOL_VERSION};
@@ -79,7 +80,10 @@ pub fn check(transcript: &Transcript, policy: &Policy, findings: &mut Vec<Findin
     let seen = exchanges(transcript);
     let refused: HashSet<usize> =
         seen.iter().filter(|s| s.exchange.status >= 400 && s.index > 0).map(|s| s.index - 1).collect();
-    findings.retain(|f| !(f.rule == RESPONSE_MISSING && f.event.is_some_and(|e| refused.contains(&e))));
+    // A request refused at the HTTP level (an error status) was answered there: the JSON-RPC rules that ask for
+    // a JSON-RPC answer do not apply to it.
+    let answered_by_status = [RESPONSE_MISSING, BIG_ID, EXTRA_MEMBER];
+    findings.retain(|f| !(answered_by_status.contains(&f.rule) && f.event.is_some_and(|e| refused.contains(&e))));
     let serves = |era: Era| policy.model().and_then(|m| m.eras.serves(era)).unwrap_or(true);
     let mut add = |rule: &'static str, event: usize, detail: String| {
         let level = catalogue::rule(rule).map_or(Level::Error, |r| r.level);
@@ -182,13 +186,17 @@ pub fn check(transcript: &Transcript, policy: &Policy, findings: &mut Vec<Findin
                 }
             }
         }
-        if era == Era::Handshake && serves(Era::Handshake) {
+        // Legacy routing: no protocol-version header, or a handshake version (a dual-era server routes by it).
+        let legacy_routed =
+            exchange.request_values("mcp-protocol-version").iter().all(|v| HANDSHAKE_VERSIONS.contains(v));
+        if era == Era::Handshake && legacy_routed && serves(Era::Handshake) {
             let initialize = matches!(&s.frame, Some(Frame::Request(r)) if r.method == INITIALIZE);
             if initialize && s.success() {
-                if let Some(id) = exchange.response_header("mcp-session-id") {
-                    let negotiated = s.replies.iter().find_map(|(_, v)| {
-                        Some(v.as_ref()?.get("result")?.get("protocolVersion")?.as_str()?.to_string())
-                    });
+                let negotiated = s
+                    .replies
+                    .iter()
+                    .find_map(|(_, v)| Some(v.as_ref()?.get("result")?.get("protocolVersion")?.as_str()?.to_string()));
+                if let Some(id) = exchange.response_header("mcp-session-id").filter(|_| negotiated.is_some()) {
                     sessions.insert(id.to_string(), negotiated);
                 }
                 continue;

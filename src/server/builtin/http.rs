@@ -273,14 +273,22 @@ impl HttpServer {
             return self.modern(request, body, version);
         }
         let frame = Frame::parse(body);
-        if matches!(&frame, Frame::Request(r) if r.method == INITIALIZE) {
+        let known = session.first().is_some_and(|id| self.sessions.contains_key(*id));
+        // An initialize opens a session; one sent on a session belongs to it (its connection answers it).
+        if !known && matches!(&frame, Frame::Request(r) if r.method == INITIALIZE) {
             let mut connection = Calc.connect();
             let replies = exchange(&mut connection, body);
-            self.next_session += 1;
-            let id = format!("calc-session-{}", self.next_session);
-            self.sessions.insert(id.clone(), connection);
+            let succeeded = replies.first().is_some_and(|reply| {
+                serde_json::from_slice::<Value>(reply).ok().is_some_and(|reply| reply.get("result").is_some())
+            });
             let mut reply = self.replies(replies, false, &frame);
-            reply.headers.push(("Mcp-Session-Id".into(), id));
+            // Only an initialize that succeeded opens a session.
+            if succeeded {
+                self.next_session += 1;
+                let id = format!("calc-session-{}", self.next_session);
+                self.sessions.insert(id.clone(), connection);
+                reply.headers.push(("Mcp-Session-Id".into(), id));
+            }
             return reply;
         }
         let id = match session.as_slice() {

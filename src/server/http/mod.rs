@@ -466,7 +466,12 @@ impl HttpTarget {
         if talk.era.is_none() && matches!(frame, Frame::Request(_)) {
             talk.era = own_era;
         }
-        let era = talk.era.or(own_era).unwrap_or(if talk.session.is_some() { Era::Handshake } else { Era::Modern });
+        // Each message goes the way its own era asks (a dual-era client's `initialize` opens a session even after
+        // modern requests); a body that is no message follows the session, if there is one, else the conversation.
+        let era = own_era.unwrap_or(match talk.session {
+            Some(_) => Era::Handshake,
+            None => talk.era.unwrap_or(Era::Modern),
+        });
         let mut headers = self.base_headers("application/json, text/event-stream");
         headers.push(("Content-Type".into(), "application/json".into()));
         match era {
@@ -506,15 +511,18 @@ impl HttpTarget {
         let initialize = matches!(&frame, Frame::Request(r) if r.method == INITIALIZE);
         talk.record(Event::Sent(line.to_vec()));
         let outcome = self.exchange(&request, true)?;
-        if initialize && (200..300).contains(&outcome.exchange.status) && era == Era::Handshake {
+        let negotiated = outcome.lines.iter().find_map(|(line, _)| {
+            let reply: Value = serde_json::from_slice(line).ok()?;
+            Some(reply.get("result")?.get("protocolVersion")?.as_str()?.to_string())
+        });
+        // A session opens with an initialize that succeeded; a refused one leaves the conversation as it was.
+        if initialize && negotiated.is_some() && (200..300).contains(&outcome.exchange.status) && era == Era::Handshake
+        {
             if let Some(session) = outcome.exchange.response_header("mcp-session-id") {
                 talk.session = Some(session.to_string());
                 talk.deleted = false;
             }
-            talk.negotiated = outcome.lines.iter().find_map(|(line, _)| {
-                let reply: Value = serde_json::from_slice(line).ok()?;
-                Some(reply.get("result")?.get("protocolVersion")?.as_str()?.to_string())
-            });
+            talk.negotiated = negotiated;
         }
         Ok(self.settle(talk, outcome))
     }

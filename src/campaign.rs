@@ -283,7 +283,7 @@ impl Worker<'_> {
             if out_of_cases || out_of_time {
                 break;
             }
-            let transcript = match self.target.run_owned(conversation(self.options.seed, index)) {
+            let transcript = match self.target.run_owned(self.conversation(index)) {
                 Ok(transcript) => transcript,
                 Err(error) => {
                     let _ = sender.send(Message::Failed(error));
@@ -309,7 +309,7 @@ impl Worker<'_> {
                 });
                 if let Some(nth) = claim {
                     // The conversation is regenerated: it is a pure function of the seed and its index.
-                    let inputs = conversation(self.options.seed, index);
+                    let inputs = self.conversation(index);
                     let budget = self.budget(finding.rule, nth, started);
                     match self.minimize(index, &inputs, &transcript, finding, trigger, budget) {
                         Ok(found) => {
@@ -333,6 +333,15 @@ impl Worker<'_> {
     /// The minimization budget of the `nth` trigger of `rule` (counted from 0): none for a baselined rule; the full
     /// one for a rule's first trigger; for a later one, no more time than the campaign has left, so the extra case
     /// files of a noisy server do not stretch a `--time` run (a case past the time is written as it was seen).
+    /// Conversation `index` of the campaign: over HTTP with HTTP-level mutations put in.
+    fn conversation(&self, index: u64) -> Vec<Input> {
+        let inputs = conversation(self.options.seed, index);
+        match self.server {
+            ServerSpec::Http(_) => crate::server::http::mutate::mutate(inputs, self.options.seed, index),
+            _ => inputs,
+        }
+    }
+
     fn budget(&self, rule: &str, nth: usize, started: Instant) -> Budget {
         let options = self.options;
         match (options.baseline.covers(rule), nth, options.time) {

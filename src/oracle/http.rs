@@ -6,7 +6,7 @@
 use super::catalogue::{
     BIG_ID, EXTRA_MEMBER, HTTP_CONTENT_TYPE, HTTP_ERROR_STATUS, HTTP_GET, HTTP_HEADER_MISMATCH, HTTP_NOTIFICATION_202,
     HTTP_ORIGIN, HTTP_PROTOCOL_VERSION_HEADER, HTTP_RESPONSE, HTTP_SESSION_DELETED, HTTP_SESSION_REQUIRED,
-    RESPONSE_MISSING,
+    NOTIFICATION_REPLY, NULL_ID, RESPONSE_MISSING,
 };
 use super::{Finding, Level, Policy, catalogue};
 use crate::protocol::codes::{HEADER_MISMATCH, METHOD_NOT_FOUND, UNSUPPORTED_PROTOCOL_VERSION};
@@ -18,6 +18,10 @@ use crate::server::http::{decode_header_value, foreign_origin, mirrored_name};
 use crate::transcript::{Ending, Event, Exchange, Transcript};
 use serde_json::Value;
 use std::collections::{HashMap, HashSet};
+
+/// Refusals for reasons a rule about something else accepts: a foreign origin (403), an `Accept` without both
+/// media types (406), a body too large (413), a body that is not `application/json` (415).
+const OTHER_REFUSALS: [u16; 4] = [403, 406, 413, 415];
 
 /// True when the transcript was taken over HTTP.
 pub fn applies(transcript: &Transcript) -> bool {
@@ -78,12 +82,23 @@ impl Seen<'_> {
 /// the server refused at the HTTP level (an error status is the answer there).
 pub fn check(transcript: &Transcript, policy: &Policy, findings: &mut Vec<Finding>) {
     let seen = exchanges(transcript);
-    let refused: HashSet<usize> =
-        seen.iter().filter(|s| s.exchange.status >= 400 && s.index > 0).map(|s| s.index - 1).collect();
-    // A request refused at the HTTP level (an error status) was answered there: the JSON-RPC rules that ask for
-    // a JSON-RPC answer do not apply to it.
-    let answered_by_status = [RESPONSE_MISSING, BIG_ID, EXTRA_MEMBER];
-    findings.retain(|f| !(answered_by_status.contains(&f.rule) && f.event.is_some_and(|e| refused.contains(&e))));
+    // A message refused at the HTTP level (an error status) was answered there: the JSON-RPC rules that ask for a
+    // JSON-RPC answer, or forbid one to a notification (the refusal MAY carry an id-less error), do not apply to
+    // its lines; and one refused with no body or with -32020 was never read as MCP, so the MCP rules do not judge
+    // it either.
+    let mut refused: HashMap<usize, bool> = HashMap::new();
+    for s in seen.iter().filter(|s| s.exchange.status >= 400) {
+        let unread = s.replies.is_empty() || s.error_code().is_some_and(|(_, code)| code == HEADER_MISMATCH);
+        let sent = s.frame.is_some().then(|| s.index - 1);
+        for event in sent.into_iter().chain(s.replies.iter().map(|(event, _)| *event)) {
+            refused.insert(event, unread);
+        }
+    }
+    let answered_by_status = [RESPONSE_MISSING, BIG_ID, EXTRA_MEMBER, NOTIFICATION_REPLY, NULL_ID];
+    findings.retain(|f| match f.event.and_then(|e| refused.get(&e)) {
+        Some(unread) => !(answered_by_status.contains(&f.rule) || *unread && f.rule.starts_with("MCP-")),
+        None => true,
+    });
     let serves = |era: Era| policy.model().and_then(|m| m.eras.serves(era)).unwrap_or(true);
     let mut add = |rule: &'static str, event: usize, detail: String| {
         let level = catalogue::rule(rule).map_or(Level::Error, |r| r.level);
@@ -113,7 +128,7 @@ pub fn check(transcript: &Transcript, policy: &Policy, findings: &mut Vec<Findin
         if let Some(id) = &session
             && deleted.contains(id)
             && status != 404
-            && ![403, 406, 413, 415].contains(&status)
+            && !OTHER_REFUSALS.contains(&status)
             && serves(Era::Handshake)
         {
             add(HTTP_SESSION_DELETED, s.index, format!("session {id:?} was ended by DELETE, yet got {status}"));
@@ -169,12 +184,16 @@ pub fn check(transcript: &Transcript, policy: &Policy, findings: &mut Vec<Findin
                     add(HTTP_ERROR_STATUS, event, format!("error {code} came with status {status}, not {due}"));
                 }
             }
-            if let Some(mismatch) = header_mismatch(s, serves(Era::Handshake)) {
+            if let Some(mismatch) =
+                header_mismatch(s, serves(Era::Handshake)).filter(|_| !OTHER_REFUSALS.contains(&status))
+            {
                 let code = s.error_code().map(|(_, code)| code);
+                // A version header naming no version at all may be judged by the legacy transport's rule instead
+                // (400, whatever the body): a dual-era server cannot tell which revision the client speaks.
                 let accepted = match code {
                     Some(HEADER_MISMATCH) => true,
                     Some(UNSUPPORTED_PROTOCOL_VERSION) => mismatch.version_header,
-                    _ => false,
+                    _ => mismatch.unknown_version,
                 };
                 if status != 400 || !accepted {
                     let got = code.map_or_else(|| "no error".to_string(), |c| format!("error {c}"));
@@ -202,11 +221,7 @@ pub fn check(transcript: &Transcript, policy: &Policy, findings: &mut Vec<Findin
                 continue;
             }
             let live = |id: &String| sessions.contains_key(id) && !deleted.contains(id);
-            if request
-                && session.is_none()
-                && !sessions.is_empty()
-                && status > 400
-                && ![403, 406, 413, 415].contains(&status)
+            if request && session.is_none() && !sessions.is_empty() && status > 400 && !OTHER_REFUSALS.contains(&status)
             {
                 add(
                     HTTP_SESSION_REQUIRED,
@@ -221,7 +236,7 @@ pub fn check(transcript: &Transcript, policy: &Policy, findings: &mut Vec<Findin
                 let known = |v: &&str| HANDSHAKE_VERSIONS.contains(v) || MODERN_VERSIONS.contains(v);
                 if let Some(bad) = versions.iter().find(|v| !known(v))
                     && status != 400
-                    && ![403, 406, 413, 415].contains(&status)
+                    && !OTHER_REFUSALS.contains(&status)
                 {
                     add(
                         HTTP_PROTOCOL_VERSION_HEADER,
@@ -239,6 +254,8 @@ struct Mismatch {
     what: String,
     /// True when the protocol-version header is the one that differs.
     version_header: bool,
+    /// True when that header names no known protocol version.
+    unknown_version: bool,
 }
 
 /// What in a modern request's headers does not match its body, if anything is judged to (see
@@ -259,6 +276,7 @@ fn header_mismatch(s: &Seen, legacy_routes: bool) -> Option<Mismatch> {
         return Some(Mismatch {
             what: format!("MCP-Protocol-Version {other:?} differs from the envelope's {version:?}"),
             version_header: true,
+            unknown_version: !HANDSHAKE_VERSIONS.contains(other) && !MODERN_VERSIONS.contains(other),
         });
     }
     let methods = exchange.request_values("mcp-method");
@@ -266,6 +284,7 @@ fn header_mismatch(s: &Seen, legacy_routes: bool) -> Option<Mismatch> {
         return Some(Mismatch {
             what: format!("Mcp-Method {methods:?} does not match the body's {:?}", request.method),
             version_header: false,
+            unknown_version: false,
         });
     }
     if let Some(name) = mirrored_name(&request.method, request.params.as_ref()) {
@@ -274,6 +293,7 @@ fn header_mismatch(s: &Seen, legacy_routes: bool) -> Option<Mismatch> {
             return Some(Mismatch {
                 what: format!("Mcp-Name {names:?} does not match the body's {name:?}"),
                 version_header: false,
+                unknown_version: false,
             });
         }
     }

@@ -17,6 +17,7 @@
 //! With a command, the server is started as a child process (in a process group of its own), the harness waits
 //! until its port answers, starts it again after it crashed, and stops it when the last target is dropped.
 
+pub mod mutate;
 pub mod wire;
 
 use super::Target;
@@ -283,10 +284,14 @@ pub enum Tweak {
     Drop(String),
     /// Frame the body like this.
     Framing(Framing),
+    /// Rename every header of the first name (matched case-insensitively) to the second, value kept.
+    Rename(String, String),
+    /// Append this many spaces to the body (still the same JSON value; a huge body without a huge case file).
+    Pad(usize),
 }
 
 /// A directive line: `@http GET`, `@http DELETE`, `@http set NAME VALUE`, `@http add NAME VALUE`,
-/// `@http drop NAME`, `@http chunked`, `@http chunked-cut`.
+/// `@http drop NAME`, `@http rename NAME NEW`, `@http pad N`, `@http chunked`, `@http chunked-cut`.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub enum Directive {
     /// A request of its own, without a body (GET or DELETE).
@@ -308,6 +313,8 @@ impl Directive {
             ("set", Some(name), Some(value)) => Directive::Next(Tweak::Set(name.into(), value.into())),
             ("add", Some(name), Some(value)) => Directive::Next(Tweak::Add(name.into(), value.into())),
             ("drop", Some(name), None) => Directive::Next(Tweak::Drop(name.into())),
+            ("rename", Some(name), Some(new)) => Directive::Next(Tweak::Rename(name.into(), new.into())),
+            ("pad", Some(n), None) => Directive::Next(Tweak::Pad(n.parse().ok().filter(|n| *n <= 64 << 20)?)),
             ("chunked", None, None) => Directive::Next(Tweak::Framing(Framing::Chunked)),
             ("chunked-cut", None, None) => Directive::Next(Tweak::Framing(Framing::ChunkedCut)),
             _ => return None,
@@ -321,6 +328,8 @@ impl Directive {
             Directive::Next(Tweak::Set(name, value)) => format!("set {name} {value}"),
             Directive::Next(Tweak::Add(name, value)) => format!("add {name} {value}"),
             Directive::Next(Tweak::Drop(name)) => format!("drop {name}"),
+            Directive::Next(Tweak::Rename(name, new)) => format!("rename {name} {new}"),
+            Directive::Next(Tweak::Pad(n)) => format!("pad {n}"),
             Directive::Next(Tweak::Framing(Framing::ChunkedCut)) => "chunked-cut".into(),
             Directive::Next(Tweak::Framing(_)) => "chunked".into(),
         };
@@ -490,6 +499,7 @@ impl HttpTarget {
             Era::Handshake => talk.legacy_headers(&mut headers),
         }
         let mut framing = Framing::Length;
+        let mut body = line.to_vec();
         for tweak in std::mem::take(&mut talk.tweaks) {
             match tweak {
                 Tweak::Set(name, value) => {
@@ -499,15 +509,15 @@ impl HttpTarget {
                 Tweak::Add(name, value) => headers.push((name, value)),
                 Tweak::Drop(name) => headers.retain(|(n, _)| !n.eq_ignore_ascii_case(&name)),
                 Tweak::Framing(chosen) => framing = chosen,
+                Tweak::Rename(name, new) => {
+                    for header in headers.iter_mut().filter(|(n, _)| n.eq_ignore_ascii_case(&name)) {
+                        header.0 = new.clone();
+                    }
+                }
+                Tweak::Pad(n) => body.resize(body.len() + n, b' '),
             }
         }
-        let request = Request {
-            method: "POST".into(),
-            path: self.spec.endpoint.path.clone(),
-            headers,
-            body: line.to_vec(),
-            framing,
-        };
+        let request = Request { method: "POST".into(), path: self.spec.endpoint.path.clone(), headers, body, framing };
         let initialize = matches!(&frame, Frame::Request(r) if r.method == INITIALIZE);
         talk.record(Event::Sent(line.to_vec()));
         let outcome = self.exchange(&request, true)?;
@@ -515,9 +525,12 @@ impl HttpTarget {
             let reply: Value = serde_json::from_slice(line).ok()?;
             Some(reply.get("result")?.get("protocolVersion")?.as_str()?.to_string())
         });
-        // A session opens with an initialize that succeeded; a refused one leaves the conversation as it was.
-        if initialize && negotiated.is_some() && (200..300).contains(&outcome.exchange.status) && era == Era::Handshake
-        {
+        // A session opens with an initialize that succeeded; a refused one leaves the conversation as it was, and
+        // so does a second session (a mutation hid the first from the server): the conversation stays on its
+        // first, as one stdio connection would.
+        let open = talk.session.is_none() || talk.deleted;
+        let succeeded = negotiated.is_some() && (200..300).contains(&outcome.exchange.status);
+        if initialize && open && succeeded && era == Era::Handshake {
             if let Some(session) = outcome.exchange.response_header("mcp-session-id") {
                 talk.session = Some(session.to_string());
                 talk.deleted = false;

@@ -208,7 +208,7 @@ pub fn check(transcript: &Transcript, policy: &Policy, findings: &mut Vec<Findin
         // Legacy routing: no protocol-version header, or a handshake version (a dual-era server routes by it).
         let legacy_routed =
             exchange.request_values("mcp-protocol-version").iter().all(|v| HANDSHAKE_VERSIONS.contains(v));
-        if era == Era::Handshake && legacy_routed && serves(Era::Handshake) {
+        if era == Era::Handshake && serves(Era::Handshake) {
             let initialize = matches!(&s.frame, Some(Frame::Request(r)) if r.method == INITIALIZE);
             if initialize && s.success() {
                 let negotiated = s
@@ -221,8 +221,8 @@ pub fn check(transcript: &Transcript, policy: &Policy, findings: &mut Vec<Findin
                 continue;
             }
             let live = |id: &String| sessions.contains_key(id) && !deleted.contains(id);
-            if request && session.is_none() && !sessions.is_empty() && status > 400 && !OTHER_REFUSALS.contains(&status)
-            {
+            let refused = status > 400 && !OTHER_REFUSALS.contains(&status);
+            if request && legacy_routed && session.is_none() && !sessions.is_empty() && refused {
                 add(
                     HTTP_SESSION_REQUIRED,
                     s.index,

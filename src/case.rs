@@ -343,6 +343,21 @@ fn from_hex(hex: &str) -> Result<Vec<u8>> {
 mod tests {
     use super::*;
 
+    #[test]
+    fn an_http_case_keeps_its_url_and_exchanges() {
+        let case = Case {
+            url: Some("http://127.0.0.1:8000/mcp".into()),
+            command: Some(vec!["server".into(), "--port".into(), "8000".into()]),
+            inputs: vec![Input::Line(b"@http set Origin http://evil.example".to_vec())],
+            exchanges: vec!["POST 403 no content-type (0 bytes) | > Origin: http://evil.example".into()],
+            ..Case::default()
+        };
+        let parsed = Case::parse(&case.render()).unwrap();
+        assert_eq!(parsed, case);
+        assert!(matches!(parsed.server(), ServerSpec::Http(spec) if spec.endpoint.port == 8000));
+        assert!(Case::parse(&format!("{MAGIC}\nurl: https://x/mcp\nexpect: clean\n")).is_err());
+    }
+
     fn sample() -> Case {
         Case {
             title: Some("ids come back as strings".into()),
@@ -363,6 +378,7 @@ mod tests {
                 Input::Line("\"é中😀\"".as_bytes().to_vec()),
             ],
             received: vec![br#"{"jsonrpc":"2.0","id":"1","result":{}}"#.to_vec()],
+            ..Case::default()
         }
     }
 

@@ -47,6 +47,9 @@ pub struct Exchange {
     pub excerpt: Vec<u8>,
     /// What went wrong at the HTTP level, when something did (a malformed head, a body cut short).
     pub problem: Option<String>,
+    /// True when the harness cut the request's chunked body short on purpose (the server may then close the
+    /// connection without a response, RFC 9112 §8).
+    pub body_cut: bool,
 }
 
 impl Exchange {

@@ -87,7 +87,7 @@ pub fn check(transcript: &Transcript, policy: &Policy, findings: &mut Vec<Findin
     // its lines; and one refused with no body or with -32020 was never read as MCP, so the MCP rules do not judge
     // it either.
     let mut refused: HashMap<usize, bool> = HashMap::new();
-    for s in seen.iter().filter(|s| s.exchange.status >= 400) {
+    for s in seen.iter().filter(|s| s.exchange.status >= 400 || s.exchange.body_cut) {
         let unread = s.replies.is_empty() || s.error_code().is_some_and(|(_, code)| code == HEADER_MISMATCH);
         let sent = s.frame.is_some().then(|| s.index - 1);
         for event in sent.into_iter().chain(s.replies.iter().map(|(event, _)| *event)) {
@@ -114,6 +114,7 @@ pub fn check(transcript: &Transcript, policy: &Policy, findings: &mut Vec<Findin
         let ended = Some(s.index) == last && transcript.ending != Ending::Closed;
         if let Some(problem) = &exchange.problem
             && !ended
+            && !exchange.body_cut
             && !problem.contains("timeout")
         {
             add(HTTP_RESPONSE, s.index, format!("{} got no well-formed response: {problem}", exchange.method));
@@ -185,7 +186,7 @@ pub fn check(transcript: &Transcript, policy: &Policy, findings: &mut Vec<Findin
                 }
             }
             if let Some(mismatch) =
-                header_mismatch(s, serves(Era::Handshake)).filter(|_| !OTHER_REFUSALS.contains(&status))
+                header_mismatch(s, serves(Era::Handshake)).filter(|_| !otherwise_refusable(exchange, status))
             {
                 let code = s.error_code().map(|(_, code)| code);
                 // A version header naming no version at all may be judged by the legacy transport's rule instead
@@ -247,6 +248,21 @@ pub fn check(transcript: &Transcript, policy: &Policy, findings: &mut Vec<Findin
             }
         }
     }
+}
+
+/// True when a request may be refused for something other than what a rule judges: a refusal status of
+/// [`OTHER_REFUSALS`], a body the harness cut, a `Content-Type` other than `application/json`, an `Accept`
+/// without both media types, or a body past 10 MiB; the server may answer any of them first.
+fn otherwise_refusable(exchange: &Exchange, status: u16) -> bool {
+    let media = |values: Vec<&str>| values.join(",").to_ascii_lowercase();
+    let content_type = media(exchange.request_values("content-type"));
+    let accept = media(exchange.request_values("accept"));
+    let length = exchange.request_values("content-length").first().and_then(|v| v.parse::<u64>().ok());
+    OTHER_REFUSALS.contains(&status)
+        || exchange.body_cut
+        || content_type.split(';').next().map(str::trim) != Some("application/json")
+        || !(accept.contains("application/json") && accept.contains("text/event-stream"))
+        || length.is_some_and(|n| n > 10 << 20)
 }
 
 /// A header that does not match a fully enveloped modern request.

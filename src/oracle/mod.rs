@@ -211,9 +211,13 @@ fn read_sent(line: &[u8]) -> SentLine {
             }
             // A lenient reader reads UTF-8 text after a byte-order mark as the parser did: where the parser failed
             // inside the first value, so does it, and there is no id to find.
-            let lenient = match *frame {
-                Frame::NotJson { after_value, .. } => {
-                    after_value || line.starts_with(BYTE_ORDER_MARK) || std::str::from_utf8(line).is_err()
+            // So does one nested deeper than the parser's limit, which a server with a higher one reads.
+            let lenient = match &*frame {
+                Frame::NotJson { after_value, error } => {
+                    *after_value
+                        || line.starts_with(BYTE_ORDER_MARK)
+                        || std::str::from_utf8(line).is_err()
+                        || error.contains("recursion limit")
                 }
                 _ => false,
             };

@@ -410,10 +410,11 @@ impl Target for HttpTarget {
                 }
             }
         }
-        if talk.session.is_some() && !talk.deleted {
-            if let Some(ending) = self.bodiless(&mut talk, "DELETE")? {
-                return Ok(Transcript { events: talk.events, ending });
-            }
+        if talk.session.is_some()
+            && !talk.deleted
+            && let Some(ending) = self.bodiless(&mut talk, "DELETE")?
+        {
+            return Ok(Transcript { events: talk.events, ending });
         }
         Ok(Transcript { events: talk.events, ending: Ending::Closed })
     }
@@ -580,9 +581,21 @@ impl HttpTarget {
 
     /// Sends `request` (on the kept connection, or a new one when the server closed it) and reads the response.
     fn exchange(&mut self, request: &Request, read_stream: bool) -> Result<Outcome> {
+        // The headers as they went on the wire, the framing one included.
+        let mut request_headers = request.headers.clone();
+        match request.framing {
+            Framing::Length if request.method == "POST" || !request.body.is_empty() => {
+                request_headers.push(("Content-Length".into(), request.body.len().to_string()))
+            }
+            Framing::Length => {}
+            Framing::Chunked | Framing::ChunkedCut => {
+                request_headers.push(("Transfer-Encoding".into(), "chunked".into()))
+            }
+        }
         let mut exchange = Exchange {
             method: request.method.clone(),
-            request_headers: request.headers.clone(),
+            request_headers,
+            body_cut: request.framing == Framing::ChunkedCut,
             ..Exchange::default()
         };
         for attempt in 0..2 {
@@ -659,7 +672,7 @@ fn read_body(
     let mut body = Body::new(connection, kind, MAX_LINE_BYTES);
     let mut lines = Vec::new();
     match media.as_deref() {
-        Some("text/event-stream") if !until_reply => return (lines, false, false),
+        Some("text/event-stream") if !until_reply => (lines, false, false),
         Some("text/event-stream") => {
             let mut events = BufReader::new(&mut body);
             loop {

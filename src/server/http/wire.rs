@@ -408,7 +408,8 @@ pub fn read_event(stream: &mut impl BufRead, max: usize) -> io::Result<SseEvent>
     let mut has_data = false;
     let mut truncated = false;
     loop {
-        let Some(line) = read_bounded_line(stream, max)? else {
+        // Room for the field name, so a data field can hold `max` bytes.
+        let Some(line) = read_bounded_line(stream, max.saturating_add(64))? else {
             return Ok(if has_data { SseEvent::Data { data, truncated } } else { SseEvent::End });
         };
         let mut bytes = line.bytes;

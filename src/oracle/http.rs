@@ -4,9 +4,9 @@
 //! what HTTP adds: statuses, media types, routing headers, sessions and origins.
 
 use super::catalogue::{
-    BIG_ID, EXTRA_MEMBER, HTTP_CONTENT_TYPE, HTTP_ERROR_STATUS, HTTP_GET, HTTP_HEADER_MISMATCH, HTTP_NOTIFICATION_202,
-    HTTP_ORIGIN, HTTP_PROTOCOL_VERSION_HEADER, HTTP_RESPONSE, HTTP_SESSION_DELETED, HTTP_SESSION_REQUIRED,
-    NOTIFICATION_REPLY, NULL_ID, RESPONSE_MISSING,
+    BIG_ID, DUPLICATE_RESPONSE, EXTRA_MEMBER, HTTP_CONTENT_TYPE, HTTP_ERROR_STATUS, HTTP_GET, HTTP_HEADER_MISMATCH,
+    HTTP_NOTIFICATION_202, HTTP_ORIGIN, HTTP_PROTOCOL_VERSION_HEADER, HTTP_RESPONSE, HTTP_SESSION_DELETED,
+    HTTP_SESSION_REQUIRED, ID_ECHO, MALFORMED_SERVED, NOTIFICATION_REPLY, NULL_ID, RESPONSE_MISSING,
 };
 use super::{Finding, Level, Policy, catalogue};
 use crate::protocol::codes::{HEADER_MISMATCH, METHOD_NOT_FOUND, UNSUPPORTED_PROTOCOL_VERSION};
@@ -20,8 +20,8 @@ use serde_json::Value;
 use std::collections::{HashMap, HashSet};
 
 /// Refusals for reasons a rule about something else accepts: a foreign origin (403), an `Accept` without both
-/// media types (406), a body too large (413), a body that is not `application/json` (415).
-const OTHER_REFUSALS: [u16; 4] = [403, 406, 413, 415];
+/// media types (406), a body too large (413), a body that is not `application/json` (415), headers too large (431).
+const OTHER_REFUSALS: [u16; 5] = [403, 406, 413, 415, 431];
 
 /// True when the transcript was taken over HTTP.
 pub fn applies(transcript: &Transcript) -> bool {
@@ -94,6 +94,25 @@ pub fn check(transcript: &Transcript, policy: &Policy, findings: &mut Vec<Findin
             refused.insert(event, unread);
         }
     }
+    // Over HTTP each response belongs to its POST: replies to the requests of a batch body (which servers may keep
+    // serving on any version) and replies to a body nested past the oracle's parser limit (RFC 8259 §9 lets a
+    // server parse deeper) are that body's answers, not strays or answers to malformed input.
+    let mut own: HashSet<usize> = HashSet::new();
+    for s in &seen {
+        let deep = matches!(&s.frame, Some(Frame::NotJson { error, .. }) if error.contains("recursion limit"));
+        let ids: Vec<Value> = match &s.frame {
+            Some(Frame::Batch(items)) => items.iter().filter_map(|item| item.get("id").cloned()).collect(),
+            _ => Vec::new(),
+        };
+        for (event, reply) in &s.replies {
+            let id = reply.as_ref().and_then(|r| r.get("id"));
+            if deep || id.is_some_and(|id| ids.iter().any(|sent| same_id(sent, id))) {
+                own.insert(*event);
+            }
+        }
+    }
+    let stray = [ID_ECHO, DUPLICATE_RESPONSE, MALFORMED_SERVED];
+    findings.retain(|f| !(stray.contains(&f.rule) && f.event.is_some_and(|e| own.contains(&e))));
     let answered_by_status = [RESPONSE_MISSING, BIG_ID, EXTRA_MEMBER, NOTIFICATION_REPLY, NULL_ID];
     findings.retain(|f| match f.event.and_then(|e| refused.get(&e)) {
         Some(unread) => !(answered_by_status.contains(&f.rule) || *unread && f.rule.starts_with("MCP-")),
@@ -115,6 +134,7 @@ pub fn check(transcript: &Transcript, policy: &Policy, findings: &mut Vec<Findin
         if let Some(problem) = &exchange.problem
             && !ended
             && !exchange.body_cut
+            && !oversized(exchange)
             && !problem.contains("timeout")
         {
             add(HTTP_RESPONSE, s.index, format!("{} got no well-formed response: {problem}", exchange.method));
@@ -257,12 +277,25 @@ fn otherwise_refusable(exchange: &Exchange, status: u16) -> bool {
     let media = |values: Vec<&str>| values.join(",").to_ascii_lowercase();
     let content_type = media(exchange.request_values("content-type"));
     let accept = media(exchange.request_values("accept"));
-    let length = exchange.request_values("content-length").first().and_then(|v| v.parse::<u64>().ok());
     OTHER_REFUSALS.contains(&status)
         || exchange.body_cut
         || content_type.split(';').next().map(str::trim) != Some("application/json")
         || !(accept.contains("application/json") && accept.contains("text/event-stream"))
-        || length.is_some_and(|n| n > 10 << 20)
+        || oversized(exchange)
+}
+
+/// True for a request a server may refuse as too large, by closing the connection while it is still being sent
+/// (its response is then lost): a body past 10 MiB, or a header value past 8 KiB (Node's whole-head limit is
+/// 16 KiB).
+fn oversized(exchange: &Exchange) -> bool {
+    let length = exchange.request_values("content-length").first().and_then(|v| v.parse::<u64>().ok());
+    length.is_some_and(|n| n > 10 << 20) || exchange.request_headers.iter().any(|(_, v)| v.len() > 8 << 10)
+}
+
+/// True when a reply's id stands for a sent id: equal, or the same number (`7.0` comes back as `7` from a
+/// JavaScript server).
+fn same_id(sent: &Value, got: &Value) -> bool {
+    sent == got || matches!((sent.as_f64(), got.as_f64()), (Some(a), Some(b)) if a == b)
 }
 
 /// A header that does not match a fully enveloped modern request.

@@ -131,7 +131,8 @@ impl HttpBug {
             HttpBug::NotificationBody => vec![initialize, initialized],
             HttpBug::HtmlContentType => vec![modern(1, "tools/list", json!({}))],
             HttpBug::IgnoresHeaders => vec![set("Mcp-Method", "tools/call"), modern(1, "tools/list", json!({}))],
-            HttpBug::AnyOrigin => vec![set("Origin", "http://evil.example"), modern(1, "tools/list", json!({}))],
+            // On an initialize, which servers of either era serve (a modern-only one refuses it anyway).
+            HttpBug::AnyOrigin => vec![set("Origin", "http://evil.example"), initialize],
             HttpBug::GetServesJson => vec![Directive::Bodiless("GET".into()).line()],
             HttpBug::SessionMissing404 => vec![initialize, initialized, drop("Mcp-Session-Id"), list],
             HttpBug::DeletedSessionServed => {

@@ -24,7 +24,7 @@ use super::Target;
 use super::stdio::{MAX_EVENTS, MAX_LINE_BYTES, STDERR_TAIL_BYTES, ServerCommand, Timeouts, read_tail};
 use crate::protocol::envelope::{self, PROTOCOL_VERSION_KEY};
 use crate::protocol::era::LATEST_MODERN_VERSION;
-use crate::protocol::methods::INITIALIZE;
+use crate::protocol::methods::{CANCELLED, INITIALIZE};
 use crate::protocol::{Era, Frame};
 use crate::transcript::{Ending, Event, Exchange, Input, Transcript};
 use anyhow::{Context, Result, bail};
@@ -641,8 +641,8 @@ impl HttpTarget {
             };
             exchange.status = head.status;
             exchange.response_headers = head.headers.clone();
-            let (lines, timed_out, reusable) =
-                read_body(&mut connection, &head, &mut exchange, read_stream && request.method == "POST");
+            let owed = (read_stream && request.method == "POST").then(|| owed_ids(&request.body));
+            let (lines, timed_out, reusable) = read_body(&mut connection, &head, &mut exchange, owed.as_deref());
             if reusable && head.keeps_alive() && request.framing != Framing::ChunkedCut {
                 self.connection = Some(connection);
             }
@@ -659,7 +659,7 @@ fn read_body(
     connection: &mut BufReader<Timed>,
     head: &wire::Head,
     exchange: &mut Exchange,
-    until_reply: bool,
+    owed: Option<&[Value]>,
 ) -> (Vec<(Vec<u8>, bool)>, bool, bool) {
     let kind = match head.body_kind(&exchange.method) {
         Ok(kind) => kind,
@@ -672,8 +672,10 @@ fn read_body(
     let mut body = Body::new(connection, kind, MAX_LINE_BYTES);
     let mut lines = Vec::new();
     match media.as_deref() {
-        Some("text/event-stream") if !until_reply => (lines, false, false),
         Some("text/event-stream") => {
+            let Some(owed) = owed else { return (lines, false, false) };
+            let mut answered = vec![false; owed.len()];
+            let mut any = false;
             let mut events = BufReader::new(&mut body);
             loop {
                 match wire::read_event(&mut events, MAX_LINE_BYTES) {
@@ -682,17 +684,29 @@ fn read_body(
                         if data.trim_ascii().is_empty() {
                             continue;
                         }
-                        let reply = is_response(&data);
+                        if let Some(id) = response_id(&data) {
+                            any = true;
+                            for (owed, answered) in owed.iter().zip(answered.iter_mut()) {
+                                *answered |= *owed == id;
+                            }
+                        }
                         lines.push((data, truncated));
-                        if reply || lines.len() >= MAX_EVENTS {
-                            // The response ends the request's stream; the rest is not read.
+                        // The responses to the body's requests end its stream; the rest is not read. (One owed
+                        // response is the one that comes, whatever its id.)
+                        let done = answered.iter().all(|a| *a) && (any || !owed.is_empty());
+                        if done || owed.len() == 1 && any || lines.len() >= MAX_EVENTS {
                             return (lines, false, false);
                         }
                     }
                     Err(error) => {
-                        let timed_out =
+                        // A stream still open when nothing is owed (every request cancelled) is closed here: no
+                        // response will come, and none is missing.
+                        let stopped =
                             matches!(error.kind(), std::io::ErrorKind::TimedOut | std::io::ErrorKind::WouldBlock);
-                        exchange.problem = Some(wire::describe(&error));
+                        let timed_out = stopped && !answered.iter().all(|a| *a);
+                        if timed_out || !stopped {
+                            exchange.problem = Some(wire::describe(&error));
+                        }
                         return (lines, timed_out, false);
                     }
                 }
@@ -724,11 +738,33 @@ fn read_body(
     }
 }
 
-/// True when an SSE event's data is a JSON-RPC response (the one that ends a request's stream).
-fn is_response(data: &[u8]) -> bool {
-    serde_json::from_slice::<Value>(data).ok().is_some_and(|value| {
-        value.get("method").is_none() && (value.get("result").is_some() || value.get("error").is_some())
-    })
+/// The id of an SSE event's data when it is a JSON-RPC response (`null` when it has none).
+fn response_id(data: &[u8]) -> Option<Value> {
+    let value = serde_json::from_slice::<Value>(data).ok()?;
+    let response = value.get("method").is_none() && (value.get("result").is_some() || value.get("error").is_some());
+    response.then(|| value.get("id").cloned().unwrap_or(Value::Null))
+}
+
+/// The ids of the requests a POST body carries (one request, or a batch's), less those a
+/// `notifications/cancelled` in the same body cancels: the responses its stream owes.
+fn owed_ids(body: &[u8]) -> Vec<Value> {
+    let Ok(value) = serde_json::from_slice::<Value>(body) else { return Vec::new() };
+    let items: Vec<&Value> = match &value {
+        Value::Array(items) => items.iter().collect(),
+        other => vec![other],
+    };
+    let cancelled: Vec<&Value> = items
+        .iter()
+        .filter(|item| item.get("method").and_then(Value::as_str) == Some(CANCELLED) && item.get("id").is_none())
+        .filter_map(|item| item.get("params")?.get("requestId"))
+        .collect();
+    items
+        .iter()
+        .filter(|item| item.get("method").is_some())
+        .filter_map(|item| item.get("id"))
+        .filter(|id| !cancelled.contains(id))
+        .cloned()
+        .collect()
 }
 
 /// The host of an `Origin` or `Host` value (`http://a.b:8080` gives `a.b`, `[::1]:80` gives `::1`).

@@ -498,7 +498,9 @@ pub static RULES: &[Rule] = &[
         HTTP_SESSION_DELETED,
         HANDSHAKE,
         "HTTP transport, legacy era (new in issue 13): once a DELETE of the session got a 2xx, a request carrying \
-         that Mcp-Session-Id gets 404 Not Found (403, 406, 413 and 415 refusals for other reasons are accepted).",
+         that Mcp-Session-Id gets 404 Not Found (403, 406, 413, 415 and 431 refusals for other reasons are \
+         accepted, so are 405 to a GET on a server without a GET stream and 400 to a request whose \
+         MCP-Protocol-Version names no version).",
         "MCP 2025-11-25 basic/transports.mdx §Session Management 3, 5",
     ),
     must(

@@ -149,6 +149,8 @@ pub fn check(transcript: &Transcript, policy: &Policy, findings: &mut Vec<Findin
         if let Some(id) = &session
             && deleted.contains(id)
             && status != 404
+            && !(exchange.method == "GET" && status == 405)
+            && !(status == 400 && names_no_version(exchange))
             && !OTHER_REFUSALS.contains(&status)
             && serves(Era::Handshake)
         {
@@ -290,6 +292,12 @@ fn otherwise_refusable(exchange: &Exchange, status: u16) -> bool {
 fn oversized(exchange: &Exchange) -> bool {
     let length = exchange.request_values("content-length").first().and_then(|v| v.parse::<u64>().ok());
     length.is_some_and(|n| n > 10 << 20) || exchange.request_headers.iter().any(|(_, v)| v.len() > 8 << 10)
+}
+
+/// True when the request's MCP-Protocol-Version names no protocol version (a 400 for it is due on its own).
+fn names_no_version(exchange: &Exchange) -> bool {
+    let known = |v: &&str| HANDSHAKE_VERSIONS.contains(v) || MODERN_VERSIONS.contains(v);
+    exchange.request_values("mcp-protocol-version").iter().any(|v| !known(v))
 }
 
 /// True when a reply's id stands for a sent id: equal, or the same number (`7.0` comes back as `7` from a

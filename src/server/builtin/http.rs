@@ -274,9 +274,9 @@ impl HttpServer {
             return self.modern(request, body, version);
         }
         let frame = Frame::parse(body);
-        let known = session.first().is_some_and(|id| self.sessions.contains_key(*id));
-        // An initialize opens a session; one sent on a session belongs to it (its connection answers it).
-        if !known && matches!(&frame, Frame::Request(r) if r.method == INITIALIZE) {
+        // An initialize without a session opens one; one sent on a session belongs to it (its connection answers
+        // it), and one naming a session that is unknown or ended gets 404 like any request.
+        if session.is_empty() && matches!(&frame, Frame::Request(r) if r.method == INITIALIZE) {
             let mut connection = Calc.connect();
             let replies = exchange(&mut connection, body);
             let succeeded = replies.first().is_some_and(|reply| {
@@ -298,6 +298,9 @@ impl HttpServer {
             [one] => one.to_string(),
             _ => return HttpReply::empty(400),
         };
+        if !self.sessions.contains_key(&id) {
+            return HttpReply::empty(404);
+        }
         if version.is_some_and(|v| !HANDSHAKE_VERSIONS.contains(&v)) && !self.bug(HttpBug::IgnoresVersionHeader)
             || request.values("mcp-protocol-version").len() > 1
         {

@@ -529,7 +529,7 @@ impl HttpTarget {
         // A session opens with an initialize that succeeded; a refused one leaves the conversation as it was, and
         // so does a second session (a mutation hid the first from the server): the conversation stays on its
         // first, as one stdio connection would.
-        let open = talk.session.is_none() || talk.deleted;
+        let open = talk.session.is_none();
         let succeeded = negotiated.is_some() && (200..300).contains(&outcome.exchange.status);
         if initialize && open && succeeded && era == Era::Handshake {
             if let Some(session) = outcome.exchange.response_header("mcp-session-id") {

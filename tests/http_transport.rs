@@ -160,3 +160,29 @@ fn a_started_server_that_never_listens_is_a_clear_error_with_its_output() {
     let text = format!("{error:#}");
     assert!(text.contains("never answered") && text.contains("no port for me"), "{text}");
 }
+
+#[test]
+fn a_campaign_over_http_finds_every_planted_http_bug_and_nothing_on_the_reference_server() {
+    use mcp_wirefuzz::campaign::{self, Options};
+    use mcp_wirefuzz::server::ServerSpec;
+    let options = |cases: u64| Options {
+        seed: 1,
+        cases: Some(cases),
+        time: None,
+        policy: judged(),
+        out: None,
+        shrink: mcp_wirefuzz::shrink::Budget { runs: 50, time: Some(Duration::from_secs(5)) },
+        baseline: Default::default(),
+    };
+    let run = |bug: Option<HttpBug>, cases: u64| {
+        let server = ServerSpec::Http(HttpSpec::new(&http::spawn(bug).unwrap(), None).unwrap());
+        let targets = (0..2).map(|_| server.pooled_target(quick())).collect();
+        campaign::run(targets, &options(cases), &server, |_| {}).unwrap()
+    };
+    for bug in HttpBug::ALL {
+        let summary = run(Some(bug), 60);
+        assert!(summary.counts.contains_key(bug.expected_rule()), "{bug}: {:?}", summary.counts);
+    }
+    let summary = run(None, 150);
+    assert!(summary.counts.is_empty(), "{:?}", summary.counts);
+}

@@ -9,7 +9,7 @@ use super::catalogue::{
     HTTP_SESSION_REQUIRED, ID_ECHO, MALFORMED_SERVED, NOTIFICATION_REPLY, NULL_ID, RESPONSE_MISSING,
 };
 use super::{Finding, Level, Policy, catalogue};
-use crate::protocol::codes::{HEADER_MISMATCH, METHOD_NOT_FOUND, UNSUPPORTED_PROTOCOL_VERSION};
+use crate::protocol::codes::{HEADER_MISMATCH, METHOD_NOT_FOUND, PARSE_ERROR, UNSUPPORTED_PROTOCOL_VERSION};
 use crate::protocol::envelope::{self, PROTOCOL_VERSION_KEY};
 use crate::protocol::era::{HANDSHAKE_VERSIONS, MODERN_VERSIONS};
 use crate::protocol::methods::INITIALIZE;
@@ -214,7 +214,9 @@ pub fn check(transcript: &Transcript, policy: &Policy, findings: &mut Vec<Findin
                 // A version header naming no version at all may be judged by the legacy transport's rule instead
                 // (400, whatever the body): a dual-era server cannot tell which revision the client speaks.
                 let accepted = match code {
-                    Some(HEADER_MISMATCH) => true,
+                    // A server whose parser refuses the body (a number past its limits, RFC 8259 §9) never
+                    // read what the headers should match.
+                    Some(HEADER_MISMATCH | PARSE_ERROR) => true,
                     Some(UNSUPPORTED_PROTOCOL_VERSION) => mismatch.version_header,
                     _ => mismatch.unknown_version,
                 };

@@ -473,8 +473,8 @@ pub static RULES: &[Rule] = &[
         "HTTP transport, 2026-07-28 (new in issue 13): a fully enveloped request whose Mcp-Method or Mcp-Name \
          (after Base64-sentinel decoding) is missing or differs from the body, or whose MCP-Protocol-Version \
          differs from the envelope's version, is rejected with 400 and -32020 (-32022 also accepted when the \
-         header names an unsupported version, -32700 when the server's parser refuses the body, and any 400 when \
-         the header names no version at all). A missing MCP-Protocol-Version, or one naming a handshake version \
+         header names an unsupported version, -32700 when the server's parser refuses the body, and any 4xx when \
+         the header names no version at all: the legacy transport's rules may judge it). A missing MCP-Protocol-Version, or one naming a handshake version \
          on a server that serves the handshake era, may route the request to the legacy transport and is not \
          judged.",
         "MCP 2026-07-28 basic/transports/streamable-http.mdx §Protocol Version Header, §Standard Request Headers, \

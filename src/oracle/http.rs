@@ -4,14 +4,15 @@
 //! what HTTP adds: statuses, media types, routing headers, sessions and origins.
 
 use super::catalogue::{
-    BIG_ID, DUPLICATE_RESPONSE, EXTRA_MEMBER, HTTP_CONTENT_TYPE, HTTP_ERROR_STATUS, HTTP_GET, HTTP_HEADER_MISMATCH,
-    HTTP_NOTIFICATION_202, HTTP_ORIGIN, HTTP_PROTOCOL_VERSION_HEADER, HTTP_RESPONSE, HTTP_SESSION_DELETED,
-    HTTP_SESSION_REQUIRED, ID_ECHO, MALFORMED_SERVED, NOTIFICATION_REPLY, NULL_ID, RESPONSE_MISSING,
+    BATCH, BIG_ID, DUPLICATE_RESPONSE, EXTRA_MEMBER, HTTP_CONTENT_TYPE, HTTP_ERROR_STATUS, HTTP_GET,
+    HTTP_HEADER_MISMATCH, HTTP_NOTIFICATION_202, HTTP_ORIGIN, HTTP_PROTOCOL_VERSION_HEADER, HTTP_RESPONSE,
+    HTTP_SESSION_DELETED, HTTP_SESSION_REQUIRED, ID_ECHO, MALFORMED_SERVED, NOTIFICATION_REPLY, NULL_ID,
+    RESPONSE_MISSING,
 };
 use super::{Finding, Level, Policy, catalogue};
 use crate::protocol::codes::{HEADER_MISMATCH, METHOD_NOT_FOUND, PARSE_ERROR, UNSUPPORTED_PROTOCOL_VERSION};
 use crate::protocol::envelope::{self, PROTOCOL_VERSION_KEY};
-use crate::protocol::era::{HANDSHAKE_VERSIONS, MODERN_VERSIONS};
+use crate::protocol::era::{BATCH_VERSION, HANDSHAKE_VERSIONS, MODERN_VERSIONS};
 use crate::protocol::methods::INITIALIZE;
 use crate::protocol::{Era, Frame};
 use crate::server::http::{decode_header_value, foreign_origin, mirrored_name};
@@ -111,6 +112,32 @@ pub fn check(transcript: &Transcript, policy: &Policy, findings: &mut Vec<Findin
             }
         }
     }
+    // The batch rule follows one connection; over HTTP a batch belongs to the session it carried. It is judged
+    // here on its own exchange: a batch answered with a 2xx array was accepted, and a batch on a session that did
+    // not negotiate 2025-03-26 (another initialize opened another session) owes nothing.
+    let mut negotiated: HashMap<&str, Option<String>> = HashMap::new();
+    let mut not_owed: HashSet<usize> = HashSet::new();
+    for s in &seen {
+        let session = s.exchange.response_header("mcp-session-id");
+        if let (Some(Frame::Request(r)), Some(id)) = (&s.frame, session)
+            && r.method == INITIALIZE
+        {
+            let version = s
+                .replies
+                .iter()
+                .find_map(|(_, v)| Some(v.as_ref()?.get("result")?.get("protocolVersion")?.as_str()?.to_string()));
+            negotiated.entry(id).or_insert(version);
+        }
+        if let Some(Frame::Batch(_)) = &s.frame {
+            let carried = s.exchange.request_values("mcp-session-id").first().copied();
+            let version = carried.and_then(|id| negotiated.get(id).cloned().flatten());
+            let array = s.success() && s.replies.iter().any(|(_, v)| v.as_ref().is_some_and(Value::is_array));
+            if array || version.as_deref() != Some(BATCH_VERSION) {
+                not_owed.insert(s.index - 1);
+            }
+        }
+    }
+    findings.retain(|f| !(f.rule == BATCH && f.event.is_some_and(|e| not_owed.contains(&e))));
     let stray = [ID_ECHO, DUPLICATE_RESPONSE, MALFORMED_SERVED];
     findings.retain(|f| !(stray.contains(&f.rule) && f.event.is_some_and(|e| own.contains(&e))));
     let answered_by_status = [RESPONSE_MISSING, BIG_ID, EXTRA_MEMBER, NOTIFICATION_REPLY, NULL_ID];
@@ -211,16 +238,18 @@ pub fn check(transcript: &Transcript, policy: &Policy, findings: &mut Vec<Findin
                 header_mismatch(s, serves(Era::Handshake)).filter(|_| !otherwise_refusable(exchange, status))
             {
                 let code = s.error_code().map(|(_, code)| code);
-                // A version header naming no version at all may be judged by the legacy transport's rule instead
-                // (400, whatever the body): a dual-era server cannot tell which revision the client speaks.
                 let accepted = match code {
                     // A server whose parser refuses the body (a number past its limits, RFC 8259 §9) never
                     // read what the headers should match.
                     Some(HEADER_MISMATCH | PARSE_ERROR) => true,
                     Some(UNSUPPORTED_PROTOCOL_VERSION) => mismatch.version_header,
-                    _ => mismatch.unknown_version,
+                    _ => false,
                 };
-                if status != 400 || !accepted {
+                // A version header naming no version at all may be judged by the legacy transport's rules instead
+                // (400 for the version, 404 for an unknown session, whatever the body): a dual-era server cannot
+                // tell which revision the client speaks.
+                let legacy_refusal = mismatch.unknown_version && (400..500).contains(&status);
+                if (status != 400 || !accepted) && !legacy_refusal {
                     let got = code.map_or_else(|| "no error".to_string(), |c| format!("error {c}"));
                     add(
                         HTTP_HEADER_MISMATCH,

@@ -905,17 +905,14 @@ impl Connection<'_> {
 /// under that id, and a result there means they executed malformed input.
 pub(super) fn lenient_id(line: &[u8]) -> Option<RequestId> {
     let text = String::from_utf8_lossy(line);
-    let text = text.trim_start_matches('\u{feff}').as_bytes();
-    match json::skim_first_message(text) {
-        Some(first) => IdField::of(first.get("id")).valid().cloned(),
-        None => top_level_id(text),
-    }
+    let first = json::skim_first_message(text.trim_start_matches('\u{feff}').as_bytes())?;
+    IdField::of(first.get("id")).valid().cloned()
 }
 
 /// The `id` member of the object `text` starts with, found without building what is nested in it: for a line
 /// nested deeper than the parser's limit (RFC 8259 §9 lets each parser set its own; a server with a higher one
 /// answers the line under this id).
-fn top_level_id(text: &[u8]) -> Option<RequestId> {
+pub(super) fn top_level_id(text: &[u8]) -> Option<RequestId> {
     let (mut depth, mut in_string, mut escaped, mut key_start) = (0usize, false, false, None);
     for (at, &byte) in text.iter().enumerate() {
         if in_string {
@@ -952,7 +949,7 @@ fn top_level_id(text: &[u8]) -> Option<RequestId> {
 fn the_id_of_a_line_nested_past_the_parser_limit_is_found() {
     let deep = format!(r#"{{"method":"id","params":{{"x":{}{}}},"id":"7"}}"#, "[".repeat(300), "]".repeat(300));
     assert!(json::skim_first_message(deep.as_bytes()).is_none());
-    assert_eq!(lenient_id(deep.as_bytes()), Some(RequestId::string("7")));
+    assert_eq!(top_level_id(deep.as_bytes()), Some(RequestId::string("7")));
     assert_eq!(top_level_id(br#"{"a":{"id":1},"b":"id"}"#), None);
     assert_eq!(top_level_id(br#"{"id" : 12, "x": ["]"]}"#), Some(RequestId::Integer("12".into())));
 }

@@ -211,17 +211,18 @@ fn read_sent(line: &[u8]) -> SentLine {
             }
             // A lenient reader reads UTF-8 text after a byte-order mark as the parser did: where the parser failed
             // inside the first value, so does it, and there is no id to find.
-            // So does one nested deeper than the parser's limit, which a server with a higher one reads.
-            let lenient = match &*frame {
-                Frame::NotJson { after_value, error } => {
-                    *after_value
-                        || line.starts_with(BYTE_ORDER_MARK)
-                        || std::str::from_utf8(line).is_err()
-                        || error.contains("recursion limit")
+            let lenient = match *frame {
+                Frame::NotJson { after_value, .. } => {
+                    after_value || line.starts_with(BYTE_ORDER_MARK) || std::str::from_utf8(line).is_err()
                 }
                 _ => false,
             };
-            let lenient_id = lenient.then(|| jsonrpc::lenient_id(line)).flatten();
+            // A line nested deeper than the parser's limit keeps the id a server with a higher limit reads in it.
+            let deep = matches!(&*frame, Frame::NotJson { error, .. } if error.contains("recursion limit"));
+            let lenient_id = match deep {
+                true => jsonrpc::top_level_id(line),
+                false => lenient.then(|| jsonrpc::lenient_id(line)).flatten(),
+            };
             SentLine { frame: *frame, ambiguous: None, lenient_id, extra_members: false }
         }
         Ok(noted) => classified(noted, false),

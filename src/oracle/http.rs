@@ -89,7 +89,11 @@ pub fn check(transcript: &Transcript, policy: &Policy, findings: &mut Vec<Findin
     // it either.
     let mut refused: HashMap<usize, bool> = HashMap::new();
     for s in seen.iter().filter(|s| s.exchange.status >= 400 || s.exchange.body_cut) {
-        let unread = s.replies.is_empty() || s.error_code().is_some_and(|(_, code)| code == HEADER_MISMATCH);
+        // A version header naming no version must be refused with 400 whatever the body (legacy rule), so the
+        // body was not judged as MCP either.
+        let unread = s.replies.is_empty()
+            || s.error_code().is_some_and(|(_, code)| code == HEADER_MISMATCH)
+            || names_no_version(s.exchange);
         let sent = s.frame.is_some().then(|| s.index - 1);
         for event in sent.into_iter().chain(s.replies.iter().map(|(event, _)| *event)) {
             refused.insert(event, unread);
@@ -99,6 +103,10 @@ pub fn check(transcript: &Transcript, policy: &Policy, findings: &mut Vec<Findin
     // serving on any version) and replies to a body nested past the oracle's parser limit (RFC 8259 §9 lets a
     // server parse deeper) are that body's answers, not strays or answers to malformed input.
     let mut own: HashSet<usize> = HashSet::new();
+    // Batch replies whose id an earlier request used too: the MCP layer, matching by id, may judge them as that
+    // request's answer.
+    let mut misread: HashSet<usize> = HashSet::new();
+    let mut earlier: Vec<Value> = Vec::new();
     for s in &seen {
         let deep = matches!(&s.frame, Some(Frame::NotJson { error, .. }) if error.contains("recursion limit"));
         let ids: Vec<Value> = match &s.frame {
@@ -110,8 +118,15 @@ pub fn check(transcript: &Transcript, policy: &Policy, findings: &mut Vec<Findin
             if deep || id.is_some_and(|id| ids.iter().any(|sent| same_id(sent, id))) {
                 own.insert(*event);
             }
+            if !ids.is_empty() && id.is_some_and(|id| earlier.iter().any(|sent| same_id(sent, id))) {
+                misread.insert(*event);
+            }
+        }
+        if let (Some(Frame::Request(_)), Some(Event::Sent(line))) = (&s.frame, transcript.events.get(s.index - 1)) {
+            earlier.extend(serde_json::from_slice::<Value>(line).ok().and_then(|v| v.get("id").cloned()));
         }
     }
+    findings.retain(|f| !(f.rule.starts_with("MCP-") && f.event.is_some_and(|e| misread.contains(&e))));
     // The batch rule follows one connection; over HTTP a batch belongs to the session it carried. It is judged
     // here on its own exchange: a batch answered with a 2xx array was accepted, and a batch on a session that did
     // not negotiate 2025-03-26 (another initialize opened another session) owes nothing.
@@ -165,6 +180,10 @@ pub fn check(transcript: &Transcript, policy: &Policy, findings: &mut Vec<Findin
             && !problem.contains("timeout")
         {
             add(HTTP_RESPONSE, s.index, format!("{} got no well-formed response: {problem}", exchange.method));
+        }
+        // No response (the body was cut, the connection dropped): the status rules have nothing to judge.
+        if status == 0 {
+            continue;
         }
         let host = exchange.request_values("host").first().copied();
         if let Some(origin) = exchange.request_values("origin").into_iter().find(|o| foreign_origin(o, host))

@@ -1444,3 +1444,24 @@ fn a_plain_request_before_initialize_may_be_refused_by_a_server_that_serves_2026
     fires_under(&legacy, &[S(PING_1), R(&error("1", -32602))], PING);
     fires(&[S(INIT), R(INIT_OK), S(PING_1), R(&error("1", -32602))], PING);
 }
+
+#[test]
+fn a_ping_with_a_meta_that_is_no_object_may_get_invalid_params() {
+    let transcript = |meta: &str, reply: &str| {
+        Transcript {
+        events: vec![
+            Event::Sent(br#"{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-11-25","capabilities":{},"clientInfo":{"name":"c","version":"1"}}}"#.to_vec()),
+            Event::Received { line: br#"{"jsonrpc":"2.0","id":1,"result":{"protocolVersion":"2025-11-25","capabilities":{},"serverInfo":{"name":"s","version":"1"}}}"#.to_vec(), truncated: false },
+            Event::Sync,
+            Event::Sent(format!(r#"{{"jsonrpc":"2.0","id":2,"method":"ping","params":{{"_meta":{meta}}}}}"#).into_bytes()),
+            Event::Received { line: reply.as_bytes().to_vec(), truncated: false },
+            Event::Sync,
+        ],
+        ending: Ending::Closed,
+    }
+    };
+    let refused = r#"{"jsonrpc":"2.0","id":2,"error":{"code":-32602,"message":"Invalid request parameters"}}"#;
+    let rules = |t: &Transcript| check(t, &Policy::default()).into_iter().map(|f| f.rule).collect::<Vec<_>>();
+    assert!(!rules(&transcript(r#""""#, refused)).contains(&PING));
+    assert!(rules(&transcript("{}", refused)).contains(&PING));
+}

@@ -94,7 +94,7 @@ pub fn check(transcript: &Transcript, policy: &Policy, findings: &mut Vec<Findin
         let unread = s.replies.is_empty()
             || s.error_code().is_some_and(|(_, code)| code == HEADER_MISMATCH)
             || names_no_version(s.exchange);
-        let sent = s.frame.is_some().then(|| s.index - 1);
+        let sent = s.frame.as_ref().and(s.index.checked_sub(1));
         for event in sent.into_iter().chain(s.replies.iter().map(|(event, _)| *event)) {
             refused.insert(event, unread);
         }
@@ -122,7 +122,9 @@ pub fn check(transcript: &Transcript, policy: &Policy, findings: &mut Vec<Findin
                 misread.insert(*event);
             }
         }
-        if let (Some(Frame::Request(_)), Some(Event::Sent(line))) = (&s.frame, transcript.events.get(s.index - 1)) {
+        if let (Some(Frame::Request(_)), Some(Event::Sent(line))) =
+            (&s.frame, s.index.checked_sub(1).and_then(|i| transcript.events.get(i)))
+        {
             earlier.extend(serde_json::from_slice::<Value>(line).ok().and_then(|v| v.get("id").cloned()));
         }
     }
@@ -148,7 +150,7 @@ pub fn check(transcript: &Transcript, policy: &Policy, findings: &mut Vec<Findin
             let version = carried.and_then(|id| negotiated.get(id).cloned().flatten());
             let array = s.success() && s.replies.iter().any(|(_, v)| v.as_ref().is_some_and(Value::is_array));
             if array || version.as_deref() != Some(BATCH_VERSION) {
-                not_owed.insert(s.index - 1);
+                not_owed.extend(s.index.checked_sub(1));
             }
         }
     }
@@ -428,4 +430,44 @@ fn exchanges(transcript: &Transcript) -> Vec<Seen<'_>> {
         seen.push(Seen { index, exchange, frame, replies });
     }
     seen
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::oracle::check;
+
+    /// Every short transcript over a few HTTP-shaped events, in every order, is judged without a panic.
+    #[test]
+    fn any_order_of_exchanges_and_lines_is_judged_without_panic() {
+        let exchange = |method: &str, status: u16, headers: &[(&str, &str)]| {
+            Event::Http(Box::new(Exchange {
+                method: method.into(),
+                status,
+                request_headers: headers.iter().map(|(n, v)| (n.to_string(), v.to_string())).collect(),
+                response_headers: vec![("Mcp-Session-Id".into(), "s".into())],
+                ..Exchange::default()
+            }))
+        };
+        let pool = [
+            Event::Sent(
+                br#"{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-03-26"}}"#.to_vec(),
+            ),
+            Event::Sent(br#"[{"jsonrpc":"2.0","id":1,"method":"ping"}]"#.to_vec()),
+            Event::Received {
+                line: br#"{"jsonrpc":"2.0","id":1,"result":{"protocolVersion":"2025-03-26"}}"#.to_vec(),
+                truncated: false,
+            },
+            Event::Sync,
+            exchange("GET", 200, &[("Mcp-Session-Id", "s")]),
+            exchange("POST", 400, &[("Origin", "http://evil.example"), ("MCP-Protocol-Version", "x")]),
+            exchange("DELETE", 0, &[("Mcp-Session-Id", "s")]),
+        ];
+        for n in 0..pool.len().pow(4) {
+            let events: Vec<Event> = (0..4).map(|digit| pool[n / pool.len().pow(digit) % pool.len()].clone()).collect();
+            for ending in [Ending::Closed, Ending::Hung { waited_ms: 1 }] {
+                check(&Transcript { events: events.clone(), ending }, &Policy::default());
+            }
+        }
+    }
 }

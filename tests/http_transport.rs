@@ -186,3 +186,34 @@ fn a_campaign_over_http_finds_every_planted_http_bug_and_nothing_on_the_referenc
     let summary = run(None, 150);
     assert!(summary.counts.is_empty(), "{:?}", summary.counts);
 }
+
+#[test]
+fn a_started_server_that_crashes_is_a_crash_and_is_started_again() {
+    // Answers one POST with 202, then exits with code 3 on the next request without answering.
+    let script = r#"
+import http.server, os, sys
+class H(http.server.BaseHTTPRequestHandler):
+    count = 0
+    def do_POST(self):
+        self.rfile.read(int(self.headers.get("Content-Length", 0)))
+        H.count += 1
+        if H.count > 1:
+            sys.stderr.write("crashing now\n"); sys.stderr.flush(); os._exit(3)
+        self.send_response(202); self.send_header("Content-Length", "0"); self.end_headers()
+    def log_message(self, *args):
+        pass
+http.server.HTTPServer(("127.0.0.1", int(sys.argv[1])), H).serve_forever()
+"#;
+    let port = TcpListener::bind("127.0.0.1:0").unwrap().local_addr().unwrap().port();
+    let argv: Vec<String> = vec!["python3".into(), "-c".into(), script.into(), port.to_string()];
+    let command = mcp_wirefuzz::server::stdio::ServerCommand::from_argv(&argv).unwrap();
+    let spec = HttpSpec::new(&format!("http://127.0.0.1:{port}/mcp"), Some(command)).unwrap();
+    let note = br#"{"jsonrpc":"2.0","method":"notifications/initialized"}"#.to_vec();
+    let mut target = spec.target(quick());
+    for _ in 0..2 {
+        let transcript = target.run(&lines(vec![note.clone(), note.clone()])).unwrap();
+        let Ending::Exited { code: Some(3), stderr_tail, .. } = &transcript.ending else { panic!("{transcript:?}") };
+        assert!(String::from_utf8_lossy(stderr_tail).contains("crashing now"));
+        assert!(check(&transcript, &Policy::default()).iter().any(|f| f.rule == "SERVER-CRASH"));
+    }
+}

@@ -369,7 +369,7 @@ impl Worker<'_> {
             if out_of_cases || out_of_time {
                 break;
             }
-            let transcript = match self.target.run_owned(conversation(self.options.seed, index)) {
+            let transcript = match self.target.run_owned(self.conversation(index)) {
                 // A conversation that ends after the deadline may have been cut by it: it is not judged.
                 Ok(_) if deadline.is_some_and(|deadline| Instant::now() >= deadline) => break,
                 Ok(transcript) => transcript,
@@ -398,7 +398,7 @@ impl Worker<'_> {
                 });
                 if claim {
                     // The conversation is regenerated: it is a pure function of the seed and its index.
-                    let inputs = conversation(self.options.seed, index);
+                    let inputs = self.conversation(index);
                     match self.write_as_seen(index, &inputs, &transcript, finding, trigger) {
                         Ok(seen) => {
                             let _ = sender.send(Message::Found(Box::new(seen.clone())));
@@ -417,6 +417,15 @@ impl Worker<'_> {
             }
         }
         tally.flush(sender);
+    }
+
+    /// Conversation `index` of the campaign: over HTTP with HTTP-level mutations put in.
+    fn conversation(&self, index: u64) -> Vec<Input> {
+        let inputs = conversation(self.options.seed, index);
+        match self.server {
+            ServerSpec::Http(_) => crate::server::http::mutate::mutate(inputs, self.options.seed, index),
+            _ => inputs,
+        }
     }
 
     /// Writes a finding's case file at once, as the conversation that broke the rule, marked unminimized.

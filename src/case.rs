@@ -56,6 +56,8 @@ pub struct Case {
     pub mutant: Option<Mutant>,
     /// The server command the case was found on, if any (program and arguments).
     pub command: Option<Vec<String>>,
+    /// The MCP endpoint, when the case was found over Streamable HTTP (`url:`; `command:` then starts it).
+    pub url: Option<String>,
     /// Rule ids that must fire on the case's server; empty means the case must run clean.
     pub expect: Vec<String>,
     /// The trigger of the finding the case was written for ([`crate::trigger::signature`]), when known.
@@ -68,6 +70,8 @@ pub struct Case {
     pub inputs: Vec<Input>,
     /// What the server answered when the case was written (shown as comments, not checked).
     pub received: Vec<Vec<u8>>,
+    /// Over HTTP, every exchange when the case was written: method, status, headers (comments, not checked).
+    pub exchanges: Vec<String>,
 }
 
 impl Case {
@@ -93,6 +97,8 @@ impl Case {
                 case.inputs.push(Input::Sync);
             } else if let Some(reply) = line.strip_prefix("# << ") {
                 case.received.push(reply.as_bytes().to_vec());
+            } else if let Some(exchange) = line.strip_prefix("# ht ") {
+                case.exchanges.push(exchange.to_string());
             } else if line.starts_with('#') || line.trim().is_empty() {
                 continue;
             } else if let Some((key, value)) = line.split_once(':') {
@@ -119,6 +125,10 @@ impl Case {
                             bail!("{}: command is empty", at());
                         }
                         case.command = Some(argv);
+                    }
+                    "url" => {
+                        crate::server::http::Endpoint::parse(value).with_context(at)?;
+                        case.url = Some(value.to_string());
                     }
                     "trigger" => case.trigger = Some(value.to_string()).filter(|t| !t.is_empty()),
                     "frames" => {
@@ -154,7 +164,7 @@ impl Case {
                 );
             }
         }
-        if case.mutant.is_some() && case.command.is_some() {
+        if case.mutant.is_some() && (case.command.is_some() || case.url.is_some()) {
             bail!("a case names either a mutant or a command, not both");
         }
         Ok(case)
@@ -177,6 +187,9 @@ impl Case {
         }
         if let Some(command) = &self.command {
             let _ = writeln!(out, "command: {}", serde_json::to_string(command).unwrap_or_default());
+        }
+        if let Some(url) = &self.url {
+            let _ = writeln!(out, "url: {url}");
         }
         if !self.allow.is_empty() {
             let _ = writeln!(out, "allow: {}", self.allow.join(", "));
@@ -204,6 +217,9 @@ impl Case {
         }
         for reply in &self.received {
             let _ = writeln!(out, "# << {}", crate::transcript::show_bytes(reply, 2000));
+        }
+        for exchange in &self.exchanges {
+            let _ = writeln!(out, "# ht {exchange}");
         }
         out
     }
@@ -242,13 +258,28 @@ impl Case {
                 .map(|m| m.eras)
                 .filter(|e| Eras::STATED.contains(e)),
             mutant: server.mutant(),
-            command: server.command().map(ServerCommand::argv),
+            command: match server {
+                ServerSpec::Http(spec) => spec.command.as_ref().map(ServerCommand::argv),
+                _ => server.command().map(ServerCommand::argv),
+            },
+            url: match server {
+                ServerSpec::Http(spec) => Some(spec.endpoint.url()),
+                _ => None,
+            },
             expect: vec![finding.rule.to_string()],
             trigger: Some(crate::trigger::signature(transcript, finding)),
             allow: differs(false),
             deny: differs(true),
             inputs: inputs.to_vec(),
             received: transcript.received().map(<[u8]>::to_vec).collect(),
+            exchanges: transcript
+                .events
+                .iter()
+                .filter_map(|event| match event {
+                    crate::transcript::Event::Http(exchange) => Some(exchange.detail()),
+                    _ => None,
+                })
+                .collect(),
         }
     }
 
@@ -257,7 +288,7 @@ impl Case {
     /// rules it expects on (so a case found under a profile, or before a rule went off by default, still checks
     /// its rule).
     pub fn policy(&self) -> Policy {
-        let base = match (self.eras, self.command.is_some()) {
+        let base = match (self.eras, self.command.is_some() || self.url.is_some()) {
             (Some(eras), _) => Policy::default().with_model(ServerModel::stated(eras)),
             (None, false) => Policy::default().with_model(ServerModel::built_in()),
             (None, true) => Policy::default(),
@@ -269,6 +300,12 @@ impl Case {
 
     /// The server the case was found on: its mutant, its command, or the built-in server.
     pub fn server(&self) -> ServerSpec {
+        if let Some(url) = &self.url {
+            let command = self.command.as_deref().and_then(|argv| ServerCommand::from_argv(argv).ok());
+            if let Ok(spec) = crate::server::http::HttpSpec::new(url, command) {
+                return ServerSpec::Http(spec);
+            }
+        }
         match (&self.mutant, &self.command) {
             (Some(mutant), _) => ServerSpec::Mutant(*mutant),
             (None, Some(argv)) => match ServerCommand::from_argv(argv) {
@@ -342,6 +379,21 @@ fn from_hex(hex: &str) -> Result<Vec<u8>> {
 mod tests {
     use super::*;
 
+    #[test]
+    fn an_http_case_keeps_its_url_and_exchanges() {
+        let case = Case {
+            url: Some("http://127.0.0.1:8000/mcp".into()),
+            command: Some(vec!["server".into(), "--port".into(), "8000".into()]),
+            inputs: vec![Input::Line(b"@http set Origin http://evil.example".to_vec())],
+            exchanges: vec!["POST 403 no content-type (0 bytes) | > Origin: http://evil.example".into()],
+            ..Case::default()
+        };
+        let parsed = Case::parse(&case.render()).unwrap();
+        assert_eq!(parsed, case);
+        assert!(matches!(parsed.server(), ServerSpec::Http(spec) if spec.endpoint.port == 8000));
+        assert!(Case::parse(&format!("{MAGIC}\nurl: https://x/mcp\nexpect: clean\n")).is_err());
+    }
+
     fn sample() -> Case {
         Case {
             title: Some("ids come back as strings".into()),
@@ -362,6 +414,7 @@ mod tests {
                 Input::Line("\"é中😀\"".as_bytes().to_vec()),
             ],
             received: vec![br#"{"jsonrpc":"2.0","id":"1","result":{}}"#.to_vec()],
+            ..Case::default()
         }
     }
 

@@ -187,6 +187,10 @@ pub fn encode_transcript(transcript: &Transcript) -> Vec<u8> {
         Ending::Cut { .. } => b"3".to_vec(),
     };
     for event in &transcript.events {
+        // The oracle target's format has no HTTP exchanges: its transcripts are stdio ones.
+        if matches!(event, Event::Http(_)) {
+            continue;
+        }
         out.push(b'\n');
         match event {
             Event::Sent(line) => {
@@ -197,7 +201,7 @@ pub fn encode_transcript(transcript: &Transcript) -> Vec<u8> {
                 out.push(b'1');
                 out.extend_from_slice(line);
             }
-            Event::Sync => out.push(b'2'),
+            Event::Sync | Event::Http(_) => out.push(b'2'),
         }
     }
     out

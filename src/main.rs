@@ -13,9 +13,11 @@ use mcp_wirefuzz::oracle::{Policy, check, render_catalogue};
 use mcp_wirefuzz::report;
 use mcp_wirefuzz::seeds;
 use mcp_wirefuzz::server::attach;
+use mcp_wirefuzz::server::builtin::http::{self as http_server, HttpBug};
 use mcp_wirefuzz::server::builtin::mutants::Mutant;
 use mcp_wirefuzz::server::builtin::quirks::{self, Quirky};
 use mcp_wirefuzz::server::builtin::reference::{Calc, Planted, SERVER_NAME, SERVER_VERSION};
+use mcp_wirefuzz::server::http::HttpSpec;
 use mcp_wirefuzz::server::stdio::{ServerCommand, Timeouts};
 use mcp_wirefuzz::server::{DeadlinePassed, ServerSpec, Status, serve};
 use mcp_wirefuzz::shrink;
@@ -56,6 +58,9 @@ enum Commands {
         /// Run against the built-in server, whatever the case names.
         #[arg(long, conflicts_with = "mutant")]
         built_in: bool,
+        /// Reach the server over Streamable HTTP at this endpoint (with `-- CMD ARGS...`, start it first).
+        #[arg(long, value_name = "URL", conflicts_with_all = ["mutant", "built_in"])]
+        url: Option<String>,
         /// How long a reply from a child server may take, in milliseconds.
         #[arg(long, default_value_t = 2_000)]
         timeout: u64,
@@ -116,6 +121,10 @@ enum Commands {
         /// Write the minimized case here instead of over the file.
         #[arg(long, value_name = "FILE")]
         out: Option<PathBuf>,
+        /// Reach the case's server at this HTTP endpoint instead of the case's `url:` (its `command:` still starts
+        /// it).
+        #[arg(long, value_name = "URL")]
+        url: Option<String>,
         /// How long a reply from a child server may take, in milliseconds.
         #[arg(long, default_value_t = 2_000)]
         timeout: u64,
@@ -141,6 +150,12 @@ enum Commands {
         /// writes, odd layout and escapes, a slow start, stderr noise), drawn from SEED.
         #[arg(long, value_name = "SEED", num_args = 0..=1, default_missing_value = "0", conflicts_with = "mutant")]
         quirks: Option<u64>,
+        /// Serve over Streamable HTTP on ADDR (HOST:PORT; port 0 picks one), endpoint /mcp, until killed.
+        #[arg(long, value_name = "ADDR", conflicts_with_all = ["mutant", "quirks"])]
+        http: Option<String>,
+        /// With --http: plant one HTTP bug (`--http-bug list` lists them).
+        #[arg(long, value_name = "NAME")]
+        http_bug: Option<String>,
     },
     /// A quick, deterministic conformance run against the built-in server or `-- CMD ARGS...`: the server model
     /// first (probed, or `--eras`), one probe per invariant (each planted bug's trigger, judged with the model),
@@ -156,6 +171,9 @@ enum Commands {
         /// The eras the server serves (handshake, modern, dual), instead of probing it.
         #[arg(long, value_name = "ERAS")]
         eras: Option<String>,
+        /// Reach the server over Streamable HTTP at this endpoint (adds one probe per HTTP rule).
+        #[arg(long, value_name = "URL")]
+        url: Option<String>,
         /// The server to start (no shell), after `--`.
         #[arg(last = true)]
         command: Vec<String>,
@@ -199,6 +217,10 @@ struct FuzzArgs {
     /// Plant one bug in the built-in server (`mcp-wirefuzz serve --mutant list` lists them).
     #[arg(long, value_name = "NAME")]
     mutant: Option<String>,
+    /// Reach the server over Streamable HTTP at this endpoint, http://HOST:PORT/PATH (with `-- CMD ARGS...`,
+    /// start it first, restart it after a crash, stop it at the end).
+    #[arg(long, value_name = "URL", conflicts_with = "mutant")]
+    url: Option<String>,
     /// Where case files of findings are written, the moment they are found (a writable folder, checked first).
     #[arg(long, value_name = "DIR", default_value = "wirefuzz-findings")]
     out: PathBuf,
@@ -244,8 +266,8 @@ fn main() -> ExitCode {
     let outcome = match cli.command {
         Commands::Fuzz(args) => run_fuzz(args),
         Commands::Attach { socket, wait } => run_attach(&socket, wait),
-        Commands::Replay { file, mutant, built_in, timeout, eras, profile, allow, deny, command } => {
-            let server = Replayed { mutant: mutant.as_deref(), built_in, command: &command };
+        Commands::Replay { file, mutant, built_in, url, timeout, eras, profile, allow, deny, command } => {
+            let server = Replayed { mutant: mutant.as_deref(), built_in, url: url.as_deref(), command: &command };
             let rules = Rules { eras: eras.as_deref(), profiles: &profile, allow: &allow, deny: &deny };
             timeout_option("--timeout", timeout).and_then(|timeout| run_replay(&file, server, timeout, rules))
         }
@@ -253,16 +275,19 @@ fn main() -> ExitCode {
         Commands::Import { artifact, target, mutant, out, name, shrink_budget } => {
             run_import(&artifact, target.as_deref(), mutant.as_deref(), &out, name.as_deref(), shrink_budget)
         }
-        Commands::Shrink { file, out, timeout, shrink_budget } => timeout_option("--timeout", timeout)
-            .and_then(|timeout| run_shrink(&file, out.as_deref(), timeout, shrink_budget)),
+        Commands::Shrink { file, out, url, timeout, shrink_budget } => timeout_option("--timeout", timeout)
+            .and_then(|timeout| run_shrink(&file, out.as_deref(), url.as_deref(), timeout, shrink_budget)),
         Commands::Corpus { out } => run_corpus(&out),
         Commands::Invariants => {
             print!("{}", render_catalogue());
             Ok(ExitCode::SUCCESS)
         }
-        Commands::Serve { mutant, quirks } => run_serve(mutant.as_deref(), quirks),
-        Commands::Check { timeout, no_seeds, eras, command } => timeout_option("--timeout", timeout)
-            .and_then(|timeout| run_check(&command, timeout, !no_seeds, eras.as_deref())),
+        Commands::Serve { http: Some(address), http_bug, .. } => run_serve_http(&address, http_bug.as_deref()),
+        Commands::Serve { http_bug: Some(name), .. } if name == "list" => run_serve_http("", Some("list")),
+        Commands::Serve { http_bug: Some(_), .. } => Err(anyhow!("--http-bug needs --http ADDR")),
+        Commands::Serve { mutant, quirks, .. } => run_serve(mutant.as_deref(), quirks),
+        Commands::Check { timeout, no_seeds, eras, url, command } => timeout_option("--timeout", timeout)
+            .and_then(|timeout| run_check(&command, url.as_deref(), timeout, !no_seeds, eras.as_deref())),
     };
     match outcome {
         Ok(code) => code,
@@ -301,6 +326,24 @@ fn run_attach(socket: &Path, wait: f64) -> Result<ExitCode> {
     attach::exit_as(attach::attach(socket, wait)?)
 }
 
+fn run_serve_http(address: &str, bug: Option<&str>) -> Result<ExitCode> {
+    let bug =
+        match bug {
+            Some("list") => {
+                for bug in HttpBug::ALL {
+                    println!("{:<28} {:<28} {}", bug.name(), bug.expected_rule(), bug.description());
+                }
+                return Ok(ExitCode::SUCCESS);
+            }
+            Some(name) => Some(HttpBug::from_name(name).with_context(|| {
+                format!("unknown HTTP bug `{name}`; `mcp-wirefuzz serve --http-bug list` lists them")
+            })?),
+            None => None,
+        };
+    http_server::serve(address, bug, |local| eprintln!("mcp-wirefuzz: serving MCP over HTTP at http://{local}/mcp"))?;
+    Ok(ExitCode::SUCCESS)
+}
+
 fn run_serve(mutant: Option<&str>, quirks: Option<u64>) -> Result<ExitCode> {
     // Locked only where it is read here: the quirky server reads stdin on a thread of its own.
     let input = || BufReader::new(io::stdin().lock());
@@ -329,8 +372,15 @@ fn run_serve(mutant: Option<&str>, quirks: Option<u64>) -> Result<ExitCode> {
     }
 }
 
-/// The server named by `--mutant` and `-- CMD`, or the built-in one.
-fn server_spec(mutant: Option<&str>, command: &[String]) -> Result<ServerSpec> {
+/// The server named by `--mutant`, `--url` and `-- CMD`, or the built-in one.
+fn server_spec(mutant: Option<&str>, url: Option<&str>, command: &[String]) -> Result<ServerSpec> {
+    if let Some(url) = url {
+        if mutant.is_some() {
+            bail!("--mutant plants a bug in the built-in server; it cannot be combined with --url");
+        }
+        let command = if command.is_empty() { None } else { Some(ServerCommand::from_argv(command)?) };
+        return Ok(ServerSpec::Http(HttpSpec::new(url, command)?));
+    }
     match (mutant, command.is_empty()) {
         (Some(_), false) => bail!("--mutant plants a bug in the built-in server; it cannot be combined with `-- CMD`"),
         (Some(name), true) => match Mutant::from_name(name) {
@@ -365,7 +415,7 @@ fn server_model(server: &ServerSpec, eras: Option<&str>, timeouts: Timeouts) -> 
         return Ok(stated);
     }
     match server {
-        ServerSpec::Command(_) => model::probe(server.target(timeouts).as_mut()),
+        ServerSpec::Command(_) | ServerSpec::Http(_) => model::probe(server.target(timeouts).as_mut()),
         _ => Ok(ServerModel::built_in()),
     }
 }
@@ -451,7 +501,7 @@ fn writable_file(option: &str, path: &Path) -> Result<()> {
 fn run_fuzz(args: FuzzArgs) -> Result<ExitCode> {
     let began = Instant::now();
     end_servers_on_signal()?;
-    let server = server_spec(args.mutant.as_deref(), &args.command)?;
+    let server = server_spec(args.mutant.as_deref(), args.url.as_deref(), &args.command)?;
     let baseline = match &args.baseline {
         Some(path) => Baseline::load(path)?,
         None => Baseline::default(),
@@ -605,6 +655,7 @@ impl Bar {
 struct Replayed<'a> {
     mutant: Option<&'a str>,
     built_in: bool,
+    url: Option<&'a str>,
     command: &'a [String],
 }
 
@@ -617,8 +668,8 @@ fn run_replay(file: &Path, server: Replayed, timeout: Duration, rules: Rules) ->
     let server = match (server.built_in, server.mutant, server.command.is_empty()) {
         (true, _, true) => ServerSpec::BuiltIn,
         (true, _, false) => bail!("--built-in cannot be combined with `-- CMD`"),
-        (false, None, true) => case.server(),
-        (false, mutant, _) => server_spec(mutant, server.command)?,
+        (false, None, true) if server.url.is_none() => case.server(),
+        (false, mutant, _) => server_spec(mutant, server.url, server.command)?,
     };
     // A crash case waits (up to the reply timeout) for the server to exit on its own before closing its input.
     let linger = if case.expect.iter().any(|rule| rule == "SERVER-CRASH") { timeout } else { Duration::ZERO };
@@ -709,7 +760,7 @@ fn run_import(
         bail!("an `oracle` artifact is a transcript, not a conversation: there is nothing to replay");
     };
     if let Some(pinned) = mutant {
-        server = server_spec(Some(pinned), &[])?;
+        server = server_spec(Some(pinned), None, &[])?;
     }
     import_inputs(artifact, &server, &inputs, out, name.map(str::to_string), budget)
 }
@@ -725,7 +776,7 @@ fn import_inputs(
     let judged = match server {
         ServerSpec::Mutant(mutant) => mutant.policy(),
         ServerSpec::BuiltIn => Policy::default().with_model(ServerModel::built_in()),
-        ServerSpec::Command(_) => Policy::default(),
+        ServerSpec::Command(_) | ServerSpec::Http(_) => Policy::default(),
     };
     let mut target = server.target(Timeouts::default());
     let transcript = target.run(inputs)?;
@@ -758,9 +809,18 @@ replay: mcp-wirefuzz replay {}",
     Ok(ExitCode::from(1))
 }
 
-fn run_shrink(file: &Path, out: Option<&Path>, timeout: Duration, budget: usize) -> Result<ExitCode> {
+fn run_shrink(
+    file: &Path,
+    out: Option<&Path>,
+    url: Option<&str>,
+    timeout: Duration,
+    budget: usize,
+) -> Result<ExitCode> {
     end_servers_on_signal()?;
-    let case = Case::load(file)?;
+    let mut case = Case::load(file)?;
+    if let Some(url) = url {
+        case.url = Some(url.to_string());
+    }
     let server = case.server();
     let timeouts = Timeouts { reply: timeout, ..Timeouts::default() };
     let judged = match case.eras {
@@ -808,9 +868,16 @@ fn run_corpus(root: &Path) -> Result<ExitCode> {
     Ok(ExitCode::SUCCESS)
 }
 
-fn run_check(command: &[String], timeout: Duration, seeds_too: bool, eras: Option<&str>) -> Result<ExitCode> {
+fn run_check(
+    command: &[String],
+    url: Option<&str>,
+    timeout: Duration,
+    seeds_too: bool,
+    eras: Option<&str>,
+) -> Result<ExitCode> {
     end_servers_on_signal()?;
-    let server = server_spec(None, command)?;
+    let server = server_spec(None, url, command)?;
+    let http = matches!(server, ServerSpec::Http(_));
     let timeouts = Timeouts { reply: timeout, ..Timeouts::default() };
     let model = server_model(&server, eras, timeouts)?;
     println!("server model: {model}");
@@ -841,6 +908,16 @@ fn run_check(command: &[String], timeout: Duration, seeds_too: bool, eras: Optio
         verdict(&name, findings.iter().map(ToString::to_string).collect());
         probed.push(inputs);
     }
+    if http {
+        for bug in HttpBug::ALL {
+            let inputs: Vec<Input> = bug.trigger().into_iter().map(Input::Line).collect();
+            let transcript = target.run(&inputs)?;
+            let findings = check(&transcript, &judged);
+            let name =
+                format!("probe {} ({} frames, the trigger of HTTP bug {bug})", bug.expected_rule(), inputs.len());
+            verdict(&name, findings.iter().map(ToString::to_string).collect());
+        }
+    }
     let identity = match (&model.name, &model.server_version) {
         (Some(name), Some(version)) => format!("{name} {version:?}"),
         (Some(name), None) => name.clone(),
@@ -848,6 +925,7 @@ fn run_check(command: &[String], timeout: Duration, seeds_too: bool, eras: Optio
     };
     match model.name.as_deref() {
         _ if !seeds_too => {}
+        _ if http => println!("skipped: the seed transcripts are stdio conversations"),
         Some(_) if model.is_seed_calc() => {
             for case in seeds::builtin() {
                 let mismatches = match server.command() {

@@ -25,6 +25,73 @@ pub enum Event {
     },
     /// A sync point: every request sent before it should have been answered by now.
     Sync,
+    /// One HTTP exchange (the HTTP transport only): recorded right after the line it carried as its body (a POST),
+    /// or alone (a GET or DELETE); the lines of its response follow it as [`Event::Received`].
+    Http(Box<Exchange>),
+}
+
+/// One HTTP request and what came back, as the oracle's HTTP rules judge it.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct Exchange {
+    /// The request method (`POST`, `GET`, `DELETE`).
+    pub method: String,
+    /// The request headers exactly as sent, in order (duplicates and odd casing kept).
+    pub request_headers: Vec<(String, String)>,
+    /// The response status; 0 when no complete response head came (see `problem`).
+    pub status: u16,
+    /// The response headers, in order.
+    pub response_headers: Vec<(String, String)>,
+    /// How many body bytes came (counted to the harness's bound).
+    pub body_len: usize,
+    /// The first bytes of a body that was not recorded as JSON-RPC lines (an HTML error page, say).
+    pub excerpt: Vec<u8>,
+    /// What went wrong at the HTTP level, when something did (a malformed head, a body cut short).
+    pub problem: Option<String>,
+    /// True when the harness cut the request's chunked body short on purpose (the server may then close the
+    /// connection without a response, RFC 9112 §8).
+    pub body_cut: bool,
+}
+
+impl Exchange {
+    /// Every value of a request header, matched case-insensitively.
+    pub fn request_values(&self, name: &str) -> Vec<&str> {
+        values(&self.request_headers, name)
+    }
+
+    /// The first value of a response header, matched case-insensitively.
+    pub fn response_header(&self, name: &str) -> Option<&str> {
+        values(&self.response_headers, name).into_iter().next()
+    }
+
+    /// The response's media type (`Content-Type` without parameters, lowercased), if any.
+    pub fn media_type(&self) -> Option<String> {
+        let value = self.response_header("content-type")?;
+        Some(value.split(';').next().unwrap_or("").trim().to_ascii_lowercase())
+    }
+
+    /// One line for a rendered transcript: `POST 400 application/json (12 bytes)`.
+    pub fn summary(&self) -> String {
+        let media = self.media_type().unwrap_or_else(|| "no content-type".into());
+        let problem = self.problem.as_deref().map(|p| format!("; {p}")).unwrap_or_default();
+        format!("{} {} {media} ({} bytes){problem}", self.method, self.status, self.body_len)
+    }
+}
+
+impl Exchange {
+    /// The summary with every header: `POST 200 application/json (9 bytes) | > Name: value | < Name: value`.
+    pub fn detail(&self) -> String {
+        let mut out = self.summary();
+        for (mark, headers) in [(">", &self.request_headers), ("<", &self.response_headers)] {
+            for (name, value) in headers {
+                out.push_str(&format!(" | {mark} {name}: {}", show_bytes(value.as_bytes(), 200)));
+            }
+        }
+        out
+    }
+}
+
+fn values<'a>(headers: &'a [(String, String)], name: &str) -> Vec<&'a str> {
+    headers.iter().filter(|(n, _)| n.eq_ignore_ascii_case(name)).map(|(_, v)| v.as_str()).collect()
 }
 
 /// How the connection ended.
@@ -82,6 +149,10 @@ impl Transcript {
                 Event::Sent(line) => (">>", line.as_slice()),
                 Event::Received { line, .. } => ("<<", line.as_slice()),
                 Event::Sync => ("--", &b"sync"[..]),
+                Event::Http(exchange) => {
+                    out.push_str(&format!("{index:>4} ht {}\n", exchange.summary()));
+                    continue;
+                }
             };
             out.push_str(&format!("{index:>4} {mark} {}\n", show_bytes(line, 400)));
         }

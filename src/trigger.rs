@@ -45,6 +45,7 @@ pub fn signature(transcript: &Transcript, finding: &Finding) -> String {
         Some(Event::Sent(line)) => sent(&transcript.events[..index], line),
         Some(Event::Received { line, .. }) => received(&transcript.events[..index], line),
         Some(Event::Sync) => "sync".to_string(),
+        Some(Event::Http(exchange)) => format!("http {} {}", exchange.method, exchange.status),
         None => "no-line".to_string(),
     }
 }

@@ -237,7 +237,7 @@ fn cancelled_unanswered(transcript: &Transcript, id: &RequestId) -> bool {
                     return false;
                 }
             }
-            Event::Sync => {}
+            Event::Sync | Event::Http(_) => {}
         }
     }
     cancelled

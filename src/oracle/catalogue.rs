@@ -129,6 +129,26 @@ pub const INITIALIZE_PARAMS: &str = "MCP-INITIALIZE-INVALID-PARAMS";
 pub const PING: &str = "MCP-PING";
 /// Advertised list methods are not -32601.
 pub const ADVERTISED_METHODS: &str = "MCP-ADVERTISED-METHODS";
+/// Every HTTP request gets a well-formed HTTP/1.1 response.
+pub const HTTP_RESPONSE: &str = "HTTP-RESPONSE";
+/// A request from a foreign `Origin` is not served.
+pub const HTTP_ORIGIN: &str = "HTTP-ORIGIN";
+/// A notification POST that is accepted gets 202 and no body.
+pub const HTTP_NOTIFICATION_202: &str = "HTTP-NOTIFICATION-202";
+/// A request POST answered with success is `application/json` or `text/event-stream`.
+pub const HTTP_CONTENT_TYPE: &str = "HTTP-CONTENT-TYPE";
+/// Modern errors -32020/-32022 come with 400, -32601 with 404.
+pub const HTTP_ERROR_STATUS: &str = "HTTP-STATUS-FOR-ERROR";
+/// A modern request whose headers do not match its body gets 400 and -32020.
+pub const HTTP_HEADER_MISMATCH: &str = "HTTP-HEADER-MISMATCH";
+/// A GET to the endpoint gets an SSE stream or 405.
+pub const HTTP_GET: &str = "HTTP-GET";
+/// A session request refused for lacking its session gets 400.
+pub const HTTP_SESSION_REQUIRED: &str = "HTTP-SESSION-REQUIRED";
+/// A session ended by DELETE gets 404.
+pub const HTTP_SESSION_DELETED: &str = "HTTP-SESSION-DELETED";
+/// An invalid `MCP-Protocol-Version` on a legacy session gets 400.
+pub const HTTP_PROTOCOL_VERSION_HEADER: &str = "HTTP-PROTOCOL-VERSION-HEADER";
 
 /// The catalogue, JSON-RPC layer first, then the MCP era model.
 pub static RULES: &[Rule] = &[
@@ -400,6 +420,96 @@ pub static RULES: &[Rule] = &[
          refused. On every other version a batch is malformed input.",
         "MCP 2025-03-26 basic/index.mdx §Batching (MUST support receiving JSON-RPC batches); JSON-RPC 2.0 §6; \
          2025-06-18 changelog.mdx (batching removed)",
+    ),
+    must(
+        HTTP_RESPONSE,
+        BOTH,
+        "HTTP transport (new in issue 13): every request gets a well-formed HTTP/1.1 response: a status line and \
+         headers httparse reads, a body framed by Content-Length, chunked coding or the connection's close, and \
+         not cut short; a connection closed without a response breaks it too (a crash or a hang is reported as \
+         such instead).",
+        "RFC 9112 §2, §6; MCP 2025-11-25 basic/transports.mdx §Streamable HTTP",
+    ),
+    must(
+        HTTP_ORIGIN,
+        BOTH,
+        "HTTP transport (new in issue 13): a request whose Origin header names a foreign site (not localhost, \
+         127.0.0.1, [::1] or the Host it was sent to) is not served: the server answers 403 (or another refusal), \
+         never 2xx. A security finding: without this check a web page the user visits can reach a local MCP server \
+         through DNS rebinding (a hostile name first resolving to the attacker, then to 127.0.0.1) and call its \
+         tools with the user's privileges. Allow it (--allow HTTP-ORIGIN) only for a server deliberately \
+         configured to accept that origin.",
+        "MCP 2025-11-25 basic/transports.mdx §Security Warning (MUST validate Origin; MUST respond 403 when it is \
+         present and invalid); 2026-07-28 basic/transports/streamable-http.mdx §Security & Endpoint",
+    ),
+    must(
+        HTTP_NOTIFICATION_202,
+        BOTH,
+        "HTTP transport (new in issue 13): a POST whose body is a notification (or, in the legacy era, a \
+         response) that the server accepts (a 2xx) gets 202 Accepted and no body; a refusal is any error status.",
+        "MCP 2026-07-28 basic/transports/streamable-http.mdx §Sending Messages 5; 2025-11-25 \
+         basic/transports.mdx §Sending Messages to the Server 4",
+    ),
+    must(
+        HTTP_CONTENT_TYPE,
+        BOTH,
+        "HTTP transport (new in issue 13): a POST whose body is a request, answered with a 2xx, has Content-Type \
+         application/json (one JSON object) or text/event-stream (an SSE stream); an HTML page is neither.",
+        "MCP 2026-07-28 basic/transports/streamable-http.mdx §Sending Messages 6; 2025-11-25 \
+         basic/transports.mdx §Sending Messages to the Server 5",
+    ),
+    must(
+        HTTP_ERROR_STATUS,
+        MODERN,
+        "HTTP transport, 2026-07-28 (new in issue 13): a modern request refused with -32022 (unsupported version) or \
+         -32020 (header mismatch) comes with status 400 Bad Request, one refused with -32601 (method not found) \
+         with 404 Not Found. The other codes the SDKs map to 400 (-32700, -32600, -32602, -32021) have no status \
+         MUST in the transport text and are not judged.",
+        "MCP 2026-07-28 basic/transports/streamable-http.mdx §Protocol Version Header, §Server Validation",
+    ),
+    must(
+        HTTP_HEADER_MISMATCH,
+        MODERN,
+        "HTTP transport, 2026-07-28 (new in issue 13): a fully enveloped request whose Mcp-Method or Mcp-Name \
+         (after Base64-sentinel decoding) is missing or differs from the body, or whose MCP-Protocol-Version \
+         differs from the envelope's version, is rejected with 400 and -32020 (-32022 also accepted when the \
+         header names an unsupported version, -32700 when the server's parser refuses the body, and any 4xx when \
+         the header names no version at all: the legacy transport's rules may judge it). A missing MCP-Protocol-Version, or one naming a handshake version \
+         on a server that serves the handshake era, may route the request to the legacy transport and is not \
+         judged.",
+        "MCP 2026-07-28 basic/transports/streamable-http.mdx §Protocol Version Header, §Standard Request Headers, \
+         §Server Validation",
+    ),
+    must(
+        HTTP_GET,
+        HANDSHAKE,
+        "HTTP transport, legacy era (new in issue 13): a GET to the MCP endpoint gets an SSE stream \
+         (text/event-stream) or 405 Method Not Allowed; a 2xx with any other body (JSON, an HTML page) breaks it.",
+        "MCP 2025-11-25 basic/transports.mdx §Listening for Messages from the Server 2",
+    ),
+    should(
+        HTTP_SESSION_REQUIRED,
+        HANDSHAKE,
+        "HTTP transport, legacy era (new in issue 13): when a server that assigned a session refuses a later \
+         request for lacking its Mcp-Session-Id, it answers 400 Bad Request (serving it is legal: the server may \
+         not require the session).",
+        "MCP 2025-11-25 basic/transports.mdx §Session Management 2",
+    ),
+    must(
+        HTTP_SESSION_DELETED,
+        HANDSHAKE,
+        "HTTP transport, legacy era (new in issue 13): once a DELETE of the session got a 2xx, a request carrying \
+         that Mcp-Session-Id gets 404 Not Found (403, 406, 413, 415 and 431 refusals for other reasons are \
+         accepted, so are 405 to a GET on a server without a GET stream and 400 to a request whose \
+         MCP-Protocol-Version names no version).",
+        "MCP 2025-11-25 basic/transports.mdx §Session Management 3, 5",
+    ),
+    must(
+        HTTP_PROTOCOL_VERSION_HEADER,
+        HANDSHAKE,
+        "HTTP transport, legacy era (new in issue 13): on a session that negotiated 2025-06-18 or later, a request \
+         whose MCP-Protocol-Version names no protocol version gets 400 Bad Request.",
+        "MCP 2025-11-25 basic/transports.mdx §Protocol Version Header",
     ),
 ];
 

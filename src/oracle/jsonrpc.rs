@@ -389,6 +389,7 @@ pub(super) fn check(transcript: &Transcript, reads: &[Read], findings: &mut Find
                 }
                 connection.notification = None;
             }
+            Read::Http => {}
         }
     }
     if closed {
@@ -942,6 +943,51 @@ pub(super) fn lenient_id(line: &[u8]) -> Option<RequestId> {
     let text = String::from_utf8_lossy(line);
     let first = json::skim_first_message(text.trim_start_matches('\u{feff}').as_bytes())?;
     IdField::of(first.get("id")).valid().cloned()
+}
+
+/// The `id` member of the object `text` starts with, found without building what is nested in it: for a line
+/// nested deeper than the parser's limit (RFC 8259 §9 lets each parser set its own; a server with a higher one
+/// answers the line under this id).
+pub(super) fn top_level_id(text: &[u8]) -> Option<RequestId> {
+    let (mut depth, mut in_string, mut escaped, mut key_start) = (0usize, false, false, None);
+    for (at, &byte) in text.iter().enumerate() {
+        if in_string {
+            match byte {
+                _ if escaped => escaped = false,
+                b'\\' => escaped = true,
+                b'"' => {
+                    in_string = false;
+                    let key = depth == 1 && key_start.is_some_and(|start| &text[start..at] == b"id");
+                    if let Some(rest) = text[at + 1..].trim_ascii_start().strip_prefix(b":").filter(|_| key) {
+                        let mut values = serde_json::Deserializer::from_slice(rest).into_iter::<Value>();
+                        return IdField::of(values.next()?.ok().as_ref()).valid().cloned();
+                    }
+                }
+                _ => {}
+            }
+            continue;
+        }
+        match byte {
+            b'"' => {
+                in_string = true;
+                key_start = Some(at + 1);
+            }
+            b'{' | b'[' => depth += 1,
+            b'}' | b']' => depth = depth.checked_sub(1)?,
+            _ => {}
+        }
+    }
+    None
+}
+
+#[cfg(test)]
+#[test]
+fn the_id_of_a_line_nested_past_the_parser_limit_is_found() {
+    let deep = format!(r#"{{"method":"id","params":{{"x":{}{}}},"id":"7"}}"#, "[".repeat(300), "]".repeat(300));
+    assert!(json::skim_first_message(deep.as_bytes()).is_none());
+    assert_eq!(top_level_id(deep.as_bytes()), Some(RequestId::string("7")));
+    assert_eq!(top_level_id(br#"{"a":{"id":1},"b":"id"}"#), None);
+    assert_eq!(top_level_id(br#"{"id" : 12, "x": ["]"]}"#), Some(RequestId::Integer("12".into())));
 }
 
 /// True for an object with a member beyond the four a JSON-RPC 2.0 request defines (`jsonrpc`, `id`, `method`,

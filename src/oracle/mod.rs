@@ -10,6 +10,7 @@
 
 mod batch;
 pub mod catalogue;
+mod http;
 mod jsonrpc;
 mod mcp;
 mod memo;
@@ -61,10 +62,13 @@ pub fn check(transcript: &Transcript, policy: &Policy) -> Vec<Finding> {
     let answers = jsonrpc::check(judged, &reads, &mut findings);
     mcp::check(judged, &reads, &answers, policy, &mut findings);
     check_ending(judged, &mut findings);
-    let findings = match &spread {
+    let mut findings = match &spread {
         Some(spread) => spread.put_back(findings.0, transcript),
         None => findings.0,
     };
+    if http::applies(transcript) {
+        http::check(transcript, policy, &mut findings);
+    }
     let mut findings: Vec<Finding> = findings.into_iter().filter(|f| policy.enabled(f.rule)).collect();
     findings.sort_by_key(|f| f.event);
     if let Ending::Cut { events } = transcript.ending {
@@ -84,6 +88,8 @@ enum Read {
     Received(Rc<ServerReading>),
     /// A sync point.
     Sync,
+    /// An HTTP exchange (judged by [`http`], not by the JSON-RPC and MCP layers).
+    Http,
 }
 
 impl Read {
@@ -162,6 +168,7 @@ fn read(transcript: &Transcript, findings: &mut Findings) -> Vec<Read> {
                 Read::Received(reading)
             }
             Event::Sync => Read::Sync,
+            Event::Http(_) => Read::Http,
         })
         .collect()
 }
@@ -215,7 +222,12 @@ fn read_sent(line: &[u8]) -> SentLine {
                 }
                 _ => false,
             };
-            let lenient_id = lenient.then(|| jsonrpc::lenient_id(line)).flatten();
+            // A line nested deeper than the parser's limit keeps the id a server with a higher limit reads in it.
+            let deep = matches!(&*frame, Frame::NotJson { error, .. } if error.contains("recursion limit"));
+            let lenient_id = match deep {
+                true => jsonrpc::top_level_id(line),
+                false => lenient.then(|| jsonrpc::lenient_id(line)).flatten(),
+            };
             SentLine { frame: *frame, ambiguous: None, lenient_id, extra_members: false }
         }
         Ok(noted) => classified(noted, false),

@@ -1286,7 +1286,8 @@ fn a_lenient_id_is_looked_for_only_where_one_can_be() {
         .collect();
     let mut with_id = 0;
     for line in &not_json {
-        let expected = super::jsonrpc::lenient_id(line);
+        let deep = matches!(crate::protocol::Frame::parse(line), crate::protocol::Frame::NotJson { error, .. } if error.contains("recursion limit"));
+        let expected = if deep { super::jsonrpc::top_level_id(line) } else { super::jsonrpc::lenient_id(line) };
         with_id += usize::from(expected.is_some());
         assert_eq!(super::read_sent(line).lenient_id, expected, "{}", String::from_utf8_lossy(line));
     }
@@ -1442,4 +1443,25 @@ fn a_plain_request_before_initialize_may_be_refused_by_a_server_that_serves_2026
     let legacy = Policy::default().with_model(ServerModel::stated(Eras::Handshake));
     fires_under(&legacy, &[S(PING_1), R(&error("1", -32602))], PING);
     fires(&[S(INIT), R(INIT_OK), S(PING_1), R(&error("1", -32602))], PING);
+}
+
+#[test]
+fn a_ping_with_a_meta_that_is_no_object_may_get_invalid_params() {
+    let transcript = |meta: &str, reply: &str| {
+        Transcript {
+        events: vec![
+            Event::Sent(br#"{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-11-25","capabilities":{},"clientInfo":{"name":"c","version":"1"}}}"#.to_vec()),
+            Event::Received { line: br#"{"jsonrpc":"2.0","id":1,"result":{"protocolVersion":"2025-11-25","capabilities":{},"serverInfo":{"name":"s","version":"1"}}}"#.to_vec(), truncated: false },
+            Event::Sync,
+            Event::Sent(format!(r#"{{"jsonrpc":"2.0","id":2,"method":"ping","params":{{"_meta":{meta}}}}}"#).into_bytes()),
+            Event::Received { line: reply.as_bytes().to_vec(), truncated: false },
+            Event::Sync,
+        ],
+        ending: Ending::Closed,
+    }
+    };
+    let refused = r#"{"jsonrpc":"2.0","id":2,"error":{"code":-32602,"message":"Invalid request parameters"}}"#;
+    let rules = |t: &Transcript| check(t, &Policy::default()).into_iter().map(|f| f.rule).collect::<Vec<_>>();
+    assert!(!rules(&transcript(r#""""#, refused)).contains(&PING));
+    assert!(rules(&transcript("{}", refused)).contains(&PING));
 }

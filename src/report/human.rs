@@ -26,7 +26,7 @@ pub fn finding(found: &Found, seed: u64, server: &ServerSpec) -> String {
         let _ = writeln!(out, "  rule: {} [{}]", rule.statement, rule.source);
     }
     let shape = if found.minimized { "minimized transcript" } else { "transcript as seen, not minimized yet" };
-    let _ = writeln!(out, "  {shape} (>> sent, << received, -- sync):");
+    let _ = writeln!(out, "  {shape} (>> sent, << received, -- sync, ht HTTP exchange):");
     let events = &found.transcript.events;
     // A long transcript (a flood) is shown by its start, its end and the event at fault.
     let shown = |index: usize| index < SHOWN_EVENTS || index + SHOWN_EVENTS >= events.len() || f.event == Some(index);
@@ -40,13 +40,14 @@ pub fn finding(found: &Found, seed: u64, server: &ServerSpec) -> String {
             let _ = writeln!(out, "    ... {skipped} event(s) not shown");
             skipped = 0;
         }
-        let (mark, line) = match event {
-            Event::Sent(line) => (">>", line.as_slice()),
-            Event::Received { line, .. } => ("<<", line.as_slice()),
-            Event::Sync => ("--", &[][..]),
+        let (mark, shown) = match event {
+            Event::Sent(line) => (">>", show_bytes(line, 300)),
+            Event::Received { line, .. } => ("<<", show_bytes(line, 300)),
+            Event::Sync => ("--", String::new()),
+            Event::Http(exchange) => ("ht", exchange.summary()),
         };
         let flag = if f.event == Some(index) { "  <-- here" } else { "" };
-        let _ = writeln!(out, "    {mark} {}{flag}", show_bytes(line, 300));
+        let _ = writeln!(out, "    {mark} {shown}{flag}");
     }
     match &found.transcript.ending {
         Ending::Closed => {}

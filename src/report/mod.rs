@@ -18,6 +18,16 @@ pub fn reproduce_command(found: &Found, seed: u64, server: &ServerSpec) -> Strin
     match server {
         ServerSpec::BuiltIn => {}
         ServerSpec::Mutant(mutant) => command.push_str(&format!(" --mutant {mutant}")),
+        ServerSpec::Http(spec) => {
+            command.push_str(&format!(" --url {}", shell_word(&spec.endpoint.url())));
+            if let Some(child) = &spec.command {
+                command.push_str(" --");
+                for word in child.argv() {
+                    command.push(' ');
+                    command.push_str(&shell_word(&word));
+                }
+            }
+        }
         ServerSpec::Command(child) => {
             command.push_str(" --");
             for word in child.argv() {

@@ -418,6 +418,7 @@ mod tests {
                 Event::Sent(line) => format!(">{}", String::from_utf8_lossy(line)),
                 Event::Received { line, .. } => format!("<{}", String::from_utf8_lossy(line)),
                 Event::Sync => "--".into(),
+                Event::Http(exchange) => format!("ht {}", exchange.summary()),
             })
             .collect();
         assert_eq!(shown, [">a", "<a", ">slow", ">b", "<b", "<late", "--", ">c", "<c"]);

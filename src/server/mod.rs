@@ -1,11 +1,12 @@
 //! Servers under test: the in-process server interface, the built-in servers (`builtin`), async servers in-process
-//! (`async_lines`, and `rmcp` for rmcp servers), and child processes over stdio (and the stub that attaches such a
+//! (`async_lines`, and `rmcp` for rmcp servers), servers over HTTP (`http`), and child processes over stdio (and the stub that attaches such a
 //! process to a fork server).
 
 #[cfg(feature = "async-lines")]
 pub mod async_lines;
 pub mod attach;
 pub mod builtin;
+pub mod http;
 #[cfg(feature = "rmcp")]
 pub mod rmcp;
 pub mod stdio;
@@ -171,6 +172,8 @@ pub enum ServerSpec {
     Mutant(mutants::Mutant),
     /// A server started as a child process over stdio.
     Command(stdio::ServerCommand),
+    /// A server reached over Streamable HTTP (started by the harness when it has a command).
+    Http(http::HttpSpec),
 }
 
 impl ServerSpec {
@@ -178,6 +181,7 @@ impl ServerSpec {
     pub fn target(&self, timeouts: stdio::Timeouts) -> Box<dyn Target + Send> {
         match self {
             ServerSpec::Command(command) => Box::new(stdio::StdioTarget::new(command.clone(), timeouts).cold()),
+            ServerSpec::Http(spec) => Box::new(spec.target(timeouts)),
             _ => self.pooled_target(timeouts),
         }
     }
@@ -189,6 +193,7 @@ impl ServerSpec {
             ServerSpec::BuiltIn => Box::new(InProcess(reference::Calc)),
             ServerSpec::Mutant(mutant) => Box::new(InProcess(reference::Planted(*mutant))),
             ServerSpec::Command(command) => Box::new(stdio::StdioTarget::new(command.clone(), timeouts)),
+            ServerSpec::Http(spec) => Box::new(spec.target(timeouts)),
         }
     }
 
@@ -214,6 +219,7 @@ impl ServerSpec {
             ServerSpec::BuiltIn => "built-in server".into(),
             ServerSpec::Mutant(mutant) => format!("built-in server with mutant {mutant}"),
             ServerSpec::Command(command) => format!("`{}`", command.argv().join(" ")),
+            ServerSpec::Http(spec) => spec.describe(),
         }
     }
 }

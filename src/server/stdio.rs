@@ -692,7 +692,8 @@ pub fn read_bounded_line(reader: &mut impl BufRead, max: usize) -> std::io::Resu
     }
 }
 
-fn read_tail(mut stream: impl Read, tail: &Mutex<Vec<u8>>, keep: usize) {
+/// Keeps the last `keep` bytes of `stream` in `tail` until the stream ends.
+pub(crate) fn read_tail(mut stream: impl Read, tail: &Mutex<Vec<u8>>, keep: usize) {
     let mut chunk = [0u8; 8192];
     while let Ok(n) = stream.read(&mut chunk) {
         if n == 0 {

@@ -1,0 +1,473 @@
+//! The HTTP rules: judged on the [`Event::Http`] exchanges of a transcript taken over Streamable HTTP, with the
+//! line each POST carried (the [`Event::Sent`] just before it) and the lines its response brought (the
+//! [`Event::Received`] after it). The JSON-RPC and MCP layers judge those lines as they judge stdio; here only
+//! what HTTP adds: statuses, media types, routing headers, sessions and origins.
+
+use super::catalogue::{
+    BATCH, BIG_ID, DUPLICATE_RESPONSE, EXTRA_MEMBER, HTTP_CONTENT_TYPE, HTTP_ERROR_STATUS, HTTP_GET,
+    HTTP_HEADER_MISMATCH, HTTP_NOTIFICATION_202, HTTP_ORIGIN, HTTP_PROTOCOL_VERSION_HEADER, HTTP_RESPONSE,
+    HTTP_SESSION_DELETED, HTTP_SESSION_REQUIRED, ID_ECHO, MALFORMED_SERVED, NOTIFICATION_REPLY, NULL_ID,
+    RESPONSE_MISSING,
+};
+use super::{Finding, Level, Policy, catalogue};
+use crate::protocol::codes::{HEADER_MISMATCH, METHOD_NOT_FOUND, PARSE_ERROR, UNSUPPORTED_PROTOCOL_VERSION};
+use crate::protocol::envelope::{self, PROTOCOL_VERSION_KEY};
+use crate::protocol::era::{BATCH_VERSION, HANDSHAKE_VERSIONS, MODERN_VERSIONS};
+use crate::protocol::methods::INITIALIZE;
+use crate::protocol::{Era, Frame};
+use crate::server::http::{decode_header_value, foreign_origin, mirrored_name};
+use crate::transcript::{Ending, Event, Exchange, Transcript};
+use serde_json::Value;
+use std::collections::{HashMap, HashSet};
+
+/// Refusals for reasons a rule about something else accepts: a foreign origin (403), an `Accept` without both
+/// media types (406), a body too large (413), a body that is not `application/json` (415), headers too large (431).
+const OTHER_REFUSALS: [u16; 5] = [403, 406, 413, 415, 431];
+
+/// True when the transcript was taken over HTTP.
+pub fn applies(transcript: &Transcript) -> bool {
+    transcript.events.iter().any(|e| matches!(e, Event::Http(_)))
+}
+
+/// One exchange in context.
+struct Seen<'a> {
+    index: usize,
+    exchange: &'a Exchange,
+    frame: Option<Frame>,
+    /// The indices and parsed values of the response's lines.
+    replies: Vec<(usize, Option<Value>)>,
+}
+
+impl Seen<'_> {
+    fn success(&self) -> bool {
+        (200..300).contains(&self.exchange.status)
+    }
+
+    fn message(&self) -> Option<(&str, Option<&Value>)> {
+        match self.frame.as_ref()? {
+            Frame::Request(r) => Some((&r.method, r.params.as_ref())),
+            Frame::Notification(n) => Some((&n.method, n.params.as_ref())),
+            _ => None,
+        }
+    }
+
+    /// The era of the exchange: the body's own when it is a message, else the protocol-version header's.
+    fn era(&self) -> Era {
+        match self.message() {
+            Some((method, params)) => envelope::opening_era(method, params),
+            None if self
+                .exchange
+                .request_values("mcp-protocol-version")
+                .iter()
+                .any(|v| MODERN_VERSIONS.contains(v)) =>
+            {
+                Era::Modern
+            }
+            None => Era::Handshake,
+        }
+    }
+
+    /// The first error response among the replies: its event and code.
+    fn error_code(&self) -> Option<(usize, i64)> {
+        self.replies.iter().find_map(|(index, value)| {
+            let value = value.as_ref()?;
+            if value.get("method").is_some() {
+                return None;
+            }
+            Some((*index, value.get("error")?.get("code")?.as_i64()?))
+        })
+    }
+}
+
+/// Appends the HTTP findings of `transcript` and drops the JSON-RPC layer's missing-response findings for requests
+/// the server refused at the HTTP level (an error status is the answer there).
+pub fn check(transcript: &Transcript, policy: &Policy, findings: &mut Vec<Finding>) {
+    let seen = exchanges(transcript);
+    // A message refused at the HTTP level (an error status) was answered there: the JSON-RPC rules that ask for a
+    // JSON-RPC answer, or forbid one to a notification (the refusal MAY carry an id-less error), do not apply to
+    // its lines; and one refused with no body or with -32020 was never read as MCP, so the MCP rules do not judge
+    // it either.
+    let mut refused: HashMap<usize, bool> = HashMap::new();
+    for s in seen.iter().filter(|s| s.exchange.status >= 400 || s.exchange.body_cut) {
+        // A version header naming no version must be refused with 400 whatever the body (legacy rule), so the
+        // body was not judged as MCP either.
+        let unread = s.replies.is_empty()
+            || s.error_code().is_some_and(|(_, code)| code == HEADER_MISMATCH)
+            || names_no_version(s.exchange);
+        let sent = s.frame.as_ref().and(s.index.checked_sub(1));
+        for event in sent.into_iter().chain(s.replies.iter().map(|(event, _)| *event)) {
+            refused.insert(event, unread);
+        }
+    }
+    // Over HTTP each response belongs to its POST: replies to the requests of a batch body (which servers may keep
+    // serving on any version) and replies to a body nested past the oracle's parser limit (RFC 8259 §9 lets a
+    // server parse deeper) are that body's answers, not strays or answers to malformed input.
+    let mut own: HashSet<usize> = HashSet::new();
+    // Batch replies whose id an earlier request used too: the MCP layer, matching by id, may judge them as that
+    // request's answer.
+    let mut misread: HashSet<usize> = HashSet::new();
+    let mut earlier: Vec<Value> = Vec::new();
+    for s in &seen {
+        let deep = matches!(&s.frame, Some(Frame::NotJson { error, .. }) if error.contains("recursion limit"));
+        let ids: Vec<Value> = match &s.frame {
+            Some(Frame::Batch(items)) => items.iter().filter_map(|item| item.get("id").cloned()).collect(),
+            _ => Vec::new(),
+        };
+        for (event, reply) in &s.replies {
+            let id = reply.as_ref().and_then(|r| r.get("id"));
+            if deep || id.is_some_and(|id| ids.iter().any(|sent| same_id(sent, id))) {
+                own.insert(*event);
+            }
+            if !ids.is_empty() && id.is_some_and(|id| earlier.iter().any(|sent| same_id(sent, id))) {
+                misread.insert(*event);
+            }
+        }
+        if let (Some(Frame::Request(_)), Some(Event::Sent(line))) =
+            (&s.frame, s.index.checked_sub(1).and_then(|i| transcript.events.get(i)))
+        {
+            earlier.extend(serde_json::from_slice::<Value>(line).ok().and_then(|v| v.get("id").cloned()));
+        }
+    }
+    findings.retain(|f| !(f.rule.starts_with("MCP-") && f.event.is_some_and(|e| misread.contains(&e))));
+    // The batch rule follows one connection; over HTTP a batch belongs to the session it carried. It is judged
+    // here on its own exchange: a batch answered with a 2xx array was accepted, and a batch on a session that did
+    // not negotiate 2025-03-26 (another initialize opened another session) owes nothing.
+    let mut negotiated: HashMap<&str, Option<String>> = HashMap::new();
+    let mut not_owed: HashSet<usize> = HashSet::new();
+    for s in &seen {
+        let session = s.exchange.response_header("mcp-session-id");
+        if let (Some(Frame::Request(r)), Some(id)) = (&s.frame, session)
+            && r.method == INITIALIZE
+        {
+            let version = s
+                .replies
+                .iter()
+                .find_map(|(_, v)| Some(v.as_ref()?.get("result")?.get("protocolVersion")?.as_str()?.to_string()));
+            negotiated.entry(id).or_insert(version);
+        }
+        if let Some(Frame::Batch(_)) = &s.frame {
+            let carried = s.exchange.request_values("mcp-session-id").first().copied();
+            let version = carried.and_then(|id| negotiated.get(id).cloned().flatten());
+            let array = s.success() && s.replies.iter().any(|(_, v)| v.as_ref().is_some_and(Value::is_array));
+            if array || version.as_deref() != Some(BATCH_VERSION) {
+                not_owed.extend(s.index.checked_sub(1));
+            }
+        }
+    }
+    findings.retain(|f| !(f.rule == BATCH && f.event.is_some_and(|e| not_owed.contains(&e))));
+    let stray = [ID_ECHO, DUPLICATE_RESPONSE, MALFORMED_SERVED];
+    findings.retain(|f| !(stray.contains(&f.rule) && f.event.is_some_and(|e| own.contains(&e))));
+    let answered_by_status = [RESPONSE_MISSING, BIG_ID, EXTRA_MEMBER, NOTIFICATION_REPLY, NULL_ID];
+    findings.retain(|f| match f.event.and_then(|e| refused.get(&e)) {
+        Some(unread) => !(answered_by_status.contains(&f.rule) || *unread && f.rule.starts_with("MCP-")),
+        None => true,
+    });
+    let serves = |era: Era| policy.model().and_then(|m| m.eras.serves(era)).unwrap_or(true);
+    let mut add = |rule: &'static str, event: usize, detail: String| {
+        let level = catalogue::rule(rule).map_or(Level::Error, |r| r.level);
+        findings.push(Finding { rule, level, event: Some(event), detail });
+    };
+    let last = seen.last().map(|s| s.index);
+    let mut sessions: HashMap<String, Option<String>> = HashMap::new();
+    let mut deleted: HashSet<String> = HashSet::new();
+    for s in &seen {
+        let exchange = s.exchange;
+        let status = exchange.status;
+        let era = s.era();
+        let ended = Some(s.index) == last && transcript.ending != Ending::Closed;
+        if let Some(problem) = &exchange.problem
+            && !ended
+            && !exchange.body_cut
+            && !oversized(exchange)
+            && !problem.contains("timeout")
+        {
+            add(HTTP_RESPONSE, s.index, format!("{} got no well-formed response: {problem}", exchange.method));
+        }
+        // No response (the body was cut, the connection dropped): the status rules have nothing to judge.
+        if status == 0 {
+            continue;
+        }
+        let host = exchange.request_values("host").first().copied();
+        if let Some(origin) = exchange.request_values("origin").into_iter().find(|o| foreign_origin(o, host))
+            && s.success()
+        {
+            add(HTTP_ORIGIN, s.index, format!("a request from the foreign Origin {origin:?} was served with {status}"));
+        }
+        let session = exchange.request_values("mcp-session-id").first().map(|v| v.to_string());
+        if let Some(id) = &session
+            && deleted.contains(id)
+            && status != 404
+            && !(exchange.method == "GET" && status == 405)
+            && !(status == 400 && names_no_version(exchange))
+            && !OTHER_REFUSALS.contains(&status)
+            && serves(Era::Handshake)
+        {
+            add(HTTP_SESSION_DELETED, s.index, format!("session {id:?} was ended by DELETE, yet got {status}"));
+        }
+        match exchange.method.as_str() {
+            "GET" if era == Era::Handshake && serves(Era::Handshake) && s.success() => {
+                let media = exchange.media_type();
+                if media.as_deref() != Some("text/event-stream") {
+                    let media = media.unwrap_or_else(|| "no content type".into());
+                    add(HTTP_GET, s.index, format!("GET got {status} with {media}, not an SSE stream or 405"));
+                }
+            }
+            "DELETE" => {
+                if let Some(id) = session.filter(|_| s.success()) {
+                    deleted.insert(id);
+                }
+                continue;
+            }
+            "POST" => {}
+            _ => continue,
+        }
+        if exchange.method != "POST" {
+            continue;
+        }
+        let notification = matches!(s.frame, Some(Frame::Notification(_)))
+            || era == Era::Handshake && matches!(s.frame, Some(Frame::Response(_)));
+        if notification && s.success() && (status != 202 || exchange.body_len > 0 || !s.replies.is_empty()) {
+            add(
+                HTTP_NOTIFICATION_202,
+                s.index,
+                format!(
+                    "a notification was accepted with {status} and {} body bytes, not 202 and none",
+                    exchange.body_len
+                ),
+            );
+        }
+        let request = matches!(s.frame, Some(Frame::Request(_)));
+        if request && s.success() {
+            let media = exchange.media_type();
+            if !matches!(media.as_deref(), Some("application/json" | "text/event-stream")) {
+                let media = media.unwrap_or_else(|| "no Content-Type".into());
+                add(HTTP_CONTENT_TYPE, s.index, format!("a request was answered {status} with {media}"));
+            }
+        }
+        if era == Era::Modern && serves(Era::Modern) && request {
+            if let Some((event, code)) = s.error_code() {
+                let due = match code {
+                    UNSUPPORTED_PROTOCOL_VERSION | HEADER_MISMATCH => Some(400),
+                    METHOD_NOT_FOUND => Some(404),
+                    _ => None,
+                };
+                if let Some(due) = due.filter(|due| *due != status) {
+                    add(HTTP_ERROR_STATUS, event, format!("error {code} came with status {status}, not {due}"));
+                }
+            }
+            if let Some(mismatch) =
+                header_mismatch(s, serves(Era::Handshake)).filter(|_| !otherwise_refusable(exchange, status))
+            {
+                let code = s.error_code().map(|(_, code)| code);
+                let accepted = match code {
+                    // A server whose parser refuses the body (a number past its limits, RFC 8259 §9) never
+                    // read what the headers should match.
+                    Some(HEADER_MISMATCH | PARSE_ERROR) => true,
+                    Some(UNSUPPORTED_PROTOCOL_VERSION) => mismatch.version_header,
+                    _ => false,
+                };
+                // A version header naming no version at all may be judged by the legacy transport's rules instead
+                // (400 for the version, 404 for an unknown session, whatever the body): a dual-era server cannot
+                // tell which revision the client speaks.
+                let legacy_refusal = mismatch.unknown_version && (400..500).contains(&status);
+                if (status != 400 || !accepted) && !legacy_refusal {
+                    let got = code.map_or_else(|| "no error".to_string(), |c| format!("error {c}"));
+                    add(
+                        HTTP_HEADER_MISMATCH,
+                        s.index,
+                        format!("{}, yet the request got {status} and {got}", mismatch.what),
+                    );
+                }
+            }
+        }
+        // Legacy routing: no protocol-version header, or a handshake version (a dual-era server routes by it).
+        let legacy_routed =
+            exchange.request_values("mcp-protocol-version").iter().all(|v| HANDSHAKE_VERSIONS.contains(v));
+        if era == Era::Handshake && serves(Era::Handshake) {
+            let initialize = matches!(&s.frame, Some(Frame::Request(r)) if r.method == INITIALIZE);
+            if initialize && s.success() {
+                let negotiated = s
+                    .replies
+                    .iter()
+                    .find_map(|(_, v)| Some(v.as_ref()?.get("result")?.get("protocolVersion")?.as_str()?.to_string()));
+                if let Some(id) = exchange.response_header("mcp-session-id").filter(|_| negotiated.is_some()) {
+                    sessions.insert(id.to_string(), negotiated);
+                }
+                continue;
+            }
+            let live = |id: &String| sessions.contains_key(id) && !deleted.contains(id);
+            let refused = status > 400 && !OTHER_REFUSALS.contains(&status);
+            if request && legacy_routed && session.is_none() && !sessions.is_empty() && refused {
+                add(
+                    HTTP_SESSION_REQUIRED,
+                    s.index,
+                    format!("a request without its session was refused with {status}, not 400"),
+                );
+            }
+            if let Some(id) = session.as_ref().filter(|id| live(id))
+                && sessions.get(id).cloned().flatten().is_some_and(|v| v.as_str() >= "2025-06-18")
+            {
+                let versions = exchange.request_values("mcp-protocol-version");
+                let known = |v: &&str| HANDSHAKE_VERSIONS.contains(v) || MODERN_VERSIONS.contains(v);
+                if let Some(bad) = versions.iter().find(|v| !known(v))
+                    && status != 400
+                    && !OTHER_REFUSALS.contains(&status)
+                {
+                    add(
+                        HTTP_PROTOCOL_VERSION_HEADER,
+                        s.index,
+                        format!("MCP-Protocol-Version {bad:?} names no protocol version, yet the request got {status}"),
+                    );
+                }
+            }
+        }
+    }
+}
+
+/// True when a request may be refused for something other than what a rule judges: a refusal status of
+/// [`OTHER_REFUSALS`], a body the harness cut, a `Content-Type` other than `application/json`, an `Accept`
+/// without both media types, or a body past 10 MiB; the server may answer any of them first.
+fn otherwise_refusable(exchange: &Exchange, status: u16) -> bool {
+    let media = |values: Vec<&str>| values.join(",").to_ascii_lowercase();
+    let content_type = media(exchange.request_values("content-type"));
+    let accept = media(exchange.request_values("accept"));
+    OTHER_REFUSALS.contains(&status)
+        || exchange.body_cut
+        || content_type.split(';').next().map(str::trim) != Some("application/json")
+        || !(accept.contains("application/json") && accept.contains("text/event-stream"))
+        || oversized(exchange)
+}
+
+/// True for a request a server may refuse as too large, by closing the connection while it is still being sent
+/// (its response is then lost): a body past 10 MiB, or a header value past 8 KiB (Node's whole-head limit is
+/// 16 KiB).
+fn oversized(exchange: &Exchange) -> bool {
+    let length = exchange.request_values("content-length").first().and_then(|v| v.parse::<u64>().ok());
+    length.is_some_and(|n| n > 10 << 20) || exchange.request_headers.iter().any(|(_, v)| v.len() > 8 << 10)
+}
+
+/// True when the request's MCP-Protocol-Version names no protocol version (a 400 for it is due on its own).
+fn names_no_version(exchange: &Exchange) -> bool {
+    let known = |v: &&str| HANDSHAKE_VERSIONS.contains(v) || MODERN_VERSIONS.contains(v);
+    exchange.request_values("mcp-protocol-version").iter().any(|v| !known(v))
+}
+
+/// True when a reply's id stands for a sent id: equal, or the same number (`7.0` comes back as `7` from a
+/// JavaScript server).
+fn same_id(sent: &Value, got: &Value) -> bool {
+    sent == got || matches!((sent.as_f64(), got.as_f64()), (Some(a), Some(b)) if a == b)
+}
+
+/// A header that does not match a fully enveloped modern request.
+struct Mismatch {
+    what: String,
+    /// True when the protocol-version header is the one that differs.
+    version_header: bool,
+    /// True when that header names no known protocol version.
+    unknown_version: bool,
+}
+
+/// What in a modern request's headers does not match its body, if anything is judged to (see
+/// [`HTTP_HEADER_MISMATCH`]).
+fn header_mismatch(s: &Seen, legacy_routes: bool) -> Option<Mismatch> {
+    let Some(Frame::Request(request)) = &s.frame else { return None };
+    let meta = envelope::meta(request.params.as_ref())?;
+    let version = meta.get(PROTOCOL_VERSION_KEY)?.as_str()?;
+    if !meta.get(envelope::CLIENT_CAPABILITIES_KEY).is_some_and(Value::is_object) {
+        return None;
+    }
+    let exchange = s.exchange;
+    let headers = exchange.request_values("mcp-protocol-version");
+    if headers.is_empty() || legacy_routes && headers.iter().any(|v| HANDSHAKE_VERSIONS.contains(v)) {
+        return None;
+    }
+    if let Some(other) = headers.iter().find(|v| **v != version) {
+        return Some(Mismatch {
+            what: format!("MCP-Protocol-Version {other:?} differs from the envelope's {version:?}"),
+            version_header: true,
+            unknown_version: !HANDSHAKE_VERSIONS.contains(other) && !MODERN_VERSIONS.contains(other),
+        });
+    }
+    let methods = exchange.request_values("mcp-method");
+    if methods.is_empty() || methods.iter().any(|m| *m != request.method) {
+        return Some(Mismatch {
+            what: format!("Mcp-Method {methods:?} does not match the body's {:?}", request.method),
+            version_header: false,
+            unknown_version: false,
+        });
+    }
+    if let Some(name) = mirrored_name(&request.method, request.params.as_ref()) {
+        let names = exchange.request_values("mcp-name");
+        if names.is_empty() || names.iter().any(|n| decode_header_value(n) != name) {
+            return Some(Mismatch {
+                what: format!("Mcp-Name {names:?} does not match the body's {name:?}"),
+                version_header: false,
+                unknown_version: false,
+            });
+        }
+    }
+    None
+}
+
+/// Every exchange with its body's frame and its response's lines.
+fn exchanges(transcript: &Transcript) -> Vec<Seen<'_>> {
+    let events = &transcript.events;
+    let mut seen = Vec::new();
+    for (index, event) in events.iter().enumerate() {
+        let Event::Http(exchange) = event else { continue };
+        let frame = match index.checked_sub(1).map(|i| &events[i]) {
+            Some(Event::Sent(line)) if exchange.method == "POST" => Some(Frame::parse(line)),
+            _ => None,
+        };
+        let replies = events[index + 1..]
+            .iter()
+            .enumerate()
+            .map_while(|(offset, event)| match event {
+                Event::Received { line, .. } => Some((index + 1 + offset, serde_json::from_slice(line).ok())),
+                _ => None,
+            })
+            .collect();
+        seen.push(Seen { index, exchange, frame, replies });
+    }
+    seen
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::oracle::check;
+
+    /// Every short transcript over a few HTTP-shaped events, in every order, is judged without a panic.
+    #[test]
+    fn any_order_of_exchanges_and_lines_is_judged_without_panic() {
+        let exchange = |method: &str, status: u16, headers: &[(&str, &str)]| {
+            Event::Http(Box::new(Exchange {
+                method: method.into(),
+                status,
+                request_headers: headers.iter().map(|(n, v)| (n.to_string(), v.to_string())).collect(),
+                response_headers: vec![("Mcp-Session-Id".into(), "s".into())],
+                ..Exchange::default()
+            }))
+        };
+        let pool = [
+            Event::Sent(
+                br#"{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-03-26"}}"#.to_vec(),
+            ),
+            Event::Sent(br#"[{"jsonrpc":"2.0","id":1,"method":"ping"}]"#.to_vec()),
+            Event::Received {
+                line: br#"{"jsonrpc":"2.0","id":1,"result":{"protocolVersion":"2025-03-26"}}"#.to_vec(),
+                truncated: false,
+            },
+            Event::Sync,
+            exchange("GET", 200, &[("Mcp-Session-Id", "s")]),
+            exchange("POST", 400, &[("Origin", "http://evil.example"), ("MCP-Protocol-Version", "x")]),
+            exchange("DELETE", 0, &[("Mcp-Session-Id", "s")]),
+        ];
+        for n in 0..pool.len().pow(4) {
+            let events: Vec<Event> = (0..4).map(|digit| pool[n / pool.len().pow(digit) % pool.len()].clone()).collect();
+            for ending in [Ending::Closed, Ending::Hung { waited_ms: 1 }] {
+                check(&Transcript { events: events.clone(), ending }, &Policy::default());
+            }
+        }
+    }
+}

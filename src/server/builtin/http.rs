@@ -1,0 +1,455 @@
+//! The reference server over Streamable HTTP (`serve --http ADDR`), and its planted HTTP bugs ([`HttpBug`]).
+//!
+//! Routing follows the Python SDK: a POST whose `MCP-Protocol-Version` names a modern version (or names no
+//! handshake version and carries no session) is a modern single exchange on a fresh calc connection, checked
+//! against its headers first; any other POST belongs to a legacy session opened by `initialize`. GET gets 405 (this
+//! server sends nothing unasked), DELETE ends a session, a foreign `Origin` gets 403. The request handling is the
+//! pure function [`HttpServer::handle`]; [`serve`] puts it behind `tiny_http`.
+
+use super::reference::{Calc, CalcConnection};
+use crate::protocol::Frame;
+use crate::protocol::codes::{HEADER_MISMATCH, METHOD_NOT_FOUND};
+use crate::protocol::envelope::{self, PROTOCOL_VERSION_KEY};
+use crate::protocol::era::{HANDSHAKE_VERSIONS, MODERN_VERSIONS};
+use crate::protocol::methods::INITIALIZE;
+use crate::server::http::{Directive, decode_header_value, foreign_origin, mirrored_name};
+use crate::server::{InProcessServer, ServerConnection};
+use anyhow::{Context, Result};
+use serde_json::{Value, json};
+use std::collections::HashMap;
+use std::fmt;
+use std::io::Read;
+
+/// The largest request body read (10 MiB; a larger one gets 413).
+pub const MAX_REQUEST_BYTES: usize = 10 << 20;
+
+/// One planted bug of the HTTP layer.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum HttpBug {
+    /// Modern JSON-RPC errors come with status 200 instead of 400 or 404.
+    ErrorStatus200,
+    /// A notification POST gets 200 and a body instead of 202 and none.
+    NotificationBody,
+    /// Replies to requests carry `Content-Type: text/html`.
+    HtmlContentType,
+    /// The routing headers are never checked against the body.
+    IgnoresHeaders,
+    /// Requests from any `Origin` are served.
+    AnyOrigin,
+    /// GET is answered with a JSON body instead of an SSE stream or 405.
+    GetServesJson,
+    /// A request without its session gets 404 instead of 400.
+    SessionMissing404,
+    /// DELETE answers 200 but the session goes on being served.
+    DeletedSessionServed,
+    /// An invalid `MCP-Protocol-Version` on a legacy session is ignored instead of refused with 400.
+    IgnoresVersionHeader,
+}
+
+impl HttpBug {
+    /// Every planted HTTP bug.
+    pub const ALL: [HttpBug; 9] = [
+        HttpBug::ErrorStatus200,
+        HttpBug::NotificationBody,
+        HttpBug::HtmlContentType,
+        HttpBug::IgnoresHeaders,
+        HttpBug::AnyOrigin,
+        HttpBug::GetServesJson,
+        HttpBug::SessionMissing404,
+        HttpBug::DeletedSessionServed,
+        HttpBug::IgnoresVersionHeader,
+    ];
+
+    /// The kebab-case name `serve --http-bug` takes.
+    pub fn name(self) -> &'static str {
+        self.facts().0
+    }
+
+    /// The rule that must catch the bug.
+    pub fn expected_rule(self) -> &'static str {
+        self.facts().1
+    }
+
+    /// One line on the bug.
+    pub fn description(self) -> &'static str {
+        self.facts().2
+    }
+
+    /// Looks a bug up by name.
+    pub fn from_name(name: &str) -> Option<HttpBug> {
+        HttpBug::ALL.into_iter().find(|bug| bug.name() == name)
+    }
+
+    fn facts(self) -> (&'static str, &'static str, &'static str) {
+        use crate::oracle::catalogue as c;
+        match self {
+            HttpBug::ErrorStatus200 => ("error-status-200", c::HTTP_ERROR_STATUS, "modern errors come with status 200"),
+            HttpBug::NotificationBody => {
+                ("notification-body", c::HTTP_NOTIFICATION_202, "notifications get 200 and a body, not 202")
+            }
+            HttpBug::HtmlContentType => ("html-content-type", c::HTTP_CONTENT_TYPE, "replies are labelled text/html"),
+            HttpBug::IgnoresHeaders => {
+                ("ignores-headers", c::HTTP_HEADER_MISMATCH, "routing headers are not checked against the body")
+            }
+            HttpBug::AnyOrigin => ("any-origin", c::HTTP_ORIGIN, "requests from a foreign Origin are served"),
+            HttpBug::GetServesJson => ("get-serves-json", c::HTTP_GET, "GET gets a JSON body, not SSE or 405"),
+            HttpBug::SessionMissing404 => {
+                ("session-missing-404", c::HTTP_SESSION_REQUIRED, "a request without its session gets 404, not 400")
+            }
+            HttpBug::DeletedSessionServed => {
+                ("deleted-session-served", c::HTTP_SESSION_DELETED, "a session ended by DELETE is still served")
+            }
+            HttpBug::IgnoresVersionHeader => (
+                "ignores-version-header",
+                c::HTTP_PROTOCOL_VERSION_HEADER,
+                "an invalid MCP-Protocol-Version on a session is not refused",
+            ),
+        }
+    }
+
+    /// The shortest conversation that exposes the bug (directive lines included).
+    pub fn trigger(self) -> Vec<Vec<u8>> {
+        let modern = |id: u64, method: &str, extra: Value| {
+            let mut params = json!({ "_meta": envelope::envelope("2026-07-28") });
+            if let (Some(params), Value::Object(extra)) = (params.as_object_mut(), extra) {
+                params.extend(extra);
+            }
+            json!({ "jsonrpc": "2.0", "id": id, "method": method, "params": params }).to_string().into_bytes()
+        };
+        let initialize = json!({ "jsonrpc": "2.0", "id": 1, "method": INITIALIZE, "params": {
+            "protocolVersion": "2025-11-25", "capabilities": {}, "clientInfo": { "name": "t", "version": "1" } } })
+        .to_string()
+        .into_bytes();
+        let initialized = br#"{"jsonrpc":"2.0","method":"notifications/initialized"}"#.to_vec();
+        let list = br#"{"jsonrpc":"2.0","id":2,"method":"tools/list"}"#.to_vec();
+        let set = |name: &str, value: &str| {
+            Directive::Next(crate::server::http::Tweak::Set(name.into(), value.into())).line()
+        };
+        let drop = |name: &str| Directive::Next(crate::server::http::Tweak::Drop(name.into())).line();
+        match self {
+            HttpBug::ErrorStatus200 => vec![modern(1, "no/such/method", json!({}))],
+            HttpBug::NotificationBody => vec![initialize, initialized],
+            HttpBug::HtmlContentType => vec![modern(1, "tools/list", json!({}))],
+            HttpBug::IgnoresHeaders => vec![set("Mcp-Method", "tools/call"), modern(1, "tools/list", json!({}))],
+            // On an initialize, which servers of either era serve (a modern-only one refuses it anyway).
+            HttpBug::AnyOrigin => vec![set("Origin", "http://evil.example"), initialize],
+            HttpBug::GetServesJson => vec![Directive::Bodiless("GET".into()).line()],
+            HttpBug::SessionMissing404 => vec![initialize, initialized, drop("Mcp-Session-Id"), list],
+            HttpBug::DeletedSessionServed => {
+                vec![initialize, initialized, Directive::Bodiless("DELETE".into()).line(), list]
+            }
+            HttpBug::IgnoresVersionHeader => {
+                vec![initialize, initialized, set("MCP-Protocol-Version", "1999-01-01"), list]
+            }
+        }
+    }
+}
+
+impl fmt::Display for HttpBug {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(self.name())
+    }
+}
+
+/// One request as the server sees it.
+#[derive(Clone, Debug, Default)]
+pub struct HttpRequest {
+    /// The method.
+    pub method: String,
+    /// The headers in order.
+    pub headers: Vec<(String, String)>,
+    /// The body; `None` when it could not be read whole (cut, or too long).
+    pub body: Option<Vec<u8>>,
+}
+
+impl HttpRequest {
+    fn values(&self, name: &str) -> Vec<&str> {
+        self.headers.iter().filter(|(n, _)| n.eq_ignore_ascii_case(name)).map(|(_, v)| v.as_str()).collect()
+    }
+
+    /// The header's value when it appears exactly once.
+    fn single(&self, name: &str) -> Option<&str> {
+        match self.values(name).as_slice() {
+            [one] => Some(one),
+            _ => None,
+        }
+    }
+}
+
+/// One response.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct HttpReply {
+    /// The status.
+    pub status: u16,
+    /// Headers beyond the framing ones.
+    pub headers: Vec<(String, String)>,
+    /// The body.
+    pub body: Vec<u8>,
+}
+
+impl HttpReply {
+    fn empty(status: u16) -> HttpReply {
+        HttpReply { status, headers: Vec::new(), body: Vec::new() }
+    }
+
+    fn json(status: u16, body: Vec<u8>) -> HttpReply {
+        HttpReply { status, headers: vec![("Content-Type".into(), "application/json".into())], body }
+    }
+}
+
+/// The reference server's HTTP state: its legacy sessions, and the planted bug.
+#[derive(Default)]
+pub struct HttpServer {
+    bug: Option<HttpBug>,
+    sessions: HashMap<String, CalcConnection>,
+    /// Sessions a planted bug keeps serving after DELETE.
+    next_session: u64,
+}
+
+/// The HTTP status the 2026-07-28 transport gives a JSON-RPC error code, when it names one.
+pub fn status_for_code(code: i64) -> Option<u16> {
+    match code {
+        -32700 | -32600 | -32602 | -32020 | -32021 | -32022 => Some(400),
+        METHOD_NOT_FOUND => Some(404),
+        _ => None,
+    }
+}
+
+impl HttpServer {
+    /// A server, with one planted bug or none.
+    pub fn new(bug: Option<HttpBug>) -> HttpServer {
+        HttpServer { bug, ..HttpServer::default() }
+    }
+
+    fn bug(&self, bug: HttpBug) -> bool {
+        self.bug == Some(bug)
+    }
+
+    /// Handles one request.
+    pub fn handle(&mut self, request: &HttpRequest) -> HttpReply {
+        if let Some(origin) = request.values("origin").first()
+            && foreign_origin(origin, None)
+            && !self.bug(HttpBug::AnyOrigin)
+        {
+            return HttpReply::empty(403);
+        }
+        match request.method.as_str() {
+            "POST" => self.post(request),
+            "GET" if self.bug(HttpBug::GetServesJson) => HttpReply::json(200, b"{}".to_vec()),
+            "DELETE" => match request.single("mcp-session-id") {
+                Some(id) if self.sessions.contains_key(id) => {
+                    if !self.bug(HttpBug::DeletedSessionServed) {
+                        self.sessions.remove(id);
+                    }
+                    HttpReply::empty(200)
+                }
+                Some(_) => HttpReply::empty(404),
+                None => HttpReply { headers: vec![("Allow".into(), "POST".into())], ..HttpReply::empty(405) },
+            },
+            _ => HttpReply { headers: vec![("Allow".into(), "POST, DELETE".into())], ..HttpReply::empty(405) },
+        }
+    }
+
+    fn post(&mut self, request: &HttpRequest) -> HttpReply {
+        let accept = request.values("accept").join(",").to_ascii_lowercase();
+        if !(accept.contains("application/json") && accept.contains("text/event-stream")) {
+            return HttpReply::empty(406);
+        }
+        let json_body = request
+            .single("content-type")
+            .is_some_and(|t| t.split(';').next().unwrap_or("").trim().eq_ignore_ascii_case("application/json"));
+        if !json_body {
+            return HttpReply::empty(415);
+        }
+        let Some(body) = &request.body else { return HttpReply::empty(413) };
+        let version = request.single("mcp-protocol-version");
+        let session = request.values("mcp-session-id");
+        let modern = match request.values("mcp-protocol-version").as_slice() {
+            [] => false,
+            [one] if MODERN_VERSIONS.contains(one) => true,
+            [one] if HANDSHAKE_VERSIONS.contains(one) => false,
+            _ => session.is_empty(),
+        };
+        if modern {
+            return self.modern(request, body, version);
+        }
+        let frame = Frame::parse(body);
+        // An initialize without a session opens one; one sent on a session belongs to it (its connection answers
+        // it), and one naming a session that is unknown or ended gets 404 like any request.
+        if session.is_empty() && matches!(&frame, Frame::Request(r) if r.method == INITIALIZE) {
+            let mut connection = Calc.connect();
+            let replies = exchange(&mut connection, body);
+            let succeeded = replies.first().is_some_and(|reply| {
+                serde_json::from_slice::<Value>(reply).ok().is_some_and(|reply| reply.get("result").is_some())
+            });
+            let mut reply = self.replies(replies, false, &frame);
+            // Only an initialize that succeeded opens a session.
+            if succeeded {
+                self.next_session += 1;
+                let id = format!("calc-session-{}", self.next_session);
+                self.sessions.insert(id.clone(), connection);
+                reply.headers.push(("Mcp-Session-Id".into(), id));
+            }
+            return reply;
+        }
+        let id = match session.as_slice() {
+            [] if self.bug(HttpBug::SessionMissing404) => return HttpReply::empty(404),
+            [] => return HttpReply::empty(400),
+            [one] => one.to_string(),
+            _ => return HttpReply::empty(400),
+        };
+        if !self.sessions.contains_key(&id) {
+            return HttpReply::empty(404);
+        }
+        if version.is_some_and(|v| !HANDSHAKE_VERSIONS.contains(&v)) && !self.bug(HttpBug::IgnoresVersionHeader)
+            || request.values("mcp-protocol-version").len() > 1
+        {
+            return HttpReply::empty(400);
+        }
+        let Some(connection) = self.sessions.get_mut(&id) else { return HttpReply::empty(404) };
+        let replies = exchange(connection, body);
+        self.replies(replies, false, &frame)
+    }
+
+    /// A modern single exchange: headers checked against the body, then a fresh calc connection.
+    fn modern(&mut self, request: &HttpRequest, body: &[u8], version: Option<&str>) -> HttpReply {
+        let frame = Frame::parse(body);
+        if !self.bug(HttpBug::IgnoresHeaders)
+            && let Some(problem) = header_problem(request, &frame, version)
+        {
+            let id = serde_json::from_slice::<Value>(body)
+                .ok()
+                .and_then(|value| value.get("id").cloned())
+                .filter(|id| id.is_string() || id.is_number())
+                .unwrap_or(Value::Null);
+            let error = json!({ "jsonrpc": "2.0", "id": id, "error": { "code": HEADER_MISMATCH, "message": problem } });
+            return HttpReply::json(400, error.to_string().into_bytes());
+        }
+        let mut connection = Calc.connect();
+        let replies = exchange(&mut connection, body);
+        self.replies(replies, true, &frame)
+    }
+
+    /// The response carrying a connection's replies to one body.
+    fn replies(&self, replies: Vec<Vec<u8>>, modern: bool, frame: &Frame) -> HttpReply {
+        let answered = matches!(
+            frame,
+            Frame::Request(_) | Frame::Batch(_) | Frame::Invalid { .. } | Frame::NotJson { .. } | Frame::NotObject(_)
+        );
+        if replies.is_empty() {
+            if self.bug(HttpBug::NotificationBody) && matches!(frame, Frame::Notification(_)) {
+                return HttpReply::json(200, b"{}".to_vec());
+            }
+            return if answered && !matches!(frame, Frame::Batch(_)) {
+                HttpReply::empty(400)
+            } else {
+                HttpReply::empty(202)
+            };
+        }
+        let mut status = 200;
+        if modern && !self.bug(HttpBug::ErrorStatus200) {
+            let code = serde_json::from_slice::<Value>(&replies[0])
+                .ok()
+                .and_then(|reply| reply.get("error")?.get("code")?.as_i64());
+            status = code.and_then(status_for_code).unwrap_or(200);
+        }
+        let mut reply = if replies.len() == 1 {
+            HttpReply::json(status, replies.into_iter().next().unwrap_or_default())
+        } else {
+            let mut body = Vec::new();
+            for line in replies {
+                body.extend_from_slice(b"event: message\ndata: ");
+                body.extend_from_slice(&line);
+                body.extend_from_slice(b"\n\n");
+            }
+            HttpReply { status, headers: vec![("Content-Type".into(), "text/event-stream".into())], body }
+        };
+        if self.bug(HttpBug::HtmlContentType) {
+            reply.headers = vec![("Content-Type".into(), "text/html".into())];
+        }
+        reply
+    }
+}
+
+/// Why a modern request's headers do not match its body (2026-07-28 streamable-http.mdx §Server Validation), if
+/// they do not.
+fn header_problem(request: &HttpRequest, frame: &Frame, version: Option<&str>) -> Option<String> {
+    let (method, params) = match frame {
+        Frame::Request(r) => (&r.method, r.params.as_ref()),
+        Frame::Notification(n) => (&n.method, n.params.as_ref()),
+        _ => return None,
+    };
+    let body_version = envelope::meta(params).and_then(|m| m.get(PROTOCOL_VERSION_KEY)).and_then(Value::as_str);
+    if let Some(body_version) = body_version
+        && version != Some(body_version)
+    {
+        return Some(format!("MCP-Protocol-Version header does not match the body's {body_version:?}"));
+    }
+    if request.single("mcp-method") != Some(method.as_str()) {
+        return Some(format!("Mcp-Method header is missing or does not match the body's {method:?}"));
+    }
+    if let Some(name) = mirrored_name(method, params)
+        && request.single("mcp-name").map(decode_header_value) != Some(name.clone())
+    {
+        return Some(format!("Mcp-Name header is missing or does not match the body's {name:?}"));
+    }
+    None
+}
+
+/// Feeds one body to a calc connection and collects its replies.
+fn exchange(connection: &mut CalcConnection, body: &[u8]) -> Vec<Vec<u8>> {
+    let mut replies = Vec::new();
+    connection.receive(body, &mut replies);
+    connection.release(&mut replies);
+    replies
+}
+
+/// Serves the reference server over HTTP on `address` (`HOST:PORT`; port 0 picks one) until the process ends;
+/// `ready` gets the address it listens on.
+pub fn serve(address: &str, bug: Option<HttpBug>, ready: impl FnOnce(std::net::SocketAddr)) -> Result<()> {
+    let server = tiny_http::Server::http(address).map_err(|e| anyhow::anyhow!("cannot listen on {address}: {e}"))?;
+    let local = server.server_addr().to_ip().context("not an IP listener")?;
+    ready(local);
+    let mut state = HttpServer::new(bug);
+    for mut request in server.incoming_requests() {
+        let mut body = Vec::new();
+        let complete = request
+            .as_reader()
+            .take(MAX_REQUEST_BYTES as u64 + 1)
+            .read_to_end(&mut body)
+            .is_ok_and(|n| n <= MAX_REQUEST_BYTES);
+        let seen = HttpRequest {
+            method: request.method().as_str().to_string(),
+            headers: request
+                .headers()
+                .iter()
+                .map(|h| (h.field.as_str().to_string(), h.value.as_str().to_string()))
+                .collect(),
+            body: complete.then_some(body),
+        };
+        let reply = state.handle(&seen);
+        let mut response = tiny_http::Response::from_data(reply.body).with_status_code(reply.status);
+        for (name, value) in reply.headers {
+            if let Ok(header) = tiny_http::Header::from_bytes(name.as_bytes(), value.as_bytes()) {
+                response = response.with_header(header);
+            }
+        }
+        let _ = request.respond(response);
+    }
+    Ok(())
+}
+
+/// Starts [`serve`] on a thread at `127.0.0.1:0` and returns the endpoint's URL (for tests and benchmarks).
+pub fn spawn(bug: Option<HttpBug>) -> Result<String> {
+    let (sender, receiver) = std::sync::mpsc::channel();
+    std::thread::spawn(move || {
+        let failed = serve("127.0.0.1:0", bug, |address| {
+            let _ = sender.send(Ok(address));
+        });
+        if let Err(error) = failed {
+            let _ = sender.send(Err(error));
+        }
+    });
+    let address = receiver.recv().context("the HTTP server thread ended")??;
+    Ok(format!("http://{address}/mcp"))
+}

@@ -1,0 +1,786 @@
+//! A server under test over Streamable HTTP: every line of a conversation becomes its own POST to the MCP
+//! endpoint, with the headers its era calls for, and what comes back (a JSON body or an SSE stream) is flattened
+//! into the transcript's received lines, so the JSON-RPC and MCP rules judge it as they judge stdio; each exchange
+//! is recorded too ([`Event::Http`]: method, headers, status), for the HTTP rules.
+//!
+//! - Modern era (2026-07-28, the conversation's first request carries the envelope): `MCP-Protocol-Version` equal
+//!   to the body's envelope version, `Mcp-Method`, and `Mcp-Name` for `tools/call`, `resources/read` and
+//!   `prompts/get` (Base64 sentinel where the value is not plain ASCII).
+//! - Legacy era (2025-03-26 to 2025-11-25): `initialize` first; the `Mcp-Session-Id` its response carries goes on
+//!   every later request, with `MCP-Protocol-Version` set to the negotiated version (2025-06-18 and later); the
+//!   session is ended with DELETE after the last line.
+//!
+//! Lines starting with `@http ` are directives ([`Directive`]), never sent: a GET or DELETE of their own, or a
+//! change to the next POST (a header set, added, dropped; a chunked or cut body). They are ordinary lines of the
+//! conversation, so case files, the generator and shrinking handle them like any other.
+//!
+//! With a command, the server is started as a child process (in a process group of its own), the harness waits
+//! until its port answers, starts it again after it crashed, and stops it when the last target is dropped.
+
+pub mod mutate;
+pub mod wire;
+
+use super::Target;
+use super::stdio::{MAX_EVENTS, MAX_LINE_BYTES, STDERR_TAIL_BYTES, ServerCommand, Timeouts, read_tail};
+use crate::protocol::envelope::{self, PROTOCOL_VERSION_KEY};
+use crate::protocol::era::LATEST_MODERN_VERSION;
+use crate::protocol::methods::{CANCELLED, INITIALIZE};
+use crate::protocol::{Era, Frame};
+use crate::transcript::{Ending, Event, Exchange, Input, Transcript};
+use anyhow::{Context, Result, bail};
+use base64::Engine;
+use serde_json::Value;
+use std::io::BufReader;
+use std::net::{Shutdown, TcpStream, ToSocketAddrs};
+use std::os::unix::process::{CommandExt, ExitStatusExt};
+use std::process::{Child, Command, Stdio};
+use std::sync::{Arc, Mutex};
+use std::thread;
+use std::time::{Duration, Instant};
+use wire::{Body, Framing, ReadError, Request, SseEvent, Timed};
+
+/// The prefix of a directive line.
+pub const DIRECTIVE: &[u8] = b"@http ";
+/// How much of a body that is not JSON-RPC (an HTML page) is kept for the report.
+const EXCERPT_BYTES: usize = 512;
+/// How long a connection attempt may take.
+const CONNECT_TIMEOUT: Duration = Duration::from_secs(2);
+/// The methods whose `Mcp-Name` header mirrors `params.name` or `params.uri`.
+pub const NAMED_METHODS: [&str; 3] = ["tools/call", "resources/read", "prompts/get"];
+
+/// An `http://HOST:PORT/PATH` endpoint.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Endpoint {
+    /// The host as written.
+    pub host: String,
+    /// The port (80 when not written).
+    pub port: u16,
+    /// The path, `/` when not written.
+    pub path: String,
+}
+
+impl Endpoint {
+    /// Parses `http://HOST[:PORT][/PATH]`; https and anything else are refused with a clear error.
+    pub fn parse(url: &str) -> Result<Endpoint> {
+        let Some(rest) = url.strip_prefix("http://") else {
+            bail!("--url takes http://HOST:PORT/PATH (https is not supported), not `{url}`");
+        };
+        let (authority, path) = match rest.find('/') {
+            Some(at) => (&rest[..at], &rest[at..]),
+            None => (rest, "/"),
+        };
+        let (host, port) = match authority.rsplit_once(':') {
+            Some((host, port)) if !host.ends_with(']') || authority.starts_with('[') => {
+                (host, port.parse::<u16>().with_context(|| format!("bad port in `{url}`"))?)
+            }
+            _ => (authority, 80),
+        };
+        if host.is_empty() {
+            bail!("no host in `{url}`");
+        }
+        Ok(Endpoint { host: host.to_string(), port, path: path.to_string() })
+    }
+
+    /// `HOST:PORT`, as the Host header carries it.
+    pub fn authority(&self) -> String {
+        format!("{}:{}", self.host, self.port)
+    }
+
+    /// The URL back.
+    pub fn url(&self) -> String {
+        format!("http://{}{}", self.authority(), self.path)
+    }
+
+    fn connect(&self) -> std::io::Result<TcpStream> {
+        let host = self.host.trim_start_matches('[').trim_end_matches(']');
+        let mut last = std::io::Error::new(std::io::ErrorKind::NotFound, "the host resolves to no address");
+        for address in (host, self.port).to_socket_addrs()? {
+            match TcpStream::connect_timeout(&address, CONNECT_TIMEOUT) {
+                Ok(stream) => {
+                    let _ = stream.set_nodelay(true);
+                    return Ok(stream);
+                }
+                Err(error) => last = error,
+            }
+        }
+        Err(last)
+    }
+}
+
+/// A server reached over HTTP: its endpoint, and the command that starts it when the harness runs it.
+#[derive(Clone, Debug)]
+pub struct HttpSpec {
+    /// The MCP endpoint.
+    pub endpoint: Endpoint,
+    /// The server to start, when the harness starts it.
+    pub command: Option<ServerCommand>,
+    managed: Option<Arc<Managed>>,
+}
+
+impl PartialEq for HttpSpec {
+    fn eq(&self, other: &HttpSpec) -> bool {
+        self.endpoint == other.endpoint && self.command == other.command
+    }
+}
+
+impl Eq for HttpSpec {}
+
+impl HttpSpec {
+    /// The server at `url`, started with `command` when one is given (started at the first conversation; every
+    /// target made from this spec, or a clone of it, shares the one process).
+    pub fn new(url: &str, command: Option<ServerCommand>) -> Result<HttpSpec> {
+        let endpoint = Endpoint::parse(url)?;
+        let managed = command.clone().map(|command| {
+            Arc::new(Managed { command, endpoint: endpoint.clone(), running: Mutex::new(None), started: Mutex::new(0) })
+        });
+        Ok(HttpSpec { endpoint, command, managed })
+    }
+
+    /// A target driving this server.
+    pub fn target(&self, timeouts: Timeouts) -> HttpTarget {
+        HttpTarget { spec: self.clone(), timeouts, connection: None }
+    }
+
+    /// `http://... (started as `cmd args`)`.
+    pub fn describe(&self) -> String {
+        match &self.command {
+            Some(command) => format!("{} (started as `{}`)", self.endpoint.url(), command.argv().join(" ")),
+            None => self.endpoint.url(),
+        }
+    }
+}
+
+/// The server process the harness runs, shared by every target of a run.
+#[derive(Debug)]
+struct Managed {
+    command: ServerCommand,
+    endpoint: Endpoint,
+    running: Mutex<Option<Running>>,
+    /// How many times the server was started.
+    started: Mutex<u64>,
+}
+
+#[derive(Debug)]
+struct Running {
+    child: Child,
+    output: Arc<Mutex<Vec<u8>>>,
+}
+
+impl Running {
+    fn tail(&self) -> Vec<u8> {
+        self.output.lock().map(|tail| tail.clone()).unwrap_or_default()
+    }
+
+    fn stop(&mut self) {
+        if let Ok(None) = self.child.try_wait() {
+            // The whole process group: a launcher (npx, uv run) leaves the server itself behind otherwise.
+            let group = nix::unistd::Pid::from_raw(self.child.id() as i32);
+            let _ = nix::sys::signal::killpg(group, nix::sys::signal::Signal::SIGKILL);
+            let _ = self.child.kill();
+        }
+        let _ = self.child.wait();
+    }
+}
+
+impl Managed {
+    /// Starts the server unless it runs, and waits until its port answers.
+    fn ensure(&self, startup: Duration) -> Result<()> {
+        let mut running = self.running.lock().map_err(|_| anyhow::anyhow!("server state poisoned"))?;
+        if let Some(server) = running.as_mut() {
+            if let Ok(None) = server.child.try_wait() {
+                return Ok(());
+            }
+            server.stop();
+            *running = None;
+        }
+        if *self.started.lock().map_err(|_| anyhow::anyhow!("poisoned"))? == 0 && self.endpoint.connect().is_ok() {
+            bail!(
+                "something already answers on {} before the server was started; stop it or choose another port",
+                self.endpoint.authority()
+            );
+        }
+        let mut child = Command::new(&self.command.program)
+            .args(&self.command.args)
+            .stdin(Stdio::null())
+            .stdout(Stdio::piped())
+            .stderr(Stdio::piped())
+            .process_group(0)
+            .spawn()
+            .with_context(|| format!("cannot start server `{}`", self.command.program))?;
+        *self.started.lock().map_err(|_| anyhow::anyhow!("poisoned"))? += 1;
+        let output = Arc::new(Mutex::new(Vec::new()));
+        for stream in [
+            child.stdout.take().map(|s| Box::new(s) as Box<dyn std::io::Read + Send>),
+            child.stderr.take().map(|s| Box::new(s) as _),
+        ]
+        .into_iter()
+        .flatten()
+        {
+            let tail = Arc::clone(&output);
+            thread::spawn(move || read_tail(stream, &tail, STDERR_TAIL_BYTES));
+        }
+        let mut server = Running { child, output };
+        let until = Instant::now() + startup;
+        loop {
+            if self.endpoint.connect().is_ok() {
+                *running = Some(server);
+                return Ok(());
+            }
+            let exited = server.child.try_wait().ok().flatten();
+            if exited.is_some() || Instant::now() >= until {
+                thread::sleep(Duration::from_millis(100));
+                let tail = String::from_utf8_lossy(&server.tail()).into_owned();
+                server.stop();
+                let why = match exited {
+                    Some(status) => format!("it exited ({status})"),
+                    None => format!("nothing answered within {} ms", startup.as_millis()),
+                };
+                bail!(
+                    "the server `{}` never answered on {}: {why}; its output ends:\n{}",
+                    self.command.argv().join(" "),
+                    self.endpoint.authority(),
+                    tail.trim_end()
+                );
+            }
+            thread::sleep(Duration::from_millis(20));
+        }
+    }
+
+    /// The ending of a server that exited, if it did (it is started again by the next [`Managed::ensure`]).
+    fn exited(&self) -> Option<Ending> {
+        let mut running = self.running.lock().ok()?;
+        let server = running.as_mut()?;
+        let status = server.child.try_wait().ok().flatten().or_else(|| {
+            // A connection refused or reset: give a dying process a moment to be reaped.
+            thread::sleep(Duration::from_millis(50));
+            server.child.try_wait().ok().flatten()
+        })?;
+        thread::sleep(Duration::from_millis(20));
+        let ending = Ending::Exited { code: status.code(), signal: status.signal(), stderr_tail: server.tail() };
+        server.stop();
+        *running = None;
+        Some(ending)
+    }
+}
+
+impl Drop for Managed {
+    fn drop(&mut self) {
+        if let Ok(mut running) = self.running.lock()
+            && let Some(server) = running.as_mut()
+        {
+            server.stop();
+        }
+    }
+}
+
+/// One change a directive makes to the next POST.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum Tweak {
+    /// Replace every header of this name (matched case-insensitively) with one, named as written.
+    Set(String, String),
+    /// Add a header, keeping those already there.
+    Add(String, String),
+    /// Remove every header of this name.
+    Drop(String),
+    /// Frame the body like this.
+    Framing(Framing),
+    /// Rename every header of the first name (matched case-insensitively) to the second, value kept.
+    Rename(String, String),
+    /// Append this many spaces to the body (still the same JSON value; a huge body without a huge case file).
+    Pad(usize),
+}
+
+/// A directive line: `@http GET`, `@http DELETE`, `@http set NAME VALUE`, `@http add NAME VALUE`,
+/// `@http drop NAME`, `@http rename NAME NEW`, `@http pad N`, `@http chunked`, `@http chunked-cut`.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum Directive {
+    /// A request of its own, without a body (GET or DELETE).
+    Bodiless(String),
+    /// A change to the next POST.
+    Next(Tweak),
+}
+
+impl Directive {
+    /// Reads a directive line; `None` when the line is not one (it is then sent as a body).
+    pub fn parse(line: &[u8]) -> Option<Directive> {
+        let text = std::str::from_utf8(line.strip_prefix(DIRECTIVE)?).ok()?;
+        let mut words = text.splitn(3, ' ');
+        let verb = words.next()?;
+        let name = words.next();
+        let value = words.next();
+        Some(match (verb, name, value) {
+            ("GET" | "DELETE", None, None) => Directive::Bodiless(verb.to_string()),
+            ("set", Some(name), Some(value)) => Directive::Next(Tweak::Set(name.into(), value.into())),
+            ("add", Some(name), Some(value)) => Directive::Next(Tweak::Add(name.into(), value.into())),
+            ("drop", Some(name), None) => Directive::Next(Tweak::Drop(name.into())),
+            ("rename", Some(name), Some(new)) => Directive::Next(Tweak::Rename(name.into(), new.into())),
+            ("pad", Some(n), None) => Directive::Next(Tweak::Pad(n.parse().ok().filter(|n| *n <= 64 << 20)?)),
+            ("chunked", None, None) => Directive::Next(Tweak::Framing(Framing::Chunked)),
+            ("chunked-cut", None, None) => Directive::Next(Tweak::Framing(Framing::ChunkedCut)),
+            _ => return None,
+        })
+    }
+
+    /// The directive as a line.
+    pub fn line(&self) -> Vec<u8> {
+        let text = match self {
+            Directive::Bodiless(method) => method.clone(),
+            Directive::Next(Tweak::Set(name, value)) => format!("set {name} {value}"),
+            Directive::Next(Tweak::Add(name, value)) => format!("add {name} {value}"),
+            Directive::Next(Tweak::Drop(name)) => format!("drop {name}"),
+            Directive::Next(Tweak::Rename(name, new)) => format!("rename {name} {new}"),
+            Directive::Next(Tweak::Pad(n)) => format!("pad {n}"),
+            Directive::Next(Tweak::Framing(Framing::ChunkedCut)) => "chunked-cut".into(),
+            Directive::Next(Tweak::Framing(_)) => "chunked".into(),
+        };
+        [DIRECTIVE, text.as_bytes()].concat()
+    }
+}
+
+/// A `Mcp-Name` (or `Mcp-Param-*`) value: as is when it is plain printable ASCII without leading or trailing
+/// spaces, else in the Base64 sentinel `=?base64?...?=` (2026-07-28 streamable-http.mdx §Value Encoding).
+pub fn header_value(value: &str) -> String {
+    let plain = value.bytes().all(|b| (0x20..0x7f).contains(&b))
+        && value.trim() == value
+        && !(value.starts_with("=?base64?") && value.ends_with("?="));
+    if plain {
+        value.to_string()
+    } else {
+        format!("=?base64?{}?=", base64::engine::general_purpose::STANDARD.encode(value))
+    }
+}
+
+/// Decodes a header value written by [`header_value`] (a sentinel that is not valid Base64 UTF-8 stays as is).
+pub fn decode_header_value(value: &str) -> String {
+    value
+        .strip_prefix("=?base64?")
+        .and_then(|rest| rest.strip_suffix("?="))
+        .and_then(|encoded| base64::engine::general_purpose::STANDARD.decode(encoded).ok())
+        .and_then(|bytes| String::from_utf8(bytes).ok())
+        .unwrap_or_else(|| value.to_string())
+}
+
+/// The value `Mcp-Name` mirrors for a request: `params.name` or `params.uri` of the named methods.
+pub fn mirrored_name(method: &str, params: Option<&Value>) -> Option<String> {
+    if !NAMED_METHODS.contains(&method) {
+        return None;
+    }
+    let params = params?;
+    params.get("name").or_else(|| params.get("uri")).and_then(Value::as_str).map(str::to_string)
+}
+
+/// The method and params of a line that is a request or notification.
+fn message(frame: &Frame) -> Option<(&str, Option<&Value>)> {
+    match frame {
+        Frame::Request(request) => Some((&request.method, request.params.as_ref())),
+        Frame::Notification(notification) => Some((&notification.method, notification.params.as_ref())),
+        _ => None,
+    }
+}
+
+/// The server over HTTP as a target: one keep-alive connection, reused while the server keeps it open.
+#[derive(Debug)]
+pub struct HttpTarget {
+    spec: HttpSpec,
+    timeouts: Timeouts,
+    connection: Option<BufReader<Timed>>,
+}
+
+impl Target for HttpTarget {
+    fn run(&mut self, inputs: &[Input]) -> Result<Transcript> {
+        if let Some(managed) = &self.spec.managed {
+            managed.ensure(self.timeouts.startup)?;
+        }
+        let mut talk = Talk::default();
+        for input in inputs {
+            match input {
+                Input::Sync => talk.record(Event::Sync),
+                Input::Line(line) => {
+                    let step = match Directive::parse(line) {
+                        Some(Directive::Next(tweak)) => {
+                            talk.tweaks.push(tweak);
+                            continue;
+                        }
+                        Some(Directive::Bodiless(method)) => self.bodiless(&mut talk, &method),
+                        None => self.post(&mut talk, line),
+                    };
+                    if let Some(ending) = step? {
+                        return Ok(Transcript { events: talk.events, ending });
+                    }
+                }
+            }
+        }
+        if talk.session.is_some()
+            && !talk.deleted
+            && let Some(ending) = self.bodiless(&mut talk, "DELETE")?
+        {
+            return Ok(Transcript { events: talk.events, ending });
+        }
+        Ok(Transcript { events: talk.events, ending: Ending::Closed })
+    }
+}
+
+/// One conversation's state.
+#[derive(Default)]
+struct Talk {
+    events: Vec<Event>,
+    /// The era, fixed by the first request.
+    era: Option<Era>,
+    /// The session the server assigned at initialize (legacy era).
+    session: Option<String>,
+    /// The version the initialize result negotiated.
+    negotiated: Option<String>,
+    /// Set once the session was ended with DELETE.
+    deleted: bool,
+    /// Changes to the next POST.
+    tweaks: Vec<Tweak>,
+}
+
+impl Talk {
+    fn record(&mut self, event: Event) {
+        if self.events.len() < MAX_EVENTS {
+            self.events.push(event);
+        }
+    }
+
+    /// The legacy headers: the session, and the negotiated version from 2025-06-18 on.
+    fn legacy_headers(&self, headers: &mut Vec<(String, String)>) {
+        if let Some(session) = &self.session {
+            headers.push(("Mcp-Session-Id".into(), session.clone()));
+        }
+        if let Some(version) = self.negotiated.as_deref().filter(|v| *v >= "2025-06-18") {
+            headers.push(("MCP-Protocol-Version".into(), version.to_string()));
+        }
+    }
+}
+
+/// What one exchange brought: the record and the lines to flatten into the transcript.
+struct Outcome {
+    exchange: Exchange,
+    lines: Vec<(Vec<u8>, bool)>,
+    /// True when the response stopped coming (the server hung).
+    timed_out: bool,
+    /// True when the connection closed or was refused before any response.
+    lost: bool,
+}
+
+impl HttpTarget {
+    fn base_headers(&self, accept: &str) -> Vec<(String, String)> {
+        vec![("Host".into(), self.spec.endpoint.authority()), ("Accept".into(), accept.into())]
+    }
+
+    /// A POST carrying `line`; `Some` when the conversation ended.
+    fn post(&mut self, talk: &mut Talk, line: &[u8]) -> Result<Option<Ending>> {
+        let frame = Frame::parse(line);
+        let own_era = message(&frame).map(|(method, params)| envelope::opening_era(method, params));
+        if talk.era.is_none() && matches!(frame, Frame::Request(_)) {
+            talk.era = own_era;
+        }
+        // Each message goes the way its own era asks (a dual-era client's `initialize` opens a session even after
+        // modern requests); a body that is no message follows the session, if there is one, else the conversation.
+        let era = own_era.unwrap_or(match talk.session {
+            Some(_) => Era::Handshake,
+            None => talk.era.unwrap_or(Era::Modern),
+        });
+        let mut headers = self.base_headers("application/json, text/event-stream");
+        headers.push(("Content-Type".into(), "application/json".into()));
+        match era {
+            Era::Modern => {
+                let version = message(&frame)
+                    .and_then(|(_, params)| envelope::meta(params)?.get(PROTOCOL_VERSION_KEY)?.as_str())
+                    .unwrap_or(LATEST_MODERN_VERSION);
+                headers.push(("MCP-Protocol-Version".into(), version.to_string()));
+                if let Some((method, params)) = message(&frame) {
+                    headers.push(("Mcp-Method".into(), method.to_string()));
+                    if let Some(name) = mirrored_name(method, params) {
+                        headers.push(("Mcp-Name".into(), header_value(&name)));
+                    }
+                }
+            }
+            Era::Handshake => talk.legacy_headers(&mut headers),
+        }
+        let mut framing = Framing::Length;
+        let mut body = line.to_vec();
+        for tweak in std::mem::take(&mut talk.tweaks) {
+            match tweak {
+                Tweak::Set(name, value) => {
+                    headers.retain(|(n, _)| !n.eq_ignore_ascii_case(&name));
+                    headers.push((name, value));
+                }
+                Tweak::Add(name, value) => headers.push((name, value)),
+                Tweak::Drop(name) => headers.retain(|(n, _)| !n.eq_ignore_ascii_case(&name)),
+                Tweak::Framing(chosen) => framing = chosen,
+                Tweak::Rename(name, new) => {
+                    for header in headers.iter_mut().filter(|(n, _)| n.eq_ignore_ascii_case(&name)) {
+                        header.0 = new.clone();
+                    }
+                }
+                Tweak::Pad(n) => body.resize(body.len() + n, b' '),
+            }
+        }
+        let request = Request { method: "POST".into(), path: self.spec.endpoint.path.clone(), headers, body, framing };
+        let initialize = matches!(&frame, Frame::Request(r) if r.method == INITIALIZE);
+        talk.record(Event::Sent(line.to_vec()));
+        let outcome = self.exchange(&request, true)?;
+        let negotiated = outcome.lines.iter().find_map(|(line, _)| {
+            let reply: Value = serde_json::from_slice(line).ok()?;
+            Some(reply.get("result")?.get("protocolVersion")?.as_str()?.to_string())
+        });
+        // A session opens with an initialize that succeeded; a refused one leaves the conversation as it was, and
+        // so does a second session (a mutation hid the first from the server): the conversation stays on its
+        // first, as one stdio connection would.
+        let open = talk.session.is_none();
+        let succeeded = negotiated.is_some() && (200..300).contains(&outcome.exchange.status);
+        if initialize && open && succeeded && era == Era::Handshake {
+            if let Some(session) = outcome.exchange.response_header("mcp-session-id") {
+                talk.session = Some(session.to_string());
+                talk.deleted = false;
+            }
+            talk.negotiated = negotiated;
+        }
+        Ok(self.settle(talk, outcome))
+    }
+
+    /// A GET or DELETE of its own; `Some` when the conversation ended.
+    fn bodiless(&mut self, talk: &mut Talk, method: &str) -> Result<Option<Ending>> {
+        let mut headers = self.base_headers(if method == "GET" {
+            "text/event-stream"
+        } else {
+            "application/json, text/event-stream"
+        });
+        match talk.era {
+            Some(Era::Modern) => headers.push(("MCP-Protocol-Version".into(), LATEST_MODERN_VERSION.into())),
+            _ => talk.legacy_headers(&mut headers),
+        }
+        if method == "DELETE" && talk.session.is_some() {
+            talk.deleted = true;
+        }
+        let request =
+            Request { method: method.into(), path: self.spec.endpoint.path.clone(), headers, ..Request::default() };
+        let outcome = self.exchange(&request, false)?;
+        if method == "DELETE" && !(200..300).contains(&outcome.exchange.status) {
+            talk.deleted = false;
+        }
+        Ok(self.settle(talk, outcome))
+    }
+
+    /// Records an exchange; the ending when the server crashed or hung.
+    fn settle(&mut self, talk: &mut Talk, outcome: Outcome) -> Option<Ending> {
+        let waited = self.timeouts.reply.as_millis() as u64;
+        let exited = (outcome.lost || outcome.timed_out).then(|| self.spec.managed.as_ref()?.exited()).flatten();
+        talk.record(Event::Http(Box::new(outcome.exchange)));
+        for (line, truncated) in outcome.lines {
+            talk.record(Event::Received { line, truncated });
+        }
+        match exited {
+            Some(ending) => Some(ending),
+            None if outcome.timed_out => Some(Ending::Hung { waited_ms: waited }),
+            None => None,
+        }
+    }
+
+    /// Sends `request` (on the kept connection, or a new one when the server closed it) and reads the response.
+    fn exchange(&mut self, request: &Request, read_stream: bool) -> Result<Outcome> {
+        // The headers as they went on the wire, the framing one included.
+        let mut request_headers = request.headers.clone();
+        match request.framing {
+            Framing::Length if request.method == "POST" || !request.body.is_empty() => {
+                request_headers.push(("Content-Length".into(), request.body.len().to_string()))
+            }
+            Framing::Length => {}
+            Framing::Chunked | Framing::ChunkedCut => {
+                request_headers.push(("Transfer-Encoding".into(), "chunked".into()))
+            }
+        }
+        let mut exchange = Exchange {
+            method: request.method.clone(),
+            request_headers,
+            body_cut: request.framing == Framing::ChunkedCut,
+            ..Exchange::default()
+        };
+        for attempt in 0..2 {
+            let reused = self.connection.is_some();
+            let mut connection = match self.connection.take() {
+                Some(connection) => connection,
+                None => match self.spec.endpoint.connect() {
+                    Ok(stream) => BufReader::new(Timed::new(stream, self.timeouts.reply)),
+                    Err(error) => {
+                        if self.spec.managed.is_some() {
+                            exchange.problem = Some(format!("the connection was refused: {error}"));
+                            return Ok(Outcome { exchange, lines: Vec::new(), timed_out: false, lost: true });
+                        }
+                        bail!("cannot connect to {}: {error}", self.spec.endpoint.url());
+                    }
+                },
+            };
+            let deadline = Instant::now() + self.timeouts.reply;
+            connection.get_mut().deadline(deadline);
+            let written = wire::write_request(connection.get_mut().stream(), request);
+            if request.framing == Framing::ChunkedCut {
+                let _ = connection.get_mut().stream().shutdown(Shutdown::Write);
+            }
+            let head = match written.map_err(ReadError::from).and_then(|_| wire::read_head(&mut connection)) {
+                Ok(head) => head,
+                Err(ReadError::Closed | ReadError::Io(_)) if reused && attempt == 0 => continue,
+                Err(ReadError::Timeout) => {
+                    exchange.problem = Some("no response came (timeout)".into());
+                    return Ok(Outcome { exchange, lines: Vec::new(), timed_out: true, lost: false });
+                }
+                Err(ReadError::Closed) => {
+                    exchange.problem = Some("the connection closed without a response".into());
+                    return Ok(Outcome { exchange, lines: Vec::new(), timed_out: false, lost: true });
+                }
+                Err(ReadError::Io(error)) => {
+                    exchange.problem = Some(format!("the connection failed: {error}"));
+                    return Ok(Outcome { exchange, lines: Vec::new(), timed_out: false, lost: true });
+                }
+                Err(ReadError::Malformed(why)) => {
+                    exchange.problem = Some(why);
+                    return Ok(Outcome { exchange, lines: Vec::new(), timed_out: false, lost: false });
+                }
+            };
+            exchange.status = head.status;
+            exchange.response_headers = head.headers.clone();
+            let owed = (read_stream && request.method == "POST").then(|| owed_ids(&request.body));
+            let (lines, timed_out, reusable) = read_body(&mut connection, &head, &mut exchange, owed.as_deref());
+            if reusable && head.keeps_alive() && request.framing != Framing::ChunkedCut {
+                self.connection = Some(connection);
+            }
+            return Ok(Outcome { exchange, lines, timed_out, lost: false });
+        }
+        unreachable!("the second attempt always returns")
+    }
+}
+
+/// Reads a response body into transcript lines: a JSON body is one line, each SSE event one line (read until the
+/// response to the request came when `until_reply`; a GET's stream is not read), anything else an excerpt.
+/// Returns the lines, whether the response stopped coming, and whether the connection can be reused.
+fn read_body(
+    connection: &mut BufReader<Timed>,
+    head: &wire::Head,
+    exchange: &mut Exchange,
+    owed: Option<&[Value]>,
+) -> (Vec<(Vec<u8>, bool)>, bool, bool) {
+    let kind = match head.body_kind(&exchange.method) {
+        Ok(kind) => kind,
+        Err(why) => {
+            exchange.problem = Some(why);
+            return (Vec::new(), false, false);
+        }
+    };
+    let media = exchange.media_type();
+    let mut body = Body::new(connection, kind, MAX_LINE_BYTES);
+    let mut lines = Vec::new();
+    match media.as_deref() {
+        Some("text/event-stream") => {
+            let Some(owed) = owed else { return (lines, false, false) };
+            let mut answered = vec![false; owed.len()];
+            let mut any = false;
+            let mut events = BufReader::new(&mut body);
+            loop {
+                match wire::read_event(&mut events, MAX_LINE_BYTES) {
+                    Ok(SseEvent::End) => break,
+                    Ok(SseEvent::Data { data, truncated }) => {
+                        if data.trim_ascii().is_empty() {
+                            continue;
+                        }
+                        if let Some(id) = response_id(&data) {
+                            any = true;
+                            for (owed, answered) in owed.iter().zip(answered.iter_mut()) {
+                                *answered |= *owed == id;
+                            }
+                        }
+                        lines.push((data, truncated));
+                        // The responses to the body's requests end its stream; the rest is not read. (One owed
+                        // response is the one that comes, whatever its id.)
+                        let done = answered.iter().all(|a| *a) && (any || !owed.is_empty());
+                        if done || owed.len() == 1 && any || lines.len() >= MAX_EVENTS {
+                            return (lines, false, false);
+                        }
+                    }
+                    Err(error) => {
+                        // A stream still open when nothing is owed (every request cancelled) is closed here: no
+                        // response will come, and none is missing.
+                        let stopped =
+                            matches!(error.kind(), std::io::ErrorKind::TimedOut | std::io::ErrorKind::WouldBlock);
+                        let timed_out = stopped && !answered.iter().all(|a| *a);
+                        if timed_out || !stopped {
+                            exchange.problem = Some(wire::describe(&error));
+                        }
+                        return (lines, timed_out, false);
+                    }
+                }
+            }
+            drop(events);
+            exchange.body_len = body.len();
+            (lines, false, body.complete())
+        }
+        _ => {
+            let json = media.as_deref() == Some("application/json");
+            let limit = if json { MAX_LINE_BYTES } else { EXCERPT_BYTES.max(64 << 10) };
+            let (bytes, truncated, problem) = wire::read_all(&mut body, limit);
+            exchange.body_len = body.len();
+            let timed_out = problem.as_deref().is_some_and(|p| p.contains("timeout"));
+            if !truncated {
+                exchange.problem = problem;
+            }
+            // A JSON body (or one without a type on a success) answering a POST: the JSON-RPC rules judge it.
+            let judged = json || (200..300).contains(&exchange.status) && media.is_none();
+            if judged && exchange.method == "POST" && truncated {
+                lines.push((bytes, true));
+            } else if judged && exchange.method == "POST" && !bytes.trim_ascii().is_empty() {
+                lines.push((bytes.trim_ascii().to_vec(), false));
+            } else {
+                exchange.excerpt = bytes[..bytes.len().min(EXCERPT_BYTES)].to_vec();
+            }
+            (lines, timed_out, body.complete() && !truncated)
+        }
+    }
+}
+
+/// The id of an SSE event's data when it is a JSON-RPC response (`null` when it has none).
+fn response_id(data: &[u8]) -> Option<Value> {
+    let value = serde_json::from_slice::<Value>(data).ok()?;
+    let response = value.get("method").is_none() && (value.get("result").is_some() || value.get("error").is_some());
+    response.then(|| value.get("id").cloned().unwrap_or(Value::Null))
+}
+
+/// The ids of the requests a POST body carries (one request, or a batch's), less those a
+/// `notifications/cancelled` in the same body cancels: the responses its stream owes.
+fn owed_ids(body: &[u8]) -> Vec<Value> {
+    let Ok(value) = serde_json::from_slice::<Value>(body) else { return Vec::new() };
+    let items: Vec<&Value> = match &value {
+        Value::Array(items) => items.iter().collect(),
+        other => vec![other],
+    };
+    let cancelled: Vec<&Value> = items
+        .iter()
+        .filter(|item| item.get("method").and_then(Value::as_str) == Some(CANCELLED) && item.get("id").is_none())
+        .filter_map(|item| item.get("params")?.get("requestId"))
+        .collect();
+    items
+        .iter()
+        .filter(|item| item.get("method").is_some())
+        .filter_map(|item| item.get("id"))
+        .filter(|id| !cancelled.contains(id))
+        .cloned()
+        .collect()
+}
+
+/// The host of an `Origin` or `Host` value (`http://a.b:8080` gives `a.b`, `[::1]:80` gives `::1`).
+fn host_of(value: &str) -> &str {
+    let authority = value.split("://").nth(1).unwrap_or(value);
+    let authority = authority.split('/').next().unwrap_or("");
+    match authority.strip_prefix('[') {
+        Some(rest) => rest.split(']').next().unwrap_or(""),
+        None => authority.split(':').next().unwrap_or(""),
+    }
+}
+
+/// True when an `Origin` value names a site other than this machine (`localhost`, `127.0.0.1`, `[::1]`) and other
+/// than `host` (the request's Host header), whatever the port.
+pub fn foreign_origin(origin: &str, host: Option<&str>) -> bool {
+    let origin_host = host_of(origin.trim());
+    !(matches!(origin_host, "localhost" | "127.0.0.1" | "::1")
+        || host.is_some_and(|h| host_of(h.trim()) == origin_host))
+}

@@ -1,0 +1,219 @@
+//! The HTTP transport end to end: the built-in server over HTTP passes every HTTP rule's probe, each planted HTTP
+//! bug is caught by its rule, and hostile servers (an HTML page, a never-ending SSE stream, a gigabyte body, bytes
+//! that are not HTTP, a refused connection) end in a finding or a clear error within the timeouts.
+
+use mcp_wirefuzz::model::ServerModel;
+use mcp_wirefuzz::oracle::{Policy, check};
+use mcp_wirefuzz::server::Target;
+use mcp_wirefuzz::server::builtin::http::{self, HttpBug};
+use mcp_wirefuzz::server::http::HttpSpec;
+use mcp_wirefuzz::server::stdio::Timeouts;
+use mcp_wirefuzz::transcript::{Ending, Input};
+use std::io::{Read, Write};
+use std::net::TcpListener;
+use std::time::{Duration, Instant};
+
+fn quick() -> Timeouts {
+    Timeouts { reply: Duration::from_millis(500), ..Timeouts::default() }
+}
+
+fn judged() -> Policy {
+    Policy::default().with_model(ServerModel::built_in())
+}
+
+fn lines(lines: Vec<Vec<u8>>) -> Vec<Input> {
+    lines.into_iter().map(Input::Line).collect()
+}
+
+const LIST: &str = r#"{"jsonrpc":"2.0","id":1,"method":"tools/list","params":{"_meta":{"io.modelcontextprotocol/protocolVersion":"2026-07-28","io.modelcontextprotocol/clientCapabilities":{}}}}"#;
+
+#[test]
+fn every_http_probe_passes_on_the_reference_server_and_fires_on_its_bug() {
+    let url = http::spawn(None).unwrap();
+    let mut target = HttpSpec::new(&url, None).unwrap().target(quick());
+    for bug in HttpBug::ALL {
+        let transcript = target.run(&lines(bug.trigger())).unwrap();
+        let findings = check(&transcript, &judged());
+        assert!(findings.is_empty(), "{bug} on the reference server: {findings:?}\n{}", transcript.render());
+    }
+    for bug in HttpBug::ALL {
+        let url = http::spawn(Some(bug)).unwrap();
+        let mut target = HttpSpec::new(&url, None).unwrap().target(quick());
+        let transcript = target.run(&lines(bug.trigger())).unwrap();
+        let fired: Vec<&str> = check(&transcript, &judged()).iter().map(|f| f.rule).collect();
+        assert!(fired.contains(&bug.expected_rule()), "{bug}: {fired:?}\n{}", transcript.render());
+    }
+}
+
+#[test]
+fn a_legacy_conversation_keeps_its_session_and_ends_it() {
+    let url = http::spawn(None).unwrap();
+    let mut target = HttpSpec::new(&url, None).unwrap().target(quick());
+    let trigger = HttpBug::SessionMissing404.trigger();
+    let inputs =
+        lines(vec![trigger[0].clone(), trigger[1].clone(), br#"{"jsonrpc":"2.0","id":2,"method":"ping"}"#.to_vec()]);
+    let transcript = target.run(&inputs).unwrap();
+    let rendered = transcript.render();
+    assert!(rendered.contains("POST 200 application/json"), "{rendered}");
+    assert!(rendered.contains("POST 202"), "{rendered}");
+    assert!(rendered.contains("DELETE 200"), "{rendered}");
+    assert!(rendered.contains(r#"{"jsonrpc":"2.0","id":2,"result":{}}"#), "{rendered}");
+    assert!(check(&transcript, &judged()).is_empty());
+}
+
+/// Serves every connection with `respond`, once per request read.
+fn hostile(respond: fn(&mut std::net::TcpStream)) -> String {
+    let listener = TcpListener::bind("127.0.0.1:0").unwrap();
+    let address = listener.local_addr().unwrap();
+    std::thread::spawn(move || {
+        for stream in listener.incoming() {
+            let Ok(mut stream) = stream else { continue };
+            std::thread::spawn(move || {
+                let mut buffer = [0u8; 65536];
+                let _ = stream.read(&mut buffer);
+                respond(&mut stream);
+            });
+        }
+    });
+    format!("http://{address}/mcp")
+}
+
+fn run_hostile(respond: fn(&mut std::net::TcpStream)) -> (Vec<&'static str>, Ending, Duration) {
+    let url = hostile(respond);
+    let started = Instant::now();
+    let transcript = HttpSpec::new(&url, None).unwrap().target(quick()).run(&lines(vec![LIST.into()])).unwrap();
+    let fired = check(&transcript, &Policy::default()).iter().map(|f| f.rule).collect();
+    (fired, transcript.ending, started.elapsed())
+}
+
+#[test]
+fn an_html_page_is_a_content_type_finding() {
+    let (fired, ending, _) = run_hostile(|stream| {
+        let _ =
+            stream.write_all(b"HTTP/1.1 200 OK\r\nContent-Type: text/html\r\nContent-Length: 13\r\n\r\n<h1>hello</h1");
+    });
+    assert!(fired.contains(&"HTTP-CONTENT-TYPE"), "{fired:?}");
+    assert_eq!(ending, Ending::Closed);
+}
+
+#[test]
+fn a_never_ending_sse_stream_is_a_hang_not_a_wait() {
+    let (fired, ending, took) = run_hostile(|stream| {
+        let _ = stream.write_all(b"HTTP/1.1 200 OK\r\nContent-Type: text/event-stream\r\n\r\n");
+        for _ in 0..100_000 {
+            if stream.write_all(b": keep-alive\n\n").is_err() {
+                return;
+            }
+            std::thread::sleep(Duration::from_millis(10));
+        }
+    });
+    assert!(matches!(ending, Ending::Hung { .. }), "{ending:?}");
+    assert!(fired.contains(&"SERVER-HANG"), "{fired:?}");
+    assert!(took < Duration::from_secs(5), "{took:?}");
+}
+
+#[test]
+fn a_gigabyte_body_is_cut_at_the_bound() {
+    let (fired, _, took) = run_hostile(|stream| {
+        let _ = stream
+            .write_all(b"HTTP/1.1 200 OK\r\nContent-Type: application/json\r\nContent-Length: 1073741824\r\n\r\n");
+        let chunk = vec![b' '; 1 << 16];
+        for _ in 0..(1 << 14) {
+            if stream.write_all(&chunk).is_err() {
+                return;
+            }
+        }
+    });
+    assert!(fired.contains(&"JSONRPC-FRAMING"), "{fired:?}");
+    assert!(took < Duration::from_secs(10), "{took:?}");
+}
+
+#[test]
+fn bytes_that_are_not_http_are_a_response_finding() {
+    let (fired, _, _) = run_hostile(|stream| {
+        let _ = stream.write_all(b"SSH-2.0-OpenSSH\r\n\r\n");
+    });
+    assert!(fired.contains(&"HTTP-RESPONSE"), "{fired:?}");
+}
+
+#[test]
+fn a_refused_connection_is_a_clear_error() {
+    let port = TcpListener::bind("127.0.0.1:0").unwrap().local_addr().unwrap().port();
+    let url = format!("http://127.0.0.1:{port}/mcp");
+    let error = HttpSpec::new(&url, None).unwrap().target(quick()).run(&lines(vec![LIST.into()])).unwrap_err();
+    assert!(format!("{error:#}").contains("cannot connect to"), "{error:#}");
+    assert!(HttpSpec::new("https://example.com/mcp", None).is_err());
+}
+
+#[test]
+fn a_started_server_that_never_listens_is_a_clear_error_with_its_output() {
+    let port = TcpListener::bind("127.0.0.1:0").unwrap().local_addr().unwrap().port();
+    let url = format!("http://127.0.0.1:{port}/mcp");
+    let command = mcp_wirefuzz::server::stdio::ServerCommand::from_argv(&[
+        "sh".into(),
+        "-c".into(),
+        "echo 'no port for me' >&2; exit 3".into(),
+    ])
+    .unwrap();
+    let spec = HttpSpec::new(&url, Some(command)).unwrap();
+    let error = spec.target(quick()).run(&lines(vec![LIST.into()])).unwrap_err();
+    let text = format!("{error:#}");
+    assert!(text.contains("never answered") && text.contains("no port for me"), "{text}");
+}
+
+#[test]
+fn a_campaign_over_http_finds_every_planted_http_bug_and_nothing_on_the_reference_server() {
+    use mcp_wirefuzz::campaign::{self, Options};
+    use mcp_wirefuzz::server::ServerSpec;
+    let options = |cases: u64| Options {
+        seed: 1,
+        cases: Some(cases),
+        time: None,
+        policy: judged(),
+        out: None,
+        shrink: mcp_wirefuzz::shrink::Budget { runs: 50, time: Some(Duration::from_secs(5)) },
+        baseline: Default::default(),
+    };
+    let run = |bug: Option<HttpBug>, cases: u64| {
+        let server = ServerSpec::Http(HttpSpec::new(&http::spawn(bug).unwrap(), None).unwrap());
+        let targets = (0..2).map(|_| server.pooled_target(quick())).collect();
+        campaign::run(targets, server.pooled_target(quick()), &options(cases), &server, |_| {}).unwrap()
+    };
+    for bug in HttpBug::ALL {
+        let summary = run(Some(bug), 60);
+        assert!(summary.counts.contains_key(bug.expected_rule()), "{bug}: {:?}", summary.counts);
+    }
+    let summary = run(None, 150);
+    assert!(summary.counts.is_empty(), "{:?}", summary.counts);
+}
+
+#[test]
+fn a_started_server_that_crashes_is_a_crash_and_is_started_again() {
+    // Answers one POST with 202, then exits with code 3 on the next request without answering.
+    let script = r#"
+import http.server, os, sys
+class H(http.server.BaseHTTPRequestHandler):
+    count = 0
+    def do_POST(self):
+        self.rfile.read(int(self.headers.get("Content-Length", 0)))
+        H.count += 1
+        if H.count > 1:
+            sys.stderr.write("crashing now\n"); sys.stderr.flush(); os._exit(3)
+        self.send_response(202); self.send_header("Content-Length", "0"); self.end_headers()
+    def log_message(self, *args):
+        pass
+http.server.HTTPServer(("127.0.0.1", int(sys.argv[1])), H).serve_forever()
+"#;
+    let port = TcpListener::bind("127.0.0.1:0").unwrap().local_addr().unwrap().port();
+    let argv: Vec<String> = vec!["python3".into(), "-c".into(), script.into(), port.to_string()];
+    let command = mcp_wirefuzz::server::stdio::ServerCommand::from_argv(&argv).unwrap();
+    let spec = HttpSpec::new(&format!("http://127.0.0.1:{port}/mcp"), Some(command)).unwrap();
+    let note = br#"{"jsonrpc":"2.0","method":"notifications/initialized"}"#.to_vec();
+    let mut target = spec.target(quick());
+    for _ in 0..2 {
+        let transcript = target.run(&lines(vec![note.clone(), note.clone()])).unwrap();
+        let Ending::Exited { code: Some(3), stderr_tail, .. } = &transcript.ending else { panic!("{transcript:?}") };
+        assert!(String::from_utf8_lossy(stderr_tail).contains("crashing now"));
+        assert!(check(&transcript, &Policy::default()).iter().any(|f| f.rule == "SERVER-CRASH"));
+    }
+}

@@ -389,7 +389,7 @@ fn run_fuzz(args: FuzzArgs) -> Result<ExitCode> {
         settle: Duration::from_millis(args.settle),
         ..Timeouts::default()
     };
-    let targets = (0..args.jobs).map(|_| server.pooled_target(timeouts)).collect();
+    let targets = (0..args.jobs).map(|_| server.sentinel_target(timeouts, model.eras)).collect();
     eprintln!("mcp-wirefuzz fuzz: seed {seed}, {}, {} job(s)", server.describe(), args.jobs);
     let bar = progress_bar(options.cases);
     let summary = campaign::run(targets, &options, &server, |event| match event {

@@ -8,12 +8,14 @@
 //! that owes replies past the timeout, or does not exit after its input closes, has hung.
 
 use super::Target;
-use crate::protocol::era::BATCH_VERSION;
-use crate::protocol::methods::INITIALIZE;
-use crate::protocol::{Frame, IdField, RequestId};
+use crate::model::Eras;
+use crate::protocol::envelope::{self, META};
+use crate::protocol::era::{BATCH_VERSION, LATEST_HANDSHAKE_VERSION, LATEST_MODERN_VERSION};
+use crate::protocol::methods::{DISCOVER, INITIALIZE, INITIALIZED, PING, TOOLS_LIST};
+use crate::protocol::{Era, Frame, IdField, RequestId};
 use crate::transcript::{Ending, Event, Input, Transcript};
 use anyhow::{Context, Result, bail};
-use std::collections::HashMap;
+use std::collections::{HashMap, HashSet};
 use std::io::{BufRead, BufReader, Read, Write};
 use std::os::unix::process::ExitStatusExt;
 use std::process::{Child, Command, ExitStatus, Stdio};
@@ -98,19 +100,36 @@ impl Timeouts {
 }
 
 /// A server started as a child process for every conversation, with one process started ahead (warm) so start-up
-/// overlaps the previous conversation.
+/// overlaps the previous conversation. Given the server's eras ([`StdioTarget::with_sentinels`]), it knows when
+/// replies are complete from sentinel requests instead of the clock, once a calibration showed the server answers
+/// in order, and runs conversations of self-contained modern requests on a process it keeps.
 #[derive(Debug)]
 pub struct StdioTarget {
     command: ServerCommand,
     timeouts: Timeouts,
     warm: bool,
     spare: Option<Process>,
+    sentinels: Sentinels,
+    /// The process kept after a conversation of self-contained modern requests, for the next such conversation.
+    kept: Option<Process>,
+}
+
+/// Whether a target uses sentinel requests as barriers, and for which eras.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum Sentinels {
+    /// Timeouts and settle windows only.
+    Off,
+    /// The server serves these eras; the first conversation calibrates it.
+    Uncalibrated(Eras),
+    /// Calibrated: the server answers in order in the eras it serves; `pre_init` when a ping before `initialize`
+    /// leaves its handshake as it was.
+    InOrder { eras: Eras, pre_init: bool },
 }
 
 impl StdioTarget {
     /// A target that starts `command` for each conversation, with a warm spare process.
     pub fn new(command: ServerCommand, timeouts: Timeouts) -> StdioTarget {
-        StdioTarget { command, timeouts, warm: true, spare: None }
+        StdioTarget { command, timeouts, warm: true, spare: None, sentinels: Sentinels::Off, kept: None }
     }
 
     /// Turns the warm spare off (one fresh process started when each conversation starts).
@@ -118,10 +137,33 @@ impl StdioTarget {
         self.warm = false;
         self
     }
-}
 
-impl Target for StdioTarget {
-    fn run(&mut self, inputs: &[Input]) -> Result<Transcript> {
+    /// Uses sentinel barriers on a server that serves `eras` (see [`Barrier`]), once a calibration run on a fresh
+    /// process (before the first conversation) shows it answers in order; and, on a server that serves 2026-07-28,
+    /// keeps a process across conversations of self-contained modern requests. Unknown eras keep the clock.
+    pub fn with_sentinels(mut self, eras: Eras) -> StdioTarget {
+        self.sentinels = if eras == Eras::Unknown { Sentinels::Off } else { Sentinels::Uncalibrated(eras) };
+        self
+    }
+
+    /// The barrier conversations use now: calibrates the server first when that is still to do.
+    fn barrier(&mut self) -> Result<Barrier> {
+        if let Sentinels::Uncalibrated(eras) = self.sentinels {
+            let mut in_order = true;
+            for form in Form::of(eras) {
+                in_order &= calibrate(&self.command, form, self.timeouts)?;
+            }
+            let pre_init = in_order && eras.serves(Era::Handshake) == Some(true) && calibrate_pre_init(&self.command, self.timeouts)?;
+            self.sentinels = if in_order { Sentinels::InOrder { eras, pre_init } } else { Sentinels::Off };
+        }
+        Ok(match self.sentinels {
+            Sentinels::InOrder { eras, pre_init } => Barrier::Sentinel { eras, pre_init },
+            _ => Barrier::Clock,
+        })
+    }
+
+    /// A fresh process: the warm spare, or one started now; a new spare is started beside it.
+    fn fresh(&mut self) -> Result<Process> {
         let process = match self.spare.take() {
             Some(process) => process,
             None => Process::spawn(&self.command)?,
@@ -129,8 +171,243 @@ impl Target for StdioTarget {
         if self.warm {
             self.spare = Some(Process::spawn(&self.command)?);
         }
-        Ok(process.converse(inputs, self.timeouts))
+        Ok(process)
     }
+}
+
+impl Target for StdioTarget {
+    fn run(&mut self, inputs: &[Input]) -> Result<Transcript> {
+        let barrier = self.barrier()?;
+        if let Barrier::Sentinel { eras, .. } = barrier
+            && eras.serves(Era::Modern) == Some(true)
+            && self_contained(inputs)
+        {
+            let process = match self.kept.take() {
+                Some(process) => process,
+                None => self.fresh()?,
+            };
+            let (transcript, end) = process.converse(inputs, self.timeouts, barrier, true);
+            match end {
+                End::Kept(process) => self.kept = Some(process),
+                End::Reordered => return self.reordered(inputs),
+                End::Done => {}
+            }
+            return Ok(transcript);
+        }
+        let process = self.fresh()?;
+        match process.converse(inputs, self.timeouts, barrier, false) {
+            (_, End::Reordered) => self.reordered(inputs),
+            (transcript, _) => Ok(transcript),
+        }
+    }
+}
+
+impl StdioTarget {
+    /// A conversation showed the server answers out of order after all: sentinels are off from now on, and the
+    /// conversation runs again on the clock.
+    fn reordered(&mut self, inputs: &[Input]) -> Result<Transcript> {
+        self.sentinels = Sentinels::Off;
+        self.kept = None;
+        let process = self.fresh()?;
+        Ok(process.converse(inputs, self.timeouts, Barrier::Clock, false).0)
+    }
+}
+
+/// How a conversation knows the replies before a sync point are complete.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Barrier {
+    /// Every owed reply or the reply timeout, then quiet output for the settle time.
+    Clock,
+    /// A sentinel `ping` with a harness-only id, on a server (serving `eras`) calibrated to answer in order:
+    /// once its reply is read, every line before it has been answered or dropped. Sent only where the
+    /// conversation's own state makes a ping harmless (see `Conversation::form`); elsewhere the clock.
+    Sentinel {
+        /// The eras the server serves.
+        eras: Eras,
+        /// True when the calibration showed a ping before `initialize` leaves the handshake as it was.
+        pre_init: bool,
+    },
+}
+
+/// How a sentinel is written.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum Form {
+    /// A `ping` enveloped for 2026-07-28.
+    Modern,
+    /// A plain `ping`, on a connection whose `initialize` handshake is done.
+    Handshake,
+}
+
+impl Form {
+    /// The forms a server serving `eras` is sent.
+    fn of(eras: Eras) -> Vec<Form> {
+        match eras {
+            Eras::Modern => vec![Form::Modern],
+            Eras::Handshake => vec![Form::Handshake],
+            Eras::Dual => vec![Form::Modern, Form::Handshake],
+            Eras::Unknown => Vec::new(),
+        }
+    }
+
+    /// A request of `method` with `id`, in this form.
+    fn request(self, id: &str, method: &str) -> Vec<u8> {
+        let message = match self {
+            Form::Modern => serde_json::json!({ "jsonrpc": "2.0", "id": id, "method": method,
+                "params": { META: envelope::envelope(LATEST_MODERN_VERSION) } }),
+            Form::Handshake => serde_json::json!({ "jsonrpc": "2.0", "id": id, "method": method }),
+        };
+        message.to_string().into_bytes()
+    }
+}
+
+/// The prefix of every sentinel id: no generated conversation uses it, and a reply carrying it is never recorded.
+const SENTINEL_PREFIX: &str = "mcp-wirefuzz-barrier-";
+
+/// Requests pipelined by a calibration run, each followed by a sentinel.
+const CALIBRATION_PAIRS: usize = 16;
+
+/// Runs a calibration on a fresh process: `form`'s opening (an `initialize` handshake for the handshake form), then
+/// [`CALIBRATION_PAIRS`] requests, each followed by a sentinel, all written at once. True when every reply came, each
+/// request's before the sentinel after it, and the sentinels' in order.
+fn calibrate(command: &ServerCommand, form: Form, timeouts: Timeouts) -> Result<bool> {
+    let process = Process::spawn(command)?;
+    let mut lines = Vec::new();
+    let mut expected = Vec::new();
+    if form == Form::Handshake {
+        let initialize = serde_json::json!({ "jsonrpc": "2.0", "id": "mcp-wirefuzz-calibrate-init", "method": INITIALIZE,
+            "params": { "protocolVersion": LATEST_HANDSHAKE_VERSION, "capabilities": {},
+                "clientInfo": { "name": "mcp-wirefuzz", "version": env!("CARGO_PKG_VERSION") } } });
+        lines.push(initialize.to_string().into_bytes());
+        lines.push(serde_json::json!({ "jsonrpc": "2.0", "method": INITIALIZED }).to_string().into_bytes());
+        expected.push("mcp-wirefuzz-calibrate-init".to_string());
+    }
+    let methods: &[&str] = match form {
+        Form::Modern => &[DISCOVER, TOOLS_LIST, PING, "mcp-wirefuzz/no-such-method"],
+        Form::Handshake => &[PING, TOOLS_LIST, "mcp-wirefuzz/no-such-method"],
+    };
+    for pair in 0..CALIBRATION_PAIRS {
+        let request = format!("mcp-wirefuzz-calibrate-{pair}");
+        let sentinel = format!("{SENTINEL_PREFIX}{pair}");
+        lines.push(form.request(&request, methods[pair % methods.len()]));
+        lines.push(form.request(&sentinel, PING));
+        expected.push(request);
+        expected.push(sentinel);
+    }
+    let Some(input) = &process.input else { return Ok(false) };
+    for mut line in lines {
+        line.push(b'\n');
+        let _ = input.send(line);
+    }
+    let mut seen = Vec::new();
+    let until = Instant::now() + timeouts.reply_for(false);
+    while seen.len() < expected.len() {
+        match process.output.recv_timeout(until.saturating_duration_since(Instant::now())) {
+            Ok(Stdout::Line(line)) => {
+                let reply = serde_json::from_slice::<serde_json::Value>(&line.bytes).ok();
+                if let Some(Some(RequestId::String(id))) = reply.as_ref().and_then(reply_to)
+                    && expected.contains(&id)
+                {
+                    seen.push(id);
+                }
+            }
+            _ => return Ok(false),
+        }
+    }
+    Ok(in_order(&seen, &expected))
+}
+
+/// Runs a calibration of pings before `initialize` on a fresh process: a plain sentinel, then an `initialize`
+/// handshake and a second sentinel. True when both sentinels and a result to `initialize` came, in order.
+fn calibrate_pre_init(command: &ServerCommand, timeouts: Timeouts) -> Result<bool> {
+    let process = Process::spawn(command)?;
+    let Some(input) = &process.input else { return Ok(false) };
+    let expected = [format!("{SENTINEL_PREFIX}pre"), "mcp-wirefuzz-calibrate-init".to_string(), format!("{SENTINEL_PREFIX}post")];
+    let initialize = serde_json::json!({ "jsonrpc": "2.0", "id": expected[1], "method": INITIALIZE,
+        "params": { "protocolVersion": LATEST_HANDSHAKE_VERSION, "capabilities": {},
+            "clientInfo": { "name": "mcp-wirefuzz", "version": env!("CARGO_PKG_VERSION") } } });
+    let initialized = serde_json::json!({ "jsonrpc": "2.0", "method": INITIALIZED });
+    for line in [
+        Form::Handshake.request(&expected[0], PING),
+        initialize.to_string().into_bytes(),
+        initialized.to_string().into_bytes(),
+        Form::Handshake.request(&expected[2], PING),
+    ] {
+        let _ = input.send([line, b"\n".to_vec()].concat());
+    }
+    let mut seen = Vec::new();
+    let until = Instant::now() + timeouts.reply_for(false);
+    while seen.len() < expected.len() {
+        let Ok(Stdout::Line(line)) = process.output.recv_timeout(until.saturating_duration_since(Instant::now()))
+        else {
+            return Ok(false);
+        };
+        let Ok(reply) = serde_json::from_slice::<serde_json::Value>(&line.bytes) else { continue };
+        if let Some(Some(RequestId::String(id))) = reply_to(&reply)
+            && expected.contains(&id)
+        {
+            if id == expected[1] && !reply.get("result").is_some_and(|r| r.is_object()) {
+                return Ok(false);
+            }
+            seen.push(id);
+        }
+    }
+    Ok(in_order(&seen, &expected))
+}
+
+/// True when `seen` (the replies' ids as they came) holds every `expected` id (in the order sent) once, and each
+/// sentinel (named by [`SENTINEL_PREFIX`]) came after the replies to everything sent before it.
+fn in_order(seen: &[String], expected: &[String]) -> bool {
+    seen.len() == expected.len()
+        && expected.iter().all(|id| seen.contains(id))
+        && seen.iter().enumerate().all(|(n, id)| {
+            !id.starts_with(SENTINEL_PREFIX)
+                || expected.iter().position(|e| e == id).is_some_and(|at| expected[..at].iter().all(|e| seen[..n].contains(e)))
+        })
+}
+
+/// Methods that leave state on a connection (or open the handshake era): a conversation sending one, even
+/// malformed, gets a process of its own.
+const STATEFUL: &[&str] = &[
+    INITIALIZE,
+    INITIALIZED,
+    "logging/setLevel",
+    "resources/subscribe",
+    "resources/unsubscribe",
+    "subscriptions/listen",
+];
+
+/// True when a conversation may run on a process that served others: every line is a well-formed request that
+/// carries the modern envelope and names no method that leaves state ([`STATEFUL`]). Modern requests are
+/// self-contained, so on a server that serves 2026-07-28 such a conversation sees what it would see on a fresh
+/// process (which, locking its era or not, has seen only such requests). Notifications and malformed lines get a
+/// fresh process: a server may treat them by what its process saw before (rmcp ends on some of them).
+fn self_contained(inputs: &[Input]) -> bool {
+    inputs.iter().all(|input| match input {
+        Input::Sync => true,
+        Input::Line(line) => {
+            matches!(Frame::parse(line), Frame::Request(request)
+                if request.params.as_ref().is_some_and(|p| p.is_object())
+                    && envelope::carries_modern_envelope(&request.method, request.params.as_ref()))
+                && !STATEFUL.iter().any(|method| names_method(line, method))
+        }
+    })
+}
+
+/// True when `line` holds `"method"` followed by `method` as a JSON string, anywhere (a batch member, a malformed
+/// line): a byte search, so no parser's leniency can hide it.
+fn names_method(line: &[u8], method: &str) -> bool {
+    let quoted = format!("\"{method}\"");
+    line.windows(quoted.len()).any(|w| w == quoted.as_bytes()) && line.windows(8).any(|w| w == b"\"method\"")
+}
+
+/// How a conversation on a process ended for the target.
+enum End {
+    /// The process is done (closed, exited or killed).
+    Done,
+    /// The conversation ended cleanly with the process still serving: it may serve the next one.
+    Kept(Process),
+    /// A reply came after a sentinel had shown its request dropped: the server reorders, the transcript is void.
+    Reordered,
 }
 
 /// What the stdout reader thread reports.
@@ -182,8 +459,9 @@ impl Process {
         Ok(Process { child, input: Some(input), output, stderr: tail, stderr_done })
     }
 
-    /// Runs one conversation on this process and ends it.
-    fn converse(mut self, inputs: &[Input], timeouts: Timeouts) -> Transcript {
+    /// Runs one conversation on this process. It ends with stdin closed and the process gone, or, with `keep` and a
+    /// clean run (every sentinel answered, nothing dropped), with the process handed back still serving.
+    fn converse(mut self, inputs: &[Input], timeouts: Timeouts, barrier: Barrier, keep: bool) -> (Transcript, End) {
         let mut talk = Conversation {
             process: &mut self,
             events: Vec::new(),
@@ -192,6 +470,12 @@ impl Process {
             stalled: false,
             heard: false,
             batches: Batches::default(),
+            barrier,
+            handshake: Handshake { ahead: first_opening(inputs), ..Handshake::default() },
+            sentinels: 0,
+            settled: false,
+            dropped: HashSet::new(),
+            reordered: false,
         };
         for input in inputs {
             match input {
@@ -206,6 +490,10 @@ impl Process {
         }
         if let Some(ending) = talk.barrier(timeouts) {
             return talk.finish(ending);
+        }
+        if keep && talk.settled && !talk.stalled && !talk.reordered && talk.dropped.is_empty() {
+            let events = std::mem::take(&mut talk.events);
+            return (Transcript { events, ending: Ending::Closed }, End::Kept(self));
         }
         let ending = talk.close(timeouts);
         talk.finish(ending)
@@ -259,6 +547,31 @@ struct Conversation<'a> {
     heard: bool,
     /// Whether the connection takes batches (it negotiated 2025-03-26), so a batch's requests owe replies too.
     batches: Batches,
+    /// How barriers know the replies are complete.
+    barrier: Barrier,
+    /// How far the conversation's own `initialize` handshake is (when a plain sentinel becomes harmless).
+    handshake: Handshake,
+    /// Sentinels sent so far (each gets the next id).
+    sentinels: u64,
+    /// True when the last barrier ended on a sentinel's reply.
+    settled: bool,
+    /// Requests a sentinel showed dropped; a reply to one later means the server reorders.
+    dropped: HashSet<RequestId>,
+    /// Set when a reply came after a sentinel had shown its request dropped.
+    reordered: bool,
+}
+
+/// The conversation's own handshake, as the server sees it: the era its first request opened, whether an
+/// `initialize` got a result, and whether `notifications/initialized` was sent.
+#[derive(Default)]
+struct Handshake {
+    opened: Option<Era>,
+    /// The era the conversation's first request will open (`None` when unclear or there is none); a sentinel sent
+    /// before it opens the same era.
+    ahead: Option<Option<Era>>,
+    initialize_ids: Vec<RequestId>,
+    initialized: bool,
+    result: bool,
 }
 
 /// How far the connection is from taking batches: the ids of the `initialize` requests that asked for 2025-03-26,
@@ -272,6 +585,7 @@ struct Batches {
 impl Conversation<'_> {
     fn send(&mut self, line: &[u8]) {
         self.record(Event::Sent(line.to_vec()));
+        self.handshake.sent(line);
         if self.batches.granted && line.trim_ascii_start().starts_with(b"[") {
             if let Ok(serde_json::Value::Array(items)) = serde_json::from_slice(line) {
                 for item in items {
@@ -296,6 +610,15 @@ impl Conversation<'_> {
     fn receive(&mut self, line: OutputLine) {
         self.heard = true;
         let value = serde_json::from_slice(&line.bytes).ok();
+        if let Some(reply) = &value {
+            if sentinel_reply(reply).is_some() {
+                return;
+            }
+            if let Some(Some(id)) = reply_to(reply) {
+                self.reordered |= self.dropped.contains(&id);
+                self.handshake.answered(&id, reply);
+            }
+        }
         match value {
             Some(serde_json::Value::Array(items)) if self.batches.granted => {
                 items.iter().for_each(|item| self.take(item))
@@ -338,19 +661,23 @@ impl Conversation<'_> {
     }
 
     /// Waits for every owed reply (up to the reply timeout), then for quiet output; `Some` when the server ended.
-    /// Requests still unanswered afterwards are not waited for again.
+    /// Requests still unanswered afterwards are not waited for again. Where a sentinel is harmless, its reply ends
+    /// the wait instead of the clock ([`Conversation::sentinel_barrier`]).
     fn barrier(&mut self, timeouts: Timeouts) -> Option<Ending> {
+        self.settled = false;
         let started = Instant::now();
         let limit = if self.stalled { timeouts.settle } else { timeouts.reply_for(self.heard) };
         loop {
+            if !self.stalled
+                && let Some(form) = self.form()
+            {
+                return self.sentinel_barrier(form, timeouts);
+            }
             let left = limit.saturating_sub(started.elapsed());
             let wait = if self.owes() { left } else { timeouts.settle.min(left) };
             match self.process.output.recv_timeout(wait) {
                 Ok(Stdout::Line(line)) => self.receive(line),
-                Ok(Stdout::End) | Err(RecvTimeoutError::Disconnected) => {
-                    let status = self.process.wait_for_exit(timeouts.reply)?;
-                    return Some(self.process.exited(status));
-                }
+                Ok(Stdout::End) | Err(RecvTimeoutError::Disconnected) => return self.ended(timeouts),
                 Err(RecvTimeoutError::Timeout) => {
                     if !self.owes() || started.elapsed() >= limit {
                         self.stalled |= self.owes();
@@ -361,6 +688,75 @@ impl Conversation<'_> {
                 }
             }
         }
+    }
+
+    /// The sentinel form the conversation may send now, if any: only on a server calibrated to answer in order,
+    /// and only in a state where a `ping` changes nothing the conversation would see. A modern-only server takes
+    /// an enveloped ping at any time; a dual-era server once the conversation's first request opened the modern
+    /// era (a ping must not open the era for it); a handshake connection once the conversation's own `initialize`
+    /// got a result and it sent `notifications/initialized`, or at any time when the calibration showed a ping
+    /// before `initialize` is harmless (on a dual-era server, once the first request opened the handshake era).
+    fn form(&self) -> Option<Form> {
+        let Barrier::Sentinel { eras, pre_init } = self.barrier else { return None };
+        let ready = pre_init || (self.handshake.result && self.handshake.initialized);
+        let era = match self.handshake.opened {
+            Some(era) => Some(era),
+            None => self.handshake.ahead?,
+        };
+        match (eras, era) {
+            (Eras::Modern, _) | (Eras::Dual, Some(Era::Modern) | None) => Some(Form::Modern),
+            (Eras::Handshake, _) | (Eras::Dual, Some(Era::Handshake)) if ready => Some(Form::Handshake),
+            _ => None,
+        }
+    }
+
+    /// Sends a sentinel and reads until its reply; when a request is still owed then, a second one (a server that
+    /// reads its input in chunks may have read the first sentinel with the request and answered it first). Requests
+    /// owed after that were dropped. A sentinel not answered within the reply timeout stalls the conversation, as an
+    /// owed reply would.
+    fn sentinel_barrier(&mut self, form: Form, timeouts: Timeouts) -> Option<Ending> {
+        for _ in 0..2 {
+            let id = format!("{SENTINEL_PREFIX}{}", self.sentinels);
+            self.sentinels += 1;
+            if let Some(input) = &self.process.input {
+                let mut line = form.request(&id, PING);
+                line.push(b'\n');
+                let _ = input.send(line);
+            }
+            let until = Instant::now() + timeouts.reply_for(self.heard);
+            loop {
+                match self.process.output.recv_timeout(until.saturating_duration_since(Instant::now())) {
+                    Ok(Stdout::Line(line)) => {
+                        let answered = serde_json::from_slice::<serde_json::Value>(&line.bytes)
+                            .is_ok_and(|reply| sentinel_reply(&reply) == Some(id.as_str()));
+                        self.receive(line);
+                        if answered {
+                            break;
+                        }
+                    }
+                    Ok(Stdout::End) | Err(RecvTimeoutError::Disconnected) => return self.ended(timeouts),
+                    Err(RecvTimeoutError::Timeout) => {
+                        self.stalled = true;
+                        self.open.clear();
+                        self.unmatched = 0;
+                        return None;
+                    }
+                }
+            }
+            if !self.owes() {
+                break;
+            }
+        }
+        self.dropped.extend(self.open.drain().map(|(id, _)| id));
+        self.unmatched = 0;
+        self.settled = true;
+        None
+    }
+
+    /// The output ended: how the process exited, once it has (waiting up to the reply timeout for it).
+    fn ended(&mut self, timeouts: Timeouts) -> Option<Ending> {
+        let status = self.process.wait_for_exit(timeouts.reply)?;
+        Some(self.process.exited(status))
     }
 
     /// Closes stdin, collects what the server writes until it closes stdout, and waits for it to exit.
@@ -381,8 +777,79 @@ impl Conversation<'_> {
         }
     }
 
-    fn finish(self, ending: Ending) -> Transcript {
-        Transcript { events: self.events, ending }
+    /// The transcript, and how the process ended for the target: void when the server showed it reorders.
+    fn finish(self, ending: Ending) -> (Transcript, End) {
+        let end = if self.reordered { End::Reordered } else { End::Done };
+        (Transcript { events: self.events, ending }, end)
+    }
+}
+
+/// The era the first request of `inputs` opens: `Some(None)` when no line may be a request, `None` when unclear.
+/// A lenient server may take a line that is not a well-formed request as one (a batch, an object with a method
+/// and extra members, a value with trailing bytes), so every line up to the first well-formed request that may be
+/// one must open the same era.
+fn first_opening(inputs: &[Input]) -> Option<Option<Era>> {
+    let mut era = None;
+    for input in inputs {
+        let Input::Line(line) = input else { continue };
+        let (this, well_formed) = match Frame::parse(line) {
+            Frame::Request(request) => (envelope::opening_era(&request.method, request.params.as_ref()), true),
+            Frame::Notification(_) | Frame::Blank | Frame::Response(_) => continue,
+            _ => match lenient_opening(line) {
+                Some(this) => (this, false),
+                None => continue,
+            },
+        };
+        if era.is_some_and(|era| era != this) {
+            return None;
+        }
+        era = Some(this);
+        if well_formed {
+            break;
+        }
+    }
+    Some(era)
+}
+
+/// The era a line that is not a well-formed request would open if a lenient server took it as one: its first JSON
+/// value, or a batch's first member, as an object with a method and an id.
+fn lenient_opening(line: &[u8]) -> Option<Era> {
+    let value = serde_json::Deserializer::from_slice(line).into_iter::<serde_json::Value>().next()?.ok()?;
+    let object = match &value {
+        serde_json::Value::Array(items) => items.first()?,
+        object => object,
+    };
+    let method = object.get("method")?;
+    object.get("id")?;
+    Some(envelope::opening_era(method.as_str().unwrap_or_default(), object.get("params")))
+}
+
+/// The sentinel id a reply answers, when it answers one (its id carries [`SENTINEL_PREFIX`]).
+fn sentinel_reply(reply: &serde_json::Value) -> Option<&str> {
+    reply_to(reply)?;
+    reply.get("id")?.as_str().filter(|id| id.starts_with(SENTINEL_PREFIX))
+}
+
+impl Handshake {
+    /// Follows a line the conversation sent.
+    fn sent(&mut self, line: &[u8]) {
+        match Frame::parse(line) {
+            Frame::Request(request) => {
+                self.opened.get_or_insert(envelope::opening_era(&request.method, request.params.as_ref()));
+                if request.method == INITIALIZE {
+                    self.initialize_ids.push(request.id);
+                }
+            }
+            Frame::Notification(notification) if notification.method == INITIALIZED => self.initialized = true,
+            _ => {}
+        }
+    }
+
+    /// Follows a reply to request `id`.
+    fn answered(&mut self, id: &RequestId, reply: &serde_json::Value) {
+        if self.initialize_ids.contains(id) && reply.get("result").is_some_and(|r| r.is_object()) {
+            self.result = true;
+        }
     }
 }
 

@@ -149,12 +149,11 @@ impl StdioTarget {
     /// The barrier conversations use now: calibrates the server first when that is still to do.
     fn barrier(&mut self) -> Result<Barrier> {
         if let Sentinels::Uncalibrated(eras) = self.sentinels {
-            let mut in_order = true;
-            for form in Form::of(eras) {
-                in_order &= calibrate(&self.command, form, self.timeouts)?;
+            if self.warm && self.spare.is_none() {
+                self.spare = Some(Process::spawn(&self.command)?);
             }
-            let pre_init = in_order && eras.serves(Era::Handshake) == Some(true) && calibrate_pre_init(&self.command, self.timeouts)?;
-            self.sentinels = if in_order { Sentinels::InOrder { eras, pre_init } } else { Sentinels::Off };
+            self.sentinels = calibrated(&self.command, eras, self.timeouts)?;
+            if std::env::var_os("WF_DEBUG").is_some() { eprintln!("CALIBRATED {:?}", self.sentinels); }
         }
         Ok(match self.sentinels {
             Sentinels::InOrder { eras, pre_init } => Barrier::Sentinel { eras, pre_init },
@@ -263,14 +262,36 @@ impl Form {
 /// The prefix of every sentinel id: no generated conversation uses it, and a reply carrying it is never recorded.
 const SENTINEL_PREFIX: &str = "mcp-wirefuzz-barrier-";
 
+/// The calibrations made in this process, by server command and eras: the targets of one run share them.
+static CALIBRATED: Mutex<Vec<(Vec<String>, Eras, Sentinels)>> = Mutex::new(Vec::new());
+
+/// How `command`, serving `eras`, takes sentinels: calibrated once per command and eras (the targets of a run
+/// wait for the first), each calibration on a fresh process, all started at once. In order when every form's
+/// calibration passed; `pre_init` when, besides, the server serves the handshake era and a ping before
+/// `initialize` passed too.
+fn calibrated(command: &ServerCommand, eras: Eras, timeouts: Timeouts) -> Result<Sentinels> {
+    let mut known = CALIBRATED.lock().unwrap_or_else(|poisoned| poisoned.into_inner());
+    let argv = command.argv();
+    if let Some((_, _, sentinels)) = known.iter().find(|(a, e, _)| *a == argv && *e == eras) {
+        return Ok(*sentinels);
+    }
+    let forms = Form::of(eras).into_iter().map(|form| Ok((form, Process::spawn(command)?))).collect::<Result<Vec<_>>>()?;
+    let handshake = eras.serves(Era::Handshake) == Some(true);
+    let pre_init = if handshake { Some(Process::spawn(command)?) } else { None };
+    let in_order = forms.into_iter().map(|(form, process)| calibrate(process, form, timeouts)).fold(true, |a, b| a && b);
+    let pre_init = in_order && pre_init.is_some_and(|process| calibrate_pre_init(process, timeouts));
+    let sentinels = if in_order { Sentinels::InOrder { eras, pre_init } } else { Sentinels::Off };
+    known.push((argv, eras, sentinels));
+    Ok(sentinels)
+}
+
 /// Requests pipelined by a calibration run, each followed by a sentinel.
 const CALIBRATION_PAIRS: usize = 16;
 
 /// Runs a calibration on a fresh process: `form`'s opening (an `initialize` handshake for the handshake form), then
 /// [`CALIBRATION_PAIRS`] requests, each followed by a sentinel, all written at once. True when every reply came, each
 /// request's before the sentinel after it, and the sentinels' in order.
-fn calibrate(command: &ServerCommand, form: Form, timeouts: Timeouts) -> Result<bool> {
-    let process = Process::spawn(command)?;
+fn calibrate(process: Process, form: Form, timeouts: Timeouts) -> bool {
     let mut lines = Vec::new();
     let mut expected = Vec::new();
     if form == Form::Handshake {
@@ -293,7 +314,7 @@ fn calibrate(command: &ServerCommand, form: Form, timeouts: Timeouts) -> Result<
         expected.push(request);
         expected.push(sentinel);
     }
-    let Some(input) = &process.input else { return Ok(false) };
+    let Some(input) = &process.input else { return false };
     for mut line in lines {
         line.push(b'\n');
         let _ = input.send(line);
@@ -310,17 +331,16 @@ fn calibrate(command: &ServerCommand, form: Form, timeouts: Timeouts) -> Result<
                     seen.push(id);
                 }
             }
-            _ => return Ok(false),
+            _ => return false,
         }
     }
-    Ok(in_order(&seen, &expected))
+    in_order(&seen, &expected)
 }
 
 /// Runs a calibration of pings before `initialize` on a fresh process: a plain sentinel, then an `initialize`
 /// handshake and a second sentinel. True when both sentinels and a result to `initialize` came, in order.
-fn calibrate_pre_init(command: &ServerCommand, timeouts: Timeouts) -> Result<bool> {
-    let process = Process::spawn(command)?;
-    let Some(input) = &process.input else { return Ok(false) };
+fn calibrate_pre_init(process: Process, timeouts: Timeouts) -> bool {
+    let Some(input) = &process.input else { return false };
     let expected = [format!("{SENTINEL_PREFIX}pre"), "mcp-wirefuzz-calibrate-init".to_string(), format!("{SENTINEL_PREFIX}post")];
     let initialize = serde_json::json!({ "jsonrpc": "2.0", "id": expected[1], "method": INITIALIZE,
         "params": { "protocolVersion": LATEST_HANDSHAKE_VERSION, "capabilities": {},
@@ -339,19 +359,19 @@ fn calibrate_pre_init(command: &ServerCommand, timeouts: Timeouts) -> Result<boo
     while seen.len() < expected.len() {
         let Ok(Stdout::Line(line)) = process.output.recv_timeout(until.saturating_duration_since(Instant::now()))
         else {
-            return Ok(false);
+            return false;
         };
         let Ok(reply) = serde_json::from_slice::<serde_json::Value>(&line.bytes) else { continue };
         if let Some(Some(RequestId::String(id))) = reply_to(&reply)
             && expected.contains(&id)
         {
             if id == expected[1] && !reply.get("result").is_some_and(|r| r.is_object()) {
-                return Ok(false);
+                return false;
             }
             seen.push(id);
         }
     }
-    Ok(in_order(&seen, &expected))
+    in_order(&seen, &expected)
 }
 
 /// True when `seen` (the replies' ids as they came) holds every `expected` id (in the order sent) once, and each
@@ -675,6 +695,7 @@ impl Conversation<'_> {
             }
             let left = limit.saturating_sub(started.elapsed());
             let wait = if self.owes() { left } else { timeouts.settle.min(left) };
+            if std::env::var_os("WF_DEBUG").is_some() { eprintln!("CLOCK owes={} opened={:?} ahead={:?} stalled={} hs={} {}", self.owes(), self.handshake.opened, self.handshake.ahead, self.stalled, self.handshake.result, self.handshake.initialized); }
             match self.process.output.recv_timeout(wait) {
                 Ok(Stdout::Line(line)) => self.receive(line),
                 Ok(Stdout::End) | Err(RecvTimeoutError::Disconnected) => return self.ended(timeouts),

@@ -71,7 +71,9 @@ fn a_dropped_request_is_a_finding_in_milliseconds() {
     let slow = Timeouts { reply: Duration::from_secs(5), settle: Duration::from_secs(1), ..Timeouts::default() };
     let line = |text: &str| Input::Line(text.as_bytes().to_vec());
     let inputs = [
-        line(r#"{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-11-25","capabilities":{},"clientInfo":{"name":"t","version":"1"}}}"#),
+        line(
+            r#"{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-11-25","capabilities":{},"clientInfo":{"name":"t","version":"1"}}}"#,
+        ),
         line(r#"{"jsonrpc":"2.0","method":"notifications/initialized"}"#),
         Input::Sync,
         line(r#"{"jsonrpc":"2.0","id":2,"method":"drop-me"}"#),

@@ -153,7 +153,6 @@ impl StdioTarget {
                 self.spare = Some(Process::spawn(&self.command)?);
             }
             self.sentinels = calibrated(&self.command, eras, self.timeouts)?;
-            if std::env::var_os("WF_DEBUG").is_some() { eprintln!("CALIBRATED {:?}", self.sentinels); }
         }
         Ok(match self.sentinels {
             Sentinels::InOrder { eras, pre_init } => Barrier::Sentinel { eras, pre_init },
@@ -275,10 +274,11 @@ fn calibrated(command: &ServerCommand, eras: Eras, timeouts: Timeouts) -> Result
     if let Some((_, _, sentinels)) = known.iter().find(|(a, e, _)| *a == argv && *e == eras) {
         return Ok(*sentinels);
     }
-    let forms = Form::of(eras).into_iter().map(|form| Ok((form, Process::spawn(command)?))).collect::<Result<Vec<_>>>()?;
+    let forms =
+        Form::of(eras).into_iter().map(|form| Ok((form, Process::spawn(command)?))).collect::<Result<Vec<_>>>()?;
     let handshake = eras.serves(Era::Handshake) == Some(true);
     let pre_init = if handshake { Some(Process::spawn(command)?) } else { None };
-    let in_order = forms.into_iter().map(|(form, process)| calibrate(process, form, timeouts)).fold(true, |a, b| a && b);
+    let in_order = forms.into_iter().all(|(form, process)| calibrate(process, form, timeouts));
     let pre_init = in_order && pre_init.is_some_and(|process| calibrate_pre_init(process, timeouts));
     let sentinels = if in_order { Sentinels::InOrder { eras, pre_init } } else { Sentinels::Off };
     known.push((argv, eras, sentinels));
@@ -341,7 +341,8 @@ fn calibrate(process: Process, form: Form, timeouts: Timeouts) -> bool {
 /// handshake and a second sentinel. True when both sentinels and a result to `initialize` came, in order.
 fn calibrate_pre_init(process: Process, timeouts: Timeouts) -> bool {
     let Some(input) = &process.input else { return false };
-    let expected = [format!("{SENTINEL_PREFIX}pre"), "mcp-wirefuzz-calibrate-init".to_string(), format!("{SENTINEL_PREFIX}post")];
+    let expected =
+        [format!("{SENTINEL_PREFIX}pre"), "mcp-wirefuzz-calibrate-init".to_string(), format!("{SENTINEL_PREFIX}post")];
     let initialize = serde_json::json!({ "jsonrpc": "2.0", "id": expected[1], "method": INITIALIZE,
         "params": { "protocolVersion": LATEST_HANDSHAKE_VERSION, "capabilities": {},
             "clientInfo": { "name": "mcp-wirefuzz", "version": env!("CARGO_PKG_VERSION") } } });
@@ -381,7 +382,10 @@ fn in_order(seen: &[String], expected: &[String]) -> bool {
         && expected.iter().all(|id| seen.contains(id))
         && seen.iter().enumerate().all(|(n, id)| {
             !id.starts_with(SENTINEL_PREFIX)
-                || expected.iter().position(|e| e == id).is_some_and(|at| expected[..at].iter().all(|e| seen[..n].contains(e)))
+                || expected
+                    .iter()
+                    .position(|e| e == id)
+                    .is_some_and(|at| expected[..at].iter().all(|e| seen[..n].contains(e)))
         })
 }
 
@@ -695,7 +699,6 @@ impl Conversation<'_> {
             }
             let left = limit.saturating_sub(started.elapsed());
             let wait = if self.owes() { left } else { timeouts.settle.min(left) };
-            if std::env::var_os("WF_DEBUG").is_some() { eprintln!("CLOCK owes={} opened={:?} ahead={:?} stalled={} hs={} {}", self.owes(), self.handshake.opened, self.handshake.ahead, self.stalled, self.handshake.result, self.handshake.initialized); }
             match self.process.output.recv_timeout(wait) {
                 Ok(Stdout::Line(line)) => self.receive(line),
                 Ok(Stdout::End) | Err(RecvTimeoutError::Disconnected) => return self.ended(timeouts),
@@ -1078,5 +1081,101 @@ mod tests {
         assert_eq!(reply(r#"{"jsonrpc":2,"id":null,"error":{},"result":1}"#), Some(None));
         assert_eq!(reply(r#"{"jsonrpc":"2.0","id":1,"method":"ping"}"#), None);
         assert_eq!(reply("42"), None);
+    }
+
+    /// A shell server answering every line that carries a string id with an empty result, `script` choosing when:
+    /// `$id` is the line's id, `reply` writes the answer.
+    fn answering(script: &str) -> ServerCommand {
+        sh(&format!(
+            r#"reply() {{ printf '{{"jsonrpc":"2.0","id":"%s","result":{{}}}}\n' "$1"; }}
+idof() {{ printf %s "$1" | sed -n 's/.*"id":"\([^"]*\)".*/\1/p'; }}
+{script}"#
+        ))
+    }
+
+    const IN_ORDER: &str = r#"while read -r l; do id=$(idof "$l"); [ -n "$id" ] && reply "$id"; done"#;
+
+    #[test]
+    fn calibration_tells_servers_that_answer_in_order_from_those_that_reorder() {
+        let in_order = answering(IN_ORDER);
+        let sentinels = calibrated(&in_order, Eras::Dual, quick()).unwrap();
+        assert_eq!(sentinels, Sentinels::InOrder { eras: Eras::Dual, pre_init: true });
+        let swapped = answering(
+            r#"while read -r a; do read -r b; for l in "$b" "$a"; do id=$(idof "$l"); [ -n "$id" ] && reply "$id"; done; done"#,
+        );
+        assert_eq!(calibrated(&swapped, Eras::Modern, quick()).unwrap(), Sentinels::Off);
+        let deaf = answering(r#"while read -r l; do :; done"#);
+        assert_eq!(calibrated(&deaf, Eras::Handshake, quick()).unwrap(), Sentinels::Off);
+    }
+
+    #[test]
+    fn a_late_reply_after_a_sentinel_turns_sentinels_off_and_reruns_the_conversation() {
+        let late = answering(
+            r#"while read -r l; do id=$(idof "$l"); case "$l" in *'"slow"'*) (sleep 0.3; reply "$id") & ;; *) [ -n "$id" ] && reply "$id";; esac; done; wait"#,
+        );
+        let mut target = StdioTarget::new(late, quick()).with_sentinels(Eras::Modern);
+        let slow = Input::Line(
+            br#"{"jsonrpc":"2.0","id":"s","method":"slow","params":{"_meta":{"io.modelcontextprotocol/protocolVersion":"2026-07-28","io.modelcontextprotocol/clientCapabilities":{}}}}"#.to_vec(),
+        );
+        let transcript = target.run(&[slow, Input::Sync]).unwrap();
+        assert!(matches!(transcript.events[1], Event::Received { .. }), "{}", transcript.render());
+        assert!(matches!(transcript.events[2], Event::Sync));
+        assert_eq!(target.sentinels, Sentinels::Off);
+    }
+
+    #[test]
+    fn sentinels_wait_for_the_conversations_own_era_and_handshake() {
+        let line = |text: &str| Input::Line(text.as_bytes().to_vec());
+        let modern = line(
+            r#"{"jsonrpc":"2.0","id":1,"method":"tools/list","params":{"_meta":{"io.modelcontextprotocol/protocolVersion":"2026-07-28"}}}"#,
+        );
+        let legacy = line(r#"{"jsonrpc":"2.0","id":1,"method":"tools/list"}"#);
+        let note = line(r#"{"jsonrpc":"2.0","method":"notifications/cancelled"}"#);
+        let lenient_legacy = line(r#"{"jsonrpc":"2.0","id":1.5,"method":"tools/list"}"#);
+        assert_eq!(first_opening(&[note.clone(), modern.clone()]), Some(Some(Era::Modern)));
+        assert_eq!(first_opening(&[note.clone(), Input::Sync]), Some(None));
+        assert_eq!(first_opening(&[legacy.clone(), modern.clone()]), Some(Some(Era::Handshake)));
+        assert_eq!(first_opening(&[lenient_legacy.clone(), modern.clone()]), None);
+        assert_eq!(first_opening(&[lenient_legacy, legacy.clone()]), Some(Some(Era::Handshake)));
+        assert!(self_contained(&[modern.clone(), Input::Sync, modern.clone()]));
+        assert!(!self_contained(&[modern.clone(), note]));
+        assert!(!self_contained(&[modern, legacy]));
+        let setlevel = line(
+            r#"{"jsonrpc":"2.0","id":1,"method":"logging/setLevel","params":{"_meta":{"io.modelcontextprotocol/protocolVersion":"2026-07-28"}}}"#,
+        );
+        assert!(!self_contained(&[setlevel]));
+    }
+
+    #[test]
+    fn in_order_wants_every_sentinel_after_what_was_sent_before_it() {
+        let ids = |list: &[&str]| list.iter().map(|s| s.to_string()).collect::<Vec<_>>();
+        let sentinel = |n: u32| format!("{SENTINEL_PREFIX}{n}");
+        let expected = ids(&["a", &sentinel(0), "b", &sentinel(1)]);
+        assert!(in_order(&expected, &expected));
+        assert!(in_order(&ids(&["a", &sentinel(0), "b", &sentinel(1)]), &expected));
+        assert!(!in_order(&ids(&[&sentinel(0), "a", "b", &sentinel(1)]), &expected));
+        assert!(!in_order(&ids(&["a", &sentinel(0), &sentinel(1), "b"]), &expected));
+        assert!(!in_order(&ids(&["a", &sentinel(0), "b"]), &expected));
+        assert!(!in_order(&ids(&["a", "a", &sentinel(0), &sentinel(1)]), &expected));
+    }
+
+    #[test]
+    fn a_kept_process_serves_the_next_self_contained_conversation() {
+        let counting = answering(
+            r#"n=0; while read -r l; do id=$(idof "$l"); case "$l" in *'"tools/list"'*) n=$((n+1)); printf '{"jsonrpc":"2.0","id":"%s","result":{"n":%s}}\n' "$id" "$n";; *) [ -n "$id" ] && reply "$id";; esac; done"#,
+        );
+        let list = Input::Line(
+            br#"{"jsonrpc":"2.0","id":"l","method":"tools/list","params":{"_meta":{"io.modelcontextprotocol/protocolVersion":"2026-07-28","io.modelcontextprotocol/clientCapabilities":{}}}}"#.to_vec(),
+        );
+        let mut target = StdioTarget::new(counting, quick()).with_sentinels(Eras::Modern);
+        let first = target.run(&[list.clone(), Input::Sync]).unwrap();
+        let second = target.run(&[list.clone(), Input::Sync]).unwrap();
+        let count = |t: &Transcript| t.received().next().map(|l| String::from_utf8_lossy(l).contains(r#""n":2"#));
+        assert_eq!((count(&first), count(&second)), (Some(false), Some(true)), "{}", second.render());
+        assert_eq!(second.ending, Ending::Closed);
+        // A conversation that is not self-contained gets a fresh process.
+        let note = Input::Line(br#"{"jsonrpc":"2.0","method":"notifications/cancelled"}"#.to_vec());
+        let fresh = target.run(&[list, note, Input::Sync]).unwrap();
+        assert_eq!(count(&fresh), Some(false), "{}", fresh.render());
     }
 }

@@ -11,7 +11,8 @@
 //! - `stdio-real`: conversations/s of `fuzz --jobs 2` (sentinel barriers, process reuse, warm spares) against the
 //!   built-in server over stdio, rmcp-calc, the TypeScript SDK server and the Python SDK server (fresh and through
 //!   the fork server), each beside its start-up bound (jobs / median time from spawn to the first reply) and its
-//!   message bound (the same conversations' lines piped into one process in one go), all measured in the same run;
+//!   message bound (the same conversations' well-formed requests piped into one process in one go), all measured in
+//!   the same run;
 //!   then the time to first finding of every planted bug over stdio;
 //! - `find`: time to first finding for every planted bug: the campaign engine, cargo-fuzz `mutant` (structure-aware)
 //!   and `mutant_bytes` (byte-level), median over seeds;
@@ -25,6 +26,7 @@ use mcp_wirefuzz::baseline::Baseline;
 use mcp_wirefuzz::campaign::{self, Options, Progress, Summary, conversation};
 use mcp_wirefuzz::model;
 use mcp_wirefuzz::oracle::{Policy, check};
+use mcp_wirefuzz::protocol::Frame;
 use mcp_wirefuzz::server::builtin::mutants::Mutant;
 use mcp_wirefuzz::server::builtin::reference::{Calc, Planted};
 use mcp_wirefuzz::server::stdio::{ServerCommand, StdioTarget, Timeouts};
@@ -527,13 +529,17 @@ fn startup_median(argv: &[String], line: &[u8]) -> f64 {
     median(times)
 }
 
-/// Conversations/s when the lines of conversations `0..n` of seed 1 are piped into one process in one go (stdin
-/// closed after the last, timed to the end of its output), and how many replies came.
+/// Conversations/s when the well-formed requests of conversations `0..n` of seed 1 are piped into one process in
+/// one go (stdin closed after the last, timed to the end of its output), and how many lines came back. Requests
+/// only: a server may end on a malformed line or a notification sent first (rmcp does), which would cut the
+/// stream short.
 fn message_bound(argv: &[String], n: u64) -> (f64, usize) {
     let mut bytes = Vec::new();
     for index in 0..n {
         for input in conversation(1, index) {
-            if let Input::Line(line) = input {
+            if let Input::Line(line) = input
+                && matches!(Frame::parse(&line), Frame::Request(_))
+            {
                 bytes.extend_from_slice(&line);
                 bytes.push(b'\n');
             }
@@ -589,7 +595,7 @@ fn stdio_row(name: &str, argv: &[String], baseline: Option<&str>, startup_line: 
 fn stdio_real() {
     println!("## real servers over stdio, `fuzz --jobs 2` with sentinel barriers, {STDIO_REAL_SECS} s each, seed 1");
     println!(
-        "| server | eras | conversations/s | start-up bound: 2 / median start-up, conversations/s | message bound: the lines piped in one go, conversations/s |"
+        "| server | eras | conversations/s | start-up bound: 2 / median start-up, conversations/s | message bound: their requests piped in one go, conversations/s |"
     );
     println!("|---|---|---|---|---|");
     let exe = env!("CARGO_BIN_EXE_mcp-wirefuzz").to_string();

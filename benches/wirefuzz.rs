@@ -221,8 +221,8 @@ fn instructions_child(part: &str) {
 
 /// A 1-job in-process campaign of `cases` conversations of seed 1 against the built-in server.
 fn calc_campaign(cases: u64) -> Summary {
-    campaign::run(vec![Box::new(InProcess(Calc))], &options(1, Some(cases), None), &ServerSpec::BuiltIn, |_| {})
-        .unwrap()
+    let (fuzzer, shrinker) = (Box::new(InProcess(Calc)), Box::new(InProcess(Calc)));
+    campaign::run(vec![fuzzer], shrinker, &options(1, Some(cases), None), &ServerSpec::BuiltIn, |_| {}).unwrap()
 }
 
 fn cargo_fuzz_available() -> bool {
@@ -289,13 +289,13 @@ fn python() {
     opts.baseline = Baseline::load(&root().join("tests/servers/calc-python.baseline")).unwrap();
     let naive: Vec<Box<dyn Target + Send>> =
         vec![Box::new(StdioTarget::new(command.clone(), Timeouts::default()).cold())];
-    let naive = campaign::run(naive, &opts, &server, |_| {}).unwrap();
+    let naive = campaign::run(naive, server.target(Timeouts::default()), &opts, &server, |_| {}).unwrap();
     let warm: Vec<Box<dyn Target + Send>> = (0..2).map(|_| server.pooled_target(Timeouts::default())).collect();
-    let warm = campaign::run(warm, &opts, &server, |_| {}).unwrap();
+    let warm = campaign::run(warm, server.target(Timeouts::default()), &opts, &server, |_| {}).unwrap();
     let fork_server = ForkServer::start(&python, &root().join("tests/servers/calc.py"), &["mcp.server.mcpserver"]);
     let attach = ServerSpec::Command(ServerCommand::from_argv(&fork_server.attach_argv()).unwrap());
     let forked: Vec<Box<dyn Target + Send>> = (0..2).map(|_| attach.pooled_target(Timeouts::default())).collect();
-    let forked = campaign::run(forked, &opts, &attach, |_| {}).unwrap();
+    let forked = campaign::run(forked, attach.target(Timeouts::default()), &opts, &attach, |_| {}).unwrap();
     drop(fork_server);
     let naive_rate = rate(naive.conversations, naive.elapsed);
     println!("| what | conversations/s | vs. one fresh process |");
@@ -477,16 +477,21 @@ fn memory() {
     println!("## peak memory over {N} in-process conversations (seed 2, 1 job)");
     let mut samples = Vec::new();
     let mut next = 100_000;
-    let summary =
-        campaign::run(vec![Box::new(InProcess(Calc))], &options(2, Some(N), None), &ServerSpec::BuiltIn, |event| {
+    let summary = campaign::run(
+        vec![Box::new(InProcess(Calc))],
+        Box::new(InProcess(Calc)),
+        &options(2, Some(N), None),
+        &ServerSpec::BuiltIn,
+        |event| {
             if let Progress::Ran { done } = event
                 && *done >= next
             {
                 samples.push((*done, peak_mib()));
                 next += 100_000;
             }
-        })
-        .unwrap();
+        },
+    )
+    .unwrap();
     println!("| conversations | peak RSS (MiB) |");
     println!("|---|---|");
     for (done, mib) in samples {
@@ -577,7 +582,7 @@ fn stdio_row(name: &str, argv: &[String], baseline: Option<&str>, startup_line: 
     }
     let targets: Vec<Box<dyn Target + Send>> =
         (0..2).map(|_| server.sentinel_target(Timeouts::default(), model.eras)).collect();
-    let summary = campaign::run(targets, &opts, &server, |_| {}).unwrap();
+    let summary = campaign::run(targets, server.target(Timeouts::default()), &opts, &server, |_| {}).unwrap();
     let startup = startup_median(argv, startup_line.as_bytes());
     let (piped, replies) = message_bound(argv, summary.conversations.clamp(20, 2000));
     println!(

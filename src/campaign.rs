@@ -1,8 +1,12 @@
 //! A fuzzing campaign: generate conversations from a seed, run them on one or more targets in parallel, check
 //! every transcript, and turn the first occurrence of each distinct trigger of each broken rule (see
-//! [`crate::trigger`]; at most [`MAX_TRIGGERS_PER_RULE`] per rule, further ones only counted) into a minimized case
-//! file, written the moment it is found. A rule broken for two reasons gives two case files, so the second bug is
-//! not hidden behind the first.
+//! [`crate::trigger`]; at most [`MAX_TRIGGERS_PER_RULE`] per rule, further ones only counted) into a case file. A
+//! rule broken for two reasons gives two case files, so the second bug is not hidden behind the first.
+//!
+//! Write first, minimize after: a finding's case file is written (atomically) the moment it is seen, as the
+//! conversation that broke the rule, marked unminimized; a shrink worker of its own, beside the fuzzing workers,
+//! minimizes it and replaces the file. `--time` bounds the whole run: fuzzing and minimization stop at the
+//! deadline, and a finding not minimized by then stays on disk as it was seen, saying so.
 //!
 //! Conversation `i` of seed `s` is always the same script, whatever the number of jobs, so `--seed s` replays a
 //! run; the case files do not need the seed at all.
@@ -11,11 +15,12 @@ use crate::baseline::Baseline;
 use crate::case::Case;
 use crate::oracle::{Finding, Level, Policy, check};
 use crate::script::Script;
-use crate::server::{ServerSpec, Target};
+use crate::server::{DeadlinePassed, ServerSpec, Target};
 use crate::shrink::{Budget, Minimized, minimize_finding};
 use crate::transcript::{Input, Transcript};
-use anyhow::Result;
+use anyhow::{Result, anyhow};
 use std::collections::{BTreeMap, HashMap};
+use std::panic::{AssertUnwindSafe, catch_unwind};
 use std::path::PathBuf;
 use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use std::sync::{Arc, Mutex, mpsc};
@@ -29,7 +34,7 @@ pub struct Options {
     pub seed: u64,
     /// Stop after this many conversations (`None`: no limit but the time).
     pub cases: Option<u64>,
-    /// Stop after this long (`None`: no limit but the cases).
+    /// Stop after this long, minimization included (`None`: no limit but the cases).
     pub time: Option<Duration>,
     /// Which rules are on.
     pub policy: Policy,
@@ -41,24 +46,27 @@ pub struct Options {
     pub baseline: Baseline,
 }
 
-/// One broken rule with one trigger, minimized.
+/// One broken rule with one trigger, as seen or minimized.
 #[derive(Clone, Debug)]
 pub struct Found {
-    /// The first finding of this rule and trigger in the minimized conversation.
+    /// The first finding of this rule and trigger in the (minimized) conversation.
     pub finding: Finding,
     /// What set the finding off ([`crate::trigger::signature`]); minimization keeps it.
     pub trigger: String,
     /// The number of the conversation that first broke the rule with this trigger.
     pub conversation: u64,
-    /// The minimized case.
+    /// The case: minimized, or the conversation as seen while [`Found::minimized`] is false.
     pub case: Case,
-    /// The minimized conversation as it ran.
+    /// The case's conversation as it ran.
     pub transcript: Transcript,
     /// Where the case file was written, if it was.
     pub case_file: Option<PathBuf>,
     /// True when the rule broke once (with this trigger) and not again in [`RERUNS`] reruns: reported, but it does
     /// not fail the run.
     pub flaky: bool,
+    /// False while the case is the conversation as seen: before its minimization is done, or for good when the
+    /// run's time ran out first.
+    pub minimized: bool,
 }
 
 /// What a campaign did.
@@ -68,8 +76,10 @@ pub struct Summary {
     pub seed: u64,
     /// How many conversations ran.
     pub conversations: u64,
-    /// How long it took.
+    /// How long it took, minimization included.
     pub elapsed: Duration,
+    /// How long the shrink worker spent minimizing (beside the fuzzing workers, so not taken from them).
+    pub shrink_time: Duration,
     /// One entry per broken rule and trigger (at most [`MAX_TRIGGERS_PER_RULE`] per rule), in the order found.
     pub found: Vec<Found>,
     /// How many conversations broke each rule (before minimization).
@@ -111,8 +121,10 @@ pub enum Progress {
         /// Conversations so far.
         done: u64,
     },
-    /// A rule broke with a new trigger; its case is minimized and saved.
+    /// A rule broke with a new trigger; its case is saved as seen (and will be minimized).
     Found(Box<Found>),
+    /// A finding's case was minimized, and its file replaced.
+    Minimized(Box<Found>),
 }
 
 /// The bytes conversation `index` of `seed` is generated from (a SplitMix64 stream, 16 to 1040 bytes long).
@@ -139,26 +151,42 @@ pub fn conversation(seed: u64, index: u64) -> Vec<Input> {
     Script::from_bytes(&conversation_bytes(seed, index)).encode()
 }
 
-/// Runs a campaign with one worker per target; `progress` hears of every finding as it is saved, and of the
-/// count of conversations now and then. A target that cannot run a conversation stops the campaign with its error.
+/// Runs a campaign with one fuzzing worker per target and a shrink worker on `shrinker`; `progress` hears of every
+/// finding as it is saved and as it is minimized, and of the count of conversations now and then. A target that
+/// cannot run a conversation stops the campaign with its error; so does a worker that panics.
 pub fn run(
     targets: Vec<Box<dyn Target + Send>>,
+    shrinker: Box<dyn Target + Send>,
     options: &Options,
     server: &ServerSpec,
     mut progress: impl FnMut(&Progress),
 ) -> Result<Summary> {
     let started = Instant::now();
+    let deadline = options.time.and_then(|time| started.checked_add(time));
     let next = Arc::new(AtomicU64::new(0));
     let stop = Arc::new(AtomicBool::new(false));
     let claimed = Arc::new(Mutex::new(HashMap::new()));
     let (sender, receiver) = mpsc::channel::<Message>();
+    let (jobs, queue) = mpsc::channel::<Job>();
     let mut workers = Vec::new();
-    for mut target in targets {
-        let (next, stop, claimed, sender) = (next.clone(), stop.clone(), claimed.clone(), sender.clone());
+    for (number, mut target) in targets.into_iter().enumerate() {
+        let (next, stop, claimed, sender, jobs) =
+            (next.clone(), stop.clone(), claimed.clone(), sender.clone(), jobs.clone());
         let (options, server) = (options.clone(), server.clone());
         workers.push(thread::spawn(move || {
             let worker = Worker { target: target.as_mut(), options: &options, server: &server };
-            worker.work(&next, &stop, &claimed, &sender, started)
+            let work = || worker.work(&next, &stop, &claimed, &sender, &jobs, deadline);
+            guard(&format!("fuzzing worker {number}"), work, &sender);
+        }));
+    }
+    drop(jobs);
+    {
+        let (stop, sender, options, server) = (stop.clone(), sender.clone(), options.clone(), server.clone());
+        let mut shrinker = shrinker;
+        workers.push(thread::spawn(move || {
+            let mut worker = Shrinker { target: shrinker.as_mut(), options: &options, server: &server };
+            let work = || worker.work(queue, &stop, &sender, deadline);
+            guard("shrink worker", work, &sender);
         }));
     }
     drop(sender);
@@ -166,6 +194,7 @@ pub fn run(
         seed: options.seed,
         conversations: 0,
         elapsed: Duration::ZERO,
+        shrink_time: Duration::ZERO,
         found: Vec::new(),
         counts: BTreeMap::new(),
         trigger_counts: BTreeMap::new(),
@@ -191,6 +220,19 @@ pub fn run(
                 progress(&Progress::Found(found.clone()));
                 summary.found.push(*found);
             }
+            Message::Minimized(found, took) => {
+                summary.shrink_time += took;
+                progress(&Progress::Minimized(found.clone()));
+                let seen = summary.found.iter_mut().find(|f| {
+                    !f.minimized
+                        && (f.finding.rule, f.conversation) == (found.finding.rule, found.conversation)
+                        && f.trigger == found.trigger
+                });
+                match seen {
+                    Some(seen) => *seen = *found,
+                    None => summary.found.push(*found),
+                }
+            }
             Message::Failed(error) => {
                 stop.store(true, Ordering::Relaxed);
                 failure.get_or_insert(error);
@@ -198,7 +240,9 @@ pub fn run(
         }
     }
     for worker in workers {
-        let _ = worker.join();
+        if worker.join().is_err() {
+            failure.get_or_insert_with(|| anyhow!("a worker panicked"));
+        }
     }
     if let Some(error) = failure {
         return Err(error);
@@ -208,10 +252,32 @@ pub fn run(
     Ok(summary)
 }
 
+/// Runs a worker's loop; a panic in it is reported as the campaign's failure, with its message.
+fn guard(name: &str, work: impl FnOnce(), sender: &mpsc::Sender<Message>) {
+    if let Err(panic) = catch_unwind(AssertUnwindSafe(work)) {
+        let message = match (panic.downcast_ref::<&str>(), panic.downcast_ref::<String>()) {
+            (Some(text), _) => text.to_string(),
+            (_, Some(text)) => text.clone(),
+            _ => "(no message)".to_string(),
+        };
+        let _ = sender.send(Message::Failed(anyhow!("the {name} panicked: {message}")));
+    }
+}
+
 enum Message {
     Ran(Tally),
     Found(Box<Found>),
+    /// A minimized finding and how long its minimization took.
+    Minimized(Box<Found>, Duration),
     Failed(anyhow::Error),
+}
+
+/// A finding for the shrink worker: the conversation that broke the rule, and its case as already written.
+struct Job {
+    index: u64,
+    inputs: Vec<Input>,
+    first: Finding,
+    seen: Found,
 }
 
 /// Conversations a worker ran since it last reported, and how many broke each rule and each (rule, trigger): sent in
@@ -260,6 +326,10 @@ impl Tally {
     }
 }
 
+/// The marker comment of a case file written as seen, before (or without) its minimization.
+pub const UNMINIMIZED: &str = "# unminimized: the conversation as it broke the rule; the run replaces this file with \
+its minimized form when that is ready (`mcp-wirefuzz shrink FILE` minimizes it later)";
+
 struct Worker<'a> {
     target: &'a mut (dyn Target + Send),
     options: &'a Options,
@@ -268,23 +338,27 @@ struct Worker<'a> {
 
 impl Worker<'_> {
     fn work(
-        mut self,
+        self,
         next: &AtomicU64,
         stop: &AtomicBool,
         claimed: &Mutex<HashMap<&'static str, Vec<String>>>,
         sender: &mpsc::Sender<Message>,
-        started: Instant,
+        jobs: &mpsc::Sender<Job>,
+        deadline: Option<Instant>,
     ) {
         let mut tally = Tally::default();
         while !stop.load(Ordering::Relaxed) {
             let index = next.fetch_add(1, Ordering::Relaxed);
             let out_of_cases = self.options.cases.is_some_and(|cases| index >= cases);
-            let out_of_time = self.options.time.is_some_and(|time| started.elapsed() >= time);
+            let out_of_time = deadline.is_some_and(|deadline| Instant::now() >= deadline);
             if out_of_cases || out_of_time {
                 break;
             }
             let transcript = match self.target.run_owned(conversation(self.options.seed, index)) {
+                // A conversation that ends after the deadline may have been cut by it: it is not judged.
+                Ok(_) if deadline.is_some_and(|deadline| Instant::now() >= deadline) => break,
                 Ok(transcript) => transcript,
+                Err(error) if error.is::<DeadlinePassed>() => break,
                 Err(error) => {
                     let _ = sender.send(Message::Failed(error));
                     return;
@@ -298,22 +372,22 @@ impl Worker<'_> {
                     continue;
                 }
                 broken.push((finding.rule, trigger.clone()));
-                // `Some(n)`: the trigger is new, and the rule's n-th one (counted from 0).
-                let claim = claimed.lock().ok().and_then(|mut claimed| {
+                // True when the trigger is new to the rule, and the rule has room for it.
+                let claim = claimed.lock().is_ok_and(|mut claimed| {
                     let triggers = claimed.entry(finding.rule).or_default();
                     let new = triggers.len() < MAX_TRIGGERS_PER_RULE && !triggers.contains(&trigger);
-                    new.then(|| {
+                    if new {
                         triggers.push(trigger.clone());
-                        triggers.len() - 1
-                    })
+                    }
+                    new
                 });
-                if let Some(nth) = claim {
+                if claim {
                     // The conversation is regenerated: it is a pure function of the seed and its index.
                     let inputs = conversation(self.options.seed, index);
-                    let budget = self.budget(finding.rule, nth, started);
-                    match self.minimize(index, &inputs, &transcript, finding, trigger, budget) {
-                        Ok(found) => {
-                            let _ = sender.send(Message::Found(Box::new(found)));
+                    match self.write_as_seen(index, &inputs, &transcript, finding, trigger) {
+                        Ok(seen) => {
+                            let _ = sender.send(Message::Found(Box::new(seen.clone())));
+                            let _ = jobs.send(Job { index, inputs, first: finding.clone(), seen });
                         }
                         Err(error) => {
                             let _ = sender.send(Message::Failed(error));
@@ -330,38 +404,99 @@ impl Worker<'_> {
         tally.flush(sender);
     }
 
-    /// The minimization budget of the `nth` trigger of `rule` (counted from 0): none for a baselined rule; the full
-    /// one for a rule's first trigger; for a later one, no more time than the campaign has left, so the extra case
-    /// files of a noisy server do not stretch a `--time` run (a case past the time is written as it was seen).
-    fn budget(&self, rule: &str, nth: usize, started: Instant) -> Budget {
+    /// Writes a finding's case file at once, as the conversation that broke the rule, marked unminimized.
+    fn write_as_seen(
+        &self,
+        index: u64,
+        inputs: &[Input],
+        transcript: &Transcript,
+        finding: &Finding,
+        trigger: String,
+    ) -> Result<Found> {
         let options = self.options;
-        match (options.baseline.covers(rule), nth, options.time) {
-            (true, _, _) => Budget { runs: 0, time: None },
-            (false, 1.., Some(time)) => {
-                let left = time.saturating_sub(started.elapsed());
-                Budget { time: Some(options.shrink.time.map_or(left, |t| t.min(left))), ..options.shrink }
+        let case = Case::for_finding(inputs, transcript, finding, self.server, &options.policy);
+        let case_file = match &options.out {
+            Some(dir) => Some(case.save_noted(dir, &case_name(finding.rule, &trigger, index), UNMINIMIZED)?),
+            None => None,
+        };
+        Ok(Found {
+            finding: finding.clone(),
+            trigger,
+            conversation: index,
+            case,
+            transcript: transcript.clone(),
+            case_file,
+            flaky: false,
+            minimized: false,
+        })
+    }
+}
+
+/// The name of the case file of conversation `index`'s finding of `rule` with `trigger` (without `.case`).
+fn case_name(rule: &str, trigger: &str, index: u64) -> String {
+    format!("{}-{}-{index}", rule.to_lowercase(), crate::trigger::file_part(trigger))
+}
+
+/// The shrink worker: minimizes findings one at a time, in the order found, on a target of its own.
+struct Shrinker<'a> {
+    target: &'a mut (dyn Target + Send),
+    options: &'a Options,
+    server: &'a ServerSpec,
+}
+
+impl Shrinker<'_> {
+    fn work(
+        &mut self,
+        queue: mpsc::Receiver<Job>,
+        stop: &AtomicBool,
+        sender: &mpsc::Sender<Message>,
+        deadline: Option<Instant>,
+    ) {
+        for job in queue {
+            let past = deadline.is_some_and(|deadline| Instant::now() >= deadline);
+            if stop.load(Ordering::Relaxed) || past {
+                // Left as written: unminimized, and the file says so.
+                continue;
             }
-            _ => options.shrink,
+            let began = Instant::now();
+            let budget = self.budget(job.first.rule, deadline);
+            match self.minimize(&job, budget) {
+                Ok(found) => {
+                    let _ = sender.send(Message::Minimized(Box::new(found), began.elapsed()));
+                }
+                Err(error) if error.is::<DeadlinePassed>() => {}
+                Err(error) => {
+                    let _ = sender.send(Message::Failed(error));
+                    return;
+                }
+            }
         }
     }
 
-    /// Minimizes a finding within `budget`, keeping its rule and its trigger, and saves its case as
-    /// `RULE-TRIGGER-N.case`. A finding that does not break again (with its trigger) in [`RERUNS`] runs is kept as
-    /// it was seen, as a warning marked flaky: never lost, never passed off as certain.
-    fn minimize(
-        &mut self,
-        index: u64,
-        inputs: &[Input],
-        seen: &Transcript,
-        first: &Finding,
-        trigger: String,
-        budget: Budget,
-    ) -> Result<Found> {
+    /// The minimization budget of a finding of `rule`: none for a baselined rule; the configured one otherwise,
+    /// cut to the time left before the deadline.
+    fn budget(&self, rule: &str, deadline: Option<Instant>) -> Budget {
         let options = self.options;
+        let shrink = if options.baseline.covers(rule) { Budget { runs: 0, time: None } } else { options.shrink };
+        match deadline {
+            Some(deadline) => {
+                let left = deadline.saturating_duration_since(Instant::now());
+                Budget { time: Some(shrink.time.map_or(left, |t| t.min(left))), ..shrink }
+            }
+            None => shrink,
+        }
+    }
+
+    /// Minimizes a finding within `budget`, keeping its rule and its trigger, and saves its case over the one
+    /// written as seen. A finding that does not break again (with its trigger) in [`RERUNS`] runs is kept as it
+    /// was seen, as a warning marked flaky: never lost, never passed off as certain.
+    fn minimize(&mut self, job: &Job, budget: Budget) -> Result<Found> {
+        let options = self.options;
+        let (first, seen, trigger) = (&job.first, &job.seen, job.seen.trigger.clone());
         let mut minimized = None;
         for _ in 0..RERUNS {
             minimized =
-                minimize_finding(&mut *self.target, inputs, first.rule, Some(&trigger), &options.policy, budget)?;
+                minimize_finding(&mut *self.target, &job.inputs, first.rule, Some(&trigger), &options.policy, budget)?;
             if minimized.is_some() {
                 break;
             }
@@ -370,17 +505,14 @@ impl Worker<'_> {
         let Minimized { inputs, transcript, finding, trigger } = minimized.unwrap_or_else(|| {
             let detail = format!("flaky: broke once, then not in {RERUNS} reruns: {}", first.detail);
             let finding = Finding { level: Level::Warning, detail, ..first.clone() };
-            Minimized { inputs: inputs.to_vec(), transcript: seen.clone(), finding, trigger }
+            Minimized { inputs: job.inputs.clone(), transcript: seen.transcript.clone(), finding, trigger }
         });
         let case = Case::for_finding(&inputs, &transcript, &finding, self.server, &options.policy);
         let case_file = match &options.out {
-            Some(dir) => {
-                let name = format!("{}-{}-{index}", finding.rule.to_lowercase(), crate::trigger::file_part(&trigger));
-                Some(case.save(dir, &name)?)
-            }
+            Some(dir) => Some(case.save(dir, &case_name(first.rule, &seen.trigger, job.index))?),
             None => None,
         };
-        Ok(Found { finding, trigger, conversation: index, case, transcript, case_file, flaky })
+        Ok(Found { finding, trigger, conversation: job.index, case, transcript, case_file, flaky, minimized: true })
     }
 }
 
@@ -406,7 +538,7 @@ mod tests {
 
     fn campaign(server: &ServerSpec, jobs: usize, options: &Options) -> Summary {
         let targets = (0..jobs).map(|_| server.pooled_target(Default::default())).collect();
-        run(targets, options, server, |_| {}).unwrap()
+        run(targets, server.target(Default::default()), options, server, |_| {}).unwrap()
     }
 
     #[test]
@@ -499,8 +631,8 @@ mod tests {
     fn each_trigger_of_a_rule_gets_its_own_case_file() {
         let dir = std::env::temp_dir().join(format!("wirefuzz-triggers-{}", std::process::id()));
         let options = options(400, Some(dir.clone()));
-        let summary =
-            run(vec![Box::new(Deaf(deaf_to_ping_and_string_ids))], &options, &ServerSpec::BuiltIn, |_| {}).unwrap();
+        let deaf = || Box::new(Deaf(deaf_to_ping_and_string_ids));
+        let summary = run(vec![deaf()], deaf(), &options, &ServerSpec::BuiltIn, |_| {}).unwrap();
         let found = missing(&summary);
         let triggers: Vec<&str> = found.iter().map(|f| f.trigger.as_str()).collect();
         let string_id = |t: &&str| !t.starts_with("ping") && t.ends_with("+string-id");
@@ -568,7 +700,8 @@ mod tests {
 
     #[test]
     fn the_triggers_of_one_rule_are_bounded() {
-        let summary = run(vec![Box::new(Deaf(|_| true))], &options(300, None), &ServerSpec::BuiltIn, |_| {}).unwrap();
+        let deaf = || Box::new(Deaf(|_| true));
+        let summary = run(vec![deaf()], deaf(), &options(300, None), &ServerSpec::BuiltIn, |_| {}).unwrap();
         let counts = &summary.trigger_counts[RESPONSE_MISSING];
         assert!(counts.len() > MAX_TRIGGERS_PER_RULE, "{counts:?}");
         assert_eq!(missing(&summary).len(), MAX_TRIGGERS_PER_RULE);
@@ -578,22 +711,95 @@ mod tests {
     }
 
     #[test]
-    fn later_triggers_are_minimized_within_the_time_left() {
+    fn findings_are_minimized_within_the_time_left() {
         let mut target = Deaf(|_| true);
         let mut options = options(1, None);
-        options.time = Some(Duration::from_secs(5));
         options.baseline = Baseline::parse("MCP-CACHE-HINTS").unwrap();
-        let worker = Worker { target: &mut target, options: &options, server: &ServerSpec::BuiltIn };
-        let started = Instant::now().checked_sub(Duration::from_secs(4)).unwrap();
-        assert_eq!(worker.budget(RESPONSE_MISSING, 0, started), options.shrink);
-        let later = worker.budget(RESPONSE_MISSING, 1, started);
-        assert!(later.runs == options.shrink.runs && later.time.unwrap() <= Duration::from_secs(1), "{later:?}");
-        assert_eq!(worker.budget("MCP-CACHE-HINTS", 0, started).runs, 0);
+        let shrinker = Shrinker { target: &mut target, options: &options, server: &ServerSpec::BuiltIn };
+        assert_eq!(shrinker.budget(RESPONSE_MISSING, None), options.shrink);
+        let left = shrinker.budget(RESPONSE_MISSING, Some(Instant::now() + Duration::from_secs(1)));
+        assert!(left.runs == options.shrink.runs && left.time.unwrap() <= Duration::from_secs(1), "{left:?}");
+        assert_eq!(shrinker.budget("MCP-CACHE-HINTS", None).runs, 0);
+    }
+
+    /// Runs the built-in server, panicking on its `n`-th run.
+    struct PanicsAt(usize);
+
+    impl Target for PanicsAt {
+        fn run(&mut self, inputs: &[Input]) -> Result<Transcript> {
+            self.0 = self.0.checked_sub(1).expect("planted panic");
+            Ok(crate::server::run_in_process(&crate::server::builtin::reference::Calc, inputs))
+        }
+    }
+
+    #[test]
+    fn a_panicking_worker_fails_the_run_with_its_message() {
+        let server = ServerSpec::BuiltIn;
+        let result = run(vec![Box::new(PanicsAt(3))], Box::new(PanicsAt(0)), &options(50, None), &server, |_| {});
+        let error = format!("{:#}", result.unwrap_err());
+        assert!(error.contains("the fuzzing worker 0 panicked: planted panic"), "{error}");
+        // The shrink worker panics on the first finding it minimizes.
+        let server = ServerSpec::Mutant(Mutant::NoCacheHints);
+        let result =
+            run(vec![server.target(Default::default())], Box::new(PanicsAt(0)), &options(50, None), &server, |_| {});
+        assert!(format!("{:#}", result.unwrap_err()).contains("the shrink worker panicked: planted panic"));
+    }
+
+    /// The built-in server with a planted bug, whose runs take `delay` and fail as cut by the deadline once
+    /// `deadline` has passed (as a child process's runs do).
+    struct Slow {
+        delay: Duration,
+        deadline: Instant,
+    }
+
+    impl Target for Slow {
+        fn run(&mut self, inputs: &[Input]) -> Result<Transcript> {
+            thread::sleep(self.delay);
+            if Instant::now() >= self.deadline {
+                return Err(DeadlinePassed.into());
+            }
+            Ok(crate::server::run_in_process(&crate::server::builtin::reference::Planted(Mutant::NoCacheHints), inputs))
+        }
+    }
+
+    #[test]
+    fn a_finding_is_on_disk_at_once_and_stays_unminimized_when_time_runs_out() {
+        let dir = std::env::temp_dir().join(format!("wirefuzz-write-first-{}", std::process::id()));
+        let mut options = options(1_000_000, Some(dir.clone()));
+        options.cases = None;
+        options.time = Some(Duration::from_millis(400));
+        let deadline = Instant::now() + Duration::from_millis(400);
+        let server = ServerSpec::Mutant(Mutant::NoCacheHints);
+        let shrinker = Box::new(Slow { delay: Duration::from_millis(150), deadline });
+        let mut on_disk = Vec::new();
+        let started = Instant::now();
+        let summary = run(vec![server.target(Default::default())], shrinker, &options, &server, |event| {
+            if let Progress::Found(found) = event {
+                on_disk.push(std::fs::read_to_string(found.case_file.as_ref().unwrap()).unwrap());
+            }
+        })
+        .unwrap();
+        assert!(started.elapsed() < Duration::from_secs(2), "{:?}", started.elapsed());
+        assert!(!on_disk.is_empty() && on_disk[0].contains(UNMINIMIZED), "written when found, marked");
+        let found = &summary.found[0];
+        assert!(!found.minimized && !found.flaky, "{found:?}");
+        let text = std::fs::read_to_string(found.case_file.as_ref().unwrap()).unwrap();
+        assert!(text.contains(UNMINIMIZED), "still marked: {text}");
+        assert_eq!(Case::parse(&text).unwrap(), found.case);
+        assert!(crate::report::human::summary(&summary, &Baseline::default()).contains("not minimized"));
+        std::fs::remove_dir_all(&dir).unwrap();
     }
 
     #[test]
     fn a_finding_that_does_not_come_back_is_kept_as_flaky() {
-        let summary = run(vec![Box::new(OnceBroken(false))], &options(1, None), &ServerSpec::BuiltIn, |_| {}).unwrap();
+        let summary = run(
+            vec![Box::new(OnceBroken(false))],
+            Box::new(OnceBroken(true)),
+            &options(1, None),
+            &ServerSpec::BuiltIn,
+            |_| {},
+        )
+        .unwrap();
         let finding = &summary.found[0].finding;
         assert_eq!((finding.rule, finding.level), ("SERVER-CRASH", Level::Warning));
         assert!(finding.detail.starts_with("flaky: broke once, then not in 3 reruns"), "{}", finding.detail);

@@ -4,6 +4,7 @@
 //!
 //! ```text
 //! # mcp-wirefuzz case
+//! frames: 3
 //! title: integer ids come back as strings
 //! era: modern
 //! mutant: id-as-string
@@ -15,10 +16,12 @@
 //! # << {"jsonrpc":"2.0","id":"1","result":{...}}
 //! ```
 //!
-//! `>> TEXT` sends TEXT exactly (everything after the first three characters); `>>hex HEX` sends bytes that are not
+//! `frames: N` (written by the harness; optional in hand-written files) counts the `>>`, `>>hex` and `--` lines that
+//! follow: a file with another number of them, or whose last line has no newline, was cut short (or edited without
+//! updating the count) and is refused rather than replayed as a different conversation. `>> TEXT` sends TEXT exactly (everything after the first three characters); `>>hex HEX` sends bytes that are not
 //! printable UTF-8 or that carry leading or trailing white space; `--` is a sync point; `#` starts a comment (the
 //! `# <<` comments show what the server answered when the case was written; they are not checked). `expect:` is
-//! `clean` or a comma-separated list of rule ids that must fire on the case's server (`mutant:`, `command:` as a
+//! `clean` or a comma-separated list of rule ids (each one the catalogue knows) that must fire on the case's server (`mutant:`, `command:` as a
 //! JSON array of strings, or the built-in server when neither is given); `allow:` lists policy rules turned off
 //! when the case is checked. `trigger:` (optional) names what set the finding off ([`crate::trigger`]): `shrink`
 //! keeps it, so the case stays about the same bug.
@@ -77,6 +80,7 @@ impl Case {
             _ => bail!("line 1: a case file starts with `{MAGIC}`"),
         }
         let mut expect_seen = false;
+        let mut frames = None;
         for (index, line) in lines {
             let at = || format!("line {}", index + 1);
             if let Some(text) = line.strip_prefix(">> ") {
@@ -117,13 +121,16 @@ impl Case {
                         case.command = Some(argv);
                     }
                     "trigger" => case.trigger = Some(value.to_string()).filter(|t| !t.is_empty()),
+                    "frames" => {
+                        let count = value.parse::<usize>();
+                        frames = Some(count.with_context(|| format!("{}: `frames:` takes a number", at()))?);
+                    }
                     "allow" => case.allow = rule_list(value).with_context(at)?,
                     "deny" => case.deny = rule_list(value).with_context(at)?,
                     "expect" => {
                         expect_seen = true;
                         if value != "clean" {
-                            case.expect =
-                                value.split(',').map(|r| r.trim().to_string()).filter(|r| !r.is_empty()).collect();
+                            case.expect = rule_list(value).with_context(|| format!("{}: expect", at()))?;
                         }
                     }
                     other => bail!("{}: unknown header `{other}`", at()),
@@ -135,6 +142,18 @@ impl Case {
         if !expect_seen {
             bail!("the case has no `expect:` line");
         }
+        if let Some(frames) = frames {
+            if !text.ends_with('\n') {
+                bail!("the case is cut short: its last line has no newline");
+            }
+            if frames != case.inputs.len() {
+                bail!(
+                    "the case is cut short: `frames: {frames}` but {} frame line(s) (a file edited by hand needs \
+                     its `frames:` count updated)",
+                    case.inputs.len()
+                );
+            }
+        }
         if case.mutant.is_some() && case.command.is_some() {
             bail!("a case names either a mutant or a command, not both");
         }
@@ -143,7 +162,7 @@ impl Case {
 
     /// Renders the case in the file format; `Case::parse(&case.render())` gives the case back.
     pub fn render(&self) -> String {
-        let mut out = format!("{MAGIC}\n");
+        let mut out = format!("{MAGIC}\nframes: {}\n", self.inputs.len());
         if let Some(title) = &self.title {
             let _ = writeln!(out, "title: {}", title.replace(['\n', '\r'], " "));
         }
@@ -192,12 +211,14 @@ impl Case {
     /// Writes the case into `dir` as `NAME.case` atomically (a temporary file renamed into place), so a reader
     /// never sees half a case; returns the path.
     pub fn save(&self, dir: &Path, name: &str) -> Result<PathBuf> {
-        std::fs::create_dir_all(dir).with_context(|| format!("cannot create {}", dir.display()))?;
-        let path = dir.join(format!("{name}.case"));
-        let temporary = dir.join(format!(".{name}.case.tmp"));
-        std::fs::write(&temporary, self.render()).with_context(|| format!("cannot write {}", temporary.display()))?;
-        std::fs::rename(&temporary, &path).with_context(|| format!("cannot write {}", path.display()))?;
-        Ok(path)
+        save_text(dir, name, &self.render())
+    }
+
+    /// [`Case::save`], with a comment `note` (a line starting with `#`) under the first line.
+    pub fn save_noted(&self, dir: &Path, name: &str, note: &str) -> Result<PathBuf> {
+        let text = self.render();
+        let (first, rest) = text.split_once('\n').unwrap_or((&text, ""));
+        save_text(dir, name, &format!("{first}\n{note}\n{rest}"))
     }
 
     /// The case of a finding: its inputs, what the server answered, the rule, the era and the server.
@@ -263,6 +284,21 @@ impl Case {
         let text = std::fs::read_to_string(path).with_context(|| format!("cannot read {}", path.display()))?;
         Case::parse(&text).with_context(|| format!("{}", path.display()))
     }
+}
+
+/// Writes `text` into `dir` as `NAME.case` atomically: a temporary file, synced, then renamed into place.
+fn save_text(dir: &Path, name: &str, text: &str) -> Result<PathBuf> {
+    std::fs::create_dir_all(dir).with_context(|| format!("cannot create {}", dir.display()))?;
+    let path = dir.join(format!("{name}.case"));
+    let temporary = dir.join(format!(".{name}.case.tmp"));
+    let write = || -> std::io::Result<()> {
+        let mut file = std::fs::File::create(&temporary)?;
+        std::io::Write::write_all(&mut file, text.as_bytes())?;
+        file.sync_all()
+    };
+    write().with_context(|| format!("cannot write {}", temporary.display()))?;
+    std::fs::rename(&temporary, &path).with_context(|| format!("cannot write {}", path.display()))?;
+    Ok(path)
 }
 
 /// The era the first request of a conversation opens (`None` when it sends no request).
@@ -393,6 +429,29 @@ mod tests {
         assert!(err(&format!("{MAGIC}\nexpect: clean\nwhat\n")).contains("line 3: not a frame"));
         assert!(err(&format!("{MAGIC}\nexpect: clean\ncommand: []\n")).contains("command is empty"));
         assert!(err(&format!("{MAGIC}\nexpect: clean\nallow: NOPE\n")).contains("`NOPE` is not a rule id"));
+        assert!(
+            err(&format!("{MAGIC}\nexpect: JSONRPC-NOPE\n"))
+                .contains("line 2: expect: `JSONRPC-NOPE` is not a rule id")
+        );
+    }
+
+    #[test]
+    fn a_case_cut_short_anywhere_is_refused() {
+        let text = sample().render();
+        assert!(text.starts_with(&format!("{MAGIC}\nframes: 6\n")), "{text}");
+        let frames_end = text.find("# << ").unwrap();
+        // Cut at every character before the comments that follow the frames: never a case, always an error (a
+        // cut inside a character is not UTF-8, which `Case::load` refuses).
+        for at in (MAGIC.len() + 1..frames_end).filter(|&at| text.is_char_boundary(at)) {
+            assert!(Case::parse(&text[..at]).is_err(), "cut at {at}: {:?}", &text[..at]);
+        }
+        assert!(format!("{:#}", Case::parse(&text[..frames_end - 1]).unwrap_err()).contains("no newline"));
+        let without_last = &text[..text[..frames_end - 1].rfind('\n').unwrap() + 1];
+        assert!(format!("{:#}", Case::parse(without_last).unwrap_err()).contains("`frames: 6` but 5 frame line(s)"));
+        // The comments after the frames may be lost; the case is whole.
+        assert_eq!(Case::parse(&text[..frames_end]).unwrap().inputs, sample().inputs);
+        // Files without `frames:` (all older ones, hand-written ones) parse as before.
+        assert!(Case::parse(&format!("{MAGIC}\nexpect: clean\n>> {{}}")).is_ok());
     }
 
     #[test]

@@ -151,16 +151,17 @@ pub fn split_lines(data: &[u8]) -> Vec<Input> {
 }
 
 /// A transcript from arbitrary bytes: lines split at newlines; the first line's first byte picks the ending
-/// (modulo 3: closed, exited, hung), each later line's first byte its kind (modulo 3: `0` sent, `1` received, `2`
+/// (modulo 4: closed, exited, hung, cut), each later line's first byte its kind (modulo 3: `0` sent, `1` received, `2`
 /// sync) and the rest its bytes.
 pub fn oracle_transcript(data: &[u8]) -> Transcript {
     let mut lines = data.split(|&b| b == b'\n');
-    let ending = match lines.next().and_then(|l| l.first()).map_or(0, |b| b % 3) {
+    let ending = match lines.next().and_then(|l| l.first()).map_or(0, |b| b % 4) {
         0 => Ending::Closed,
         1 => Ending::Exited { code: Some(1), signal: None, stderr_tail: Vec::new() },
-        _ => Ending::Hung { waited_ms: 0 },
+        2 => Ending::Hung { waited_ms: 0 },
+        _ => Ending::Cut { events: 0 },
     };
-    let events = lines
+    let events: Vec<Event> = lines
         .filter_map(|line| {
             let (kind, rest) = line.split_first()?;
             Some(match kind % 3 {
@@ -170,6 +171,10 @@ pub fn oracle_transcript(data: &[u8]) -> Transcript {
             })
         })
         .collect();
+    let ending = match ending {
+        Ending::Cut { .. } => Ending::Cut { events: events.len() },
+        other => other,
+    };
     Transcript { events, ending }
 }
 
@@ -179,6 +184,7 @@ pub fn encode_transcript(transcript: &Transcript) -> Vec<u8> {
         Ending::Closed => b"0".to_vec(),
         Ending::Exited { .. } => b"1".to_vec(),
         Ending::Hung { .. } => b"2".to_vec(),
+        Ending::Cut { .. } => b"3".to_vec(),
     };
     for event in &transcript.events {
         out.push(b'\n');

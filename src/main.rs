@@ -16,9 +16,9 @@ use mcp_wirefuzz::server::builtin::mutants::Mutant;
 use mcp_wirefuzz::server::builtin::quirks::{self, Quirky};
 use mcp_wirefuzz::server::builtin::reference::{Calc, Planted, SERVER_NAME, SERVER_VERSION};
 use mcp_wirefuzz::server::stdio::{ServerCommand, Timeouts};
-use mcp_wirefuzz::server::{ServerSpec, Status, serve};
+use mcp_wirefuzz::server::{DeadlinePassed, ServerSpec, Status, serve};
 use mcp_wirefuzz::shrink;
-use mcp_wirefuzz::transcript::Input;
+use mcp_wirefuzz::transcript::{Ending, Input, Transcript};
 use std::io::{self, BufReader, IsTerminal};
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;
@@ -42,8 +42,10 @@ enum Commands {
     /// Fuzz a server: the built-in one in-process, or `-- CMD ARGS...` as a child process over stdio (no shell).
     /// Exit 0 when clean, 1 on findings, 2 on usage or harness errors.
     Fuzz(FuzzArgs),
-    /// Replay a case file against the server it names (or `-- CMD ARGS...`, or `--mutant NAME`) and check it;
-    /// exit 1 when a rule breaks.
+    /// Replay a case file against the server it names (or `-- CMD ARGS...`, or `--mutant NAME`) and check it.
+    /// Exit 0 when no rule breaks (a clean case as expected); 1 when a rule breaks (a case's expected rule broke
+    /// again: it reproduces); 3 when the case's expected rules did not all break on its server (it no longer
+    /// reproduces); 2 for a case file that is malformed, cut short or expects an unknown rule, or a harness error.
     Replay {
         /// The case file.
         file: PathBuf,
@@ -161,13 +163,13 @@ struct FuzzArgs {
     /// Stop after this many conversations (default 10000 when --time is not given).
     #[arg(long)]
     cases: Option<u64>,
-    /// Stop after this many seconds.
+    /// Stop after this many seconds: the whole run, probe and minimization included.
     #[arg(long, value_name = "SECS")]
     time: Option<f64>,
     /// The seed (printed by every run; the same seed gives the same conversations).
     #[arg(long)]
     seed: Option<u64>,
-    /// Parallel workers, each with its own server.
+    /// Parallel fuzzing workers, each with its own server (1 to 256; one more worker minimizes findings).
     #[arg(long, default_value_t = 1)]
     jobs: usize,
     /// How long a reply from a child server may take, in milliseconds.
@@ -182,7 +184,7 @@ struct FuzzArgs {
     /// Plant one bug in the built-in server (`mcp-wirefuzz serve --mutant list` lists them).
     #[arg(long, value_name = "NAME")]
     mutant: Option<String>,
-    /// Where case files of findings are written, the moment they are found.
+    /// Where case files of findings are written, the moment they are found (a writable folder, checked first).
     #[arg(long, value_name = "DIR", default_value = "wirefuzz-findings")]
     out: PathBuf,
     /// Also write the JSON report here.
@@ -214,7 +216,7 @@ struct FuzzArgs {
     /// How many server runs one finding's minimization may take.
     #[arg(long, default_value_t = 2_000)]
     shrink_budget: usize,
-    /// How many seconds one finding's minimization may take.
+    /// How many seconds one finding's minimization may take (within --time).
     #[arg(long, value_name = "SECS", default_value_t = 60)]
     shrink_time: u64,
     /// The server to start (no shell), after `--`.
@@ -230,23 +232,21 @@ fn main() -> ExitCode {
         Commands::Replay { file, mutant, built_in, timeout, eras, profile, allow, deny, command } => {
             let server = Replayed { mutant: mutant.as_deref(), built_in, command: &command };
             let rules = Rules { eras: eras.as_deref(), profiles: &profile, allow: &allow, deny: &deny };
-            run_replay(&file, server, Duration::from_millis(timeout), rules)
+            timeout_option("--timeout", timeout).and_then(|timeout| run_replay(&file, server, timeout, rules))
         }
         Commands::Import { artifact, target, mutant, out, name, shrink_budget } => {
             run_import(&artifact, target.as_deref(), mutant.as_deref(), &out, name.as_deref(), shrink_budget)
         }
-        Commands::Shrink { file, out, timeout, shrink_budget } => {
-            run_shrink(&file, out.as_deref(), Duration::from_millis(timeout), shrink_budget)
-        }
+        Commands::Shrink { file, out, timeout, shrink_budget } => timeout_option("--timeout", timeout)
+            .and_then(|timeout| run_shrink(&file, out.as_deref(), timeout, shrink_budget)),
         Commands::Corpus { out } => run_corpus(&out),
         Commands::Invariants => {
             print!("{}", render_catalogue());
             Ok(ExitCode::SUCCESS)
         }
         Commands::Serve { mutant, quirks } => run_serve(mutant.as_deref(), quirks),
-        Commands::Check { timeout, no_seeds, eras, command } => {
-            run_check(&command, Duration::from_millis(timeout), !no_seeds, eras.as_deref())
-        }
+        Commands::Check { timeout, no_seeds, eras, command } => timeout_option("--timeout", timeout)
+            .and_then(|timeout| run_check(&command, timeout, !no_seeds, eras.as_deref())),
     };
     match outcome {
         Ok(code) => code,
@@ -258,7 +258,10 @@ fn main() -> ExitCode {
 }
 
 fn run_attach(socket: &Path, wait: f64) -> Result<ExitCode> {
-    let Ok(wait) = Duration::try_from_secs_f64(wait) else { bail!("--wait must be a number of seconds, 0 or more") };
+    let wait = match wait {
+        0.0 => Duration::ZERO,
+        secs => seconds_option("--wait", secs)?,
+    };
     attach::exit_as(attach::attach(socket, wait)?)
 }
 
@@ -346,29 +349,115 @@ fn policy(base: Policy, profiles: &[String], allow: &[String], deny: &[String]) 
     Ok(policy)
 }
 
+/// The longest duration any option takes: a year.
+const MAX_DURATION: Duration = Duration::from_secs(365 * 24 * 3600);
+/// The most parallel workers `--jobs` takes.
+const MAX_JOBS: usize = 256;
+/// The shortest reply timeout: a smaller `--timeout` is raised to it, with a warning.
+const MIN_TIMEOUT: Duration = Duration::from_millis(10);
+
+/// A duration option given in seconds: a positive number no larger than [`MAX_DURATION`].
+fn seconds_option(name: &str, secs: f64) -> Result<Duration> {
+    match Duration::try_from_secs_f64(secs) {
+        Ok(duration) if !duration.is_zero() && duration <= MAX_DURATION => Ok(duration),
+        _ => bail!(
+            "{name} must be a number of seconds above 0 and at most {} (a year), not {secs}",
+            MAX_DURATION.as_secs()
+        ),
+    }
+}
+
+/// A duration option given in milliseconds: at most [`MAX_DURATION`].
+fn millis_option(name: &str, ms: u64) -> Result<Duration> {
+    let duration = Duration::from_millis(ms);
+    if duration > MAX_DURATION {
+        bail!("{name} must be at most {} ms (a year), not {ms}", MAX_DURATION.as_millis());
+    }
+    Ok(duration)
+}
+
+/// A reply timeout option: at most a year, raised to [`MIN_TIMEOUT`] with a warning (a reply cannot come in 0 ms,
+/// and every request would count as unanswered).
+fn timeout_option(name: &str, ms: u64) -> Result<Duration> {
+    let timeout = millis_option(name, ms)?;
+    if timeout < MIN_TIMEOUT {
+        eprintln!(
+            "mcp-wirefuzz: warning: {name} {ms} is too short for any reply; using {} ms",
+            MIN_TIMEOUT.as_millis()
+        );
+    }
+    Ok(timeout.max(MIN_TIMEOUT))
+}
+
+/// Checks that `dir` is a folder the harness can write into (creating it if needed), before any work starts.
+fn writable_folder(option: &str, dir: &Path) -> Result<()> {
+    if dir.exists() && !dir.is_dir() {
+        bail!("{option} {} is not a folder", dir.display());
+    }
+    std::fs::create_dir_all(dir).with_context(|| format!("{option}: cannot create {}", dir.display()))?;
+    let probe = dir.join(format!(".mcp-wirefuzz-write-check-{}", std::process::id()));
+    std::fs::write(&probe, b"").with_context(|| format!("{option}: cannot write into {}", dir.display()))?;
+    let _ = std::fs::remove_file(&probe);
+    Ok(())
+}
+
+/// Checks that a report can be written to `path` (its folder is writable, and it is not a folder itself).
+fn writable_file(option: &str, path: &Path) -> Result<()> {
+    if path.is_dir() {
+        bail!("{option} {} is a folder, not a file", path.display());
+    }
+    let dir = path.parent().filter(|d| !d.as_os_str().is_empty()).unwrap_or(Path::new("."));
+    writable_folder(option, dir)
+}
+
 fn run_fuzz(args: FuzzArgs) -> Result<ExitCode> {
+    let began = Instant::now();
     let server = server_spec(args.mutant.as_deref(), &args.command)?;
     let baseline = match &args.baseline {
         Some(path) => Baseline::load(path)?,
         None => Baseline::default(),
     };
-    if args.jobs == 0 {
-        bail!("--jobs must be at least 1");
+    if !(1..=MAX_JOBS).contains(&args.jobs) {
+        bail!("--jobs must be between 1 and {MAX_JOBS}, not {}", args.jobs);
     }
-    let time = match args.time {
-        Some(secs) if !(secs > 0.0 && secs.is_finite()) => bail!("--time must be a positive number of seconds"),
-        Some(secs) => Some(Duration::from_secs_f64(secs)),
-        None => None,
-    };
+    let time = args.time.map(|secs| seconds_option("--time", secs)).transpose()?;
+    let deadline = time.map(|time| began + time);
+    if !(1..=MAX_DURATION.as_secs()).contains(&args.shrink_time) {
+        bail!(
+            "--shrink-time must be between 1 and {} seconds (a year), not {}",
+            MAX_DURATION.as_secs(),
+            args.shrink_time
+        );
+    }
+    let shrink_time = Duration::from_secs(args.shrink_time);
+    let reply = timeout_option("--timeout", args.timeout)?;
+    let startup = millis_option("--startup-timeout", args.startup_timeout)?;
+    let settle = millis_option("--settle", args.settle)?;
+    if settle.is_zero() {
+        eprintln!(
+            "mcp-wirefuzz: warning: --settle 0 does not wait for lines after the replies owed: late replies, duplicates and replies to notifications may be missed"
+        );
+    }
+    writable_folder("--out", &args.out)?;
+    for (option, path) in [("--json", &args.json), ("--junit", &args.junit), ("--sarif", &args.sarif)] {
+        if let Some(path) = path {
+            writable_file(option, path)?;
+        }
+    }
     let seed = args.seed.unwrap_or_else(|| {
         std::time::SystemTime::now().duration_since(std::time::UNIX_EPOCH).map_or(0, |d| d.as_nanos() as u64)
     });
-    let probe_timeouts = Timeouts {
-        reply: Duration::from_millis(args.timeout),
-        startup: Duration::from_millis(args.startup_timeout),
-        ..Timeouts::default()
+    // The probe gets a third of --time at most, so a server that hangs on it still leaves time to fuzz.
+    let probe_deadline = time.map(|time| began + time / 3);
+    let probe_timeouts = Timeouts { reply, startup, deadline: probe_deadline, ..Timeouts::default() };
+    let model = match server_model(&server, args.eras.as_deref(), probe_timeouts) {
+        Err(error) if error.is::<DeadlinePassed>() => {
+            eprintln!("mcp-wirefuzz: the probe of the server model ran out of its third of --time (--eras skips it)");
+            let unanswered = Transcript { events: Vec::new(), ending: Ending::Hung { waited_ms: 0 } };
+            model::classify(&unanswered, &unanswered, &unanswered)
+        }
+        model => model?,
     };
-    let model = server_model(&server, args.eras.as_deref(), probe_timeouts)?;
     eprintln!("server model: {model}");
     let base = match server.mutant() {
         Some(mutant) => mutant.policy(),
@@ -377,24 +466,21 @@ fn run_fuzz(args: FuzzArgs) -> Result<ExitCode> {
     let options = Options {
         seed,
         cases: args.cases.or(if time.is_none() { Some(10_000) } else { None }),
-        time,
+        time: deadline.map(|deadline| deadline.saturating_duration_since(Instant::now())),
         policy: policy(base.with_model(model.clone()), &args.profile, &args.allow, &args.deny)?,
         out: Some(args.out.clone()),
-        shrink: shrink::Budget { runs: args.shrink_budget, time: Some(Duration::from_secs(args.shrink_time)) },
+        shrink: shrink::Budget { runs: args.shrink_budget, time: Some(shrink_time) },
         baseline: baseline.clone(),
     };
-    let timeouts = Timeouts {
-        reply: Duration::from_millis(args.timeout),
-        startup: Duration::from_millis(args.startup_timeout),
-        settle: Duration::from_millis(args.settle),
-        ..Timeouts::default()
-    };
+    let timeouts = Timeouts { reply, startup, settle, deadline, ..Timeouts::default() };
     let targets = (0..args.jobs).map(|_| server.sentinel_target(timeouts, model.eras)).collect();
+    let shrinker = server.target(timeouts);
     eprintln!("mcp-wirefuzz fuzz: seed {seed}, {}, {} job(s)", server.describe(), args.jobs);
     let bar = progress_bar(options.cases);
-    let summary = campaign::run(targets, &options, &server, |event| match event {
+    let summary = campaign::run(targets, shrinker, &options, &server, |event| match event {
         Progress::Ran { done } => bar.tick(*done),
         Progress::Found(found) => bar.println(&report::human::finding(found, seed, &server)),
+        Progress::Minimized(found) => bar.println(&report::human::minimized(found)),
     })?;
     bar.finish();
     println!("{}", report::human::summary(&summary, &baseline).trim_end());
@@ -477,6 +563,9 @@ struct Replayed<'a> {
     command: &'a [String],
 }
 
+/// The exit code of `replay` when a case's expected rules do not all break again on its server.
+const NO_LONGER_REPRODUCES: u8 = 3;
+
 fn run_replay(file: &Path, server: Replayed, timeout: Duration, rules: Rules) -> Result<ExitCode> {
     let case = Case::load(file)?;
     let server = match (server.built_in, server.mutant, server.command.is_empty()) {
@@ -485,7 +574,9 @@ fn run_replay(file: &Path, server: Replayed, timeout: Duration, rules: Rules) ->
         (false, None, true) => case.server(),
         (false, mutant, _) => server_spec(mutant, server.command)?,
     };
-    let timeouts = Timeouts { reply: timeout, ..Timeouts::default() };
+    // A crash case waits (up to the reply timeout) for the server to exit on its own before closing its input.
+    let linger = if case.expect.iter().any(|rule| rule == "SERVER-CRASH") { timeout } else { Duration::ZERO };
+    let timeouts = Timeouts { reply: timeout, linger, ..Timeouts::default() };
     // The model: `--eras`, else the case's `eras:` on the case's own server, else the built-in server's or a probe.
     let model = match stated_eras(rules.eras)? {
         Some(stated) => Some(stated),
@@ -508,18 +599,24 @@ fn run_replay(file: &Path, server: Replayed, timeout: Duration, rules: Rules) ->
     for finding in &findings {
         println!("{finding}");
     }
-    if server == case.server() {
-        let fired: Vec<&str> = findings.iter().map(|f| f.rule).collect();
-        let expected = if case.expect.is_empty() { "clean".to_string() } else { case.expect.join(", ") };
-        let reproduced = if case.expect.is_empty() {
-            fired.is_empty()
-        } else {
-            case.expect.iter().all(|rule| fired.contains(&rule.as_str()))
-        };
-        let verdict = if reproduced { "as expected" } else { "NOT as expected" };
-        println!("the case expects {expected} on {}: {verdict}", server.describe());
+    let broke = if findings.is_empty() { ExitCode::SUCCESS } else { ExitCode::from(1) };
+    if server != case.server() {
+        return Ok(broke);
     }
-    Ok(if findings.is_empty() { ExitCode::SUCCESS } else { ExitCode::from(1) })
+    let fired: Vec<&str> = findings.iter().map(|f| f.rule).collect();
+    let expected = if case.expect.is_empty() { "clean".to_string() } else { case.expect.join(", ") };
+    let reproduced = if case.expect.is_empty() {
+        fired.is_empty()
+    } else {
+        case.expect.iter().all(|rule| fired.contains(&rule.as_str()))
+    };
+    let verdict = if reproduced { "as expected" } else { "NOT as expected" };
+    println!("the case expects {expected} on {}: {verdict}", server.describe());
+    if !case.expect.is_empty() && !reproduced {
+        println!("the case no longer reproduces (exit {NO_LONGER_REPRODUCES})");
+        return Ok(ExitCode::from(NO_LONGER_REPRODUCES));
+    }
+    Ok(broke)
 }
 
 fn run_import(

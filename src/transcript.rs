@@ -46,6 +46,13 @@ pub enum Ending {
         /// How long the harness waited, in milliseconds (0 for an in-process server that reported it).
         waited_ms: u64,
     },
+    /// The server wrote more than the harness keeps: the transcript was cut after `events` events. Nothing after
+    /// the cut was seen, so nothing that needs it is judged (a reply that may have come after it is not missing,
+    /// and how the connection ended is unknown).
+    Cut {
+        /// How many events were kept.
+        events: usize,
+    },
 }
 
 /// A whole conversation: the events in order and how it ended.
@@ -84,6 +91,9 @@ impl Transcript {
                 format!("     == server exited (code {code:?}, signal {signal:?})\n")
             }
             Ending::Hung { waited_ms } => format!("     == server hung (waited {waited_ms} ms)\n"),
+            Ending::Cut { events } => {
+                format!("     == CUT: the harness kept {events} events; nothing after was seen\n")
+            }
         });
         out
     }

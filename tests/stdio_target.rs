@@ -51,6 +51,10 @@ fn seed_cases_look_the_same_both_ways_on_one_warm_target() {
 
 #[test]
 fn a_crash_reports_the_exit_code() {
-    let stdio = serve(Some(Mutant::CrashOnBatch)).run(&[Input::Line(b"[]".to_vec())]).unwrap();
+    let argv = [env!("CARGO_BIN_EXE_mcp-wirefuzz"), "serve", "--mutant", Mutant::CrashOnBatch.name()];
+    let command = ServerCommand::from_argv(&argv.map(String::from)).unwrap();
+    // The exit may come after the settle time: the harness lingers for it, as replay does for a crash case.
+    let timeouts = Timeouts { linger: Duration::from_secs(2), ..Timeouts::default() };
+    let stdio = StdioTarget::new(command, timeouts).run(&[Input::Line(b"[]".to_vec())]).unwrap();
     assert!(matches!(stdio.ending, Ending::Exited { code: Some(70), .. }), "{:?}", stdio.ending);
 }

@@ -338,6 +338,13 @@ struct Connection<'t> {
     answers: Vec<Option<usize>>,
     /// For each id, how many lines sent with it are not yet matched by a reply carrying it.
     owed: HashMap<RequestId, usize>,
+    /// For each id, how many of its requests (in `by_id`) are answered before the first open one: the search for
+    /// an open request starts there, so ids used again and again cost no more than fresh ones.
+    open_from: HashMap<RequestId, usize>,
+    /// For each id, how many of its requests are already marked unsure.
+    unsure_from: HashMap<RequestId, usize>,
+    /// For each request that leads a group (by its slot), how many requests the group holds.
+    group_size: Vec<usize>,
 }
 
 /// Follows the conversation: matches responses to requests, and reports wrong, missing, duplicate and unwanted
@@ -352,6 +359,9 @@ pub(super) fn check(transcript: &Transcript, reads: &[Read], findings: &mut Find
         pending: Vec::new(),
         pending_by_id: HashMap::default(),
         owed: HashMap::default(),
+        open_from: HashMap::default(),
+        unsure_from: HashMap::default(),
+        group_size: Vec::new(),
         unexplained: 0,
         window: 0,
         claims: Vec::new(),
@@ -418,9 +428,7 @@ impl Connection<'_> {
                 let unsure = *owed > 0;
                 *owed += 1;
                 if unsure {
-                    for &earlier in self.by_id.get(id).into_iter().flatten() {
-                        self.requests[earlier].unsure = true;
-                    }
+                    self.mark_unsure(id);
                 }
                 self.requests.push(Sent {
                     event: index,
@@ -434,6 +442,8 @@ impl Connection<'_> {
                     unsure,
                 });
                 self.by_id.entry(id.clone()).or_default().push(slot);
+                self.group_size.push(0);
+                self.group_size[group] += 1;
             }
             Frame::Notification(notification) => {
                 self.notification = Some(index);
@@ -462,19 +472,19 @@ impl Connection<'_> {
         let line = self.pending.len();
         for id in &ids {
             let owed = self.owed.entry(id.clone()).or_default();
-            if *owed > 0 {
-                for &earlier in self.by_id.get(id).into_iter().flatten() {
-                    self.requests[earlier].unsure = true;
-                }
-            }
+            let unsure = *owed > 0;
             *owed += 1;
+            if unsure {
+                self.mark_unsure(id);
+            }
         }
         let mut reused = false;
         for id in &ids {
             if let Some(slot) = self.open(id) {
                 reused = true;
                 let group = self.requests[slot].group;
-                for &twin in &self.by_id[id] {
+                let from = self.open_from.get(id).copied().unwrap_or(0);
+                for &twin in &self.by_id[id][from..] {
                     if self.requests[twin].group == group && !self.requests[twin].answered {
                         self.requests[twin].twin_line.get_or_insert(line);
                     }
@@ -507,7 +517,8 @@ impl Connection<'_> {
     fn cancel(&mut self, params: Option<&Value>) {
         let Some(id) = IdField::of(params.and_then(|p| p.get("requestId"))).valid().cloned() else { return };
         if let Some(slots) = self.by_id.get(&id) {
-            for &slot in slots {
+            let from = self.open_from.get(&id).copied().unwrap_or(0);
+            for &slot in &slots[from..] {
                 if !self.requests[slot].answered {
                     self.requests[slot].cancelled = true;
                 }
@@ -528,7 +539,30 @@ impl Connection<'_> {
 
     /// The first request with this id that has no response yet.
     fn open(&self, id: &RequestId) -> Option<usize> {
-        self.by_id.get(id)?.iter().copied().find(|&slot| !self.requests[slot].answered)
+        let from = self.open_from.get(id).copied().unwrap_or(0);
+        self.by_id.get(id)?[from..].iter().copied().find(|&slot| !self.requests[slot].answered)
+    }
+
+    /// Marks a request answered, and moves the start of the search for its id's open request past the answered
+    /// ones.
+    fn answer(&mut self, slot: usize) {
+        self.requests[slot].answered = true;
+        let id = &self.requests[slot].id;
+        let Some(slots) = self.by_id.get(id) else { return };
+        let from = self.open_from.entry(id.clone()).or_default();
+        while slots.get(*from).is_some_and(|&s| self.requests[s].answered) {
+            *from += 1;
+        }
+    }
+
+    /// Marks every request with this id unsure (each is marked once, however often the id comes back).
+    fn mark_unsure(&mut self, id: &RequestId) {
+        let Some(slots) = self.by_id.get(id) else { return };
+        let from = self.unsure_from.entry(id.clone()).or_default();
+        for &slot in &slots[*from..] {
+            self.requests[slot].unsure = true;
+        }
+        *from = slots.len();
     }
 
     /// The oldest unexplained pending line with this id.
@@ -561,7 +595,7 @@ impl Connection<'_> {
                         "the response id {value} is not the id {} of the request at event {}: {line}",
                         sent.id, sent.event
                     );
-                    self.requests[slot].answered = true;
+                    self.answer(slot);
                     return self.add(ID_ECHO, index, detail);
                 }
                 let near_pending = self.near_pending(|sent| loosely_equal_value(value, sent));
@@ -584,9 +618,9 @@ impl Connection<'_> {
             let executable = |fault| matches!(fault, Fault::Ambiguous | Fault::BigId | Fault::ExtraMember);
             let shared = self.requests[slot].unsure
                 || twin.is_some_and(|fault| error || executable(fault))
-                || self.by_id[id].iter().any(|&other| other != slot && self.requests[other].group == group);
+                || self.group_size[group] > 1;
+            self.answer(slot);
             let sent = &mut self.requests[slot];
-            sent.answered = true;
             self.read_past = self.read_past.max(Some(sent.event));
             let cancelled_error = sent.cancelled && matches!(outcome, Some(Outcome::Error(_)));
             if outcome.is_some() && !cancelled_error && !shared {
@@ -619,7 +653,7 @@ impl Connection<'_> {
                 sent.event,
                 difference(id, &sent.id)
             );
-            self.requests[slot].answered = true;
+            self.answer(slot);
             return self.add(ID_ECHO, index, detail);
         }
         if let Some((pending, sent)) = self.near_pending(|sent| loosely_equal(id, sent)) {
@@ -841,6 +875,8 @@ impl Connection<'_> {
     /// The end of the transcript: what was due and never came. A request is missing only when no reply ever came
     /// (a late one, after its sync point, is its answer).
     fn end(&mut self) {
+        // In a cut transcript, a reply may have come after the cut: no request is judged missing.
+        let cut = matches!(self.transcript.ending, Ending::Cut { .. });
         let mut group_answered = vec![false; self.requests.len()];
         for sent in &self.requests {
             let twin_answered = sent.twin_line.is_some_and(|line| self.pending[line].explained);
@@ -848,7 +884,7 @@ impl Connection<'_> {
         }
         for slot in 0..self.requests.len() {
             let sent = &self.requests[slot];
-            if !sent.due || sent.answered || sent.cancelled || !sent.needs_reply || group_answered[sent.group] {
+            if cut || !sent.due || sent.answered || sent.cancelled || !sent.needs_reply || group_answered[sent.group] {
                 continue;
             }
             group_answered[sent.group] = true;

@@ -67,6 +67,11 @@ pub fn check(transcript: &Transcript, policy: &Policy) -> Vec<Finding> {
     };
     let mut findings: Vec<Finding> = findings.into_iter().filter(|f| policy.enabled(f.rule)).collect();
     findings.sort_by_key(|f| f.event);
+    if let Ending::Cut { events } = transcript.ending {
+        for finding in &mut findings {
+            finding.detail.push_str(&format!(" (the transcript was cut after {events} events)"));
+        }
+    }
     findings
 }
 
@@ -254,6 +259,8 @@ fn check_ending(transcript: &Transcript, findings: &mut Findings) {
             last_sent,
             format!("the server stopped answering {after} (waited {waited_ms} ms)"),
         ),
+        // How a cut conversation ended was not seen.
+        Ending::Cut { .. } => {}
     }
 }
 

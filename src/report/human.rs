@@ -22,7 +22,8 @@ pub fn finding(found: &Found, seed: u64, server: &ServerSpec) -> String {
     if let Some(rule) = crate::oracle::rule(f.rule) {
         let _ = writeln!(out, "  rule: {} [{}]", rule.statement, rule.source);
     }
-    out.push_str("  minimized transcript (>> sent, << received, -- sync):\n");
+    let shape = if found.minimized { "minimized transcript" } else { "transcript as seen, not minimized yet" };
+    let _ = writeln!(out, "  {shape} (>> sent, << received, -- sync):");
     for (index, event) in found.transcript.events.iter().enumerate() {
         let (mark, line) = match event {
             Event::Sent(line) => (">>", line.as_slice()),
@@ -44,6 +45,9 @@ pub fn finding(found: &Found, seed: u64, server: &ServerSpec) -> String {
         Ending::Hung { waited_ms } => {
             let _ = writeln!(out, "    == server stopped answering (waited {waited_ms} ms)");
         }
+        Ending::Cut { events } => {
+            let _ = writeln!(out, "    == CUT after {events} events: nothing after the cut was seen or judged");
+        }
     }
     if let Some(path) = &found.case_file {
         let _ = writeln!(out, "  case file: {}", path.display());
@@ -52,14 +56,24 @@ pub fn finding(found: &Found, seed: u64, server: &ServerSpec) -> String {
     out
 }
 
+/// The line printed when a finding's case has been minimized (its file replaced).
+pub fn minimized(found: &Found) -> String {
+    let frames = found.case.inputs.iter().filter(|i| matches!(i, crate::transcript::Input::Line(_))).count();
+    let flaky = if found.flaky { " (flaky: it did not break again)" } else { "" };
+    let file = found.case_file.as_ref().map(|p| format!(": {}", p.display())).unwrap_or_default();
+    format!("minimized {} [{}] to {frames} frame(s){flaky}{file}", found.finding.rule, found.trigger)
+}
+
 /// The closing summary: counts, each broken rule (baselined ones marked) with its triggers under it, and stale
 /// baseline entries.
 pub fn summary(summary: &Summary, baseline: &Baseline) -> String {
     let seconds = summary.elapsed.as_secs_f64();
     let rate = if seconds > 0.0 { summary.conversations as f64 / seconds } else { 0.0 };
     let mut out = format!(
-        "\nran {} conversations in {seconds:.1}s ({rate:.0}/s), seed {}\n",
-        summary.conversations, summary.seed
+        "\nran {} conversations in {seconds:.1}s ({rate:.1}/s), seed {}; minimization {:.1}s beside them\n",
+        summary.conversations,
+        summary.seed,
+        summary.shrink_time.as_secs_f64()
     );
     let broken = summary.broken();
     if broken.is_empty() {
@@ -80,8 +94,9 @@ pub fn summary(summary: &Summary, baseline: &Baseline) -> String {
             for f in &found {
                 let count = triggers.and_then(|t| t.get(&f.trigger)).copied().unwrap_or(0);
                 let flaky = if f.flaky && !known.contains("flaky") { " (flaky)" } else { "" };
+                let raw = if f.minimized { "" } else { " (not minimized: the run's time ran out)" };
                 let file = f.case_file.as_ref().map(|p| format!(" -> {}", p.display())).unwrap_or_default();
-                let _ = writeln!(out, "            {:<36} in {count}{flaky}{file}", f.trigger);
+                let _ = writeln!(out, "            {:<36} in {count}{flaky}{raw}{file}", f.trigger);
             }
             let mut unsaved: Vec<(&String, &u64)> =
                 triggers.into_iter().flatten().filter(|(t, _)| !found.iter().any(|f| &f.trigger == *t)).collect();

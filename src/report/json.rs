@@ -1,5 +1,6 @@
 //! The JSON report: `seed`, `server`, `cases`, `elapsed_s`, `findings` (one per rule and trigger: rule, trigger,
-//! level, case_file, step, detail, conversation, reproduce, baselined, flaky), `counts` (conversations per broken
+//! level, case_file, step, detail, conversation, reproduce, baselined, flaky, minimized), `shrink_s` (time the
+//! shrink worker spent, beside the fuzzing), `counts` (conversations per broken
 //! rule), `trigger_counts` (conversations per broken rule and trigger, `{rule: {trigger: n}}`, triggers past the
 //! per-rule bound included) and `stale_baseline` (baselined rules that no longer break).
 
@@ -26,6 +27,7 @@ pub fn report(summary: &Summary, server: &ServerSpec, baseline: &Baseline) -> Va
                 "reproduce": reproduce_command(found, summary.seed, server),
                 "baselined": baseline.covers(found.finding.rule),
                 "flaky": found.flaky,
+                "minimized": found.minimized,
             })
         })
         .collect();
@@ -34,6 +36,7 @@ pub fn report(summary: &Summary, server: &ServerSpec, baseline: &Baseline) -> Va
         "server": server.describe(),
         "cases": summary.conversations,
         "elapsed_s": summary.elapsed.as_secs_f64(),
+        "shrink_s": summary.shrink_time.as_secs_f64(),
         "findings": findings,
         "counts": summary.counts,
         "trigger_counts": summary.trigger_counts,

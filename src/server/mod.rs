@@ -59,6 +59,19 @@ pub trait Target {
     }
 }
 
+/// The error of a conversation that the run's deadline cut short (`fuzz --time`): its server was killed, and what
+/// it said is not judged.
+#[derive(Debug)]
+pub struct DeadlinePassed;
+
+impl std::fmt::Display for DeadlinePassed {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str("the run's deadline passed during the conversation")
+    }
+}
+
+impl std::error::Error for DeadlinePassed {}
+
 /// An in-process server as a target: exact (each reply is attributed to the line that caused it) and fast.
 #[derive(Clone, Debug, Default)]
 pub struct InProcess<S>(pub S);

@@ -6,6 +6,11 @@
 //! its reply (or the reply timeout passes), then until the output has been quiet for the settle time, so late
 //! replies, duplicates and replies to notifications are seen. A server whose process ends early has crashed; one
 //! that owes replies past the timeout, or does not exit after its input closes, has hung.
+//!
+//! Process hygiene: each server runs in a process group of its own and dies with the harness thread that started
+//! it (a parent-death signal); when its conversation ends the whole group gets SIGTERM, then SIGKILL after
+//! [`END_GRACE`], so a grandchild holding stdout open or a server deaf to SIGTERM is not left behind. The threads
+//! around a process poll their pipe and stop when the conversation ends: none outlives it.
 
 use super::Target;
 use crate::model::Eras;
@@ -15,13 +20,19 @@ use crate::protocol::methods::{DISCOVER, INITIALIZE, INITIALIZED, PING, TOOLS_LI
 use crate::protocol::{Era, Frame, IdField, RequestId};
 use crate::transcript::{Ending, Event, Input, Transcript};
 use anyhow::{Context, Result, bail};
+use nix::fcntl::{FcntlArg, OFlag, fcntl};
+use nix::poll::{PollFd, PollFlags, PollTimeout, poll};
+use nix::sys::signal::{Signal, killpg};
+use nix::unistd::Pid;
 use std::collections::{HashMap, HashSet};
 use std::io::{BufRead, BufReader, Read, Write};
-use std::os::unix::process::ExitStatusExt;
+use std::os::fd::AsFd;
+use std::os::unix::process::{CommandExt, ExitStatusExt};
 use std::process::{Child, Command, ExitStatus, Stdio};
+use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::mpsc::{self, Receiver, RecvTimeoutError, Sender, SyncSender};
 use std::sync::{Arc, Mutex};
-use std::thread;
+use std::thread::{self, JoinHandle};
 use std::time::{Duration, Instant};
 
 /// The longest stdout line kept whole; the rest of a longer line is read and discarded.
@@ -35,6 +46,10 @@ pub const MAX_EVENTS: usize = 100_000;
 /// How long the stderr tail of an exited server may take to reach its end (a process that inherited the server's
 /// stderr can hold it open; then the tail is taken as it stands).
 const STDERR_DRAIN: Duration = Duration::from_millis(500);
+/// How long a server's process group has between SIGTERM and SIGKILL when its conversation ends.
+pub const END_GRACE: Duration = Duration::from_millis(100);
+/// How often a thread blocked on a server's pipe looks whether its conversation has ended.
+const POLL_TICK: Duration = Duration::from_millis(20);
 
 /// The command line of a server: a program and its arguments, run without a shell.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -79,6 +94,13 @@ pub struct Timeouts {
     pub startup: Duration,
     /// How long a server that has started may take to exit once its input is closed.
     pub shutdown: Duration,
+    /// How long the harness waits, after the last barrier, for the server to end on its own before it closes its
+    /// input (0 while fuzzing; replay of a crash case waits, so a crash a little slower than the settle time is
+    /// still seen as a crash).
+    pub linger: Duration,
+    /// When the whole run must be over (`fuzz --time`): a process still running then is killed, and its
+    /// conversation is an error ([`super::DeadlinePassed`]), not a transcript to judge.
+    pub deadline: Option<Instant>,
 }
 
 impl Default for Timeouts {
@@ -88,6 +110,8 @@ impl Default for Timeouts {
             settle: Duration::from_millis(20),
             startup: Duration::from_secs(10),
             shutdown: Duration::from_secs(5),
+            linger: Duration::ZERO,
+            deadline: None,
         }
     }
 }
@@ -150,7 +174,7 @@ impl StdioTarget {
     fn barrier(&mut self) -> Result<Barrier> {
         if let Sentinels::Uncalibrated(eras) = self.sentinels {
             if self.warm && self.spare.is_none() {
-                self.spare = Some(Process::spawn(&self.command)?);
+                self.spare = Some(Process::spawn(&self.command, self.timeouts.deadline)?);
             }
             self.sentinels = calibrated(&self.command, eras, self.timeouts)?;
         }
@@ -162,12 +186,13 @@ impl StdioTarget {
 
     /// A fresh process: the warm spare, or one started now; a new spare is started beside it.
     fn fresh(&mut self) -> Result<Process> {
+        let deadline = self.timeouts.deadline;
         let process = match self.spare.take() {
             Some(process) => process,
-            None => Process::spawn(&self.command)?,
+            None => Process::spawn(&self.command, deadline)?,
         };
         if self.warm {
-            self.spare = Some(Process::spawn(&self.command)?);
+            self.spare = Some(Process::spawn(&self.command, deadline)?);
         }
         Ok(process)
     }
@@ -175,39 +200,48 @@ impl StdioTarget {
 
 impl Target for StdioTarget {
     fn run(&mut self, inputs: &[Input]) -> Result<Transcript> {
-        let barrier = self.barrier()?;
-        if let Barrier::Sentinel { eras, .. } = barrier
-            && eras.serves(Era::Modern) == Some(true)
-            && self_contained(inputs)
-        {
-            let process = match self.kept.take() {
-                Some(process) => process,
-                None => self.fresh()?,
-            };
-            let (transcript, end) = process.converse(inputs, self.timeouts, barrier, true);
-            match end {
-                End::Kept(process) => self.kept = Some(process),
-                End::Reordered => return self.reordered(inputs),
-                End::Done => {}
-            }
-            return Ok(transcript);
+        if self.timeouts.deadline.is_some_and(|deadline| Instant::now() >= deadline) {
+            self.spare = None;
+            self.kept = None;
+            return Err(super::DeadlinePassed.into());
         }
-        let process = self.fresh()?;
-        match process.converse(inputs, self.timeouts, barrier, false) {
-            (_, End::Reordered) => self.reordered(inputs),
-            (transcript, _) => Ok(transcript),
+        let barrier = self.barrier()?;
+        let keep = matches!(barrier, Barrier::Sentinel { eras, .. } if eras.serves(Era::Modern) == Some(true))
+            && self_contained(inputs);
+        let process = match self.kept.take() {
+            Some(process) if keep => process,
+            kept => {
+                self.kept = kept;
+                self.fresh()?
+            }
+        };
+        match self.converse(process, inputs, barrier, keep)? {
+            (_, End::Reordered) => {
+                // The server answers out of order after all: sentinels are off from now on, and the conversation
+                // runs again on the clock.
+                self.sentinels = Sentinels::Off;
+                self.kept = None;
+                let process = self.fresh()?;
+                Ok(self.converse(process, inputs, Barrier::Clock, false)?.0)
+            }
+            (transcript, End::Kept(process)) => {
+                self.kept = Some(process);
+                Ok(transcript)
+            }
+            (transcript, End::Done) => Ok(transcript),
         }
     }
 }
 
 impl StdioTarget {
-    /// A conversation showed the server answers out of order after all: sentinels are off from now on, and the
-    /// conversation runs again on the clock.
-    fn reordered(&mut self, inputs: &[Input]) -> Result<Transcript> {
-        self.sentinels = Sentinels::Off;
-        self.kept = None;
-        let process = self.fresh()?;
-        Ok(process.converse(inputs, self.timeouts, Barrier::Clock, false).0)
+    /// Runs one conversation on `process`; an error when the run's deadline cut it.
+    fn converse(&self, process: Process, inputs: &[Input], barrier: Barrier, keep: bool) -> Result<(Transcript, End)> {
+        let watch = Arc::clone(&process.watch);
+        let (transcript, end) = process.converse(inputs, self.timeouts, barrier, keep);
+        if watch.cut.load(Ordering::Relaxed) {
+            return Err(super::DeadlinePassed.into());
+        }
+        Ok((transcript, end))
     }
 }
 
@@ -269,15 +303,18 @@ static CALIBRATED: Mutex<Vec<(Vec<String>, Eras, Sentinels)>> = Mutex::new(Vec::
 /// calibration passed; `pre_init` when, besides, the server serves the handshake era and a ping before
 /// `initialize` passed too.
 fn calibrated(command: &ServerCommand, eras: Eras, timeouts: Timeouts) -> Result<Sentinels> {
+    let deadline = timeouts.deadline;
     let mut known = CALIBRATED.lock().unwrap_or_else(|poisoned| poisoned.into_inner());
     let argv = command.argv();
     if let Some((_, _, sentinels)) = known.iter().find(|(a, e, _)| *a == argv && *e == eras) {
         return Ok(*sentinels);
     }
-    let forms =
-        Form::of(eras).into_iter().map(|form| Ok((form, Process::spawn(command)?))).collect::<Result<Vec<_>>>()?;
+    let forms = Form::of(eras)
+        .into_iter()
+        .map(|form| Ok((form, Process::spawn(command, deadline)?)))
+        .collect::<Result<Vec<_>>>()?;
     let handshake = eras.serves(Era::Handshake) == Some(true);
-    let pre_init = if handshake { Some(Process::spawn(command)?) } else { None };
+    let pre_init = if handshake { Some(Process::spawn(command, deadline)?) } else { None };
     let in_order = forms.into_iter().all(|(form, process)| calibrate(process, form, timeouts));
     let pre_init = in_order && pre_init.is_some_and(|process| calibrate_pre_init(process, timeouts));
     let sentinels = if in_order { Sentinels::InOrder { eras, pre_init } } else { Sentinels::Off };
@@ -321,7 +358,7 @@ fn calibrate(process: Process, form: Form, timeouts: Timeouts) -> bool {
     }
     let mut seen = Vec::new();
     let until = Instant::now() + timeouts.reply_for(false);
-    while seen.len() < expected.len() {
+    while seen.len() < expected.len() && Instant::now() < until {
         match process.output.recv_timeout(until.saturating_duration_since(Instant::now())) {
             Ok(Stdout::Line(line)) => {
                 let reply = serde_json::from_slice::<serde_json::Value>(&line.bytes).ok();
@@ -357,7 +394,7 @@ fn calibrate_pre_init(process: Process, timeouts: Timeouts) -> bool {
     }
     let mut seen = Vec::new();
     let until = Instant::now() + timeouts.reply_for(false);
-    while seen.len() < expected.len() {
+    while seen.len() < expected.len() && Instant::now() < until {
         let Ok(Stdout::Line(line)) = process.output.recv_timeout(until.saturating_duration_since(Instant::now()))
         else {
             return false;
@@ -449,22 +486,22 @@ struct Process {
     stderr: Arc<Mutex<Vec<u8>>>,
     /// Disconnected once the stderr reader has read the stream to its end.
     stderr_done: Receiver<()>,
+    /// When the conversation is over, and the run's deadline.
+    watch: Arc<Watch>,
+    /// The writer and the two reader threads, joined when the process is ended.
+    threads: Vec<JoinHandle<()>>,
 }
 
 impl Process {
-    fn spawn(command: &ServerCommand) -> Result<Process> {
-        let mut child = Command::new(&command.program)
-            .args(&command.args)
-            .stdin(Stdio::piped())
-            .stdout(Stdio::piped())
-            .stderr(Stdio::piped())
-            .spawn()
-            .with_context(|| format!("cannot start server `{}`", command.program))?;
-        let mut stdin = child.stdin.take().context("child stdin")?;
-        let stdout = child.stdout.take().context("child stdout")?;
-        let stderr = child.stderr.take().context("child stderr")?;
+    fn spawn(command: &ServerCommand, deadline: Option<Instant>) -> Result<Process> {
+        let mut child = start(command).with_context(|| format!("cannot start server `{}`", command.program))?;
+        let group = Pid::from_raw(child.id() as i32);
+        let watch = Arc::new(Watch { over: AtomicBool::new(false), cut: AtomicBool::new(false), deadline, group });
+        let mut stdin = Pipe::new(child.stdin.take().context("child stdin")?, &watch)?;
+        let stdout = Pipe::new(child.stdout.take().context("child stdout")?, &watch)?;
+        let stderr = Pipe::new(child.stderr.take().context("child stderr")?, &watch)?;
         let (input, lines) = mpsc::channel::<Vec<u8>>();
-        thread::spawn(move || {
+        let writer = thread::spawn(move || {
             for line in lines {
                 if stdin.write_all(&line).and_then(|_| stdin.flush()).is_err() {
                     return;
@@ -472,15 +509,29 @@ impl Process {
             }
         });
         let (sender, output) = mpsc::sync_channel(PENDING_LINES);
-        thread::spawn(move || read_lines(stdout, sender));
+        let reader = thread::spawn(move || read_lines(stdout, sender));
         let tail = Arc::new(Mutex::new(Vec::new()));
-        let writer = Arc::clone(&tail);
+        let writer_tail = Arc::clone(&tail);
         let (done, stderr_done) = mpsc::channel::<()>();
-        thread::spawn(move || {
-            read_tail(stderr, &writer, STDERR_TAIL_BYTES);
+        let tail_reader = thread::spawn(move || {
+            read_tail(stderr, &writer_tail, STDERR_TAIL_BYTES);
             drop(done);
         });
-        Ok(Process { child, input: Some(input), output, stderr: tail, stderr_done })
+        let threads = vec![writer, reader, tail_reader];
+        Ok(Process { child, input: Some(input), output, stderr: tail, stderr_done, watch, threads })
+    }
+
+    /// Ends the process and everything it started: its group gets SIGTERM, then SIGKILL after [`END_GRACE`] if
+    /// anything of it is still there; the process is reaped and the threads around it are joined.
+    fn end(&mut self) {
+        self.input = None;
+        self.watch.over.store(true, Ordering::Relaxed);
+        // The reader may wait for room in the channel: dropping the receiver frees it.
+        drop(std::mem::replace(&mut self.output, mpsc::sync_channel(0).1));
+        end_group(&mut self.child, END_GRACE);
+        for thread in self.threads.drain(..) {
+            let _ = thread.join();
+        }
     }
 
     /// Runs one conversation on this process. It ends with stdin closed and the process gone, or, with `keep` and a
@@ -493,6 +544,7 @@ impl Process {
             unmatched: 0,
             stalled: false,
             heard: false,
+            cut: false,
             batches: Batches::default(),
             barrier,
             handshake: Handshake { ahead: first_opening(inputs), ..Handshake::default() },
@@ -515,9 +567,12 @@ impl Process {
         if let Some(ending) = talk.barrier(timeouts) {
             return talk.finish(ending);
         }
-        if keep && talk.settled && !talk.stalled && !talk.reordered && talk.dropped.is_empty() {
+        if keep && talk.settled && !talk.stalled && !talk.reordered && !talk.cut && talk.dropped.is_empty() {
             let events = std::mem::take(&mut talk.events);
             return (Transcript { events, ending: Ending::Closed }, End::Kept(self));
+        }
+        if let Some(ending) = talk.linger(timeouts.linger, timeouts.reply) {
+            return talk.finish(ending);
         }
         let ending = talk.close(timeouts);
         talk.finish(ending)
@@ -549,11 +604,131 @@ impl Process {
 
 impl Drop for Process {
     fn drop(&mut self) {
-        self.input = None;
-        if let Ok(None) = self.child.try_wait() {
-            let _ = self.child.kill();
+        self.end();
+    }
+}
+
+/// Starts `command` with piped stdio in a process group of its own (so the whole group can be ended), set to get
+/// SIGKILL when the thread that started it dies (Linux's parent-death signal), so a harness killed with `kill -9`
+/// does not leave it running.
+fn start(command: &ServerCommand) -> std::io::Result<Child> {
+    let parent = nix::unistd::getpid();
+    let mut process = Command::new(&command.program);
+    process.args(&command.args).stdin(Stdio::piped()).stdout(Stdio::piped()).stderr(Stdio::piped()).process_group(0);
+    // SAFETY: the closure runs between fork and exec and only makes two system calls (prctl, getppid); it
+    // allocates nothing and takes no lock.
+    unsafe {
+        process.pre_exec(move || {
+            nix::sys::prctl::set_pdeathsig(Signal::SIGKILL)?;
+            // The harness died before the signal was armed: the child was already orphaned.
+            if nix::unistd::getppid() != parent {
+                return Err(std::io::Error::other("the harness is gone"));
+            }
+            Ok(())
+        });
+    }
+    process.spawn()
+}
+
+/// Ends the process group led by `child`: SIGTERM to the group, SIGKILL to what is left of it after `grace`, and
+/// reaps the child. A group already gone costs nothing.
+fn end_group(child: &mut Child, grace: Duration) {
+    let group = Pid::from_raw(child.id() as i32);
+    if killpg(group, Signal::SIGTERM).is_ok() {
+        let until = Instant::now() + grace;
+        loop {
+            // Reaping the leader lets the group empty; a group with no process left refuses signal 0.
+            let _ = child.try_wait();
+            if killpg(group, None).is_err() {
+                break;
+            }
+            if Instant::now() >= until {
+                let _ = killpg(group, Signal::SIGKILL);
+                break;
+            }
+            thread::sleep(Duration::from_millis(2));
         }
-        let _ = self.child.wait();
+    }
+    let _ = child.wait();
+}
+
+/// What the threads around a process watch: the end of its conversation, and the run's deadline.
+#[derive(Debug)]
+struct Watch {
+    /// Set when the conversation is over: the pipe threads stop at their next poll.
+    over: AtomicBool,
+    /// Set when the deadline passed while the process ran: it was killed, its conversation is not judged.
+    cut: AtomicBool,
+    /// When the run must be over.
+    deadline: Option<Instant>,
+    /// The process group of the server.
+    group: Pid,
+}
+
+impl Watch {
+    /// True once the conversation is over; past the deadline, kills the server's group first (once), so the
+    /// conversation ends at once.
+    fn over(&self) -> bool {
+        let late = self.deadline.is_some_and(|deadline| Instant::now() >= deadline);
+        if late && !self.over.load(Ordering::Relaxed) && !self.cut.swap(true, Ordering::Relaxed) {
+            let _ = killpg(self.group, Signal::SIGKILL);
+        }
+        self.over.load(Ordering::Relaxed)
+    }
+}
+
+/// One end of a pipe to a server, made non-blocking and waited on with `poll`, so the thread using it stops
+/// within [`POLL_TICK`] of its conversation's end even when something the server started still holds the other end.
+struct Pipe<F> {
+    file: F,
+    watch: Arc<Watch>,
+}
+
+impl<F: AsFd> Pipe<F> {
+    fn new(file: F, watch: &Arc<Watch>) -> Result<Pipe<F>> {
+        let flags = OFlag::from_bits_truncate(fcntl(file.as_fd(), FcntlArg::F_GETFL)?);
+        fcntl(file.as_fd(), FcntlArg::F_SETFL(flags | OFlag::O_NONBLOCK))?;
+        Ok(Pipe { file, watch: Arc::clone(watch) })
+    }
+
+    /// Runs `io` until it does not block; `None` once the conversation is over.
+    fn retry<T>(
+        &mut self,
+        ready: PollFlags,
+        mut io: impl FnMut(&mut F) -> std::io::Result<T>,
+    ) -> Option<std::io::Result<T>> {
+        loop {
+            if self.watch.over() {
+                return None;
+            }
+            match io(&mut self.file) {
+                Err(error) if error.kind() == std::io::ErrorKind::WouldBlock => {
+                    let tick = PollTimeout::try_from(POLL_TICK).unwrap_or(PollTimeout::NONE);
+                    let _ = poll(&mut [PollFd::new(self.file.as_fd(), ready)], tick);
+                }
+                Err(error) if error.kind() == std::io::ErrorKind::Interrupted => {}
+                done => return Some(done),
+            }
+        }
+    }
+}
+
+impl<F: Read + AsFd> Read for Pipe<F> {
+    /// Reads what is there; end of input once the conversation is over.
+    fn read(&mut self, buffer: &mut [u8]) -> std::io::Result<usize> {
+        self.retry(PollFlags::POLLIN, |file| file.read(buffer)).unwrap_or(Ok(0))
+    }
+}
+
+impl<F: Write + AsFd> Write for Pipe<F> {
+    /// Writes what the pipe takes; a broken pipe once the conversation is over.
+    fn write(&mut self, bytes: &[u8]) -> std::io::Result<usize> {
+        let over = || Err(std::io::ErrorKind::BrokenPipe.into());
+        self.retry(PollFlags::POLLOUT, |file| file.write(bytes)).unwrap_or_else(over)
+    }
+
+    fn flush(&mut self) -> std::io::Result<()> {
+        self.file.flush()
     }
 }
 
@@ -569,6 +744,8 @@ struct Conversation<'a> {
     stalled: bool,
     /// Set once the server has written a line (it has started).
     heard: bool,
+    /// Set once an event was dropped past [`MAX_EVENTS`]: the transcript ends as cut.
+    cut: bool,
     /// Whether the connection takes batches (it negotiated 2025-03-26), so a batch's requests owe replies too.
     batches: Batches,
     /// How barriers know the replies are complete.
@@ -681,6 +858,8 @@ impl Conversation<'_> {
     fn record(&mut self, event: Event) {
         if self.events.len() < MAX_EVENTS {
             self.events.push(event);
+        } else {
+            self.cut = true;
         }
     }
 
@@ -749,7 +928,12 @@ impl Conversation<'_> {
             }
             let until = Instant::now() + timeouts.reply_for(self.heard);
             loop {
-                match self.process.output.recv_timeout(until.saturating_duration_since(Instant::now())) {
+                // A server that writes without end never lets the wait time out: the clock is read here too.
+                let received = match Instant::now() < until {
+                    true => self.process.output.recv_timeout(until.saturating_duration_since(Instant::now())),
+                    false => Err(RecvTimeoutError::Timeout),
+                };
+                match received {
                     Ok(Stdout::Line(line)) => {
                         let answered = serde_json::from_slice::<serde_json::Value>(&line.bytes)
                             .is_ok_and(|reply| sentinel_reply(&reply) == Some(id.as_str()));
@@ -783,6 +967,23 @@ impl Conversation<'_> {
         Some(self.process.exited(status))
     }
 
+    /// Collects output for up to `linger` with stdin still open; `Some` when the server ended its output in that
+    /// time (then it gets up to `exit` to exit).
+    fn linger(&mut self, linger: Duration, exit: Duration) -> Option<Ending> {
+        let until = Instant::now() + linger;
+        while !linger.is_zero() {
+            match self.process.output.recv_timeout(until.saturating_duration_since(Instant::now())) {
+                Ok(Stdout::Line(line)) => self.receive(line),
+                Ok(Stdout::End) | Err(RecvTimeoutError::Disconnected) => {
+                    let status = self.process.wait_for_exit(exit)?;
+                    return Some(self.process.exited(status));
+                }
+                Err(RecvTimeoutError::Timeout) => return None,
+            }
+        }
+        None
+    }
+
     /// Closes stdin, collects what the server writes until it closes stdout, and waits for it to exit.
     fn close(&mut self, timeouts: Timeouts) -> Ending {
         self.process.input = None;
@@ -804,6 +1005,7 @@ impl Conversation<'_> {
     /// The transcript, and how the process ended for the target: void when the server showed it reorders.
     fn finish(self, ending: Ending) -> (Transcript, End) {
         let end = if self.reordered { End::Reordered } else { End::Done };
+        let ending = if self.cut { Ending::Cut { events: self.events.len() } } else { ending };
         (Transcript { events: self.events, ending }, end)
     }
 }
@@ -975,6 +1177,8 @@ mod tests {
             settle: Duration::from_millis(10),
             startup: Duration::from_millis(200),
             shutdown: Duration::from_millis(300),
+            linger: Duration::ZERO,
+            deadline: None,
         }
     }
 
@@ -1032,8 +1236,38 @@ mod tests {
         let transcript = StdioTarget::new(huge, quick()).run(&[request(1)]).unwrap();
         let Event::Received { line, truncated: true } = &transcript.events[1] else { panic!("not cut") };
         assert_eq!(line.len(), MAX_LINE_BYTES);
-        assert!(transcript.events.len() <= MAX_EVENTS);
-        assert!(matches!(transcript.ending, Ending::Hung { .. }));
+        assert_eq!(transcript.ending, Ending::Cut { events: transcript.events.len() });
+    }
+
+    #[test]
+    fn a_cut_transcript_says_so_and_judges_nothing_it_did_not_see() {
+        // The reply comes after more notifications than the harness keeps.
+        let note = r#"{"jsonrpc":"2.0","method":"notifications/message","params":{"level":"info","data":"x"}}"#;
+        let flood = sh(&format!(
+            r#"read -r line; yes '{note}' | head -n {}; echo '{{"jsonrpc":"2.0","id":1,"result":{{}}}}'; read -r line"#,
+            MAX_EVENTS + 10
+        ));
+        let patient = Timeouts { reply: Duration::from_secs(20), ..quick() };
+        let transcript = StdioTarget::new(flood, patient).cold().run(&[request(1), Input::Sync]).unwrap();
+        let kept = transcript.events.len();
+        assert!(kept >= MAX_EVENTS && transcript.ending == Ending::Cut { events: kept }, "{:?}", transcript.ending);
+        assert!(transcript.render().contains(&format!("CUT: the harness kept {kept} events")));
+        let findings = crate::oracle::check(&transcript, &crate::oracle::Policy::default());
+        assert!(
+            findings.iter().all(|f| f.rule != "JSONRPC-RESPONSE-MISSING" && f.rule != "SERVER-HANG"),
+            "{findings:?}"
+        );
+        // What was seen is still judged, and says the transcript was cut.
+        let mut broken = transcript.clone();
+        broken.events.insert(1, Event::Received { line: b"{oops".to_vec(), truncated: false });
+        let findings = crate::oracle::check(&broken, &crate::oracle::Policy::default());
+        assert!(
+            !findings.is_empty()
+                && findings
+                    .iter()
+                    .all(|f| f.detail.ends_with(&format!("(the transcript was cut after {kept} events)"))),
+            "{findings:?}"
+        );
     }
 
     #[test]
@@ -1060,6 +1294,38 @@ mod tests {
             let last_sync = transcript.events.iter().rposition(|e| matches!(e, Event::Sync));
             assert_eq!(array < last_sync, waits, "{version}: {transcript:?}");
         }
+    }
+
+    /// True while process `pid` runs (a zombie waiting to be reaped does not run).
+    fn running(pid: &str) -> bool {
+        std::fs::read_to_string(format!("/proc/{pid}/stat"))
+            .is_ok_and(|stat| stat.rsplit_once(") ").is_some_and(|(_, rest)| !rest.starts_with('Z')))
+    }
+
+    #[test]
+    fn the_whole_process_group_ends_with_the_conversation() {
+        let dir = std::env::temp_dir().join(format!("wirefuzz-group-{}", std::process::id()));
+        std::fs::create_dir_all(&dir).unwrap();
+        let pids = dir.join("pids");
+        // Deaf to SIGTERM, and a grandchild (deaf too) holding stdout open after the server exits.
+        let script = format!(
+            r#"trap '' TERM; (trap '' TERM; sleep 30) & echo $! > {0}; echo $$ >> {0}; read -r line; exit 0"#,
+            pids.display()
+        );
+        let started = Instant::now();
+        let transcript = StdioTarget::new(sh(&script), quick()).cold().run(&[request(1)]).unwrap();
+        assert!(started.elapsed() < Duration::from_secs(3), "{:?}", started.elapsed());
+        assert!(matches!(transcript.ending, Ending::Hung { .. }), "{transcript:?}");
+        let written = std::fs::read_to_string(&pids).unwrap();
+        for pid in written.split_whitespace() {
+            // SIGKILL was sent; its delivery takes a moment.
+            let until = Instant::now() + Duration::from_secs(1);
+            while running(pid) && Instant::now() < until {
+                thread::sleep(Duration::from_millis(5));
+            }
+            assert!(!running(pid), "process {pid} still runs");
+        }
+        std::fs::remove_dir_all(&dir).unwrap();
     }
 
     #[test]

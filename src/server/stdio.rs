@@ -871,7 +871,10 @@ impl Conversation<'_> {
         let started = Instant::now();
         let limit = if self.stalled { timeouts.settle } else { timeouts.reply_for(self.heard) };
         loop {
+            // A server that has written nothing yet may still be starting: a sentinel would wait out its start-up
+            // allowance where the clock, owed nothing, waits the settle time.
             if !self.stalled
+                && (self.heard || self.owes())
                 && let Some(form) = self.form()
             {
                 return self.sentinel_barrier(form, timeouts);

@@ -8,12 +8,12 @@
 //! - `libfuzzer`: exec/s of the cargo-fuzz `conversation` target (needs `cargo +nightly fuzz`);
 //! - `python`: conversations/s against the Python SDK server (`.venv`): a warm spare per worker and 2 jobs, started
 //!   fresh or forked by the fork server (`forkservers/python`), against one fresh process per conversation;
-//! - `stdio-real`: conversations/s of `fuzz --jobs 2` (sentinel barriers, process reuse, warm spares) against the
-//!   built-in server over stdio, rmcp-calc, the TypeScript SDK server and the Python SDK server (fresh and through
-//!   the fork server), each beside its start-up bound (jobs / median time from spawn to the first reply) and its
-//!   message bound (the same conversations' well-formed requests piped into one process in one go), all measured in
-//!   the same run;
-//!   then the time to first finding of every planted bug over stdio;
+//! - `stdio-real`: conversations/s of `fuzz --jobs 2` against the built-in server over stdio, rmcp-calc, the
+//!   TypeScript SDK server and the Python SDK server (fresh and through the fork server), with sentinel barriers,
+//!   process reuse and warm spares, and on the clock (sentinels off) for comparison; each beside its start-up bound
+//!   (jobs / median time from spawn to the first reply) and its message bound (the same conversations' well-formed
+//!   requests piped into one process in one go), all measured in the same run; then the time to first finding of
+//!   every planted bug over stdio;
 //! - `find`: time to first finding for every planted bug: the campaign engine, cargo-fuzz `mutant` (structure-aware)
 //!   and `mutant_bytes` (byte-level), median over seeds;
 //! - `memory`: peak memory over a 1,000,000-conversation in-process campaign, sampled as it goes.
@@ -506,7 +506,7 @@ fn memory() {
 }
 
 /// How long each `stdio-real` campaign runs.
-const STDIO_REAL_SECS: u64 = 20;
+const STDIO_REAL_SECS: u64 = 15;
 
 /// Seconds from spawn to the first line a server writes for `line` (median of 5).
 fn startup_median(argv: &[String], line: &[u8]) -> f64 {
@@ -569,8 +569,9 @@ fn message_bound(argv: &[String], n: u64) -> (f64, usize) {
     (rate(n, started.elapsed()), out.split(|&b| b == b'\n').filter(|l| !l.is_empty()).count())
 }
 
-/// One `stdio-real` row: probes the server's eras, runs a 2-job campaign of [`STDIO_REAL_SECS`] with sentinel
-/// barriers, and measures both bounds.
+/// One `stdio-real` row: probes the server's eras, runs a 2-job campaign of [`STDIO_REAL_SECS`] on the clock
+/// (warm spares, no sentinels: the harness before sentinel barriers) and one with sentinel barriers, and measures
+/// both bounds.
 fn stdio_row(name: &str, argv: &[String], baseline: Option<&str>, startup_line: &str) {
     let command = ServerCommand::from_argv(argv).unwrap();
     let server = ServerSpec::Command(command.clone());
@@ -580,17 +581,21 @@ fn stdio_row(name: &str, argv: &[String], baseline: Option<&str>, startup_line: 
     if let Some(baseline) = baseline {
         opts.baseline = Baseline::load(&root().join(baseline)).unwrap();
     }
-    let targets: Vec<Box<dyn Target + Send>> =
-        (0..2).map(|_| server.sentinel_target(Timeouts::default(), model.eras)).collect();
-    let summary = campaign::run(targets, server.target(Timeouts::default()), &opts, &server, |_| {}).unwrap();
+    let run = |targets: Vec<Box<dyn Target + Send>>| {
+        campaign::run(targets, server.target(Timeouts::default()), &opts, &server, |_| {}).unwrap()
+    };
+    let clock = run((0..2).map(|_| server.pooled_target(Timeouts::default())).collect());
+    let summary = run((0..2).map(|_| server.sentinel_target(Timeouts::default(), model.eras)).collect());
     let startup = startup_median(argv, startup_line.as_bytes());
     let (piped, replies) = message_bound(argv, summary.conversations.clamp(20, 2000));
+    let fast = rate(summary.conversations, summary.elapsed);
+    let slow = rate(clock.conversations, clock.elapsed);
     println!(
-        "| {name} | {} | {:.1} ({} in {:.0} s) | {:.1} ({:.0} ms) | {:.0} ({replies} lines back) |",
+        "| {name} | {} | {fast:.1} ({} in {:.0} s) | {slow:.1} ({:.1}x) | {:.1} ({:.0} ms) | {:.0} ({replies} lines back) |",
         model.eras.name(),
-        rate(summary.conversations, summary.elapsed),
         summary.conversations,
         summary.elapsed.as_secs_f64(),
+        fast / slow,
         2.0 / startup,
         startup * 1000.0,
         piped
@@ -598,11 +603,11 @@ fn stdio_row(name: &str, argv: &[String], baseline: Option<&str>, startup_line: 
 }
 
 fn stdio_real() {
-    println!("## real servers over stdio, `fuzz --jobs 2` with sentinel barriers, {STDIO_REAL_SECS} s each, seed 1");
+    println!("## real servers over stdio, `fuzz --jobs 2`, {STDIO_REAL_SECS} s each, seed 1, known findings baselined");
     println!(
-        "| server | eras | conversations/s | start-up bound: 2 / median start-up, conversations/s | message bound: their requests piped in one go, conversations/s |"
+        "| server | eras | conversations/s | on the clock (sentinels off), conversations/s | start-up bound: 2 / median start-up, conversations/s | message bound: their requests piped in one go, conversations/s |"
     );
-    println!("|---|---|---|---|---|");
+    println!("|---|---|---|---|---|---|");
     let exe = env!("CARGO_BIN_EXE_mcp-wirefuzz").to_string();
     let ping = r#"{"jsonrpc":"2.0","id":1,"method":"ping"}"#;
     stdio_row("built-in (`mcp-wirefuzz serve`)", &[exe.clone(), "serve".into()], None, ping);

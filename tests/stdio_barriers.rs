@@ -148,7 +148,7 @@ fn fuzz_findings(mutant: Mutant, niced: bool) -> BTreeSet<String> {
         Command::new(EXE)
     };
     let output = command
-        .args(["fuzz", "--cases", "100", "--jobs", "2", "--seed", "7", "--shrink-budget", "50", "--out"])
+        .args(["fuzz", "--cases", "60", "--jobs", "2", "--seed", "7", "--shrink-budget", "50", "--out"])
         .arg(&dir)
         .arg("--json")
         .arg(&json)

@@ -113,6 +113,10 @@ pub const MAX_TRIGGERS_PER_RULE: usize = 8;
 /// How many times a finding is re-run before it is called flaky.
 pub const RERUNS: usize = 3;
 
+/// How long after the `--time` deadline the campaign still waits for a worker (one judging a huge transcript, or
+/// minimizing): past it, the summary is made without that worker, whose unfinished work is not reported.
+pub const DEADLINE_GRACE: Duration = Duration::from_secs(5);
+
 /// Progress, reported as the campaign goes.
 #[derive(Clone, Debug)]
 pub enum Progress {
@@ -201,7 +205,13 @@ pub fn run(
     };
     let mut failure = None;
     let mut last_tick = Instant::now();
-    for message in receiver {
+    let give_up = deadline.and_then(|deadline| deadline.checked_add(DEADLINE_GRACE));
+    loop {
+        let message = match give_up {
+            Some(at) => receiver.recv_timeout(at.saturating_duration_since(Instant::now())).ok(),
+            None => receiver.recv().ok(),
+        };
+        let Some(message) = message else { break };
         match message {
             Message::Ran(tally) => {
                 summary.conversations += tally.conversations;
@@ -239,7 +249,12 @@ pub fn run(
             }
         }
     }
+    stop.store(true, Ordering::Relaxed);
     for worker in workers {
+        // A worker still busy past the deadline's grace is left to finish on its own (the process ends soon).
+        if give_up.is_some_and(|at| Instant::now() >= at) && !worker.is_finished() {
+            continue;
+        }
         if worker.join().is_err() {
             failure.get_or_insert_with(|| anyhow!("a worker panicked"));
         }
@@ -788,6 +803,27 @@ mod tests {
         assert_eq!(Case::parse(&text).unwrap(), found.case);
         assert!(crate::report::human::summary(&summary, &Baseline::default()).contains("not minimized"));
         std::fs::remove_dir_all(&dir).unwrap();
+    }
+
+    /// The built-in server, but each run takes `delay`, whatever the deadline (as a check of a huge transcript).
+    struct Stuck(Duration);
+
+    impl Target for Stuck {
+        fn run(&mut self, inputs: &[Input]) -> Result<Transcript> {
+            thread::sleep(self.0);
+            Ok(crate::server::run_in_process(&crate::server::builtin::reference::Calc, inputs))
+        }
+    }
+
+    #[test]
+    fn a_worker_busy_past_the_deadline_does_not_hold_the_run() {
+        let mut options = options(1_000, None);
+        (options.cases, options.time) = (None, Some(Duration::from_millis(200)));
+        let stuck = || Box::new(Stuck(Duration::from_secs(30)));
+        let started = Instant::now();
+        let summary = run(vec![stuck()], stuck(), &options, &ServerSpec::BuiltIn, |_| {}).unwrap();
+        assert!(started.elapsed() < Duration::from_millis(200) + DEADLINE_GRACE + Duration::from_secs(1));
+        assert_eq!(summary.conversations, 0, "the unfinished conversation is not reported");
     }
 
     #[test]

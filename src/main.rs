@@ -257,6 +257,26 @@ fn main() -> ExitCode {
     }
 }
 
+/// Ends every server the harness started when SIGINT, SIGTERM or SIGHUP stops it (their process groups, which a
+/// terminal's Ctrl-C does not reach), then exits with 128 + the signal's number. Call before any thread starts: the
+/// signals are blocked in every thread and taken by one that waits for them (children start with none blocked).
+fn end_servers_on_signal() -> Result<()> {
+    use nix::sys::signal::{SigSet, Signal};
+    let mut signals = SigSet::empty();
+    for signal in [Signal::SIGINT, Signal::SIGTERM, Signal::SIGHUP] {
+        signals.add(signal);
+    }
+    signals.thread_block().context("cannot block signals")?;
+    std::thread::spawn(move || {
+        if let Ok(signal) = signals.wait() {
+            eprintln!("mcp-wirefuzz: {signal}: ending the servers");
+            mcp_wirefuzz::server::stdio::end_all();
+            std::process::exit(128 + signal as i32);
+        }
+    });
+    Ok(())
+}
+
 fn run_attach(socket: &Path, wait: f64) -> Result<ExitCode> {
     let wait = match wait {
         0.0 => Duration::ZERO,
@@ -389,16 +409,18 @@ fn timeout_option(name: &str, ms: u64) -> Result<Duration> {
     Ok(timeout.max(MIN_TIMEOUT))
 }
 
-/// Checks that `dir` is a folder the harness can write into (creating it if needed), before any work starts.
-fn writable_folder(option: &str, dir: &Path) -> Result<()> {
+/// Checks that `dir` is a folder the harness can write into (creating it if needed), before any work starts;
+/// true when it had to create it.
+fn writable_folder(option: &str, dir: &Path) -> Result<bool> {
     if dir.exists() && !dir.is_dir() {
         bail!("{option} {} is not a folder", dir.display());
     }
+    let created = !dir.exists();
     std::fs::create_dir_all(dir).with_context(|| format!("{option}: cannot create {}", dir.display()))?;
     let probe = dir.join(format!(".mcp-wirefuzz-write-check-{}", std::process::id()));
     std::fs::write(&probe, b"").with_context(|| format!("{option}: cannot write into {}", dir.display()))?;
     let _ = std::fs::remove_file(&probe);
-    Ok(())
+    Ok(created)
 }
 
 /// Checks that a report can be written to `path` (its folder is writable, and it is not a folder itself).
@@ -407,11 +429,12 @@ fn writable_file(option: &str, path: &Path) -> Result<()> {
         bail!("{option} {} is a folder, not a file", path.display());
     }
     let dir = path.parent().filter(|d| !d.as_os_str().is_empty()).unwrap_or(Path::new("."));
-    writable_folder(option, dir)
+    writable_folder(option, dir).map(drop)
 }
 
 fn run_fuzz(args: FuzzArgs) -> Result<ExitCode> {
     let began = Instant::now();
+    end_servers_on_signal()?;
     let server = server_spec(args.mutant.as_deref(), &args.command)?;
     let baseline = match &args.baseline {
         Some(path) => Baseline::load(path)?,
@@ -438,7 +461,7 @@ fn run_fuzz(args: FuzzArgs) -> Result<ExitCode> {
             "mcp-wirefuzz: warning: --settle 0 does not wait for lines after the replies owed: late replies, duplicates and replies to notifications may be missed"
         );
     }
-    writable_folder("--out", &args.out)?;
+    let out_created = writable_folder("--out", &args.out)?;
     for (option, path) in [("--json", &args.json), ("--junit", &args.junit), ("--sarif", &args.sarif)] {
         if let Some(path) = path {
             writable_file(option, path)?;
@@ -482,6 +505,12 @@ fn run_fuzz(args: FuzzArgs) -> Result<ExitCode> {
         Progress::Found(found) => bar.println(&report::human::finding(found, seed, &server)),
         Progress::Minimized(found) => bar.println(&report::human::minimized(found)),
     })?;
+    // A worker left busy past the deadline may still hold a server: end them all.
+    mcp_wirefuzz::server::stdio::end_all();
+    if out_created && summary.found.is_empty() {
+        // Made for the check before the run, and nothing was found: not left behind empty.
+        let _ = std::fs::remove_dir(&args.out);
+    }
     bar.finish();
     println!("{}", report::human::summary(&summary, &baseline).trim_end());
     println!("server model: {model}");
@@ -567,6 +596,7 @@ struct Replayed<'a> {
 const NO_LONGER_REPRODUCES: u8 = 3;
 
 fn run_replay(file: &Path, server: Replayed, timeout: Duration, rules: Rules) -> Result<ExitCode> {
+    end_servers_on_signal()?;
     let case = Case::load(file)?;
     let server = match (server.built_in, server.mutant, server.command.is_empty()) {
         (true, _, true) => ServerSpec::BuiltIn,
@@ -693,6 +723,7 @@ replay: mcp-wirefuzz replay {}",
 }
 
 fn run_shrink(file: &Path, out: Option<&Path>, timeout: Duration, budget: usize) -> Result<ExitCode> {
+    end_servers_on_signal()?;
     let case = Case::load(file)?;
     let server = case.server();
     let timeouts = Timeouts { reply: timeout, ..Timeouts::default() };
@@ -742,6 +773,7 @@ fn run_corpus(root: &Path) -> Result<ExitCode> {
 }
 
 fn run_check(command: &[String], timeout: Duration, seeds_too: bool, eras: Option<&str>) -> Result<ExitCode> {
+    end_servers_on_signal()?;
     let server = server_spec(None, command)?;
     let timeouts = Timeouts { reply: timeout, ..Timeouts::default() };
     let model = server_model(&server, eras, timeouts)?;

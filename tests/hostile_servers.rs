@@ -1,7 +1,7 @@
 //! The harness keeps its promises under hostile servers (tests/hostile/server.py): `fuzz --time T` returns within
-//! T + 10 s with a report and leaves no process behind, and `kill -9` of the harness after its first finding leaves
-//! that finding's case file on disk and no server running. Quick (`--time 3`) by default; with
-//! WIREFUZZ_REAL_SERVERS=1, the issue's `--time 15`.
+//! T + 10 s with a report and leaves no process behind; `kill -9` of the harness after its first finding leaves
+//! that finding's case file on disk and no server running; SIGTERM ends every server, grandchildren too. Quick
+//! (`--time 3`) by default; with WIREFUZZ_REAL_SERVERS=1, the issue's `--time 15`.
 
 #[path = "hostile/common.rs"]
 mod common;
@@ -9,6 +9,7 @@ mod common;
 use mcp_wirefuzz::case::Case;
 use std::path::{Path, PathBuf};
 use std::process::{Child, Command, Stdio};
+use std::thread::JoinHandle;
 use std::time::{Duration, Instant};
 
 const MODES: [&str; 7] = ["silent", "grandchild", "stop", "garbage", "endless", "flood", "exit"];
@@ -19,9 +20,10 @@ fn scratch(name: &str) -> PathBuf {
     dir
 }
 
-/// `mcp-wirefuzz fuzz --time SECS --out OUT [extra...] -- SERVER`, its output captured.
-fn fuzz(secs: u64, out: &Path, extra: &[&str], server: &[String]) -> Child {
-    Command::new(env!("CARGO_BIN_EXE_mcp-wirefuzz"))
+/// `mcp-wirefuzz fuzz --time SECS --out OUT [extra...] -- SERVER`, its output captured, and a thread reading its
+/// stdout (so a long report cannot fill the pipe and stop the harness).
+fn fuzz(secs: u64, out: &Path, extra: &[&str], server: &[String]) -> (Child, JoinHandle<String>) {
+    let mut child = Command::new(env!("CARGO_BIN_EXE_mcp-wirefuzz"))
         .args(["fuzz", "--time", &secs.to_string(), "--seed", "7", "--out"])
         .arg(out)
         .args(extra)
@@ -29,9 +31,16 @@ fn fuzz(secs: u64, out: &Path, extra: &[&str], server: &[String]) -> Child {
         .args(server)
         .stdin(Stdio::null())
         .stdout(Stdio::piped())
-        .stderr(Stdio::piped())
+        .stderr(Stdio::null())
         .spawn()
-        .unwrap()
+        .unwrap();
+    let mut stdout = child.stdout.take().unwrap();
+    let reader = std::thread::spawn(move || {
+        let mut text = String::new();
+        let _ = std::io::Read::read_to_string(&mut stdout, &mut text);
+        text
+    });
+    (child, reader)
 }
 
 /// Waits for `child` up to `limit`; kills it and returns `None` when it takes longer.
@@ -55,7 +64,7 @@ fn every_hostile_server_gets_a_bounded_run_a_report_and_nothing_left_behind() {
     let secs = if std::env::var("WIREFUZZ_REAL_SERVERS").is_ok_and(|v| v == "1") { 15 } else { 3 };
     let started = Instant::now();
     // All at once: the bound must hold on a busy machine too.
-    let mut runs: Vec<(&str, String, PathBuf, Child)> = MODES
+    let runs: Vec<_> = MODES
         .iter()
         .map(|&mode| {
             let (tag, out) = (common::tag(mode), scratch(mode));
@@ -65,26 +74,14 @@ fn every_hostile_server_gets_a_bounded_run_a_report_and_nothing_left_behind() {
             (mode, tag, out, child)
         })
         .collect();
-    // Each report is read as it is written: a report larger than a pipe holds must not stall its run.
-    let readers: Vec<_> = runs
-        .iter_mut()
-        .map(|(_, _, _, child)| {
-            let mut pipe = child.stdout.take().unwrap();
-            std::thread::spawn(move || {
-                let mut stdout = String::new();
-                let _ = std::io::Read::read_to_string(&mut pipe, &mut stdout);
-                stdout
-            })
-        })
-        .collect();
-    for ((mode, tag, out, child), reader) in runs.iter_mut().zip(readers) {
+    for (mode, tag, out, (mut child, reader)) in runs {
         let left = (started + Duration::from_secs(secs + 10)).saturating_duration_since(Instant::now());
-        let status = wait(child, left);
+        let status = wait(&mut child, left);
         let stdout = reader.join().unwrap();
         let status = status.unwrap_or_else(|| panic!("{mode}: --time {secs} still running after {} s", secs + 10));
         assert!(matches!(status.code(), Some(0 | 1)), "{mode}: {status:?}\n{stdout}");
         assert!(stdout.contains("\nran ") && stdout.contains("conversations in"), "{mode}: no report:\n{stdout}");
-        let left = common::left_behind(tag);
+        let left = common::left_behind(&tag);
         assert!(left.is_empty(), "{mode}: left behind: {left:?}");
         for entry in std::fs::read_dir(&out).into_iter().flatten() {
             let path = entry.unwrap().path();
@@ -99,7 +96,7 @@ fn kill_9_after_the_first_finding_leaves_its_case_file_and_no_server() {
     for mode in ["silent", "grandchild"] {
         let (tag, out) = (common::tag(&format!("kill-{mode}")), scratch(&format!("kill-{mode}")));
         let quick = ["--eras", "dual", "--timeout", "300", "--startup-timeout", "300"];
-        let mut child = fuzz(60, &out, &quick, &common::server(mode, &tag));
+        let (mut child, _) = fuzz(60, &out, &quick, &common::server(mode, &tag));
         let until = Instant::now() + Duration::from_secs(30);
         let first = loop {
             let case = std::fs::read_dir(&out)
@@ -118,9 +115,35 @@ fn kill_9_after_the_first_finding_leaves_its_case_file_and_no_server() {
         let case = Case::load(&first).unwrap_or_else(|e| panic!("{mode}: {e:#}"));
         assert!(!case.expect.is_empty() && !case.inputs.is_empty(), "{mode}: {case:?}");
         // The server dies with the harness (its parent-death signal); a grandchild is left to its own end of
-        // input and broken pipes, so only the direct child is checked here.
-        let left: Vec<String> = common::left_behind(&tag).into_iter().filter(|p| !p.contains(" sleeper ")).collect();
+        // input and broken pipes, so only the direct child is checked here, and the grandchild ended by the test.
+        let (grandchildren, left): (Vec<String>, Vec<String>) =
+            common::left_behind(&tag).into_iter().partition(|p| p.contains(" sleeper "));
+        for process in grandchildren {
+            let pid = process.trim_start_matches("/proc/").split(':').next().and_then(|pid| pid.parse().ok());
+            if let Some(pid) = pid {
+                let _ = nix::sys::signal::kill(nix::unistd::Pid::from_raw(pid), nix::sys::signal::Signal::SIGKILL);
+            }
+        }
         assert!(left.is_empty(), "{mode}: left behind after kill -9: {left:?}");
         let _ = std::fs::remove_dir_all(&out);
     }
+}
+
+#[test]
+fn sigterm_ends_every_server_and_its_grandchildren() {
+    let (tag, out) = (common::tag("sigterm"), scratch("sigterm"));
+    let quick = ["--eras", "dual", "--timeout", "300", "--startup-timeout", "300"];
+    let (mut child, _) = fuzz(60, &out, &quick, &common::server("grandchild", &tag));
+    let until = Instant::now() + Duration::from_secs(30);
+    while common::left_behind(&tag).iter().all(|p| !p.contains(" sleeper ")) {
+        assert!(Instant::now() < until, "no grandchild started in 30 s");
+        std::thread::sleep(Duration::from_millis(20));
+    }
+    let harness = nix::unistd::Pid::from_raw(child.id() as i32);
+    nix::sys::signal::kill(harness, nix::sys::signal::Signal::SIGTERM).unwrap();
+    let status = wait(&mut child, Duration::from_secs(5)).expect("the harness did not stop on SIGTERM");
+    assert_eq!(status.code(), Some(128 + 15));
+    let left = common::left_behind(&tag);
+    assert!(left.is_empty(), "left behind after SIGTERM: {left:?}");
+    let _ = std::fs::remove_dir_all(&out);
 }

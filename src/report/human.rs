@@ -8,6 +8,9 @@ use crate::server::ServerSpec;
 use crate::transcript::{Ending, Event, show_bytes};
 use std::fmt::Write as _;
 
+/// How many events of a finding's transcript are shown from its start, and from its end.
+const SHOWN_EVENTS: usize = 40;
+
 /// One finding, ready to print.
 pub fn finding(found: &Found, seed: u64, server: &ServerSpec) -> String {
     let f = &found.finding;
@@ -24,7 +27,19 @@ pub fn finding(found: &Found, seed: u64, server: &ServerSpec) -> String {
     }
     let shape = if found.minimized { "minimized transcript" } else { "transcript as seen, not minimized yet" };
     let _ = writeln!(out, "  {shape} (>> sent, << received, -- sync):");
-    for (index, event) in found.transcript.events.iter().enumerate() {
+    let events = &found.transcript.events;
+    // A long transcript (a flood) is shown by its start, its end and the event at fault.
+    let shown = |index: usize| index < SHOWN_EVENTS || index + SHOWN_EVENTS >= events.len() || f.event == Some(index);
+    let mut skipped = 0;
+    for (index, event) in events.iter().enumerate() {
+        if !shown(index) {
+            skipped += 1;
+            continue;
+        }
+        if skipped > 0 {
+            let _ = writeln!(out, "    ... {skipped} event(s) not shown");
+            skipped = 0;
+        }
         let (mark, line) = match event {
             Event::Sent(line) => (">>", line.as_slice()),
             Event::Received { line, .. } => ("<<", line.as_slice()),

@@ -12,8 +12,8 @@
 //!   TypeScript SDK server and the Python SDK server (fresh and through the fork server), with sentinel barriers,
 //!   process reuse and warm spares, and on the clock (sentinels off) for comparison; each beside its start-up bound
 //!   (jobs / median time from spawn to the first reply) and its message bound (the same conversations' well-formed
-//!   requests piped into one process in one go), all measured in the same run; then the time to first finding of
-//!   every planted bug over stdio;
+//!   requests piped into one process in one go), all measured in the same run;
+//! - `stdio-find`: the time to first finding of every planted bug over stdio (`serve --mutant`, sentinel barriers);
 //! - `find`: time to first finding for every planted bug: the campaign engine, cargo-fuzz `mutant` (structure-aware)
 //!   and `mutant_bytes` (byte-level), median over seeds;
 //! - `memory`: peak memory over a 1,000,000-conversation in-process campaign, sampled as it goes.
@@ -62,6 +62,9 @@ fn main() {
     }
     if run("stdio-real") {
         stdio_real();
+    }
+    if run("stdio-find") {
+        stdio_find(env!("CARGO_BIN_EXE_mcp-wirefuzz"));
     }
     if run("find") {
         find();
@@ -581,11 +584,18 @@ fn stdio_row(name: &str, argv: &[String], baseline: Option<&str>, startup_line: 
     if let Some(baseline) = baseline {
         opts.baseline = Baseline::load(&root().join(baseline)).unwrap();
     }
-    let run = |targets: Vec<Box<dyn Target + Send>>| {
-        campaign::run(targets, server.target(Timeouts::default()), &opts, &server, |_| {}).unwrap()
+    // As `fuzz --time` does: the deadline bounds the whole run, minimization beside the workers included.
+    let run = |sentinels: bool| {
+        let deadline = Instant::now() + Duration::from_secs(STDIO_REAL_SECS);
+        let timeouts = Timeouts { deadline: Some(deadline), ..Timeouts::default() };
+        let target = |_| match sentinels {
+            true => server.sentinel_target(timeouts, model.eras),
+            false => server.pooled_target(timeouts),
+        };
+        campaign::run((0..2).map(target).collect(), server.target(timeouts), &opts, &server, |_| {}).unwrap()
     };
-    let clock = run((0..2).map(|_| server.pooled_target(Timeouts::default())).collect());
-    let summary = run((0..2).map(|_| server.sentinel_target(Timeouts::default(), model.eras)).collect());
+    let clock = run(false);
+    let summary = run(true);
     let startup = startup_median(argv, startup_line.as_bytes());
     let (piped, replies) = message_bound(argv, summary.conversations.clamp(20, 2000));
     let fast = rate(summary.conversations, summary.elapsed);
@@ -654,7 +664,6 @@ fn stdio_real() {
     } else {
         println!("| Python SDK | SKIPPED: .venv has no mcp (run .ci/python-venv) |");
     }
-    stdio_find(&exe);
 }
 
 /// Seconds until conversations of `seed` over stdio (`serve --mutant`, one target with sentinel barriers, start-up

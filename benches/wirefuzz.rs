@@ -8,6 +8,12 @@
 //! - `libfuzzer`: exec/s of the cargo-fuzz `conversation` target (needs `cargo +nightly fuzz`);
 //! - `python`: conversations/s against the Python SDK server (`.venv`): a warm spare per worker and 2 jobs, started
 //!   fresh or forked by the fork server (`forkservers/python`), against one fresh process per conversation;
+//! - `stdio-real`: conversations/s of `fuzz --jobs 2` against the built-in server over stdio, rmcp-calc, the
+//!   TypeScript SDK server and the Python SDK server (fresh and through the fork server), with sentinel barriers,
+//!   process reuse and warm spares, and on the clock (sentinels off) for comparison; each beside its start-up bound
+//!   (jobs / median time from spawn to the first reply) and its message bound (the same conversations' well-formed
+//!   requests piped into one process in one go), all measured in the same run;
+//! - `stdio-find`: the time to first finding of every planted bug over stdio (`serve --mutant`, sentinel barriers);
 //! - `find`: time to first finding for every planted bug: the campaign engine, cargo-fuzz `mutant` (structure-aware)
 //!   and `mutant_bytes` (byte-level), median over seeds;
 //! - `memory`: peak memory over a 1,000,000-conversation in-process campaign, sampled as it goes.
@@ -18,15 +24,18 @@ mod common;
 use common::{ForkServer, root};
 use mcp_wirefuzz::baseline::Baseline;
 use mcp_wirefuzz::campaign::{self, Options, Progress, Summary, conversation};
+use mcp_wirefuzz::model;
 use mcp_wirefuzz::oracle::{Policy, check};
+use mcp_wirefuzz::protocol::Frame;
 use mcp_wirefuzz::server::builtin::mutants::Mutant;
 use mcp_wirefuzz::server::builtin::reference::{Calc, Planted};
 use mcp_wirefuzz::server::stdio::{ServerCommand, StdioTarget, Timeouts};
 use mcp_wirefuzz::server::{InProcess, InProcessServer, ServerConnection, ServerSpec, Target, run_in_process};
 use mcp_wirefuzz::shrink::Budget;
 use mcp_wirefuzz::transcript::Input;
+use std::io::{BufRead, BufReader, Read, Write};
 use std::path::{Path, PathBuf};
-use std::process::Command;
+use std::process::{Command, Stdio};
 use std::time::{Duration, Instant};
 
 /// The allocator the CLI uses, so the numbers are the CLI's.
@@ -50,6 +59,12 @@ fn main() {
     }
     if run("python") {
         python();
+    }
+    if run("stdio-real") {
+        stdio_real();
+    }
+    if run("stdio-find") {
+        stdio_find(env!("CARGO_BIN_EXE_mcp-wirefuzz"));
     }
     if run("find") {
         find();
@@ -491,4 +506,196 @@ fn memory() {
         summary.elapsed.as_secs_f64(),
         summary.found.len()
     );
+}
+
+/// How long each `stdio-real` campaign runs.
+const STDIO_REAL_SECS: u64 = 15;
+
+/// Seconds from spawn to the first line a server writes for `line` (median of 5).
+fn startup_median(argv: &[String], line: &[u8]) -> f64 {
+    let times = (0..5)
+        .map(|_| {
+            let started = Instant::now();
+            let mut child = Command::new(&argv[0])
+                .args(&argv[1..])
+                .stdin(Stdio::piped())
+                .stdout(Stdio::piped())
+                .stderr(Stdio::null())
+                .spawn()
+                .unwrap();
+            let mut stdin = child.stdin.take().unwrap();
+            stdin.write_all(&[line, b"\n"].concat()).unwrap();
+            let mut first = String::new();
+            BufReader::new(child.stdout.take().unwrap()).read_line(&mut first).unwrap();
+            let seconds = started.elapsed().as_secs_f64();
+            drop(stdin);
+            let _ = child.kill();
+            let _ = child.wait();
+            seconds
+        })
+        .collect();
+    median(times)
+}
+
+/// Conversations/s when the well-formed requests of conversations `0..n` of seed 1 are piped into one process in
+/// one go (stdin closed after the last, timed to the end of its output), and how many lines came back. Requests
+/// only: a server may end on a malformed line or a notification sent first (rmcp does), which would cut the
+/// stream short.
+fn message_bound(argv: &[String], n: u64) -> (f64, usize) {
+    let mut bytes = Vec::new();
+    for index in 0..n {
+        for input in conversation(1, index) {
+            if let Input::Line(line) = input
+                && matches!(Frame::parse(&line), Frame::Request(_))
+            {
+                bytes.extend_from_slice(&line);
+                bytes.push(b'\n');
+            }
+        }
+    }
+    let started = Instant::now();
+    let mut child = Command::new(&argv[0])
+        .args(&argv[1..])
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::null())
+        .spawn()
+        .unwrap();
+    let mut stdin = child.stdin.take().unwrap();
+    let writer = std::thread::spawn(move || {
+        let _ = stdin.write_all(&bytes);
+    });
+    let mut out = Vec::new();
+    let _ = child.stdout.take().unwrap().read_to_end(&mut out);
+    let _ = writer.join();
+    let _ = child.wait();
+    (rate(n, started.elapsed()), out.split(|&b| b == b'\n').filter(|l| !l.is_empty()).count())
+}
+
+/// One `stdio-real` row: probes the server's eras, runs a 2-job campaign of [`STDIO_REAL_SECS`] on the clock
+/// (warm spares, no sentinels: the harness before sentinel barriers) and one with sentinel barriers, and measures
+/// both bounds.
+fn stdio_row(name: &str, argv: &[String], baseline: Option<&str>, startup_line: &str) {
+    let command = ServerCommand::from_argv(argv).unwrap();
+    let server = ServerSpec::Command(command.clone());
+    let model = model::probe(server.target(Timeouts::default()).as_mut()).unwrap();
+    let mut opts = options(1, None, Some(Duration::from_secs(STDIO_REAL_SECS)));
+    opts.policy = Policy::default().with_model(model.clone());
+    if let Some(baseline) = baseline {
+        opts.baseline = Baseline::load(&root().join(baseline)).unwrap();
+    }
+    // As `fuzz --time` does: the deadline bounds the whole run, minimization beside the workers included.
+    let run = |sentinels: bool| {
+        let deadline = Instant::now() + Duration::from_secs(STDIO_REAL_SECS);
+        let timeouts = Timeouts { deadline: Some(deadline), ..Timeouts::default() };
+        let target = |_| match sentinels {
+            true => server.sentinel_target(timeouts, model.eras),
+            false => server.pooled_target(timeouts),
+        };
+        campaign::run((0..2).map(target).collect(), server.target(timeouts), &opts, &server, |_| {}).unwrap()
+    };
+    let clock = run(false);
+    let summary = run(true);
+    let startup = startup_median(argv, startup_line.as_bytes());
+    let (piped, replies) = message_bound(argv, summary.conversations.clamp(20, 2000));
+    let fast = rate(summary.conversations, summary.elapsed);
+    let slow = rate(clock.conversations, clock.elapsed);
+    println!(
+        "| {name} | {} | {fast:.1} ({} in {:.0} s) | {slow:.1} ({:.1}x) | {:.1} ({:.0} ms) | {:.0} ({replies} lines back) |",
+        model.eras.name(),
+        summary.conversations,
+        summary.elapsed.as_secs_f64(),
+        fast / slow,
+        2.0 / startup,
+        startup * 1000.0,
+        piped
+    );
+}
+
+fn stdio_real() {
+    println!("## real servers over stdio, `fuzz --jobs 2`, {STDIO_REAL_SECS} s each, seed 1, known findings baselined");
+    println!(
+        "| server | eras | conversations/s | on the clock (sentinels off), conversations/s | start-up bound: 2 / median start-up, conversations/s | message bound: their requests piped in one go, conversations/s |"
+    );
+    println!("|---|---|---|---|---|---|");
+    let exe = env!("CARGO_BIN_EXE_mcp-wirefuzz").to_string();
+    let ping = r#"{"jsonrpc":"2.0","id":1,"method":"ping"}"#;
+    stdio_row("built-in (`mcp-wirefuzz serve`)", &[exe.clone(), "serve".into()], None, ping);
+    let rmcp = root().join("tests/servers/rmcp-calc/target/release/rmcp-calc");
+    let initialize = r#"{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-11-25","capabilities":{},"clientInfo":{"name":"bench","version":"1"}}}"#;
+    if rmcp.exists() {
+        stdio_row(
+            "rmcp 3.11.0 (tests/servers/rmcp-calc)",
+            &[rmcp.display().to_string()],
+            Some("tests/servers/rmcp-calc.baseline"),
+            initialize,
+        );
+    } else {
+        println!("| rmcp | SKIPPED: build tests/servers/rmcp-calc --release |");
+    }
+    let ts = root().join("tests/servers/node/ts-v1/calc_server_v1.mjs");
+    if root().join("tests/servers/node/ts-v1/node_modules").exists() {
+        stdio_row(
+            "TypeScript SDK 1.32.2 (tests/servers/node/ts-v1)",
+            &["node".into(), ts.display().to_string()],
+            Some("tests/servers/node/ts-v1.baseline"),
+            ping,
+        );
+    } else {
+        println!("| TypeScript SDK | SKIPPED: run .ci/node-servers |");
+    }
+    let python = root().join(".venv/bin/python");
+    let calc = root().join("tests/servers/calc.py");
+    if Command::new(&python).args(["-c", "import mcp"]).output().is_ok_and(|o| o.status.success()) {
+        let argv = [python.display().to_string(), calc.display().to_string()];
+        stdio_row(
+            "Python SDK 2.3.0 (tests/servers/calc.py), a fresh process each",
+            &argv,
+            Some("tests/servers/calc-python.baseline"),
+            ping,
+        );
+        let fork_server = ForkServer::start(&python, &calc, &["mcp.server.mcpserver"]);
+        stdio_row(
+            "Python SDK 2.3.0, forked by the fork server",
+            &fork_server.attach_argv(),
+            Some("tests/servers/calc-python.baseline"),
+            ping,
+        );
+    } else {
+        println!("| Python SDK | SKIPPED: .venv has no mcp (run .ci/python-venv) |");
+    }
+}
+
+/// Seconds until conversations of `seed` over stdio (`serve --mutant`, one target with sentinel barriers, start-up
+/// and calibration included) first break the planted bug's rule (`None` past `cap` seconds).
+fn stdio_time_to_find(exe: &str, mutant: Mutant, seed: u64, cap: f64) -> Option<f64> {
+    let started = Instant::now();
+    let argv = [exe.to_string(), "serve".into(), "--mutant".into(), mutant.name().into()];
+    let command = ServerCommand::from_argv(&argv).unwrap();
+    let mut target = StdioTarget::new(command, Timeouts::default()).with_sentinels(model::Eras::Dual);
+    let policy = mutant.policy();
+    for index in 0.. {
+        let transcript = target.run(&conversation(seed, index)).unwrap();
+        if check(&transcript, &policy).iter().any(|f| f.rule == mutant.expected_rule()) {
+            return Some(started.elapsed().as_secs_f64());
+        }
+        if started.elapsed().as_secs_f64() > cap {
+            return None;
+        }
+    }
+    None
+}
+
+fn stdio_find(exe: &str) {
+    const CAP: f64 = 20.0;
+    println!("## time to first finding over stdio (`serve --mutant`, 1 target, median of 3 seeds, capped at {CAP} s)");
+    println!("| mutant | rule | seconds |");
+    println!("|---|---|---|");
+    let mut medians = Vec::new();
+    for mutant in Mutant::ALL {
+        let times: Vec<Option<f64>> = [1u64, 2, 3].iter().map(|&s| stdio_time_to_find(exe, mutant, s, CAP)).collect();
+        medians.push(median_found(&times).unwrap_or(f64::INFINITY));
+        println!("| {mutant} | {} | {} |", mutant.expected_rule(), show(&times, CAP));
+    }
+    println!("   median over the {} planted bugs: {:.2} s", medians.len(), median(medians));
 }

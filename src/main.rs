@@ -562,7 +562,7 @@ fn run_fuzz(args: FuzzArgs) -> Result<ExitCode> {
         baseline: baseline.clone(),
     };
     let timeouts = Timeouts { reply, startup, settle, deadline, ..Timeouts::default() };
-    let targets = (0..args.jobs).map(|_| server.pooled_target(timeouts)).collect();
+    let targets = (0..args.jobs).map(|_| server.sentinel_target(timeouts, model.eras)).collect();
     let shrinker = server.target(timeouts);
     eprintln!("mcp-wirefuzz fuzz: seed {seed}, {}, {} job(s)", server.describe(), args.jobs);
     let bar = progress_bar(options.cases);

@@ -197,6 +197,18 @@ impl ServerSpec {
         }
     }
 
+    /// [`ServerSpec::pooled_target`] for a server known to serve `eras`: a child process is also told its eras, so
+    /// it can use sentinel barriers and keep a process across self-contained modern conversations
+    /// ([`stdio::StdioTarget::with_sentinels`]).
+    pub fn sentinel_target(&self, timeouts: stdio::Timeouts, eras: crate::model::Eras) -> Box<dyn Target + Send> {
+        match self {
+            ServerSpec::Command(command) => {
+                Box::new(stdio::StdioTarget::new(command.clone(), timeouts).with_sentinels(eras))
+            }
+            _ => self.pooled_target(timeouts),
+        }
+    }
+
     /// The planted bug, if any.
     pub fn mutant(&self) -> Option<mutants::Mutant> {
         match self {

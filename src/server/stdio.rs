@@ -13,16 +13,18 @@
 //! around a process poll their pipe and stop when the conversation ends: none outlives it.
 
 use super::Target;
-use crate::protocol::era::BATCH_VERSION;
-use crate::protocol::methods::INITIALIZE;
-use crate::protocol::{Frame, IdField, RequestId};
+use crate::model::Eras;
+use crate::protocol::envelope::{self, META};
+use crate::protocol::era::{BATCH_VERSION, LATEST_HANDSHAKE_VERSION, LATEST_MODERN_VERSION};
+use crate::protocol::methods::{DISCOVER, INITIALIZE, INITIALIZED, PING, TOOLS_LIST};
+use crate::protocol::{Era, Frame, IdField, RequestId};
 use crate::transcript::{Ending, Event, Input, Transcript};
 use anyhow::{Context, Result, bail};
 use nix::fcntl::{FcntlArg, OFlag, fcntl};
 use nix::poll::{PollFd, PollFlags, PollTimeout, poll};
 use nix::sys::signal::{SigSet, SigmaskHow, Signal, killpg, sigprocmask};
 use nix::unistd::Pid;
-use std::collections::HashMap;
+use std::collections::{HashMap, HashSet};
 use std::io::{BufRead, BufReader, Read, Write};
 use std::os::fd::AsFd;
 use std::os::unix::process::{CommandExt, ExitStatusExt};
@@ -142,19 +144,36 @@ impl Timeouts {
 }
 
 /// A server started as a child process for every conversation, with one process started ahead (warm) so start-up
-/// overlaps the previous conversation.
+/// overlaps the previous conversation. Given the server's eras ([`StdioTarget::with_sentinels`]), it knows when
+/// replies are complete from sentinel requests instead of the clock, once a calibration showed the server answers
+/// in order, and runs conversations of self-contained modern requests on a process it keeps.
 #[derive(Debug)]
 pub struct StdioTarget {
     command: ServerCommand,
     timeouts: Timeouts,
     warm: bool,
     spare: Option<Process>,
+    sentinels: Sentinels,
+    /// The process kept after a conversation of self-contained modern requests, for the next such conversation.
+    kept: Option<Process>,
+}
+
+/// Whether a target uses sentinel requests as barriers, and for which eras.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum Sentinels {
+    /// Timeouts and settle windows only.
+    Off,
+    /// The server serves these eras; the first conversation calibrates it.
+    Uncalibrated(Eras),
+    /// Calibrated: the server answers in order in the eras it serves; `pre_init` when a ping before `initialize`
+    /// leaves its handshake as it was.
+    InOrder { eras: Eras, pre_init: bool },
 }
 
 impl StdioTarget {
     /// A target that starts `command` for each conversation, with a warm spare process.
     pub fn new(command: ServerCommand, timeouts: Timeouts) -> StdioTarget {
-        StdioTarget { command, timeouts, warm: true, spare: None }
+        StdioTarget { command, timeouts, warm: true, spare: None, sentinels: Sentinels::Off, kept: None }
     }
 
     /// Turns the warm spare off (one fresh process started when each conversation starts).
@@ -162,15 +181,32 @@ impl StdioTarget {
         self.warm = false;
         self
     }
-}
 
-impl Target for StdioTarget {
-    fn run(&mut self, inputs: &[Input]) -> Result<Transcript> {
-        let deadline = self.timeouts.deadline;
-        if deadline.is_some_and(|deadline| Instant::now() >= deadline) {
-            self.spare = None;
-            return Err(super::DeadlinePassed.into());
+    /// Uses sentinel barriers on a server that serves `eras` (see [`Barrier`]), once a calibration run on a fresh
+    /// process (before the first conversation) shows it answers in order; and, on a server that serves 2026-07-28,
+    /// keeps a process across conversations of self-contained modern requests. Unknown eras keep the clock.
+    pub fn with_sentinels(mut self, eras: Eras) -> StdioTarget {
+        self.sentinels = if eras == Eras::Unknown { Sentinels::Off } else { Sentinels::Uncalibrated(eras) };
+        self
+    }
+
+    /// The barrier conversations use now: calibrates the server first when that is still to do.
+    fn barrier(&mut self) -> Result<Barrier> {
+        if let Sentinels::Uncalibrated(eras) = self.sentinels {
+            if self.warm && self.spare.is_none() {
+                self.spare = Some(Process::spawn(&self.command, self.timeouts.deadline)?);
+            }
+            self.sentinels = calibrated(&self.command, eras, self.timeouts)?;
         }
+        Ok(match self.sentinels {
+            Sentinels::InOrder { eras, pre_init } => Barrier::Sentinel { eras, pre_init },
+            _ => Barrier::Clock,
+        })
+    }
+
+    /// A fresh process: the warm spare, or one started now; a new spare is started beside it.
+    fn fresh(&mut self) -> Result<Process> {
+        let deadline = self.timeouts.deadline;
         let process = match self.spare.take() {
             Some(process) => process,
             None => Process::spawn(&self.command, deadline)?,
@@ -178,13 +214,281 @@ impl Target for StdioTarget {
         if self.warm {
             self.spare = Some(Process::spawn(&self.command, deadline)?);
         }
+        Ok(process)
+    }
+}
+
+impl Target for StdioTarget {
+    fn run(&mut self, inputs: &[Input]) -> Result<Transcript> {
+        if self.timeouts.deadline.is_some_and(|deadline| Instant::now() >= deadline) {
+            self.spare = None;
+            self.kept = None;
+            return Err(super::DeadlinePassed.into());
+        }
+        let barrier = self.barrier()?;
+        let keep = matches!(barrier, Barrier::Sentinel { eras, .. } if eras.serves(Era::Modern) == Some(true))
+            && self_contained(inputs);
+        let process = match self.kept.take() {
+            Some(process) if keep => process,
+            kept => {
+                self.kept = kept;
+                self.fresh()?
+            }
+        };
+        match self.converse(process, inputs, barrier, keep)? {
+            (_, End::Reordered) => {
+                // The server answers out of order after all: sentinels are off from now on, and the conversation
+                // runs again on the clock.
+                self.sentinels = Sentinels::Off;
+                self.kept = None;
+                let process = self.fresh()?;
+                Ok(self.converse(process, inputs, Barrier::Clock, false)?.0)
+            }
+            (transcript, End::Kept(process)) => {
+                self.kept = Some(process);
+                Ok(transcript)
+            }
+            (transcript, End::Done) => Ok(transcript),
+        }
+    }
+}
+
+impl StdioTarget {
+    /// Runs one conversation on `process`; an error when the run's deadline cut it.
+    fn converse(&self, process: Process, inputs: &[Input], barrier: Barrier, keep: bool) -> Result<(Transcript, End)> {
         let watch = Arc::clone(&process.watch);
-        let transcript = process.converse(inputs, self.timeouts);
+        let (transcript, end) = process.converse(inputs, self.timeouts, barrier, keep);
         if watch.cut.load(Ordering::Relaxed) {
             return Err(super::DeadlinePassed.into());
         }
-        Ok(transcript)
+        Ok((transcript, end))
     }
+}
+
+/// How a conversation knows the replies before a sync point are complete.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Barrier {
+    /// Every owed reply or the reply timeout, then quiet output for the settle time.
+    Clock,
+    /// A sentinel `ping` with a harness-only id, on a server (serving `eras`) calibrated to answer in order:
+    /// once its reply is read, every line before it has been answered or dropped. Sent only where the
+    /// conversation's own state makes a ping harmless (see `Conversation::form`); elsewhere the clock.
+    Sentinel {
+        /// The eras the server serves.
+        eras: Eras,
+        /// True when the calibration showed a ping before `initialize` leaves the handshake as it was.
+        pre_init: bool,
+    },
+}
+
+/// How a sentinel is written.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum Form {
+    /// A `ping` enveloped for 2026-07-28.
+    Modern,
+    /// A plain `ping`, on a connection whose `initialize` handshake is done.
+    Handshake,
+}
+
+impl Form {
+    /// The forms a server serving `eras` is sent.
+    fn of(eras: Eras) -> Vec<Form> {
+        match eras {
+            Eras::Modern => vec![Form::Modern],
+            Eras::Handshake => vec![Form::Handshake],
+            Eras::Dual => vec![Form::Modern, Form::Handshake],
+            Eras::Unknown => Vec::new(),
+        }
+    }
+
+    /// A request of `method` with `id`, in this form.
+    fn request(self, id: &str, method: &str) -> Vec<u8> {
+        let message = match self {
+            Form::Modern => serde_json::json!({ "jsonrpc": "2.0", "id": id, "method": method,
+                "params": { META: envelope::envelope(LATEST_MODERN_VERSION) } }),
+            Form::Handshake => serde_json::json!({ "jsonrpc": "2.0", "id": id, "method": method }),
+        };
+        message.to_string().into_bytes()
+    }
+}
+
+/// The prefix of every sentinel id: no generated conversation uses it, and a reply carrying it is never recorded.
+const SENTINEL_PREFIX: &str = "mcp-wirefuzz-barrier-";
+
+/// The calibrations made in this process, by server command and eras: the targets of one run share them.
+static CALIBRATED: Mutex<Vec<(Vec<String>, Eras, Sentinels)>> = Mutex::new(Vec::new());
+
+/// How `command`, serving `eras`, takes sentinels: calibrated once per command and eras (the targets of a run
+/// wait for the first), each calibration on a fresh process, all started at once. In order when every form's
+/// calibration passed; `pre_init` when, besides, the server serves the handshake era and a ping before
+/// `initialize` passed too.
+fn calibrated(command: &ServerCommand, eras: Eras, timeouts: Timeouts) -> Result<Sentinels> {
+    let deadline = timeouts.deadline;
+    let mut known = CALIBRATED.lock().unwrap_or_else(|poisoned| poisoned.into_inner());
+    let argv = command.argv();
+    if let Some((_, _, sentinels)) = known.iter().find(|(a, e, _)| *a == argv && *e == eras) {
+        return Ok(*sentinels);
+    }
+    let forms = Form::of(eras)
+        .into_iter()
+        .map(|form| Ok((form, Process::spawn(command, deadline)?)))
+        .collect::<Result<Vec<_>>>()?;
+    let handshake = eras.serves(Era::Handshake) == Some(true);
+    let pre_init = if handshake { Some(Process::spawn(command, deadline)?) } else { None };
+    let in_order = forms.into_iter().all(|(form, process)| calibrate(process, form, timeouts));
+    let pre_init = in_order && pre_init.is_some_and(|process| calibrate_pre_init(process, timeouts));
+    let sentinels = if in_order { Sentinels::InOrder { eras, pre_init } } else { Sentinels::Off };
+    known.push((argv, eras, sentinels));
+    Ok(sentinels)
+}
+
+/// Requests pipelined by a calibration run, each followed by a sentinel.
+const CALIBRATION_PAIRS: usize = 16;
+
+/// Runs a calibration on a fresh process: `form`'s opening (an `initialize` handshake for the handshake form), then
+/// [`CALIBRATION_PAIRS`] requests, each followed by a sentinel, all written at once. True when every reply came, each
+/// request's before the sentinel after it, and the sentinels' in order.
+fn calibrate(process: Process, form: Form, timeouts: Timeouts) -> bool {
+    let mut lines = Vec::new();
+    let mut expected = Vec::new();
+    if form == Form::Handshake {
+        let initialize = serde_json::json!({ "jsonrpc": "2.0", "id": "mcp-wirefuzz-calibrate-init", "method": INITIALIZE,
+            "params": { "protocolVersion": LATEST_HANDSHAKE_VERSION, "capabilities": {},
+                "clientInfo": { "name": "mcp-wirefuzz", "version": env!("CARGO_PKG_VERSION") } } });
+        lines.push(initialize.to_string().into_bytes());
+        lines.push(serde_json::json!({ "jsonrpc": "2.0", "method": INITIALIZED }).to_string().into_bytes());
+        expected.push("mcp-wirefuzz-calibrate-init".to_string());
+    }
+    let methods: &[&str] = match form {
+        Form::Modern => &[DISCOVER, TOOLS_LIST, PING, "mcp-wirefuzz/no-such-method"],
+        Form::Handshake => &[PING, TOOLS_LIST, "mcp-wirefuzz/no-such-method"],
+    };
+    for pair in 0..CALIBRATION_PAIRS {
+        let request = format!("mcp-wirefuzz-calibrate-{pair}");
+        let sentinel = format!("{SENTINEL_PREFIX}{pair}");
+        lines.push(form.request(&request, methods[pair % methods.len()]));
+        lines.push(form.request(&sentinel, PING));
+        expected.push(request);
+        expected.push(sentinel);
+    }
+    let Some(input) = &process.input else { return false };
+    for mut line in lines {
+        line.push(b'\n');
+        let _ = input.send(line);
+    }
+    let mut seen = Vec::new();
+    let until = Instant::now() + timeouts.reply_for(false);
+    while seen.len() < expected.len() && Instant::now() < until {
+        match process.output.recv_timeout(until.saturating_duration_since(Instant::now())) {
+            Ok(Stdout::Line(line)) => {
+                let reply = serde_json::from_slice::<serde_json::Value>(&line.bytes).ok();
+                if let Some(Some(RequestId::String(id))) = reply.as_ref().and_then(reply_to)
+                    && expected.contains(&id)
+                {
+                    seen.push(id);
+                }
+            }
+            _ => return false,
+        }
+    }
+    in_order(&seen, &expected)
+}
+
+/// Runs a calibration of pings before `initialize` on a fresh process: a plain sentinel, then an `initialize`
+/// handshake and a second sentinel. True when both sentinels and a result to `initialize` came, in order.
+fn calibrate_pre_init(process: Process, timeouts: Timeouts) -> bool {
+    let Some(input) = &process.input else { return false };
+    let expected =
+        [format!("{SENTINEL_PREFIX}pre"), "mcp-wirefuzz-calibrate-init".to_string(), format!("{SENTINEL_PREFIX}post")];
+    let initialize = serde_json::json!({ "jsonrpc": "2.0", "id": expected[1], "method": INITIALIZE,
+        "params": { "protocolVersion": LATEST_HANDSHAKE_VERSION, "capabilities": {},
+            "clientInfo": { "name": "mcp-wirefuzz", "version": env!("CARGO_PKG_VERSION") } } });
+    let initialized = serde_json::json!({ "jsonrpc": "2.0", "method": INITIALIZED });
+    for line in [
+        Form::Handshake.request(&expected[0], PING),
+        initialize.to_string().into_bytes(),
+        initialized.to_string().into_bytes(),
+        Form::Handshake.request(&expected[2], PING),
+    ] {
+        let _ = input.send([line, b"\n".to_vec()].concat());
+    }
+    let mut seen = Vec::new();
+    let until = Instant::now() + timeouts.reply_for(false);
+    while seen.len() < expected.len() && Instant::now() < until {
+        let Ok(Stdout::Line(line)) = process.output.recv_timeout(until.saturating_duration_since(Instant::now()))
+        else {
+            return false;
+        };
+        let Ok(reply) = serde_json::from_slice::<serde_json::Value>(&line.bytes) else { continue };
+        if let Some(Some(RequestId::String(id))) = reply_to(&reply)
+            && expected.contains(&id)
+        {
+            if id == expected[1] && !reply.get("result").is_some_and(|r| r.is_object()) {
+                return false;
+            }
+            seen.push(id);
+        }
+    }
+    in_order(&seen, &expected)
+}
+
+/// True when `seen` (the replies' ids as they came) holds every `expected` id (in the order sent) once, and each
+/// sentinel (named by [`SENTINEL_PREFIX`]) came after the replies to everything sent before it.
+fn in_order(seen: &[String], expected: &[String]) -> bool {
+    seen.len() == expected.len()
+        && expected.iter().all(|id| seen.contains(id))
+        && seen.iter().enumerate().all(|(n, id)| {
+            !id.starts_with(SENTINEL_PREFIX)
+                || expected
+                    .iter()
+                    .position(|e| e == id)
+                    .is_some_and(|at| expected[..at].iter().all(|e| seen[..n].contains(e)))
+        })
+}
+
+/// Methods that leave state on a connection (or open the handshake era): a conversation sending one, even
+/// malformed, gets a process of its own.
+const STATEFUL: &[&str] = &[
+    INITIALIZE,
+    INITIALIZED,
+    "logging/setLevel",
+    "resources/subscribe",
+    "resources/unsubscribe",
+    "subscriptions/listen",
+];
+
+/// True when a conversation may run on a process that served others: every line is a well-formed request that
+/// carries the modern envelope and names no method that leaves state ([`STATEFUL`]). Modern requests are
+/// self-contained, so on a server that serves 2026-07-28 such a conversation sees what it would see on a fresh
+/// process (which, locking its era or not, has seen only such requests). Notifications and malformed lines get a
+/// fresh process: a server may treat them by what its process saw before (rmcp ends on some of them).
+fn self_contained(inputs: &[Input]) -> bool {
+    inputs.iter().all(|input| match input {
+        Input::Sync => true,
+        Input::Line(line) => {
+            matches!(Frame::parse(line), Frame::Request(request)
+                if request.params.as_ref().is_some_and(|p| p.is_object())
+                    && envelope::carries_modern_envelope(&request.method, request.params.as_ref()))
+                && !STATEFUL.iter().any(|method| names_method(line, method))
+        }
+    })
+}
+
+/// True when `line` holds `"method"` followed by `method` as a JSON string, anywhere (a batch member, a malformed
+/// line): a byte search, so no parser's leniency can hide it.
+fn names_method(line: &[u8], method: &str) -> bool {
+    let quoted = format!("\"{method}\"");
+    line.windows(quoted.len()).any(|w| w == quoted.as_bytes()) && line.windows(8).any(|w| w == b"\"method\"")
+}
+
+/// How a conversation on a process ended for the target.
+enum End {
+    /// The process is done (closed, exited or killed).
+    Done,
+    /// The conversation ended cleanly with the process still serving: it may serve the next one.
+    Kept(Process),
+    /// A reply came after a sentinel had shown its request dropped: the server reorders, the transcript is void.
+    Reordered,
 }
 
 /// What the stdout reader thread reports.
@@ -256,8 +560,9 @@ impl Process {
         }
     }
 
-    /// Runs one conversation on this process and ends it.
-    fn converse(mut self, inputs: &[Input], timeouts: Timeouts) -> Transcript {
+    /// Runs one conversation on this process. It ends with stdin closed and the process gone, or, with `keep` and a
+    /// clean run (every sentinel answered, nothing dropped), with the process handed back still serving.
+    fn converse(mut self, inputs: &[Input], timeouts: Timeouts, barrier: Barrier, keep: bool) -> (Transcript, End) {
         let mut talk = Conversation {
             process: &mut self,
             events: Vec::new(),
@@ -267,6 +572,12 @@ impl Process {
             heard: false,
             cut: false,
             batches: Batches::default(),
+            barrier,
+            handshake: Handshake { ahead: first_opening(inputs), ..Handshake::default() },
+            sentinels: 0,
+            settled: false,
+            dropped: HashSet::new(),
+            reordered: false,
         };
         for input in inputs {
             match input {
@@ -281,6 +592,10 @@ impl Process {
         }
         if let Some(ending) = talk.barrier(timeouts) {
             return talk.finish(ending);
+        }
+        if keep && talk.settled && !talk.stalled && !talk.reordered && !talk.cut && talk.dropped.is_empty() {
+            let events = std::mem::take(&mut talk.events);
+            return (Transcript { events, ending: Ending::Closed }, End::Kept(self));
         }
         if let Some(ending) = talk.linger(timeouts.linger, timeouts.reply) {
             return talk.finish(ending);
@@ -461,6 +776,31 @@ struct Conversation<'a> {
     cut: bool,
     /// Whether the connection takes batches (it negotiated 2025-03-26), so a batch's requests owe replies too.
     batches: Batches,
+    /// How barriers know the replies are complete.
+    barrier: Barrier,
+    /// How far the conversation's own `initialize` handshake is (when a plain sentinel becomes harmless).
+    handshake: Handshake,
+    /// Sentinels sent so far (each gets the next id).
+    sentinels: u64,
+    /// True when the last barrier ended on a sentinel's reply.
+    settled: bool,
+    /// Requests a sentinel showed dropped; a reply to one later means the server reorders.
+    dropped: HashSet<RequestId>,
+    /// Set when a reply came after a sentinel had shown its request dropped.
+    reordered: bool,
+}
+
+/// The conversation's own handshake, as the server sees it: the era its first request opened, whether an
+/// `initialize` got a result, and whether `notifications/initialized` was sent.
+#[derive(Default)]
+struct Handshake {
+    opened: Option<Era>,
+    /// The era the conversation's first request will open (`None` when unclear or there is none); a sentinel sent
+    /// before it opens the same era.
+    ahead: Option<Option<Era>>,
+    initialize_ids: Vec<RequestId>,
+    initialized: bool,
+    result: bool,
 }
 
 /// How far the connection is from taking batches: the ids of the `initialize` requests that asked for 2025-03-26,
@@ -474,6 +814,7 @@ struct Batches {
 impl Conversation<'_> {
     fn send(&mut self, line: &[u8]) {
         self.record(Event::Sent(line.to_vec()));
+        self.handshake.sent(line);
         if self.batches.granted && line.trim_ascii_start().starts_with(b"[") {
             if let Ok(serde_json::Value::Array(items)) = serde_json::from_slice(line) {
                 for item in items {
@@ -498,6 +839,15 @@ impl Conversation<'_> {
     fn receive(&mut self, line: OutputLine) {
         self.heard = true;
         let value = serde_json::from_slice(&line.bytes).ok();
+        if let Some(reply) = &value {
+            if sentinel_reply(reply).is_some() {
+                return;
+            }
+            if let Some(Some(id)) = reply_to(reply) {
+                self.reordered |= self.dropped.contains(&id);
+                self.handshake.answered(&id, reply);
+            }
+        }
         match value {
             Some(serde_json::Value::Array(items)) if self.batches.granted => {
                 items.iter().for_each(|item| self.take(item))
@@ -542,19 +892,26 @@ impl Conversation<'_> {
     }
 
     /// Waits for every owed reply (up to the reply timeout), then for quiet output; `Some` when the server ended.
-    /// Requests still unanswered afterwards are not waited for again.
+    /// Requests still unanswered afterwards are not waited for again. Where a sentinel is harmless, its reply ends
+    /// the wait instead of the clock ([`Conversation::sentinel_barrier`]).
     fn barrier(&mut self, timeouts: Timeouts) -> Option<Ending> {
+        self.settled = false;
         let started = Instant::now();
         let limit = if self.stalled { timeouts.settle } else { timeouts.reply_for(self.heard) };
         loop {
+            // A server that has written nothing yet may still be starting: a sentinel would wait out its start-up
+            // allowance where the clock, owed nothing, waits the settle time.
+            if !self.stalled
+                && (self.heard || self.owes())
+                && let Some(form) = self.form()
+            {
+                return self.sentinel_barrier(form, timeouts);
+            }
             let left = limit.saturating_sub(started.elapsed());
             let wait = if self.owes() { left } else { timeouts.settle.min(left) };
             match self.process.output.recv_timeout(wait) {
                 Ok(Stdout::Line(line)) => self.receive(line),
-                Ok(Stdout::End) | Err(RecvTimeoutError::Disconnected) => {
-                    let status = self.process.wait_for_exit(timeouts.reply)?;
-                    return Some(self.process.exited(status));
-                }
+                Ok(Stdout::End) | Err(RecvTimeoutError::Disconnected) => return self.ended(timeouts),
                 Err(RecvTimeoutError::Timeout) => {
                     if !self.owes() || started.elapsed() >= limit {
                         self.stalled |= self.owes();
@@ -565,6 +922,80 @@ impl Conversation<'_> {
                 }
             }
         }
+    }
+
+    /// The sentinel form the conversation may send now, if any: only on a server calibrated to answer in order,
+    /// and only in a state where a `ping` changes nothing the conversation would see. A modern-only server takes
+    /// an enveloped ping at any time; a dual-era server once the conversation's first request opened the modern
+    /// era (a ping must not open the era for it); a handshake connection once the conversation's own `initialize`
+    /// got a result and it sent `notifications/initialized`, or at any time when the calibration showed a ping
+    /// before `initialize` is harmless (on a dual-era server, once the first request opened the handshake era).
+    fn form(&self) -> Option<Form> {
+        let Barrier::Sentinel { eras, pre_init } = self.barrier else { return None };
+        let ready = pre_init || (self.handshake.result && self.handshake.initialized);
+        let era = match self.handshake.opened {
+            Some(era) => Some(era),
+            None => self.handshake.ahead?,
+        };
+        match (eras, era) {
+            (Eras::Modern, _) | (Eras::Dual, Some(Era::Modern) | None) => Some(Form::Modern),
+            (Eras::Handshake, _) | (Eras::Dual, Some(Era::Handshake)) if ready => Some(Form::Handshake),
+            _ => None,
+        }
+    }
+
+    /// Sends a sentinel and reads until its reply; when a request is still owed then, a second one (a server that
+    /// reads its input in chunks may have read the first sentinel with the request and answered it first). Requests
+    /// owed after that were dropped. A sentinel not answered within the reply timeout stalls the conversation, as an
+    /// owed reply would.
+    fn sentinel_barrier(&mut self, form: Form, timeouts: Timeouts) -> Option<Ending> {
+        for _ in 0..2 {
+            let id = format!("{SENTINEL_PREFIX}{}", self.sentinels);
+            self.sentinels += 1;
+            if let Some(input) = &self.process.input {
+                let mut line = form.request(&id, PING);
+                line.push(b'\n');
+                let _ = input.send(line);
+            }
+            let until = Instant::now() + timeouts.reply_for(self.heard);
+            loop {
+                // A server that writes without end never lets the wait time out: the clock is read here too.
+                let received = match Instant::now() < until {
+                    true => self.process.output.recv_timeout(until.saturating_duration_since(Instant::now())),
+                    false => Err(RecvTimeoutError::Timeout),
+                };
+                match received {
+                    Ok(Stdout::Line(line)) => {
+                        let answered = serde_json::from_slice::<serde_json::Value>(&line.bytes)
+                            .is_ok_and(|reply| sentinel_reply(&reply) == Some(id.as_str()));
+                        self.receive(line);
+                        if answered {
+                            break;
+                        }
+                    }
+                    Ok(Stdout::End) | Err(RecvTimeoutError::Disconnected) => return self.ended(timeouts),
+                    Err(RecvTimeoutError::Timeout) => {
+                        self.stalled = true;
+                        self.open.clear();
+                        self.unmatched = 0;
+                        return None;
+                    }
+                }
+            }
+            if !self.owes() {
+                break;
+            }
+        }
+        self.dropped.extend(self.open.drain().map(|(id, _)| id));
+        self.unmatched = 0;
+        self.settled = true;
+        None
+    }
+
+    /// The output ended: how the process exited, once it has (waiting up to the reply timeout for it).
+    fn ended(&mut self, timeouts: Timeouts) -> Option<Ending> {
+        let status = self.process.wait_for_exit(timeouts.reply)?;
+        Some(self.process.exited(status))
     }
 
     /// Collects output for up to `linger` with stdin still open; `Some` when the server ended its output in that
@@ -617,9 +1048,80 @@ impl Conversation<'_> {
         }
     }
 
-    fn finish(self, ending: Ending) -> Transcript {
+    /// The transcript, and how the process ended for the target: void when the server showed it reorders.
+    fn finish(self, ending: Ending) -> (Transcript, End) {
+        let end = if self.reordered { End::Reordered } else { End::Done };
         let ending = if self.cut { Ending::Cut { events: self.events.len() } } else { ending };
-        Transcript { events: self.events, ending }
+        (Transcript { events: self.events, ending }, end)
+    }
+}
+
+/// The era the first request of `inputs` opens: `Some(None)` when no line may be a request, `None` when unclear.
+/// A lenient server may take a line that is not a well-formed request as one (a batch, an object with a method
+/// and extra members, a value with trailing bytes), so every line up to the first well-formed request that may be
+/// one must open the same era.
+fn first_opening(inputs: &[Input]) -> Option<Option<Era>> {
+    let mut era = None;
+    for input in inputs {
+        let Input::Line(line) = input else { continue };
+        let (this, well_formed) = match Frame::parse(line) {
+            Frame::Request(request) => (envelope::opening_era(&request.method, request.params.as_ref()), true),
+            Frame::Notification(_) | Frame::Blank | Frame::Response(_) => continue,
+            _ => match lenient_opening(line) {
+                Some(this) => (this, false),
+                None => continue,
+            },
+        };
+        if era.is_some_and(|era| era != this) {
+            return None;
+        }
+        era = Some(this);
+        if well_formed {
+            break;
+        }
+    }
+    Some(era)
+}
+
+/// The era a line that is not a well-formed request would open if a lenient server took it as one: its first JSON
+/// value, or a batch's first member, as an object with a method and an id.
+fn lenient_opening(line: &[u8]) -> Option<Era> {
+    let value = serde_json::Deserializer::from_slice(line).into_iter::<serde_json::Value>().next()?.ok()?;
+    let object = match &value {
+        serde_json::Value::Array(items) => items.first()?,
+        object => object,
+    };
+    let method = object.get("method")?;
+    object.get("id")?;
+    Some(envelope::opening_era(method.as_str().unwrap_or_default(), object.get("params")))
+}
+
+/// The sentinel id a reply answers, when it answers one (its id carries [`SENTINEL_PREFIX`]).
+fn sentinel_reply(reply: &serde_json::Value) -> Option<&str> {
+    reply_to(reply)?;
+    reply.get("id")?.as_str().filter(|id| id.starts_with(SENTINEL_PREFIX))
+}
+
+impl Handshake {
+    /// Follows a line the conversation sent.
+    fn sent(&mut self, line: &[u8]) {
+        match Frame::parse(line) {
+            Frame::Request(request) => {
+                self.opened.get_or_insert(envelope::opening_era(&request.method, request.params.as_ref()));
+                if request.method == INITIALIZE {
+                    self.initialize_ids.push(request.id);
+                }
+            }
+            Frame::Notification(notification) if notification.method == INITIALIZED => self.initialized = true,
+            _ => {}
+        }
+    }
+
+    /// Follows a reply to request `id`.
+    fn answered(&mut self, id: &RequestId, reply: &serde_json::Value) {
+        if self.initialize_ids.contains(id) && reply.get("result").is_some_and(|r| r.is_object()) {
+            self.result = true;
+        }
     }
 }
 
@@ -893,5 +1395,101 @@ mod tests {
         assert_eq!(reply(r#"{"jsonrpc":2,"id":null,"error":{},"result":1}"#), Some(None));
         assert_eq!(reply(r#"{"jsonrpc":"2.0","id":1,"method":"ping"}"#), None);
         assert_eq!(reply("42"), None);
+    }
+
+    /// A shell server answering every line that carries a string id with an empty result, `script` choosing when:
+    /// `$id` is the line's id, `reply` writes the answer.
+    fn answering(script: &str) -> ServerCommand {
+        sh(&format!(
+            r#"reply() {{ printf '{{"jsonrpc":"2.0","id":"%s","result":{{}}}}\n' "$1"; }}
+idof() {{ printf %s "$1" | sed -n 's/.*"id":"\([^"]*\)".*/\1/p'; }}
+{script}"#
+        ))
+    }
+
+    const IN_ORDER: &str = r#"while read -r l; do id=$(idof "$l"); [ -n "$id" ] && reply "$id"; done"#;
+
+    #[test]
+    fn calibration_tells_servers_that_answer_in_order_from_those_that_reorder() {
+        let in_order = answering(IN_ORDER);
+        let sentinels = calibrated(&in_order, Eras::Dual, quick()).unwrap();
+        assert_eq!(sentinels, Sentinels::InOrder { eras: Eras::Dual, pre_init: true });
+        let swapped = answering(
+            r#"while read -r a; do read -r b; for l in "$b" "$a"; do id=$(idof "$l"); [ -n "$id" ] && reply "$id"; done; done"#,
+        );
+        assert_eq!(calibrated(&swapped, Eras::Modern, quick()).unwrap(), Sentinels::Off);
+        let deaf = answering(r#"while read -r l; do :; done"#);
+        assert_eq!(calibrated(&deaf, Eras::Handshake, quick()).unwrap(), Sentinels::Off);
+    }
+
+    #[test]
+    fn a_late_reply_after_a_sentinel_turns_sentinels_off_and_reruns_the_conversation() {
+        let late = answering(
+            r#"while read -r l; do id=$(idof "$l"); case "$l" in *'"slow"'*) (sleep 0.3; reply "$id") & ;; *) [ -n "$id" ] && reply "$id";; esac; done; wait"#,
+        );
+        let mut target = StdioTarget::new(late, quick()).with_sentinels(Eras::Modern);
+        let slow = Input::Line(
+            br#"{"jsonrpc":"2.0","id":"s","method":"slow","params":{"_meta":{"io.modelcontextprotocol/protocolVersion":"2026-07-28","io.modelcontextprotocol/clientCapabilities":{}}}}"#.to_vec(),
+        );
+        let transcript = target.run(&[slow, Input::Sync]).unwrap();
+        assert!(matches!(transcript.events[1], Event::Received { .. }), "{}", transcript.render());
+        assert!(matches!(transcript.events[2], Event::Sync));
+        assert_eq!(target.sentinels, Sentinels::Off);
+    }
+
+    #[test]
+    fn sentinels_wait_for_the_conversations_own_era_and_handshake() {
+        let line = |text: &str| Input::Line(text.as_bytes().to_vec());
+        let modern = line(
+            r#"{"jsonrpc":"2.0","id":1,"method":"tools/list","params":{"_meta":{"io.modelcontextprotocol/protocolVersion":"2026-07-28"}}}"#,
+        );
+        let legacy = line(r#"{"jsonrpc":"2.0","id":1,"method":"tools/list"}"#);
+        let note = line(r#"{"jsonrpc":"2.0","method":"notifications/cancelled"}"#);
+        let lenient_legacy = line(r#"{"jsonrpc":"2.0","id":1.5,"method":"tools/list"}"#);
+        assert_eq!(first_opening(&[note.clone(), modern.clone()]), Some(Some(Era::Modern)));
+        assert_eq!(first_opening(&[note.clone(), Input::Sync]), Some(None));
+        assert_eq!(first_opening(&[legacy.clone(), modern.clone()]), Some(Some(Era::Handshake)));
+        assert_eq!(first_opening(&[lenient_legacy.clone(), modern.clone()]), None);
+        assert_eq!(first_opening(&[lenient_legacy, legacy.clone()]), Some(Some(Era::Handshake)));
+        assert!(self_contained(&[modern.clone(), Input::Sync, modern.clone()]));
+        assert!(!self_contained(&[modern.clone(), note]));
+        assert!(!self_contained(&[modern, legacy]));
+        let setlevel = line(
+            r#"{"jsonrpc":"2.0","id":1,"method":"logging/setLevel","params":{"_meta":{"io.modelcontextprotocol/protocolVersion":"2026-07-28"}}}"#,
+        );
+        assert!(!self_contained(&[setlevel]));
+    }
+
+    #[test]
+    fn in_order_wants_every_sentinel_after_what_was_sent_before_it() {
+        let ids = |list: &[&str]| list.iter().map(|s| s.to_string()).collect::<Vec<_>>();
+        let sentinel = |n: u32| format!("{SENTINEL_PREFIX}{n}");
+        let expected = ids(&["a", &sentinel(0), "b", &sentinel(1)]);
+        assert!(in_order(&expected, &expected));
+        assert!(in_order(&ids(&["a", &sentinel(0), "b", &sentinel(1)]), &expected));
+        assert!(!in_order(&ids(&[&sentinel(0), "a", "b", &sentinel(1)]), &expected));
+        assert!(!in_order(&ids(&["a", &sentinel(0), &sentinel(1), "b"]), &expected));
+        assert!(!in_order(&ids(&["a", &sentinel(0), "b"]), &expected));
+        assert!(!in_order(&ids(&["a", "a", &sentinel(0), &sentinel(1)]), &expected));
+    }
+
+    #[test]
+    fn a_kept_process_serves_the_next_self_contained_conversation() {
+        let counting = answering(
+            r#"n=0; while read -r l; do id=$(idof "$l"); case "$l" in *'"tools/list"'*) n=$((n+1)); printf '{"jsonrpc":"2.0","id":"%s","result":{"n":%s}}\n' "$id" "$n";; *) [ -n "$id" ] && reply "$id";; esac; done"#,
+        );
+        let list = Input::Line(
+            br#"{"jsonrpc":"2.0","id":"l","method":"tools/list","params":{"_meta":{"io.modelcontextprotocol/protocolVersion":"2026-07-28","io.modelcontextprotocol/clientCapabilities":{}}}}"#.to_vec(),
+        );
+        let mut target = StdioTarget::new(counting, quick()).with_sentinels(Eras::Modern);
+        let first = target.run(&[list.clone(), Input::Sync]).unwrap();
+        let second = target.run(&[list.clone(), Input::Sync]).unwrap();
+        let count = |t: &Transcript| t.received().next().map(|l| String::from_utf8_lossy(l).contains(r#""n":2"#));
+        assert_eq!((count(&first), count(&second)), (Some(false), Some(true)), "{}", second.render());
+        assert_eq!(second.ending, Ending::Closed);
+        // A conversation that is not self-contained gets a fresh process.
+        let note = Input::Line(br#"{"jsonrpc":"2.0","method":"notifications/cancelled"}"#.to_vec());
+        let fresh = target.run(&[list, note, Input::Sync]).unwrap();
+        assert_eq!(count(&fresh), Some(false), "{}", fresh.render());
     }
 }

@@ -335,7 +335,8 @@ pub static RULES: &[Rule] = &[
         "A modern request whose params._meta is missing, not an object, or lacks a required envelope key gets \
          -32602. Changed in issue 12: naming the missing keys in the message is now MCP-ENVELOPE-KEY-NAMED, and \
          the rule applies only to a server that serves 2026-07-28, on a connection no `initialize` or \
-         un-enveloped request opened.",
+         un-enveloped request opened. Changed in issue 15: a method 2026-07-28 removed (`ping`, `logging/setLevel`, \
+         ...) in an incomplete envelope is not judged (a dual-era server may serve it as the handshake-era method).",
         "MCP 2026-07-28 basic/index.mdx; shared/PROTOCOL-REFERENCE.md §7 I19",
     ),
     Rule {

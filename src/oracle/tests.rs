@@ -913,6 +913,11 @@ fn envelope_missing_key() {
     fires(&[S(&half), R(&modern_ok("1", HINTS))], ENVELOPE_MISSING_KEY);
     // The spec mandates the code only: an unnamed key is fine by default.
     only(&[S(&half), R(&error("1", -32602))], &[]);
+    // A method 2026-07-28 removed, in an incomplete envelope, may be served as the handshake-era method (rmcp).
+    let half_ping = format!(
+        r#"{{"jsonrpc":"2.0","id":1,"method":"ping","params":{{"_meta":{{"{PROTOCOL_VERSION_KEY}":"2026-07-28"}}}}}}"#
+    );
+    quiet(&[S(&half_ping), R(r#"{"jsonrpc":"2.0","id":1,"result":{}}"#)], ENVELOPE_MISSING_KEY);
     // Not on a handshake-only server, nor after initialize.
     let legacy = Policy::default().with_model(ServerModel::stated(Eras::Handshake));
     only_under(&legacy, &[S(&half), R(&error("1", -32600))], &[]);

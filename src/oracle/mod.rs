@@ -13,6 +13,7 @@ pub mod catalogue;
 mod jsonrpc;
 mod mcp;
 mod memo;
+mod surface;
 mod template;
 #[cfg(test)]
 mod tests;
@@ -60,6 +61,7 @@ pub fn check(transcript: &Transcript, policy: &Policy) -> Vec<Finding> {
     let reads = read(judged, &mut findings);
     let answers = jsonrpc::check(judged, &reads, &mut findings);
     mcp::check(judged, &reads, &answers, policy, &mut findings);
+    surface::check(judged, &reads, &answers, policy, &mut findings);
     check_ending(judged, &mut findings);
     let findings = match &spread {
         Some(spread) => spread.put_back(findings.0, transcript),

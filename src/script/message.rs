@@ -2,11 +2,18 @@
 //! and raw lines that are not messages at all. Every choice is a closed enum, so both generators stay bounded and the
 //! first variant of each enum (what `arbitrary` picks when its bytes run out) is a valid, useful message.
 
+use super::arguments::ArgPlan;
 use super::id::IdKind;
 use crate::protocol::Era;
 use crate::protocol::methods::{
     CANCELLED, DISCOVER, INITIALIZE, INITIALIZED, PING, PROMPTS_LIST, RESOURCES_LIST, TOOLS_CALL, TOOLS_LIST,
 };
+use crate::surface::TEMPLATES_LIST;
+
+/// `prompts/get`.
+pub const PROMPTS_GET: &str = "prompts/get";
+/// `resources/read`.
+pub const RESOURCES_READ: &str = "resources/read";
 
 /// A method no MCP version defines.
 pub const UNKNOWN_METHOD: &str = "wirefuzz/unknown";
@@ -14,12 +21,15 @@ pub const UNKNOWN_METHOD: &str = "wirefuzz/unknown";
 pub const UNKNOWN_NOTIFICATION: &str = "notifications/wirefuzz";
 
 /// Every method name a script can send, requests first.
-pub const METHODS: [&str; 11] = [
+pub const METHODS: [&str; 14] = [
     TOOLS_LIST,
     TOOLS_CALL,
     DISCOVER,
     PROMPTS_LIST,
     RESOURCES_LIST,
+    PROMPTS_GET,
+    RESOURCES_READ,
+    TEMPLATES_LIST,
     PING,
     INITIALIZE,
     UNKNOWN_METHOD,
@@ -91,6 +101,130 @@ pub enum Call {
     Initialize(InitVersion),
     /// A method no version defines.
     Unknown,
+    /// `tools/call` of a tool the server listed, with arguments from its `inputSchema`.
+    #[proptest(weight = 3)]
+    Tool(ToolPlan),
+    /// `prompts/get` of a listed prompt, or an unknown one.
+    Prompt(PromptPlan),
+    /// `resources/read` of a listed resource, a template expansion, or an unknown URI.
+    Resource(ResourcePlan),
+    /// `resources/templates/list`.
+    TemplatesList,
+    /// A list method with a cursor the server never issued.
+    BadCursor(ListKind),
+}
+
+/// A `tools/call` of a listed tool: which one (modulo the number of tools), and how its arguments are made.
+#[derive(
+    Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord, arbitrary::Arbitrary, proptest_derive::Arbitrary,
+)]
+pub struct ToolPlan {
+    /// The tool's index among the listed tools, modulo their number.
+    pub tool: u8,
+    /// How the arguments are made.
+    pub arguments: ArgPlan,
+}
+
+/// A `prompts/get`.
+#[derive(
+    Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord, arbitrary::Arbitrary, proptest_derive::Arbitrary,
+)]
+pub struct PromptPlan {
+    /// The prompt's index among the listed prompts, modulo their number.
+    pub prompt: u8,
+    /// Which arguments go with it.
+    pub arguments: PromptArguments,
+}
+
+/// The arguments of a `prompts/get`.
+#[derive(
+    Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord, arbitrary::Arbitrary, proptest_derive::Arbitrary,
+)]
+pub enum PromptArguments {
+    /// Every required argument, each `"wirefuzz"`.
+    #[proptest(weight = 3)]
+    Required,
+    /// Every argument, each an odd string.
+    Odd(super::arguments::OddString),
+    /// A required argument left out (the prompt's first required one; none: all given).
+    MissingRequired,
+    /// A prompt name the server does not list.
+    UnknownPrompt,
+}
+
+impl PromptArguments {
+    /// A stable kebab-case name.
+    pub fn name(self) -> &'static str {
+        match self {
+            PromptArguments::Required => "required",
+            PromptArguments::Odd(_) => "odd",
+            PromptArguments::MissingRequired => "missing-required",
+            PromptArguments::UnknownPrompt => "unknown-prompt",
+        }
+    }
+}
+
+/// A `resources/read`.
+#[derive(
+    Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord, arbitrary::Arbitrary, proptest_derive::Arbitrary,
+)]
+pub struct ResourcePlan {
+    /// The index among the listed resources (or templates), modulo their number.
+    pub index: u8,
+    /// Which URI is read.
+    pub uri: ResourceUri,
+}
+
+/// Which URI a `resources/read` reads.
+#[derive(
+    Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord, arbitrary::Arbitrary, proptest_derive::Arbitrary,
+)]
+pub enum ResourceUri {
+    /// A listed resource's URI.
+    #[proptest(weight = 3)]
+    Listed,
+    /// A template expanded, every variable `wirefuzz` (or an odd string).
+    Template(super::arguments::OddString),
+    /// A URI the server does not list, under a scheme no server uses.
+    Unknown,
+}
+
+impl ResourceUri {
+    /// A stable kebab-case name.
+    pub fn name(self) -> &'static str {
+        match self {
+            ResourceUri::Listed => "listed",
+            ResourceUri::Template(_) => "template",
+            ResourceUri::Unknown => "unknown",
+        }
+    }
+}
+
+/// A paginated list method.
+#[derive(
+    Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord, arbitrary::Arbitrary, proptest_derive::Arbitrary,
+)]
+pub enum ListKind {
+    /// `tools/list`.
+    Tools,
+    /// `prompts/list`.
+    Prompts,
+    /// `resources/list`.
+    Resources,
+    /// `resources/templates/list`.
+    Templates,
+}
+
+impl ListKind {
+    /// The method.
+    pub fn method(self) -> &'static str {
+        match self {
+            ListKind::Tools => TOOLS_LIST,
+            ListKind::Prompts => PROMPTS_LIST,
+            ListKind::Resources => RESOURCES_LIST,
+            ListKind::Templates => TEMPLATES_LIST,
+        }
+    }
 }
 
 impl Call {
@@ -105,6 +239,11 @@ impl Call {
             Call::Ping => PING,
             Call::Initialize(_) => INITIALIZE,
             Call::Unknown => UNKNOWN_METHOD,
+            Call::Tool(_) => TOOLS_CALL,
+            Call::Prompt(_) => PROMPTS_GET,
+            Call::Resource(_) => RESOURCES_READ,
+            Call::TemplatesList => TEMPLATES_LIST,
+            Call::BadCursor(list) => list.method(),
         }
     }
 }

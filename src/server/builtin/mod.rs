@@ -4,3 +4,4 @@
 pub mod mutants;
 pub mod quirks;
 pub mod reference;
+pub mod surface;

@@ -1,0 +1,394 @@
+//! The surface rules: tool calls, prompt gets, resource reads and lists judged against what the server listed
+//! (the policy's [`Surface`]), and the error codes 2026-07-28 reserves. Only requests on a connection that was
+//! opened properly are judged: a plain request after an `initialize` that got a result, or a fully enveloped
+//! 2026-07-28 request on a server that serves 2026-07-28 before any plain request; a reply that refuses the era or
+//! the lifecycle is the MCP layer's business.
+
+use super::catalogue::{
+    CONTENT_SHAPE, CURSOR_INVALID, ERROR_CODE_RESERVED, LIST_DUPLICATE_NAME, LIST_SHAPE, PROMPT_ARGUMENTS,
+    PROMPT_UNKNOWN, RESOURCE_READABLE, RESOURCE_UNKNOWN, TOOL_INVALID_ARGS, TOOL_OUTPUT_SCHEMA, TOOL_UNKNOWN,
+    TOOL_VALID_ARGS,
+};
+use super::{Findings, Policy, Read, ServerLine};
+use crate::protocol::codes::{INVALID_PARAMS, METHOD_NOT_FOUND, RESOURCE_NOT_FOUND};
+use crate::protocol::envelope::{self, CLIENT_CAPABILITIES_KEY, PROTOCOL_VERSION_KEY};
+use crate::protocol::era::LATEST_MODERN_VERSION;
+use crate::protocol::methods::{INITIALIZE, PROMPTS_LIST, RESOURCES_LIST, TOOLS_CALL, TOOLS_LIST};
+use crate::protocol::{Era, ErrorObject, Frame, Outcome};
+use crate::script::message::{PROMPTS_GET, RESOURCES_READ};
+use crate::script::{BAD_CURSOR, UNKNOWN_URI};
+use crate::surface::{Surface, TEMPLATES_LIST, compile};
+use crate::transcript::{Event, Transcript};
+use serde_json::{Map, Value};
+use std::collections::BTreeSet;
+
+/// Codes 2026-07-28 defines in the reserved range -32020..-32099.
+const DEFINED_RESERVED: [i64; 3] = [-32020, -32021, -32022];
+/// -32042, the 2025-11-25 URL elicitation code, reserved in 2026-07-28.
+const URL_ELICITATION: i64 = -32042;
+
+/// Checks the replies to the surface methods (with the policy's surface) and the codes of modern errors.
+pub(super) fn check(
+    transcript: &Transcript,
+    reads: &[Read],
+    answers: &[Option<usize>],
+    policy: &Policy,
+    findings: &mut Findings,
+) {
+    let serves_modern = policy.model().and_then(|m| m.serves(Era::Modern)) == Some(true);
+    let mut initialized_from: Option<usize> = None;
+    let mut plain_seen = false;
+    for (index, read) in reads.iter().enumerate() {
+        let Some((Frame::Request(request), None)) = read.sent() else { continue };
+        let reply = answers[index].and_then(|at| match reads[at].server_line() {
+            Some(ServerLine::Reply { outcome: Some(outcome), .. }) => Some((at, outcome)),
+            _ => None,
+        });
+        let params = request.params.as_ref();
+        let era = if envelope::carries_modern_envelope(&request.method, params) {
+            let meta = envelope::meta(params);
+            let version = meta.and_then(|m| m.get(PROTOCOL_VERSION_KEY)).and_then(Value::as_str);
+            let capabilities = meta.is_some_and(|m| m.contains_key(CLIENT_CAPABILITIES_KEY));
+            (serves_modern && !plain_seen && version == Some(LATEST_MODERN_VERSION) && capabilities)
+                .then_some(Era::Modern)
+        } else {
+            plain_seen = true;
+            if request.method == INITIALIZE {
+                if initialized_from.is_none() && matches!(reply, Some((_, Outcome::Result(_)))) {
+                    initialized_from = Some(index);
+                }
+                None
+            } else {
+                initialized_from.filter(|from| *from < index).map(|_| Era::Handshake)
+            }
+        };
+        let (Some(era), Some((at, outcome))) = (era, reply) else { continue };
+        let mut judge = Judge { findings, at };
+        if era == Era::Modern
+            && let Outcome::Error(error) = outcome
+        {
+            judge.reserved_code(error);
+        }
+        let Some(surface) = policy.surface().filter(|s| s.learned) else { continue };
+        if !matches!(
+            request.method.as_str(),
+            TOOLS_CALL | PROMPTS_GET | RESOURCES_READ | TOOLS_LIST | PROMPTS_LIST | RESOURCES_LIST | TEMPLATES_LIST
+        ) {
+            continue;
+        }
+        // The skimmed frame holds only what the MCP layer reads of params: read the line whole.
+        let Some(Event::Sent(line)) = transcript.events.get(index) else { continue };
+        let Ok(sent) = serde_json::from_slice::<Value>(line) else { continue };
+        let params = sent.get("params").and_then(Value::as_object).cloned().unwrap_or_default();
+        match request.method.as_str() {
+            TOOLS_CALL => judge.tool_call(surface, &params, outcome),
+            PROMPTS_GET => judge.prompt_get(surface, &params, outcome),
+            RESOURCES_READ => judge.resource_read(surface, &params, outcome, era),
+            method => judge.list(method, &params, outcome),
+        }
+    }
+}
+
+/// Findings about the reply at event `at`.
+struct Judge<'a> {
+    findings: &'a mut Findings,
+    at: usize,
+}
+
+impl Judge<'_> {
+    fn add(&mut self, rule: &'static str, detail: impl Into<String>) {
+        self.findings.add(rule, Some(self.at), detail.into());
+    }
+
+    fn reserved_code(&mut self, error: &ErrorObject) {
+        let code = error.code;
+        let reserved = code == RESOURCE_NOT_FOUND
+            || code == URL_ELICITATION
+            || ((-32099..=-32020).contains(&code) && !DEFINED_RESERVED.contains(&code));
+        if reserved {
+            self.add(
+                ERROR_CODE_RESERVED,
+                format!("error code {code} on a modern connection, where 2026-07-28 reserves it"),
+            );
+        }
+    }
+
+    fn tool_call(&mut self, surface: &Surface, params: &Map<String, Value>, outcome: &Outcome) {
+        let Some(name) = params.get("name").and_then(Value::as_str) else { return };
+        if !surface.lists_tool(name) {
+            if let Outcome::Result(result) = outcome
+                && result.get("isError") != Some(&Value::Bool(true))
+            {
+                self.add(TOOL_UNKNOWN, format!("tools/call of the unlisted tool {name:?} got a successful result"));
+            }
+            return;
+        }
+        let Some((index, _)) = surface.tool(name) else { return };
+        let arguments = params.get("arguments").cloned().unwrap_or_else(|| Value::Object(Map::new()));
+        let (input, output) = surface.validators(index);
+        let valid = input.map(|v| arguments.is_object() && v.is_valid(&arguments));
+        match outcome {
+            Outcome::Error(error) => match valid {
+                Some(true) => self.add(
+                    TOOL_VALID_ARGS,
+                    format!("tools/call {name} with arguments its inputSchema accepts got error {}", error.code),
+                ),
+                Some(false) if error.code != INVALID_PARAMS => self.add(
+                    TOOL_INVALID_ARGS,
+                    format!(
+                        "tools/call {name} with arguments its inputSchema refuses got error {}, not -32602 or an \
+                         isError result",
+                        error.code
+                    ),
+                ),
+                _ => {}
+            },
+            Outcome::Result(result) => {
+                self.call_result(result);
+                let is_error = result.get("isError") == Some(&Value::Bool(true));
+                if let (false, Some(validator)) = (is_error, output) {
+                    match result.get("structuredContent") {
+                        None => self.add(
+                            TOOL_OUTPUT_SCHEMA,
+                            format!("{name} declares an outputSchema but its result has no structuredContent"),
+                        ),
+                        Some(structured) => {
+                            if let Err(error) = validator.validate(structured) {
+                                let detail = format!("{name}'s structuredContent breaks its outputSchema: {error}");
+                                self.add(TOOL_OUTPUT_SCHEMA, shorten(&detail));
+                            }
+                        }
+                    }
+                }
+            }
+        }
+    }
+
+    /// A tools/call result: a content array, a boolean isError, well-formed items.
+    fn call_result(&mut self, result: &Value) {
+        if result.get("isError").is_some_and(|e| !e.is_boolean()) {
+            self.add(CONTENT_SHAPE, "tools/call result: isError is not a boolean");
+        }
+        match result.get("content") {
+            Some(Value::Array(items)) => {
+                for (i, item) in items.iter().enumerate() {
+                    if let Some(problem) = content_problem(item) {
+                        self.add(CONTENT_SHAPE, format!("tools/call result content[{i}]: {problem}"));
+                    }
+                }
+            }
+            _ => self.add(CONTENT_SHAPE, "tools/call result: content is not an array"),
+        }
+    }
+
+    fn prompt_get(&mut self, surface: &Surface, params: &Map<String, Value>, outcome: &Outcome) {
+        let Some(name) = params.get("name").and_then(Value::as_str) else { return };
+        let not_served = matches!(outcome, Outcome::Error(e) if e.code == METHOD_NOT_FOUND);
+        let Some(prompt) = surface.prompt(name) else {
+            if !not_served && !matches!(outcome, Outcome::Error(e) if e.code == INVALID_PARAMS) {
+                let got = describe(outcome);
+                self.add(PROMPT_UNKNOWN, format!("prompts/get of the unlisted prompt {name:?} got {got}, not -32602"));
+            }
+            return;
+        };
+        let given = params.get("arguments").and_then(Value::as_object);
+        let missing =
+            prompt.arguments.iter().find(|(arg, required)| *required && given.is_none_or(|g| !g.contains_key(arg)));
+        if let Some((arg, _)) = missing {
+            if !not_served && !matches!(outcome, Outcome::Error(e) if e.code == INVALID_PARAMS) {
+                let got = describe(outcome);
+                let detail = format!("prompts/get {name} without its required argument {arg:?} got {got}, not -32602");
+                self.add(PROMPT_ARGUMENTS, detail);
+            }
+            return;
+        }
+        if let Outcome::Result(result) = outcome {
+            let messages = result.get("messages").and_then(Value::as_array);
+            let Some(messages) = messages else {
+                return self.add(CONTENT_SHAPE, "prompts/get result: messages is not an array");
+            };
+            for (i, message) in messages.iter().enumerate() {
+                if let Some(problem) = message.get("content").map_or(Some("no content".into()), content_problem) {
+                    self.add(CONTENT_SHAPE, format!("prompts/get result messages[{i}].content: {problem}"));
+                }
+            }
+        }
+    }
+
+    fn resource_read(&mut self, surface: &Surface, params: &Map<String, Value>, outcome: &Outcome, era: Era) {
+        let Some(uri) = params.get("uri").and_then(Value::as_str) else { return };
+        let listed = surface.resources.iter().any(|r| r == uri);
+        match outcome {
+            Outcome::Result(result) => {
+                if uri == UNKNOWN_URI && !listed && !surface.templates.iter().any(|t| t.starts_with('{')) {
+                    return self
+                        .add(RESOURCE_UNKNOWN, format!("resources/read of the unknown URI {uri:?} got a result"));
+                }
+                let Some(contents) = result.get("contents").and_then(Value::as_array) else {
+                    return self.add(CONTENT_SHAPE, "resources/read result: contents is not an array");
+                };
+                for (i, item) in contents.iter().enumerate() {
+                    if let Some(problem) = resource_contents_problem(item) {
+                        self.add(CONTENT_SHAPE, format!("resources/read result contents[{i}]: {problem}"));
+                    }
+                }
+            }
+            Outcome::Error(error) if listed && error.code != METHOD_NOT_FOUND => self.add(
+                RESOURCE_READABLE,
+                format!("resources/read of the listed resource {uri:?} got error {}", error.code),
+            ),
+            Outcome::Error(error) if uri == UNKNOWN_URI => {
+                let accepted = match era {
+                    Era::Handshake => [RESOURCE_NOT_FOUND, INVALID_PARAMS].contains(&error.code),
+                    // -32002 is judged by MCP-ERROR-CODE-RESERVED.
+                    Era::Modern => [RESOURCE_NOT_FOUND, INVALID_PARAMS].contains(&error.code),
+                };
+                if !accepted && error.code != METHOD_NOT_FOUND {
+                    let want = if era == Era::Modern { "-32602" } else { "-32002 or -32602" };
+                    let detail =
+                        format!("resources/read of the unknown URI {uri:?} got error {}, not {want}", error.code);
+                    self.add(RESOURCE_UNKNOWN, detail);
+                }
+            }
+            Outcome::Error(_) => {}
+        }
+    }
+
+    fn list(&mut self, method: &str, params: &Map<String, Value>, outcome: &Outcome) {
+        if params.get("cursor").and_then(Value::as_str) == Some(BAD_CURSOR) {
+            match outcome {
+                Outcome::Error(error) if error.code == INVALID_PARAMS || error.code == METHOD_NOT_FOUND => {}
+                other => {
+                    let got = describe(other);
+                    self.add(CURSOR_INVALID, format!("{method} with a cursor never issued got {got}, not -32602"))
+                }
+            }
+            return;
+        }
+        let Outcome::Result(result) = outcome else { return };
+        let (key, name_key) = match method {
+            TOOLS_LIST => ("tools", "name"),
+            PROMPTS_LIST => ("prompts", "name"),
+            RESOURCES_LIST => ("resources", "uri"),
+            _ => ("resourceTemplates", "uriTemplate"),
+        };
+        if result.get("nextCursor").is_some_and(|c| !c.is_string()) {
+            self.add(LIST_SHAPE, format!("{method} result: nextCursor is not a string"));
+        }
+        let Some(items) = result.get(key).and_then(Value::as_array) else {
+            return self.add(LIST_SHAPE, format!("{method} result: {key} is not an array"));
+        };
+        let mut seen = BTreeSet::new();
+        for (i, item) in items.iter().enumerate() {
+            if let Some(problem) = item_problem(key, item) {
+                self.add(LIST_SHAPE, shorten(&format!("{method} result {key}[{i}]: {problem}")));
+            }
+            if let Some(name) = item.get(name_key).and_then(Value::as_str)
+                && !seen.insert(name)
+            {
+                self.add(LIST_DUPLICATE_NAME, format!("{method} result lists {name_key} {name:?} twice"));
+            }
+        }
+    }
+}
+
+/// What is wrong with one listed item, if anything.
+fn item_problem(key: &str, item: &Value) -> Option<String> {
+    let Some(object) = item.as_object() else { return Some("not an object".into()) };
+    let text = |name: &str| object.get(name).is_some_and(Value::is_string);
+    match key {
+        "tools" => {
+            if !text("name") {
+                return Some("name is not a string".into());
+            }
+            for schema_key in ["inputSchema", "outputSchema"] {
+                match object.get(schema_key) {
+                    None if schema_key == "outputSchema" => {}
+                    Some(schema) if schema.is_object() && compile(schema).is_some() => {}
+                    Some(schema) if schema.is_object() => return Some(format!("{schema_key} does not compile")),
+                    other => {
+                        let shown = other.map_or("missing".into(), |v| shorten(&v.to_string()));
+                        return Some(format!("{schema_key} is not a JSON Schema object: {shown}"));
+                    }
+                }
+            }
+            None
+        }
+        "prompts" => {
+            if !text("name") {
+                return Some("name is not a string".into());
+            }
+            match object.get("arguments") {
+                None => None,
+                Some(Value::Array(arguments))
+                    if arguments.iter().all(|a| a.get("name").is_some_and(Value::is_string)) =>
+                {
+                    None
+                }
+                Some(_) => Some("arguments is not an array of objects with a string name".into()),
+            }
+        }
+        "resources" => (!text("uri") || !text("name")).then(|| "uri or name is not a string".into()),
+        _ => (!text("uriTemplate") || !text("name")).then(|| "uriTemplate or name is not a string".into()),
+    }
+}
+
+/// What is wrong with one content block, if anything (unknown types are not judged).
+fn content_problem(item: &Value) -> Option<String> {
+    let Some(object) = item.as_object() else { return Some("not an object".into()) };
+    let text = |name: &str| object.get(name).is_some_and(Value::is_string);
+    let Some(kind) = object.get("type").and_then(Value::as_str) else { return Some("type is not a string".into()) };
+    match kind {
+        "text" => (!text("text")).then(|| "text content without a string text".into()),
+        "image" | "audio" => {
+            if !text("mimeType") {
+                return Some(format!("{kind} content without a string mimeType"));
+            }
+            match object.get("data").and_then(Value::as_str) {
+                Some(data) if is_base64(data) => None,
+                Some(data) => Some(format!("{kind} data is not base64: {}", shorten(data))),
+                None => Some(format!("{kind} content without string data")),
+            }
+        }
+        "resource_link" => {
+            (!text("uri") || !text("name")).then(|| "resource_link without a string uri and name".into())
+        }
+        "resource" => match object.get("resource") {
+            Some(resource) => resource_contents_problem(resource).map(|p| format!("embedded resource: {p}")),
+            None => Some("resource content without a resource".into()),
+        },
+        _ => None,
+    }
+}
+
+/// What is wrong with one resource contents object: a string uri, and a string text or a base64 blob.
+fn resource_contents_problem(item: &Value) -> Option<String> {
+    let Some(object) = item.as_object() else { return Some("not an object".into()) };
+    if !object.get("uri").is_some_and(Value::is_string) {
+        return Some("uri is not a string".into());
+    }
+    match (object.get("text"), object.get("blob")) {
+        (Some(Value::String(_)), _) => None,
+        (None, Some(Value::String(blob))) if is_base64(blob) => None,
+        (None, Some(Value::String(blob))) => Some(format!("blob is not base64: {}", shorten(blob))),
+        _ => Some("neither a string text nor a string blob".into()),
+    }
+}
+
+/// Standard base64 with padding (RFC 4648 §4), as schema.ts's `format: "byte"` means.
+fn is_base64(data: &str) -> bool {
+    data_encoding::BASE64.decode(data.as_bytes()).is_ok()
+}
+
+/// `an error -32603`, `a successful result`, `an isError result`.
+fn describe(outcome: &Outcome) -> String {
+    match outcome {
+        Outcome::Error(error) => format!("error {}", error.code),
+        Outcome::Result(result) if result.get("isError") == Some(&Value::Bool(true)) => "an isError result".into(),
+        Outcome::Result(_) => "a result".into(),
+    }
+}
+
+fn shorten(text: &str) -> String {
+    crate::transcript::show_bytes(text.as_bytes(), 200)
+}

@@ -9,7 +9,8 @@
 
 use crate::baseline::Baseline;
 use crate::case::Case;
-use crate::oracle::{Finding, Level, Policy, check};
+use crate::oracle::coverage::Coverage;
+use crate::oracle::{Finding, Level, Policy, check_covered};
 use crate::script::Script;
 use crate::server::{ServerSpec, Target};
 use crate::shrink::{Budget, Minimized, minimize_finding};
@@ -76,6 +77,8 @@ pub struct Summary {
     pub counts: BTreeMap<&'static str, u64>,
     /// How many conversations broke each rule with each trigger, every trigger counted (those past the bound too).
     pub trigger_counts: BTreeMap<&'static str, BTreeMap<String, u64>>,
+    /// What the conversations exercised, per method and per tool.
+    pub coverage: Coverage,
 }
 
 impl Summary {
@@ -174,6 +177,7 @@ pub fn run(
         found: Vec::new(),
         counts: BTreeMap::new(),
         trigger_counts: BTreeMap::new(),
+        coverage: Coverage::default(),
     };
     let mut failure = None;
     let mut last_tick = Instant::now();
@@ -187,6 +191,7 @@ pub fn run(
                 for ((rule, trigger), count) in tally.triggers {
                     *summary.trigger_counts.entry(rule).or_default().entry(trigger).or_default() += count;
                 }
+                summary.coverage.merge(&tally.coverage);
                 if last_tick.elapsed() >= Duration::from_millis(100) {
                     last_tick = Instant::now();
                     progress(&Progress::Ran { done: summary.conversations });
@@ -226,6 +231,7 @@ struct Tally {
     conversations: u64,
     broken: Vec<(&'static str, u64)>,
     triggers: HashMap<(&'static str, String), u64>,
+    coverage: Coverage,
     since: Option<Instant>,
 }
 
@@ -295,7 +301,8 @@ impl Worker<'_> {
                     return;
                 }
             };
-            let findings = check(&transcript, &self.options.policy);
+            let (findings, coverage) = check_covered(&transcript, &self.options.policy);
+            tally.coverage.merge(&coverage);
             let mut broken: Vec<(&'static str, String)> = Vec::new();
             for finding in &findings {
                 let trigger = crate::trigger::signature(&transcript, finding);
@@ -536,7 +543,7 @@ mod tests {
             assert_eq!(case.trigger.as_deref(), Some(found.trigger.as_str()));
             // Shrinking kept the trigger: the case, run again, breaks the rule with it.
             let transcript = Deaf(deaf_to_ping_and_string_ids).run(&case.inputs).unwrap();
-            let again = check(&transcript, &case.policy());
+            let again = crate::oracle::check(&transcript, &case.policy());
             assert!(
                 again
                     .iter()

@@ -18,10 +18,12 @@ use mcp_wirefuzz::server::builtin::reference::{Calc, Planted, SERVER_NAME, SERVE
 use mcp_wirefuzz::server::stdio::{ServerCommand, Timeouts};
 use mcp_wirefuzz::server::{ServerSpec, Status, serve};
 use mcp_wirefuzz::shrink;
+use mcp_wirefuzz::surface;
 use mcp_wirefuzz::transcript::Input;
 use std::io::{self, BufReader, IsTerminal};
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;
+use std::sync::Arc;
 use std::time::{Duration, Instant};
 
 /// mimalloc: the harness allocates and frees many small JSON values per conversation, where it is markedly faster
@@ -41,7 +43,7 @@ struct Cli {
 enum Commands {
     /// Fuzz a server: the built-in one in-process, or `-- CMD ARGS...` as a child process over stdio (no shell).
     /// Exit 0 when clean, 1 on findings, 2 on usage or harness errors.
-    Fuzz(FuzzArgs),
+    Fuzz(Box<FuzzArgs>),
     /// Replay a case file against the server it names (or `-- CMD ARGS...`, or `--mutant NAME`) and check it;
     /// exit 1 when a rule breaks.
     Replay {
@@ -217,6 +219,16 @@ struct FuzzArgs {
     /// How many seconds one finding's minimization may take.
     #[arg(long, value_name = "SECS", default_value_t = 60)]
     shrink_time: u64,
+    /// Do not learn the server's tools, prompts and resources at the start of the run (tool calls then name
+    /// unknown tools, and the surface rules do not judge).
+    #[arg(long)]
+    no_surface: bool,
+    /// Call only this tool (of those the server lists); repeatable.
+    #[arg(long, value_name = "NAME", conflicts_with = "no_surface")]
+    tool: Vec<String>,
+    /// Also write an HTML coverage page here (one table per tool, the worst finding first).
+    #[arg(long, value_name = "FILE")]
+    html: Option<PathBuf>,
     /// The server to start (no shell), after `--`.
     #[arg(last = true)]
     command: Vec<String>,
@@ -225,7 +237,7 @@ struct FuzzArgs {
 fn main() -> ExitCode {
     let cli = Cli::parse();
     let outcome = match cli.command {
-        Commands::Fuzz(args) => run_fuzz(args),
+        Commands::Fuzz(args) => run_fuzz(*args),
         Commands::Attach { socket, wait } => run_attach(&socket, wait),
         Commands::Replay { file, mutant, built_in, timeout, eras, profile, allow, deny, command } => {
             let server = Replayed { mutant: mutant.as_deref(), built_in, command: &command };
@@ -370,9 +382,24 @@ fn run_fuzz(args: FuzzArgs) -> Result<ExitCode> {
     };
     let model = server_model(&server, args.eras.as_deref(), probe_timeouts)?;
     eprintln!("server model: {model}");
+    let surface = match args.no_surface {
+        true => None,
+        false => {
+            let learned = surface::learn(server.target(probe_timeouts).as_mut(), &model)?.focus(&args.tool)?;
+            eprintln!("server surface: {learned}");
+            for note in &learned.notes {
+                eprintln!("  {note}");
+            }
+            Some(Arc::new(learned))
+        }
+    };
     let base = match server.mutant() {
         Some(mutant) => mutant.policy(),
         None => Policy::default(),
+    };
+    let base = match &surface {
+        Some(surface) => base.with_surface(surface.clone()),
+        None => base,
     };
     let options = Options {
         seed,
@@ -399,9 +426,19 @@ fn run_fuzz(args: FuzzArgs) -> Result<ExitCode> {
     bar.finish();
     println!("{}", report::human::summary(&summary, &baseline).trim_end());
     println!("server model: {model}");
+    if let Some(surface) = &surface {
+        println!("server surface: {surface}");
+        print!("{}", report::coverage::text(&summary.coverage));
+    }
+    if let Some(path) = &args.html {
+        let title = format!("mcp-wirefuzz coverage: {}, seed {seed}", server.describe());
+        write_report(path, &report::coverage::html(&summary.coverage, &title))?;
+    }
     if let Some(path) = &args.json {
         let mut json = report::json::report(&summary, &server, &baseline);
         json["server_model"] = model.to_json();
+        json["surface"] = surface.as_ref().map_or(serde_json::Value::Null, |s| s.to_json());
+        json["coverage"] = summary.coverage.to_json();
         let text = serde_json::to_string_pretty(&json)?;
         write_report(path, &(text + "\n"))?;
     }
@@ -649,8 +686,10 @@ fn run_check(command: &[String], timeout: Duration, seeds_too: bool, eras: Optio
     let timeouts = Timeouts { reply: timeout, ..Timeouts::default() };
     let model = server_model(&server, eras, timeouts)?;
     println!("server model: {model}");
-    let judged = Policy::default().with_model(model.clone());
     let mut target = server.target(timeouts);
+    let learned = surface::learn(target.as_mut(), &model)?;
+    println!("server surface: {learned}");
+    let judged = Policy::default().with_model(model.clone()).with_surface(Arc::new(learned));
     let (mut passed, mut failed) = (0, 0);
     let mut verdict = |name: &str, problems: Vec<String>| {
         if problems.is_empty() {

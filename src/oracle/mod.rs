@@ -10,6 +10,7 @@
 
 mod batch;
 pub mod catalogue;
+pub mod coverage;
 mod jsonrpc;
 mod mcp;
 mod memo;
@@ -28,6 +29,11 @@ use crate::transcript::{Ending, Event, Transcript, show_bytes};
 use catalogue::{SERVER_CRASH, SERVER_HANG};
 use std::fmt;
 use std::rc::Rc;
+
+/// The ids of the surface rules (tools, prompts, resources, lists, reserved codes), whose coverage is reported.
+pub fn surface_rules() -> &'static [&'static str] {
+    &surface::RULES
+}
 
 /// One broken invariant.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -55,13 +61,19 @@ impl fmt::Display for Finding {
 
 /// Checks a transcript against every rule the policy enables. Findings come in transcript order.
 pub fn check(transcript: &Transcript, policy: &Policy) -> Vec<Finding> {
+    check_covered(transcript, policy).0
+}
+
+/// [`check`], and what the transcript exercised ([`coverage::Coverage`]).
+pub fn check_covered(transcript: &Transcript, policy: &Policy) -> (Vec<Finding>, coverage::Coverage) {
+    let mut coverage = coverage::Coverage::default();
     let spread = batch::spread(transcript);
     let judged = spread.as_ref().map_or(transcript, |spread| &spread.transcript);
     let mut findings = Findings::default();
     let reads = read(judged, &mut findings);
     let answers = jsonrpc::check(judged, &reads, &mut findings);
     mcp::check(judged, &reads, &answers, policy, &mut findings);
-    surface::check(judged, &reads, &answers, policy, &mut findings);
+    surface::check(judged, &reads, &answers, policy, &mut findings, &mut coverage);
     check_ending(judged, &mut findings);
     let findings = match &spread {
         Some(spread) => spread.put_back(findings.0, transcript),
@@ -69,7 +81,10 @@ pub fn check(transcript: &Transcript, policy: &Policy) -> Vec<Finding> {
     };
     let mut findings: Vec<Finding> = findings.into_iter().filter(|f| policy.enabled(f.rule)).collect();
     findings.sort_by_key(|f| f.event);
-    findings
+    for counts in coverage.tools.values_mut().chain(coverage.methods.values_mut()) {
+        counts.findings.retain(|rule, _| policy.enabled(rule));
+    }
+    (findings, coverage)
 }
 
 /// An event of the transcript, read once (lines read before are shared, see [`memo`] and [`template`]).

@@ -1,5 +1,6 @@
 //! Reports of a campaign: for people on a terminal, and as JSON, JUnit XML and SARIF for tools.
 
+pub mod coverage;
 pub mod human;
 pub mod json;
 pub mod junit;

@@ -59,7 +59,16 @@ pub(super) fn check(
     let mut initialized_from: Option<usize> = None;
     let mut plain_seen = false;
     for (index, read) in reads.iter().enumerate() {
-        let Some((Frame::Request(request), None)) = read.sent() else { continue };
+        // As in the MCP layer, a line parsers differ on, an invalid request or a batch may open the connection in
+        // the handshake era: no later enveloped request is judged as modern.
+        let request = match read.sent() {
+            Some((Frame::Request(request), None)) => request,
+            Some((Frame::Batch(_), _) | (Frame::Invalid { id: Some(_), method: Some(_), .. }, _) | (_, Some(_))) => {
+                plain_seen = true;
+                continue;
+            }
+            _ => continue,
+        };
         let reply = answers[index].and_then(|at| match reads[at].server_line() {
             Some(ServerLine::Reply { outcome: Some(outcome), .. }) => Some((at, outcome)),
             _ => None,
@@ -69,7 +78,7 @@ pub(super) fn check(
         let era = if envelope::carries_modern_envelope(&request.method, params) {
             let meta = envelope::meta(params);
             let version = meta.and_then(|m| m.get(PROTOCOL_VERSION_KEY)).and_then(Value::as_str);
-            let capabilities = meta.is_some_and(|m| m.contains_key(CLIENT_CAPABILITIES_KEY));
+            let capabilities = meta.and_then(|m| m.get(CLIENT_CAPABILITIES_KEY)).is_some_and(Value::is_object);
             (serves_modern && !plain_seen && version == Some(LATEST_MODERN_VERSION) && capabilities)
                 .then_some(Era::Modern)
         } else {

@@ -165,7 +165,8 @@ pub fn run(
         let (next, stop, claimed, sender) = (next.clone(), stop.clone(), claimed.clone(), sender.clone());
         let (options, server) = (options.clone(), server.clone());
         workers.push(thread::spawn(move || {
-            let worker = Worker { target: target.as_mut(), options: &options, server: &server };
+            let sweep = sweep(&options.policy);
+            let worker = Worker { target: target.as_mut(), options: &options, server: &server, sweep };
             worker.work(&next, &stop, &claimed, &sender, started)
         }));
     }
@@ -275,6 +276,16 @@ struct Worker<'a> {
     target: &'a mut (dyn Target + Send),
     options: &'a Options,
     server: &'a ServerSpec,
+    /// The surface sweep, run as the first conversations.
+    sweep: Vec<Script>,
+}
+
+/// The surface sweep a run starts with ([`crate::surface::Surface::sweep`]), in the handshake era unless the model
+/// says the server serves only 2026-07-28; none without a learned surface.
+pub fn sweep(policy: &Policy) -> Vec<Script> {
+    let Some(surface) = policy.surface().filter(|s| s.learned) else { return Vec::new() };
+    let modern_only = policy.model().and_then(|m| m.serves(crate::protocol::Era::Handshake)) == Some(false);
+    surface.sweep(if modern_only { crate::protocol::Era::Modern } else { crate::protocol::Era::Handshake })
 }
 
 impl Worker<'_> {
@@ -342,9 +353,12 @@ impl Worker<'_> {
         tally.flush(sender);
     }
 
-    /// Conversation `index` of the run, on the policy's surface (none: an empty one, whose tool calls name unknown
-    /// tools).
+    /// Conversation `index` of the run: the surface sweep first, then generated ones, on the policy's surface
+    /// (none: an empty one, whose tool calls name unknown tools).
     fn conversation(&self, index: u64) -> Vec<Input> {
+        if let (Some(script), Some(surface)) = (self.sweep.get(index as usize), self.options.policy.surface()) {
+            return script.encode_on(surface);
+        }
         match self.options.policy.surface() {
             Some(surface) => conversation_on(self.options.seed, index, surface),
             None => conversation_on(self.options.seed, index, &crate::surface::Surface::default()),
@@ -606,7 +620,7 @@ mod tests {
         let mut options = options(1, None);
         options.time = Some(Duration::from_secs(5));
         options.baseline = Baseline::parse("MCP-CACHE-HINTS").unwrap();
-        let worker = Worker { target: &mut target, options: &options, server: &ServerSpec::BuiltIn };
+        let worker = Worker { target: &mut target, options: &options, server: &ServerSpec::BuiltIn, sweep: Vec::new() };
         let started = Instant::now().checked_sub(Duration::from_secs(4)).unwrap();
         assert_eq!(worker.budget(RESPONSE_MISSING, 0, started), options.shrink);
         let later = worker.budget(RESPONSE_MISSING, 1, started);

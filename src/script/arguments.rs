@@ -54,6 +54,20 @@ pub enum Breakage {
 }
 
 impl Breakage {
+    /// Every breakage (odd strings by one representative).
+    pub const ALL: [Breakage; 10] = [
+        Breakage::None,
+        Breakage::WrongType,
+        Breakage::MissingRequired,
+        Breakage::ExtraProperty,
+        Breakage::OutOfRange,
+        Breakage::WrongEnum,
+        Breakage::OddString(OddString::Empty),
+        Breakage::DeepNesting,
+        Breakage::Null,
+        Breakage::NotAnObject,
+    ];
+
     /// A stable kebab-case name.
     pub fn name(self) -> &'static str {
         match self {

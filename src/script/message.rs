@@ -80,14 +80,12 @@ impl Envelope {
     }
 }
 
-/// A request method and its arguments.
-#[derive(Clone, Debug, PartialEq, Eq, Hash, arbitrary::Arbitrary, proptest_derive::Arbitrary)]
+/// A request method and its arguments. Proptest's strategy is written out in [`boxed`] (the weights are there).
+#[derive(Clone, Debug, PartialEq, Eq, Hash, arbitrary::Arbitrary)]
 pub enum Call {
     /// `tools/list`.
-    #[proptest(weight = 2)]
     ToolsList,
     /// `tools/call` with good or bad arguments.
-    #[proptest(weight = 3)]
     ToolsCall(ToolCall),
     /// `server/discover` (modern era only).
     Discover,
@@ -102,7 +100,6 @@ pub enum Call {
     /// A method no version defines.
     Unknown,
     /// `tools/call` of a tool the server listed, with arguments from its `inputSchema`.
-    #[proptest(weight = 3)]
     Tool(ToolPlan),
     /// `prompts/get` of a listed prompt, or an unknown one.
     Prompt(PromptPlan),
@@ -115,9 +112,7 @@ pub enum Call {
 }
 
 /// A `tools/call` of a listed tool: which one (modulo the number of tools), and how its arguments are made.
-#[derive(
-    Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord, arbitrary::Arbitrary, proptest_derive::Arbitrary,
-)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord, arbitrary::Arbitrary)]
 pub struct ToolPlan {
     /// The tool's index among the listed tools, modulo their number.
     pub tool: u8,
@@ -126,9 +121,7 @@ pub struct ToolPlan {
 }
 
 /// A `prompts/get`.
-#[derive(
-    Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord, arbitrary::Arbitrary, proptest_derive::Arbitrary,
-)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord, arbitrary::Arbitrary)]
 pub struct PromptPlan {
     /// The prompt's index among the listed prompts, modulo their number.
     pub prompt: u8,
@@ -153,6 +146,14 @@ pub enum PromptArguments {
 }
 
 impl PromptArguments {
+    /// Every choice (odd strings by one representative).
+    pub const ALL: [PromptArguments; 4] = [
+        PromptArguments::Required,
+        PromptArguments::Odd(super::arguments::OddString::Empty),
+        PromptArguments::MissingRequired,
+        PromptArguments::UnknownPrompt,
+    ];
+
     /// A stable kebab-case name.
     pub fn name(self) -> &'static str {
         match self {
@@ -165,9 +166,7 @@ impl PromptArguments {
 }
 
 /// A `resources/read`.
-#[derive(
-    Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord, arbitrary::Arbitrary, proptest_derive::Arbitrary,
-)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord, arbitrary::Arbitrary)]
 pub struct ResourcePlan {
     /// The index among the listed resources (or templates), modulo their number.
     pub index: u8,
@@ -190,12 +189,82 @@ pub enum ResourceUri {
 }
 
 impl ResourceUri {
+    /// Every choice (odd strings by one representative).
+    pub const ALL: [ResourceUri; 3] =
+        [ResourceUri::Listed, ResourceUri::Template(super::arguments::OddString::Empty), ResourceUri::Unknown];
+
     /// A stable kebab-case name.
     pub fn name(self) -> &'static str {
         match self {
             ResourceUri::Listed => "listed",
             ResourceUri::Template(_) => "template",
             ResourceUri::Unknown => "unknown",
+        }
+    }
+}
+
+/// Proptest strategies for the plans, boxed: derived ones nest the strategy types of every member, and a script's
+/// value tree grew deep enough to overflow a debug build's test-thread stack.
+mod boxed {
+    use super::{
+        ArgPlan, Call, InitVersion, ListKind, PromptArguments, PromptPlan, ResourcePlan, ResourceUri, ToolCall,
+        ToolPlan,
+    };
+    use proptest::prelude::{Just, Strategy, any, prop_oneof};
+    use proptest::strategy::BoxedStrategy;
+
+    /// Each choice boxed, so the union's value tree stays small. The order is the enum's, so a call shrinks towards
+    /// `tools/list`, as the derived strategy did.
+    impl proptest::arbitrary::Arbitrary for Call {
+        type Parameters = ();
+        type Strategy = BoxedStrategy<Call>;
+
+        fn arbitrary_with((): ()) -> Self::Strategy {
+            prop_oneof![
+                2 => Just(Call::ToolsList).boxed(),
+                3 => any::<ToolCall>().prop_map(Call::ToolsCall).boxed(),
+                1 => Just(Call::Discover).boxed(),
+                1 => Just(Call::PromptsList).boxed(),
+                1 => Just(Call::ResourcesList).boxed(),
+                1 => Just(Call::Ping).boxed(),
+                1 => any::<InitVersion>().prop_map(Call::Initialize).boxed(),
+                1 => Just(Call::Unknown).boxed(),
+                3 => any::<ToolPlan>().prop_map(Call::Tool).boxed(),
+                1 => any::<PromptPlan>().prop_map(Call::Prompt).boxed(),
+                1 => any::<ResourcePlan>().prop_map(Call::Resource).boxed(),
+                1 => Just(Call::TemplatesList).boxed(),
+                1 => any::<ListKind>().prop_map(Call::BadCursor).boxed(),
+            ]
+            .boxed()
+        }
+    }
+
+    impl proptest::arbitrary::Arbitrary for ToolPlan {
+        type Parameters = ();
+        type Strategy = BoxedStrategy<ToolPlan>;
+
+        fn arbitrary_with((): ()) -> Self::Strategy {
+            (any::<u8>(), any::<ArgPlan>()).prop_map(|(tool, arguments)| ToolPlan { tool, arguments }).boxed()
+        }
+    }
+
+    impl proptest::arbitrary::Arbitrary for PromptPlan {
+        type Parameters = ();
+        type Strategy = BoxedStrategy<PromptPlan>;
+
+        fn arbitrary_with((): ()) -> Self::Strategy {
+            (any::<u8>(), any::<PromptArguments>())
+                .prop_map(|(prompt, arguments)| PromptPlan { prompt, arguments })
+                .boxed()
+        }
+    }
+
+    impl proptest::arbitrary::Arbitrary for ResourcePlan {
+        type Parameters = ();
+        type Strategy = BoxedStrategy<ResourcePlan>;
+
+        fn arbitrary_with((): ()) -> Self::Strategy {
+            (any::<u8>(), any::<ResourceUri>()).prop_map(|(index, uri)| ResourcePlan { index, uri }).boxed()
         }
     }
 }

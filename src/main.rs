@@ -536,6 +536,7 @@ fn run_replay(file: &Path, server: Replayed, timeout: Duration, rules: Rules) ->
         None => base,
     };
     let policy = policy(base, rules.profiles, rules.allow, rules.deny)?;
+    let policy = surface::with_learned(policy, server.target(timeouts).as_mut())?;
     let findings = check(&transcript, &policy);
     println!("replaying {} against {}", file.display(), server.describe());
     if let Some(model) = policy.model() {
@@ -641,6 +642,7 @@ fn run_shrink(file: &Path, out: Option<&Path>, timeout: Duration, budget: usize)
         None => case.policy().with_model(server_model(&server, None, timeouts)?),
     };
     let mut target = server.target(timeouts);
+    let judged = surface::with_learned(judged, target.as_mut())?;
     let rule = match case.expect.first() {
         Some(rule) => rule.clone(),
         None => match check(&target.run(&case.inputs)?, &judged).first() {

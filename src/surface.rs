@@ -5,6 +5,7 @@
 //! (through [`crate::oracle::Policy::with_surface`]).
 
 use crate::model::ServerModel;
+use crate::oracle::Policy;
 use crate::protocol::envelope::{self, META};
 use crate::protocol::era::{LATEST_HANDSHAKE_VERSION, LATEST_MODERN_VERSION};
 use crate::protocol::methods::{INITIALIZE, INITIALIZED, PROMPTS_LIST, RESOURCES_LIST, TOOLS_LIST};
@@ -248,6 +249,15 @@ impl Surface {
             })
             .collect()
     }
+}
+
+/// `policy` with the surface of `target` learned, in an era its model says the server serves (the handshake era
+/// without one). For replaying and shrinking a case: a case file keeps no surface, and the surface rules judge
+/// nothing without one.
+pub fn with_learned(policy: Policy, target: &mut dyn Target) -> anyhow::Result<Policy> {
+    let model = policy.model().cloned().unwrap_or_else(|| ServerModel::stated(crate::model::Eras::Unknown));
+    let surface = learn(target, &model)?;
+    Ok(policy.with_surface(Arc::new(surface)))
 }
 
 /// Compiles a schema as MCP uses it (2020-12 unless it names another draft); `None` when it does not compile.

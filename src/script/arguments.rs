@@ -267,7 +267,8 @@ impl Generator<'_> {
             .or_else(|| bound(object, "exclusiveMaximum").map(|m| m.ceil() - 1.0))
             .map(f64::floor)
             .unwrap_or(low.max(0.0) + 100.0);
-        let span = (high - low).clamp(0.0, 1e6) as usize;
+        // Small values above the minimum: a tool's numbers are often sizes or durations.
+        let span = (high - low).clamp(0.0, 10.0) as usize;
         let value = low + self.choices.below(span + 1, self.simple) as f64;
         Number::from(value as i64)
     }

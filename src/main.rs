@@ -117,6 +117,20 @@ enum Commands {
     },
     /// Print the invariant catalogue: every rule with its id, level, eras, source and policy.
     Invariants,
+    /// Measure the generator's coverage of the wire against the built-in server: the JSON types every envelope
+    /// member, params member and _meta key got, the odd strings that reached ids, names and arguments, and the
+    /// reply sizes provoked. Prints Markdown tables (`.`: never reached).
+    Coverage {
+        /// Generate for this many seconds.
+        #[arg(long, value_name = "SECS", default_value_t = 60.0)]
+        time: f64,
+        /// Stop after this many conversations instead.
+        #[arg(long)]
+        cases: Option<u64>,
+        /// The seed.
+        #[arg(long, default_value_t = 1)]
+        seed: u64,
+    },
     /// Run the built-in reference server "calc" on stdin/stdout, one JSON-RPC message per line, until EOF.
     Serve {
         /// Plant one bug in the server (`--mutant list` lists them).
@@ -251,6 +265,7 @@ fn main() -> ExitCode {
             run_shrink(&file, out.as_deref(), Duration::from_millis(timeout), shrink_budget)
         }
         Commands::Corpus { out } => run_corpus(&out),
+        Commands::Coverage { time, cases, seed } => run_coverage(time, cases, seed),
         Commands::Invariants => {
             print!("{}", render_catalogue());
             Ok(ExitCode::SUCCESS)
@@ -680,6 +695,22 @@ fn run_corpus(root: &Path) -> Result<ExitCode> {
         }
         println!("{}: {} files", dir.display(), files.iter().filter(|f| f.target == target).count());
     }
+    Ok(ExitCode::SUCCESS)
+}
+
+fn run_coverage(time: f64, cases: Option<u64>, seed: u64) -> Result<ExitCode> {
+    let Ok(time) = Duration::try_from_secs_f64(time) else { bail!("--time must be a number of seconds, 0 or more") };
+    let surface = surface::Surface::built_in();
+    let started = Instant::now();
+    let mut coverage = report::wire::WireCoverage::default();
+    let mut index = 0;
+    while cases.map_or(started.elapsed() < time, |cases| index < cases) {
+        let inputs = campaign::conversation_on(seed, index, &surface);
+        coverage.add(&mcp_wirefuzz::server::run_in_process(&Calc, &inputs));
+        index += 1;
+    }
+    println!("{index} conversations in {:.1} s, seed {seed}, built-in server\n", started.elapsed().as_secs_f64());
+    print!("{}", coverage.render());
     Ok(ExitCode::SUCCESS)
 }
 

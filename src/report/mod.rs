@@ -5,6 +5,7 @@ pub mod human;
 pub mod json;
 pub mod junit;
 pub mod sarif;
+pub mod wire;
 
 use crate::campaign::Found;
 use crate::server::ServerSpec;

@@ -240,6 +240,9 @@ struct FuzzArgs {
     /// Call only this tool (of those the server lists); repeatable.
     #[arg(long, value_name = "NAME", conflicts_with = "no_surface")]
     tool: Vec<String>,
+    /// Never call this tool (one with side effects, or one that runs longer than --timeout); repeatable.
+    #[arg(long, value_name = "NAME", conflicts_with = "no_surface")]
+    skip_tool: Vec<String>,
     /// Also write an HTML coverage page here (one table per tool, the worst finding first).
     #[arg(long, value_name = "FILE")]
     html: Option<PathBuf>,
@@ -400,7 +403,9 @@ fn run_fuzz(args: FuzzArgs) -> Result<ExitCode> {
     let surface = match args.no_surface {
         true => None,
         false => {
-            let learned = surface::learn(server.target(probe_timeouts).as_mut(), &model)?.focus(&args.tool)?;
+            let learned = surface::learn(server.target(probe_timeouts).as_mut(), &model)?
+                .focus(&args.tool)?
+                .skip(&args.skip_tool)?;
             eprintln!("server surface: {learned}");
             for note in &learned.notes {
                 eprintln!("  {note}");

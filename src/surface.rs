@@ -170,6 +170,18 @@ impl Surface {
         Ok(self)
     }
 
+    /// Leaves out the tools named (they stay listed, so calling them is not calling an unknown tool); an error
+    /// names those the server does not list.
+    pub fn skip(mut self, names: &[String]) -> anyhow::Result<Surface> {
+        let unknown: Vec<&str> = names.iter().filter(|n| !self.lists_tool(n)).map(String::as_str).collect();
+        if !unknown.is_empty() {
+            anyhow::bail!("--skip-tool {}: the server lists no such tool", unknown.join(", "));
+        }
+        self.tools.retain(|tool| !names.contains(&tool.name));
+        self.validators = OnceLock::new();
+        Ok(self)
+    }
+
     /// The surface as a JSON object, for the JSON report.
     pub fn to_json(&self) -> Value {
         json!({
@@ -507,6 +519,9 @@ mod tests {
         let focused = surface.clone().focus(&["t3".into()]).unwrap();
         assert_eq!(focused.tools.len(), 1);
         assert!(focused.lists_tool("t0") && focused.to_string().ends_with("(focused on 1 of 5 tools)"));
-        assert!(surface.focus(&["nope".into()]).is_err());
+        assert!(surface.clone().focus(&["nope".into()]).is_err());
+        let skipped = surface.clone().skip(&["t0".into(), "t4".into()]).unwrap();
+        assert_eq!(skipped.tools.len(), 3);
+        assert!(skipped.lists_tool("t0") && surface.skip(&["nope".into()]).is_err());
     }
 }

@@ -321,6 +321,7 @@ fn tool_call_params(arguments: ToolCall, ordinal: u64) -> Value {
         ToolCall::ExtraArgument => add(json!({ "a": 1, "b": 2, "c": 3 })),
         ToolCall::UnknownTool => json!({ "name": "subtract", "arguments": { "a": 1, "b": 2 } }),
         ToolCall::MissingName => json!({ "arguments": { "a": 1, "b": 2 } }),
+        ToolCall::OddName(class) => json!({ "name": class.text(), "arguments": {} }),
     }
 }
 

@@ -339,11 +339,13 @@ pub enum ToolCall {
     UnknownTool,
     /// No `name` at all.
     MissingName,
+    /// A tool name that is an odd string (a tool the server does not have).
+    OddName(super::arguments::OddString),
 }
 
 impl ToolCall {
-    /// Every argument choice, in declaration order.
-    pub const ALL: [ToolCall; 8] = [
+    /// Every argument choice, in declaration order (odd names by one representative).
+    pub const ALL: [ToolCall; 9] = [
         ToolCall::Good,
         ToolCall::MissingArgument,
         ToolCall::StringArgument,
@@ -352,6 +354,7 @@ impl ToolCall {
         ToolCall::ExtraArgument,
         ToolCall::UnknownTool,
         ToolCall::MissingName,
+        ToolCall::OddName(super::arguments::OddString::Empty),
     ];
 
     /// A stable kebab-case name.
@@ -365,6 +368,7 @@ impl ToolCall {
             ToolCall::ExtraArgument => "extra-argument",
             ToolCall::UnknownTool => "unknown-tool",
             ToolCall::MissingName => "missing-name",
+            ToolCall::OddName(_) => "odd-name",
         }
     }
 }

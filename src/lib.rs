@@ -29,6 +29,7 @@ pub mod script;
 pub mod seeds;
 pub mod server;
 pub mod shrink;
+pub mod surface;
 pub mod transcript;
 pub mod trigger;
 

@@ -21,10 +21,12 @@ use mcp_wirefuzz::server::http::HttpSpec;
 use mcp_wirefuzz::server::stdio::{ServerCommand, Timeouts};
 use mcp_wirefuzz::server::{DeadlinePassed, ServerSpec, Status, serve};
 use mcp_wirefuzz::shrink;
+use mcp_wirefuzz::surface;
 use mcp_wirefuzz::transcript::{Ending, Input, Transcript};
 use std::io::{self, BufReader, IsTerminal};
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;
+use std::sync::Arc;
 use std::time::{Duration, Instant};
 
 /// mimalloc: the harness allocates and frees many small JSON values per conversation, where it is markedly faster
@@ -44,7 +46,7 @@ struct Cli {
 enum Commands {
     /// Fuzz a server: the built-in one in-process, or `-- CMD ARGS...` as a child process over stdio (no shell).
     /// Exit 0 when clean, 1 on findings, 2 on usage or harness errors.
-    Fuzz(FuzzArgs),
+    Fuzz(Box<FuzzArgs>),
     /// Replay a case file against the server it names (or `-- CMD ARGS...`, or `--mutant NAME`) and check it.
     /// Exit 0 when no rule breaks (a clean case as expected); 1 when a rule breaks (a case's expected rule broke
     /// again: it reproduces); 3 when the case's expected rules did not all break on its server (it no longer
@@ -141,6 +143,20 @@ enum Commands {
     },
     /// Print the invariant catalogue: every rule with its id, level, eras, source and policy.
     Invariants,
+    /// Measure the generator's coverage of the wire against the built-in server: the JSON types every envelope
+    /// member, params member and _meta key got, the odd strings that reached ids, names and arguments, and the
+    /// reply sizes provoked. Prints Markdown tables (`.`: never reached).
+    Coverage {
+        /// Generate for this many seconds.
+        #[arg(long, value_name = "SECS", default_value_t = 60.0)]
+        time: f64,
+        /// Stop after this many conversations instead.
+        #[arg(long)]
+        cases: Option<u64>,
+        /// The seed.
+        #[arg(long, default_value_t = 1)]
+        seed: u64,
+    },
     /// Run the built-in reference server "calc" on stdin/stdout, one JSON-RPC message per line, until EOF.
     Serve {
         /// Plant one bug in the server (`--mutant list` lists them).
@@ -256,6 +272,19 @@ struct FuzzArgs {
     /// How many seconds one finding's minimization may take (within --time).
     #[arg(long, value_name = "SECS", default_value_t = 60)]
     shrink_time: u64,
+    /// Do not learn the server's tools, prompts and resources at the start of the run (tool calls then name
+    /// unknown tools, and the surface rules do not judge).
+    #[arg(long)]
+    no_surface: bool,
+    /// Call only this tool (of those the server lists); repeatable.
+    #[arg(long, value_name = "NAME", conflicts_with = "no_surface")]
+    tool: Vec<String>,
+    /// Never call this tool (one with side effects, or one that runs longer than --timeout); repeatable.
+    #[arg(long, value_name = "NAME", conflicts_with = "no_surface")]
+    skip_tool: Vec<String>,
+    /// Also write an HTML coverage page here (one table per tool, the worst finding first).
+    #[arg(long, value_name = "FILE")]
+    html: Option<PathBuf>,
     /// The server to start (no shell), after `--`.
     #[arg(last = true)]
     command: Vec<String>,
@@ -264,7 +293,7 @@ struct FuzzArgs {
 fn main() -> ExitCode {
     let cli = Cli::parse();
     let outcome = match cli.command {
-        Commands::Fuzz(args) => run_fuzz(args),
+        Commands::Fuzz(args) => run_fuzz(*args),
         Commands::Attach { socket, wait } => run_attach(&socket, wait),
         Commands::Replay { file, mutant, built_in, url, timeout, eras, profile, allow, deny, command } => {
             let server = Replayed { mutant: mutant.as_deref(), built_in, url: url.as_deref(), command: &command };
@@ -278,6 +307,7 @@ fn main() -> ExitCode {
         Commands::Shrink { file, out, url, timeout, shrink_budget } => timeout_option("--timeout", timeout)
             .and_then(|timeout| run_shrink(&file, out.as_deref(), url.as_deref(), timeout, shrink_budget)),
         Commands::Corpus { out } => run_corpus(&out),
+        Commands::Coverage { time, cases, seed } => run_coverage(time, cases, seed),
         Commands::Invariants => {
             print!("{}", render_catalogue());
             Ok(ExitCode::SUCCESS)
@@ -548,9 +578,32 @@ fn run_fuzz(args: FuzzArgs) -> Result<ExitCode> {
         model => model?,
     };
     eprintln!("server model: {model}");
+    let surface = match args.no_surface {
+        true => None,
+        false => match surface::learn(server.target(probe_timeouts).as_mut(), &model) {
+            Err(error) if error.is::<DeadlinePassed>() => {
+                eprintln!(
+                    "mcp-wirefuzz: learning the server's surface ran out of its third of --time: fuzzing without it"
+                );
+                None
+            }
+            learned => {
+                let learned = learned?.focus(&args.tool)?.skip(&args.skip_tool)?;
+                eprintln!("server surface: {learned}");
+                for note in &learned.notes {
+                    eprintln!("  {note}");
+                }
+                Some(Arc::new(learned))
+            }
+        },
+    };
     let base = match server.mutant() {
         Some(mutant) => mutant.policy(),
         None => Policy::default(),
+    };
+    let base = match &surface {
+        Some(surface) => base.with_surface(surface.clone()),
+        None => base,
     };
     let options = Options {
         seed,
@@ -580,9 +633,19 @@ fn run_fuzz(args: FuzzArgs) -> Result<ExitCode> {
     bar.finish();
     println!("{}", report::human::summary(&summary, &baseline).trim_end());
     println!("server model: {model}");
+    if let Some(surface) = &surface {
+        println!("server surface: {surface}");
+        print!("{}", report::coverage::text(&summary.coverage));
+    }
+    if let Some(path) = &args.html {
+        let title = format!("mcp-wirefuzz coverage: {}, seed {seed}", server.describe());
+        write_report(path, &report::coverage::html(&summary.coverage, &title))?;
+    }
     if let Some(path) = &args.json {
         let mut json = report::json::report(&summary, &server, &baseline);
         json["server_model"] = model.to_json();
+        json["surface"] = surface.as_ref().map_or(serde_json::Value::Null, |s| s.to_json());
+        json["coverage"] = summary.coverage.to_json();
         let text = serde_json::to_string_pretty(&json)?;
         write_report(path, &(text + "\n"))?;
     }
@@ -687,6 +750,7 @@ fn run_replay(file: &Path, server: Replayed, timeout: Duration, rules: Rules) ->
         None => base,
     };
     let policy = policy(base, rules.profiles, rules.allow, rules.deny)?;
+    let policy = surface::with_learned(policy, server.target(timeouts).as_mut())?;
     let findings = check(&transcript, &policy);
     println!("replaying {} against {}", file.display(), server.describe());
     if let Some(model) = policy.model() {
@@ -828,6 +892,7 @@ fn run_shrink(
         None => case.policy().with_model(server_model(&server, None, timeouts)?),
     };
     let mut target = server.target(timeouts);
+    let judged = surface::with_learned(judged, target.as_mut())?;
     let rule = match case.expect.first() {
         Some(rule) => rule.clone(),
         None => match check(&target.run(&case.inputs)?, &judged).first() {
@@ -868,6 +933,22 @@ fn run_corpus(root: &Path) -> Result<ExitCode> {
     Ok(ExitCode::SUCCESS)
 }
 
+fn run_coverage(time: f64, cases: Option<u64>, seed: u64) -> Result<ExitCode> {
+    let Ok(time) = Duration::try_from_secs_f64(time) else { bail!("--time must be a number of seconds, 0 or more") };
+    let surface = surface::Surface::built_in();
+    let started = Instant::now();
+    let mut coverage = report::wire::WireCoverage::default();
+    let mut index = 0;
+    while cases.map_or(started.elapsed() < time, |cases| index < cases) {
+        let inputs = campaign::conversation_on(seed, index, &surface);
+        coverage.add(&mcp_wirefuzz::server::run_in_process(&Calc, &inputs));
+        index += 1;
+    }
+    println!("{index} conversations in {:.1} s, seed {seed}, built-in server\n", started.elapsed().as_secs_f64());
+    print!("{}", coverage.render());
+    Ok(ExitCode::SUCCESS)
+}
+
 fn run_check(
     command: &[String],
     url: Option<&str>,
@@ -881,8 +962,10 @@ fn run_check(
     let timeouts = Timeouts { reply: timeout, ..Timeouts::default() };
     let model = server_model(&server, eras, timeouts)?;
     println!("server model: {model}");
-    let judged = Policy::default().with_model(model.clone());
     let mut target = server.target(timeouts);
+    let learned = surface::learn(target.as_mut(), &model)?;
+    println!("server surface: {learned}");
+    let judged = Policy::default().with_model(model.clone()).with_surface(Arc::new(learned));
     let (mut passed, mut failed) = (0, 0);
     let mut verdict = |name: &str, problems: Vec<String>| {
         if problems.is_empty() {

@@ -4,12 +4,14 @@
 //!
 //! A Rust server author needs none of this: `mcp-wirefuzz init` writes a property test on `harness::property`.
 
+use mcp_wirefuzz::model::ServerModel;
 use mcp_wirefuzz::oracle::{Policy, check};
 use mcp_wirefuzz::script::{Script, scripts};
 use mcp_wirefuzz::server::builtin::mutants::Mutant;
 use mcp_wirefuzz::server::builtin::quirks::{Quirks, Quirky};
 use mcp_wirefuzz::server::builtin::reference::{Calc, Planted};
 use mcp_wirefuzz::server::{InProcessServer, run_in_process};
+use mcp_wirefuzz::surface::Surface;
 use proptest::prelude::*;
 use proptest::test_runner::{Config, RngAlgorithm, TestError, TestRng, TestRunner};
 
@@ -20,6 +22,11 @@ fn broken_rules<S: InProcessServer>(server: &S, script: &Script, policy: &Policy
     let rules = findings.iter().map(|f| f.rule).collect();
     let report = findings.iter().map(ToString::to_string).collect::<Vec<_>>().join("\n");
     (rules, format!("{report}\n{}", transcript.render()))
+}
+
+/// The built-in server's model and surface.
+fn surface_policy() -> Policy {
+    Policy::default().with_model(ServerModel::built_in()).with_surface(Surface::built_in())
 }
 
 proptest! {
@@ -35,6 +42,19 @@ proptest! {
     #[test]
     fn the_quirky_server_breaks_no_rule(script in scripts(), seed in any::<u64>()) {
         mcp_wirefuzz::conforms(&Quirky::new(seed), &script).map_err(TestCaseError::fail)?;
+    }
+
+    /// With the built-in server's model and surface, the surface rules judge every tool call, prompt get, resource
+    /// read and list: the reference server breaks none.
+    #[test]
+    fn the_reference_server_breaks_no_surface_rule(script in scripts()) {
+        mcp_wirefuzz::conforms_under(&Calc, &script, &surface_policy()).map_err(TestCaseError::fail)?;
+    }
+
+    /// The quirky server under the surface rules too.
+    #[test]
+    fn the_quirky_server_breaks_no_surface_rule(script in scripts(), seed in any::<u64>()) {
+        mcp_wirefuzz::conforms_under(&Quirky::new(seed), &script, &surface_policy()).map_err(TestCaseError::fail)?;
     }
 
     /// The quirks of a reply's bytes alone (replies in order, none dropped).

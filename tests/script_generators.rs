@@ -4,7 +4,8 @@
 
 use mcp_wirefuzz::oracle::check;
 use mcp_wirefuzz::protocol::{Era, Frame, Kind};
-use mcp_wirefuzz::script::message::METHODS;
+use mcp_wirefuzz::script::arguments::Breakage;
+use mcp_wirefuzz::script::message::{METHODS, PromptArguments, ResourceUri};
 use mcp_wirefuzz::script::mutation::GIANT_STRING;
 use mcp_wirefuzz::script::{
     Bounded, Call, Envelope, Feature, HandshakeVersion, IdKind, InitVersion, Message, Mutation, Note, Opening, RawLine,
@@ -47,6 +48,9 @@ fn all_features() -> Vec<Feature> {
     let mut all: Vec<Feature> = eras.into_iter().map(Feature::Opening).collect();
     all.extend(METHODS.into_iter().map(Feature::Method));
     all.extend(ToolCall::ALL.into_iter().map(Feature::ToolCall));
+    all.extend(Breakage::ALL.into_iter().map(Feature::Arguments));
+    all.extend(PromptArguments::ALL.into_iter().map(Feature::PromptArguments));
+    all.extend(ResourceUri::ALL.into_iter().map(Feature::ResourceUri));
     all.extend(IdKind::ALL.into_iter().map(Feature::Id));
     all.extend(eras.into_iter().flat_map(|opening| Era::ALL.map(|message| Feature::Eras { opening, message })));
     // A giant line is rare on purpose (see `a_giant_line_is_rare_but_reached`).

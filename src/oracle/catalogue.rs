@@ -4,8 +4,10 @@
 use crate::model::ServerModel;
 use crate::protocol::Era;
 use crate::protocol::era::MODERN_VERSIONS;
+use crate::surface::Surface;
 use std::collections::BTreeMap;
 use std::fmt;
+use std::sync::Arc;
 
 /// How bad a finding is.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
@@ -99,6 +101,8 @@ pub const NULL_PARAMS: &str = "JSONRPC-NULL-PARAMS";
 pub const SERVER_CRASH: &str = "SERVER-CRASH";
 /// The server did not stop answering.
 pub const SERVER_HANG: &str = "SERVER-HANG";
+/// A server that answered every request exits when its input closes.
+pub const SERVER_SHUTDOWN: &str = "SERVER-SHUTDOWN";
 /// No server-to-client requests on a modern connection.
 pub const UNSOLICITED_REQUEST: &str = "SERVER-UNSOLICITED-REQUEST";
 /// One era per connection.
@@ -149,6 +153,33 @@ pub const HTTP_SESSION_REQUIRED: &str = "HTTP-SESSION-REQUIRED";
 pub const HTTP_SESSION_DELETED: &str = "HTTP-SESSION-DELETED";
 /// An invalid `MCP-Protocol-Version` on a legacy session gets 400.
 pub const HTTP_PROTOCOL_VERSION_HEADER: &str = "HTTP-PROTOCOL-VERSION-HEADER";
+
+/// A listed tool called with arguments its inputSchema accepts gets a result.
+pub const TOOL_VALID_ARGS: &str = "MCP-TOOL-VALID-ARGS";
+/// Arguments the inputSchema refuses get an isError result or -32602.
+pub const TOOL_INVALID_ARGS: &str = "MCP-TOOL-INVALID-ARGS";
+/// structuredContent conforms to the declared outputSchema.
+pub const TOOL_OUTPUT_SCHEMA: &str = "MCP-TOOL-OUTPUT-SCHEMA";
+/// Content items are well-formed.
+pub const CONTENT_SHAPE: &str = "MCP-CONTENT-SHAPE";
+/// An unknown tool gets an error, not a successful result.
+pub const TOOL_UNKNOWN: &str = "MCP-TOOL-UNKNOWN";
+/// An unknown prompt gets -32602.
+pub const PROMPT_UNKNOWN: &str = "MCP-PROMPT-UNKNOWN";
+/// A prompt missing a required argument gets -32602.
+pub const PROMPT_ARGUMENTS: &str = "MCP-PROMPT-ARGUMENTS";
+/// An unknown resource gets resource-not-found.
+pub const RESOURCE_UNKNOWN: &str = "MCP-RESOURCE-UNKNOWN";
+/// A listed resource can be read.
+pub const RESOURCE_READABLE: &str = "MCP-RESOURCE-READABLE";
+/// An invalid cursor gets -32602.
+pub const CURSOR_INVALID: &str = "MCP-CURSOR-INVALID";
+/// List results have the shapes schema.ts gives them.
+pub const LIST_SHAPE: &str = "MCP-LIST-SHAPE";
+/// Names in a list are unique.
+pub const LIST_DUPLICATE_NAME: &str = "MCP-LIST-DUPLICATE-NAME";
+/// Modern servers emit no reserved error code.
+pub const ERROR_CODE_RESERVED: &str = "MCP-ERROR-CODE-RESERVED";
 
 /// The catalogue, JSON-RPC layer first, then the MCP era model.
 pub static RULES: &[Rule] = &[
@@ -285,7 +316,23 @@ pub static RULES: &[Rule] = &[
         "shared/PROTOCOL.md invariant 6; MCP basic/transports.mdx §stdio (the server may close its output); \
          shared/REAL-SERVERS.md (graded SHOULD)",
     ),
-    must(SERVER_HANG, BOTH, "The server does not stop answering.", "shared/PROTOCOL.md invariants 2 and 6"),
+    must(
+        SERVER_HANG,
+        BOTH,
+        "The server does not stop answering. Changed after issue 17: it fires when the server went silent while a \
+         request was still owed its reply; a server that answered every request and only did not exit after its \
+         input closed is SERVER-SHUTDOWN.",
+        "shared/PROTOCOL.md invariants 2 and 6",
+    ),
+    should(
+        SERVER_SHUTDOWN,
+        BOTH,
+        "New after issue 17. A server that answered every request closes its output and exits within the shutdown \
+         budget once its input closes (timers or background tasks that keep it alive make the client wait, then \
+         signal it).",
+        "MCP 2025-11-25 basic/lifecycle.mdx §Shutdown (stdio: the client closes the input stream and waits for the \
+         server to exit, then sends SIGTERM); shared/PROTOCOL-REFERENCE.md §7 I38 (SHOULD)",
+    ),
     must(
         UNSOLICITED_REQUEST,
         MODERN,
@@ -512,6 +559,114 @@ pub static RULES: &[Rule] = &[
          whose MCP-Protocol-Version names no protocol version gets 400 Bad Request.",
         "MCP 2025-11-25 basic/transports.mdx §Protocol Version Header",
     ),
+    should(
+        TOOL_VALID_ARGS,
+        BOTH,
+        "New in issue 14. A tools/call of a listed tool whose arguments validate against its inputSchema (JSON \
+         Schema 2020-12 unless it names another draft) gets a result; an isError result is the tool's own \
+         business. A JSON-RPC error (-32602: the server refuses arguments its own schema accepts; -32603: a failure \
+         that belongs in an isError result) breaks it. Crashes and hangs are SERVER-CRASH and SERVER-HANG. A \
+         SHOULD: the spec lists server errors among protocol errors.",
+        "MCP 2025-11-25 and 2026-07-28 server/tools.mdx §Error Handling (API failures and input validation errors \
+         are tool execution errors, reported with isError: true; SEP-1303)",
+    ),
+    should(
+        TOOL_INVALID_ARGS,
+        BOTH,
+        "New in issue 14. A tools/call of a listed tool whose arguments break its inputSchema gets an isError result \
+         or -32602, not another error code (-32603, -32600, 0). A successful result is not judged: servers may \
+         coerce (\"1\" to 1) or ignore what they do not read.",
+        "MCP 2025-11-25 server/tools.mdx §Error Handling (input validation errors are tool execution errors, \
+         SEP-1303); 2026-07-28 server/tools.mdx §Error Handling (malformed requests are protocol errors, -32602)",
+    ),
+    must(
+        TOOL_OUTPUT_SCHEMA,
+        BOTH,
+        "New in issue 14. When a listed tool declares outputSchema, each of its results that is not an isError \
+         result carries structuredContent that validates against the outputSchema.",
+        "MCP 2025-11-25 and 2026-07-28 server/tools.mdx §Output Schema (Servers MUST provide structured results \
+         that conform to this schema)",
+    ),
+    must(
+        CONTENT_SHAPE,
+        BOTH,
+        "New in issue 14. A tools/call result has a content array and a boolean isError when present; its content \
+         items, prompts/get message contents and resources/read contents are well-formed: text has a string text; \
+         image and audio a string mimeType and data in valid base64; resource_link a string uri and name; an \
+         embedded resource a uri and a string text or base64 blob. Unknown content types are not judged.",
+        "MCP schema.ts CallToolResult, ContentBlock, TextResourceContents, BlobResourceContents; server/resources.mdx \
+         §Security Considerations (Binary data MUST be properly encoded)",
+    ),
+    should(
+        TOOL_UNKNOWN,
+        BOTH,
+        "New in issue 14. A tools/call of a tool the server does not list gets a JSON-RPC error (-32602 in the \
+         spec's example) or an isError result (the Python SDK's MCPServer), never a successful result.",
+        "MCP 2025-11-25 and 2026-07-28 server/tools.mdx §Error Handling (unknown tools are protocol errors; the \
+         code is an example)",
+    ),
+    should(
+        PROMPT_UNKNOWN,
+        BOTH,
+        "New in issue 14. A prompts/get of a prompt the server does not list gets -32602 (a server that does not \
+         serve prompts/get at all, -32601, is not judged).",
+        "MCP 2025-11-25 server/prompts.mdx §Error Handling (Servers SHOULD return -32602 for an invalid prompt name)",
+    ),
+    should(
+        PROMPT_ARGUMENTS,
+        BOTH,
+        "New in issue 14. A prompts/get of a listed prompt without one of its required arguments gets -32602.",
+        "MCP 2025-11-25 server/prompts.mdx §Error Handling (Servers SHOULD return -32602 for missing required \
+         arguments)",
+    ),
+    should(
+        RESOURCE_UNKNOWN,
+        BOTH,
+        "New in issue 14. A resources/read of a URI under a scheme no server uses (and no template matches) gets an \
+         error: -32002 or -32602 on a handshake connection, -32602 on a modern one (-32002 there is \
+         MCP-ERROR-CODE-RESERVED); not a result.",
+        "MCP 2025-11-25 server/resources.mdx §Error Handling (SHOULD: -32002); 2026-07-28 (SEP-2164: -32602); \
+         shared/PROTOCOL-REFERENCE.md §8 G",
+    ),
+    should(
+        RESOURCE_READABLE,
+        BOTH,
+        "New in issue 14. A resources/read of a URI the server listed in resources/list gets a result with a \
+         contents array, not an error.",
+        "MCP server/resources.mdx §Listing Resources, §Reading Resources (a listed resource is one the client can \
+         read; no MUST says so)",
+    ),
+    should(
+        CURSOR_INVALID,
+        BOTH,
+        "New in issue 14. A list request with a cursor the server never issued gets -32602 (a server that does not \
+         serve the list at all, -32601, is not judged).",
+        "MCP 2025-11-25 server/utilities/pagination.mdx §Error Handling (Invalid cursors SHOULD result in -32602)",
+    ),
+    must(
+        LIST_SHAPE,
+        BOTH,
+        "New in issue 14. A tools/list, prompts/list, resources/list or resources/templates/list result holds its \
+         items array; every tool has a string name and an inputSchema that is a JSON Schema object (an \
+         outputSchema too, when given); every prompt a string name (and arguments with string names); every \
+         resource a string uri and name; every template a string uriTemplate and name; nextCursor, when present, \
+         is a string.",
+        "MCP schema.ts ListToolsResult, Tool, Prompt, Resource, ResourceTemplate, PaginatedResult; server/tools.mdx \
+         §Tool (inputSchema MUST be a valid JSON Schema object, not null)",
+    ),
+    should(
+        LIST_DUPLICATE_NAME,
+        BOTH,
+        "New in issue 14. A list page names each tool, prompt, resource URI and template once.",
+        "MCP 2025-11-25 and 2026-07-28 server/tools.mdx §Tool Names (Tool names SHOULD be unique within a server)",
+    ),
+    must(
+        ERROR_CODE_RESERVED,
+        MODERN,
+        "New in issue 14. On a modern connection the server emits none of the codes 2026-07-28 reserves: -32002, \
+         -32042, or any in -32020..-32099 but -32020, -32021 and -32022.",
+        "MCP 2026-07-28 basic/index.mdx §Error Codes; shared/PROTOCOL-REFERENCE.md §6",
+    ),
 ];
 
 /// The rule with this id.
@@ -605,6 +760,7 @@ pub struct Policy {
     overrides: BTreeMap<&'static str, bool>,
     supported_versions: Vec<String>,
     model: Option<ServerModel>,
+    surface: Option<Arc<Surface>>,
 }
 
 impl Default for Policy {
@@ -614,6 +770,7 @@ impl Default for Policy {
             overrides: BTreeMap::new(),
             supported_versions: MODERN_VERSIONS.iter().map(|v| v.to_string()).collect(),
             model: None,
+            surface: None,
         }
     }
 }
@@ -649,6 +806,18 @@ impl Policy {
     pub fn with_model(mut self, model: ServerModel) -> Policy {
         self.model = Some(model);
         self
+    }
+
+    /// Judges tool calls, prompt gets, resource reads and lists with what the server listed. Without a surface the
+    /// surface rules do not judge.
+    pub fn with_surface(mut self, surface: Arc<Surface>) -> Policy {
+        self.surface = Some(surface);
+        self
+    }
+
+    /// The server's surface, when one was given.
+    pub fn surface(&self) -> Option<&Arc<Surface>> {
+        self.surface.as_ref()
     }
 
     /// The server model, when one was given.

@@ -349,7 +349,15 @@ struct Connection<'t> {
 
 /// Follows the conversation: matches responses to requests, and reports wrong, missing, duplicate and unwanted
 /// replies. Returns, for each event index, the received line that answers the request sent there.
-pub(super) fn check(transcript: &Transcript, reads: &[Read], findings: &mut Findings) -> Vec<Option<usize>> {
+/// What the JSON-RPC layer learned that the other layers use.
+pub(super) struct Matched {
+    /// For each event, the event of the request a reply answers.
+    pub answers: Vec<Option<usize>>,
+    /// True when a request that needs a reply had none by the end (whether or not it was due).
+    pub owed: bool,
+}
+
+pub(super) fn check(transcript: &Transcript, reads: &[Read], findings: &mut Findings) -> Matched {
     let mut connection = Connection {
         transcript,
         findings,
@@ -396,7 +404,8 @@ pub(super) fn check(transcript: &Transcript, reads: &[Read], findings: &mut Find
         connection.deadline();
     }
     connection.end();
-    connection.answers
+    let owed = connection.requests.iter().any(|sent| sent.needs_reply && !sent.answered && !sent.cancelled);
+    Matched { answers: connection.answers, owed }
 }
 
 impl Connection<'_> {

@@ -10,10 +10,12 @@
 
 mod batch;
 pub mod catalogue;
+pub mod coverage;
 mod http;
 mod jsonrpc;
 mod mcp;
 mod memo;
+mod surface;
 mod template;
 #[cfg(test)]
 mod tests;
@@ -25,9 +27,14 @@ pub use catalogue::{
 use crate::protocol::json;
 use crate::protocol::{Frame, IdField, Outcome, RequestId};
 use crate::transcript::{Ending, Event, Transcript, show_bytes};
-use catalogue::{SERVER_CRASH, SERVER_HANG};
+use catalogue::{SERVER_CRASH, SERVER_HANG, SERVER_SHUTDOWN};
 use std::fmt;
 use std::rc::Rc;
+
+/// The ids of the surface rules (tools, prompts, resources, lists, reserved codes), whose coverage is reported.
+pub fn surface_rules() -> &'static [&'static str] {
+    &surface::RULES
+}
 
 /// One broken invariant.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -55,13 +62,20 @@ impl fmt::Display for Finding {
 
 /// Checks a transcript against every rule the policy enables. Findings come in transcript order.
 pub fn check(transcript: &Transcript, policy: &Policy) -> Vec<Finding> {
+    check_covered(transcript, policy).0
+}
+
+/// [`check`], and what the transcript exercised ([`coverage::Coverage`]).
+pub fn check_covered(transcript: &Transcript, policy: &Policy) -> (Vec<Finding>, coverage::Coverage) {
+    let mut coverage = coverage::Coverage::default();
     let spread = batch::spread(transcript);
     let judged = spread.as_ref().map_or(transcript, |spread| &spread.transcript);
     let mut findings = Findings::default();
     let reads = read(judged, &mut findings);
-    let answers = jsonrpc::check(judged, &reads, &mut findings);
+    let jsonrpc::Matched { answers, owed } = jsonrpc::check(judged, &reads, &mut findings);
     mcp::check(judged, &reads, &answers, policy, &mut findings);
-    check_ending(judged, &mut findings);
+    surface::check(judged, &reads, &answers, policy, &mut findings, &mut coverage);
+    check_ending(judged, owed, &mut findings);
     let mut findings = match &spread {
         Some(spread) => spread.put_back(findings.0, transcript),
         None => findings.0,
@@ -76,7 +90,10 @@ pub fn check(transcript: &Transcript, policy: &Policy) -> Vec<Finding> {
             finding.detail.push_str(&format!(" (the transcript was cut after {events} events)"));
         }
     }
-    findings
+    for counts in coverage.tools.values_mut().chain(coverage.methods.values_mut()) {
+        counts.findings.retain(|rule, _| policy.enabled(rule));
+    }
+    (findings, coverage)
 }
 
 /// An event of the transcript, read once (lines read before are shared, see [`memo`] and [`template`]).
@@ -243,7 +260,8 @@ fn classified(noted: json::Noted, lenient: bool) -> SentLine {
     SentLine { frame, ambiguous, lenient_id: None, extra_members }
 }
 
-fn check_ending(transcript: &Transcript, findings: &mut Findings) {
+/// The ending's finding; `owed` when a request was still owed its reply.
+fn check_ending(transcript: &Transcript, owed: bool, findings: &mut Findings) {
     let last_sent = transcript.events.iter().rposition(|e| matches!(e, Event::Sent(_)));
     let after = match last_sent {
         Some(index) => format!("after event {index}"),
@@ -266,10 +284,17 @@ fn check_ending(transcript: &Transcript, findings: &mut Findings) {
             };
             findings.add(SERVER_CRASH, last_sent, format!("the server {how} {after}; {stderr}"));
         }
-        Ending::Hung { waited_ms } => findings.add(
+        // Silent with a reply still owed, the server hangs; with every request answered, it only did not exit
+        // when its input closed.
+        Ending::Hung { waited_ms } if owed => findings.add(
             SERVER_HANG,
             last_sent,
             format!("the server stopped answering {after} (waited {waited_ms} ms)"),
+        ),
+        Ending::Hung { waited_ms } => findings.add(
+            SERVER_SHUTDOWN,
+            last_sent,
+            format!("the server answered every request but did not exit {waited_ms} ms after its input closed"),
         ),
         // How a cut conversation ended was not seen.
         Ending::Cut { .. } => {}

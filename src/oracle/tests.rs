@@ -341,6 +341,22 @@ fn server_hang() {
 }
 
 #[test]
+fn server_shutdown() {
+    // Every request answered, then no exit when the input closed: a shutdown SHOULD, not a hang.
+    let found = check(&t(&[S(PING_1), R(EMPTY_1)], Ending::Hung { waited_ms: 3000 }), &Policy::default());
+    assert_eq!(ids(&found), [SERVER_SHUTDOWN]);
+    assert_eq!(found[0].level, Level::Warning);
+    assert!(found[0].detail.contains("3000 ms"), "{}", found[0].detail);
+    quiet(&[S(PING_1), R(EMPTY_1)], SERVER_SHUTDOWN);
+    // A request still owed its reply makes it a hang.
+    let owed = check(
+        &t(&[S(PING_1), R(EMPTY_1), S(r#"{"jsonrpc":"2.0","id":2,"method":"ping"}"#)], Ending::Hung { waited_ms: 1 }),
+        &Policy::default(),
+    );
+    assert_eq!(ids(&owed), [SERVER_HANG]);
+}
+
+#[test]
 fn unsolicited_request() {
     let discover = modern("1", "server/discover", "");
     let ask = r#"{"jsonrpc":"2.0","id":"s1","method":"sampling/createMessage","params":{}}"#;

@@ -1,9 +1,11 @@
 //! Reports of a campaign: for people on a terminal, and as JSON, JUnit XML and SARIF for tools.
 
+pub mod coverage;
 pub mod human;
 pub mod json;
 pub mod junit;
 pub mod sarif;
+pub mod wire;
 
 use crate::campaign::Found;
 use crate::server::ServerSpec;

@@ -3,12 +3,14 @@
 //! `serde_json` writes for the same value, or, for a step that mutates it, built as a JSON object that the
 //! mutation edits and serializes.
 
+use super::arguments::{self, OddString};
 use super::id::{IdKind, Ids, literal};
-use super::message::{Call, Envelope, Message, Note, Request, ToolCall};
+use super::message::{Call, Envelope, Message, Note, PromptArguments, Request, ResourceUri, ToolCall};
 use super::{Opening, Script, Step};
 use crate::protocol::envelope::{self, META};
 use crate::protocol::era::LATEST_MODERN_VERSION;
 use crate::protocol::methods::{DISCOVER, INITIALIZE, INITIALIZED};
+use crate::surface::Surface;
 use crate::transcript::Input;
 use serde_json::{Map, Value, json};
 use std::sync::LazyLock;
@@ -16,8 +18,8 @@ use std::sync::LazyLock;
 /// The `clientInfo` every `initialize` carries.
 pub const CLIENT_NAME: &str = "mcp-wirefuzz";
 
-/// Encodes `script`, step by step; see [`Script::encode`].
-pub(crate) fn encode(script: &Script) -> Vec<Input> {
+/// Encodes `script` for a server with `surface`, step by step; see [`Script::encode_on`].
+pub(crate) fn encode(script: &Script, surface: &Surface) -> Vec<Input> {
     let mut ids = Ids::new();
     let mut out = Vec::with_capacity(script.steps.0.len() + 3);
     match script.opening {
@@ -30,7 +32,7 @@ pub(crate) fn encode(script: &Script) -> Vec<Input> {
         }
         Opening::Modern | Opening::NotificationFirst => {
             if script.opening == Opening::NotificationFirst {
-                out.push(Parts::of(&Message::Notification(Note::Cancelled), &mut ids).line());
+                out.push(Parts::of(&Message::Notification(Note::Cancelled), &mut ids, surface).line());
             }
             let id = ids.assign(IdKind::SmallInt);
             out.push(Parts::new(Some(id), DISCOVER, None, true).line());
@@ -40,10 +42,10 @@ pub(crate) fn encode(script: &Script) -> Vec<Input> {
     }
     for step in &script.steps.0 {
         out.push(match step {
-            Step::Send(message) => Parts::of(message, &mut ids).line(),
+            Step::Send(message) => Parts::of(message, &mut ids, surface).line(),
             Step::Mutated(request, mutation) => {
                 let ordinal = ids.peek();
-                Input::Line(mutation.apply(build_request(request, &mut ids), ordinal))
+                Input::Line(mutation.apply(build_request(request, &mut ids, surface), ordinal))
             }
             Step::Batch(messages) => {
                 let mut line = vec![b'['];
@@ -51,7 +53,7 @@ pub(crate) fn encode(script: &Script) -> Vec<Input> {
                     if i > 0 {
                         line.push(b',');
                     }
-                    Parts::of(message, &mut ids).write(&mut line);
+                    Parts::of(message, &mut ids, surface).write(&mut line);
                 }
                 line.push(b']');
                 Input::Line(line)
@@ -94,9 +96,9 @@ impl Parts {
     }
 
     /// The parts of `message`; a request takes the next id.
-    fn of(message: &Message, ids: &mut Ids) -> Parts {
+    fn of(message: &Message, ids: &mut Ids, surface: &Surface) -> Parts {
         match message {
-            Message::Request(r) => Parts::of_request(r, ids),
+            Message::Request(r) => Parts::of_request(r, ids, surface),
             Message::Notification(note) => {
                 let params = match note {
                     Note::Cancelled => {
@@ -111,15 +113,28 @@ impl Parts {
     }
 
     /// The parts of a request; takes the next id.
-    fn of_request(r: &Request, ids: &mut Ids) -> Parts {
+    fn of_request(r: &Request, ids: &mut Ids, surface: &Surface) -> Parts {
         let ordinal = ids.peek();
         let id = ids.assign(r.id);
         let params = match r.call {
             Call::ToolsCall(arguments) => Some(tool_call_params(arguments, ordinal)),
             Call::Initialize(version) => Some(initialize_params(version.as_str())),
-            Call::ToolsList | Call::Discover | Call::PromptsList | Call::ResourcesList | Call::Ping | Call::Unknown => {
-                None
-            }
+            Call::Tool(plan) => Some(match surface.tools.get(usize::from(plan.tool) % surface.tools.len().max(1)) {
+                Some(tool) => {
+                    json!({ "name": tool.name, "arguments": arguments::arguments(&tool.input_schema, plan.arguments) })
+                }
+                None => tool_call_params(ToolCall::UnknownTool, ordinal),
+            }),
+            Call::Prompt(plan) => Some(prompt_params(surface, usize::from(plan.prompt), plan.arguments)),
+            Call::Resource(plan) => Some(json!({ "uri": resource_uri(surface, usize::from(plan.index), plan.uri) })),
+            Call::BadCursor(_) => Some(json!({ "cursor": BAD_CURSOR })),
+            Call::ToolsList
+            | Call::Discover
+            | Call::PromptsList
+            | Call::ResourcesList
+            | Call::Ping
+            | Call::Unknown
+            | Call::TemplatesList => None,
         };
         Parts::new(Some(id), r.call.method(), params, r.envelope == Envelope::Modern)
     }
@@ -186,8 +201,103 @@ fn enveloped(mut params: Value, modern: bool) -> Value {
 }
 
 /// A request as a JSON object, for a mutation to edit; takes the next id.
-fn build_request(r: &Request, ids: &mut Ids) -> Map<String, Value> {
-    Parts::of_request(r, ids).object()
+fn build_request(r: &Request, ids: &mut Ids, surface: &Surface) -> Map<String, Value> {
+    Parts::of_request(r, ids, surface).object()
+}
+
+/// The cursor sent where none was issued.
+pub const BAD_CURSOR: &str = "wirefuzz-no-such-cursor";
+/// The prompt name sent where an unknown prompt is asked for.
+pub const UNKNOWN_PROMPT: &str = "wirefuzz-no-such-prompt";
+/// The URI read where an unknown resource is asked for: a scheme no server uses.
+pub const UNKNOWN_URI: &str = "wirefuzz-unknown:///no/such/resource";
+
+/// The params of a `prompts/get` of prompt `index` (modulo the number of prompts).
+fn prompt_params(surface: &Surface, index: usize, arguments: PromptArguments) -> Value {
+    let prompt = surface.prompts.get(index % surface.prompts.len().max(1));
+    let Some(prompt) = prompt.filter(|_| arguments != PromptArguments::UnknownPrompt) else {
+        return json!({ "name": UNKNOWN_PROMPT, "arguments": {} });
+    };
+    let mut given = Map::new();
+    for (name, required) in &prompt.arguments {
+        match arguments {
+            PromptArguments::Odd(class) => {
+                given.insert(name.clone(), Value::String(class.text()));
+            }
+            _ if *required => {
+                given.insert(name.clone(), json!("wirefuzz"));
+            }
+            _ => {}
+        }
+    }
+    if arguments == PromptArguments::MissingRequired
+        && let Some((name, _)) = prompt.arguments.iter().find(|(_, required)| *required)
+    {
+        given.remove(name);
+    }
+    json!({ "name": prompt.name, "arguments": given })
+}
+
+/// The URI a `resources/read` reads.
+fn resource_uri(surface: &Surface, index: usize, uri: ResourceUri) -> String {
+    match uri {
+        ResourceUri::Listed => match surface.resources.get(index % surface.resources.len().max(1)) {
+            Some(uri) => uri.clone(),
+            None => UNKNOWN_URI.into(),
+        },
+        ResourceUri::Template(class) => match surface.templates.get(index % surface.templates.len().max(1)) {
+            Some(template) => expand(template, class),
+            None => UNKNOWN_URI.into(),
+        },
+        ResourceUri::Unknown => UNKNOWN_URI.into(),
+    }
+}
+
+/// A URI template (RFC 6570) with every variable set: `wirefuzz`, or for an odd class other than the empty one,
+/// that odd string percent-encoded.
+pub fn expand(template: &str, class: OddString) -> String {
+    let value = match class {
+        OddString::Empty => "wirefuzz".to_string(),
+        OddString::Huge => "w".repeat(2_000),
+        other => other
+            .text()
+            .bytes()
+            .map(|b| match b {
+                b'A'..=b'Z' | b'a'..=b'z' | b'0'..=b'9' | b'-' | b'.' | b'_' | b'~' => char::from(b).to_string(),
+                _ => format!("%{b:02X}"),
+            })
+            .collect(),
+    };
+    let mut out = String::new();
+    let mut rest = template;
+    while let Some(start) = rest.find('{') {
+        out.push_str(&rest[..start]);
+        let Some(end) = rest[start..].find('}') else {
+            rest = &rest[start..];
+            break;
+        };
+        let expression = &rest[start + 1..start + end];
+        let (operator, names) = match expression.chars().next() {
+            Some(op @ ('+' | '#' | '.' | '/' | ';' | '?' | '&')) => (Some(op), &expression[1..]),
+            _ => (None, expression),
+        };
+        let names: Vec<&str> = names.split(',').map(|n| n.trim_end_matches('*')).collect();
+        match operator {
+            Some('?') | Some('&') => {
+                let pairs: Vec<String> = names.iter().map(|n| format!("{n}={value}")).collect();
+                out.push(operator.unwrap_or('?'));
+                out.push_str(&pairs.join("&"));
+            }
+            Some(op @ ('.' | '/' | ';' | '#')) => {
+                out.push(op);
+                out.push_str(&vec![value.as_str(); names.len()].join(","));
+            }
+            _ => out.push_str(&vec![value.as_str(); names.len()].join(",")),
+        }
+        rest = &rest[start + end + 1..];
+    }
+    out.push_str(rest);
+    out
 }
 
 /// The params of an `initialize` asking for `version`.
@@ -211,6 +321,7 @@ fn tool_call_params(arguments: ToolCall, ordinal: u64) -> Value {
         ToolCall::ExtraArgument => add(json!({ "a": 1, "b": 2, "c": 3 })),
         ToolCall::UnknownTool => json!({ "name": "subtract", "arguments": { "a": 1, "b": 2 } }),
         ToolCall::MissingName => json!({ "arguments": { "a": 1, "b": 2 } }),
+        ToolCall::OddName(class) => json!({ "name": class.text(), "arguments": {} }),
     }
 }
 
@@ -229,10 +340,11 @@ mod tests {
                 (0..256).map(|i| (seed.wrapping_mul(0x9E37_79B9_7F4A_7C15) >> (i % 57)) as u8 ^ i as u8).collect();
             let Ok(messages) = Vec::<Message>::arbitrary(&mut Unstructured::new(&data)) else { continue };
             let (mut written_ids, mut built_ids) = (Ids::new(), Ids::new());
+            let surface = Surface::built_in();
             for message in &messages {
                 let mut written = Vec::new();
-                Parts::of(message, &mut written_ids).write(&mut written);
-                let built = json_bytes(&Value::Object(Parts::of(message, &mut built_ids).object()));
+                Parts::of(message, &mut written_ids, &surface).write(&mut written);
+                let built = json_bytes(&Value::Object(Parts::of(message, &mut built_ids, &surface).object()));
                 assert_eq!(String::from_utf8_lossy(&written), String::from_utf8_lossy(&built), "{message:?}");
                 seen += 1;
             }
@@ -246,5 +358,18 @@ mod tests {
                 assert_eq!(written, json_bytes(&Value::Object(parts().object())), "{params:?} modern {modern}");
             }
         }
+    }
+}
+
+#[cfg(test)]
+mod template_tests {
+    use super::*;
+
+    #[test]
+    fn templates_expand_every_variable() {
+        assert_eq!(expand("calc://numbers/{n}", OddString::Empty), "calc://numbers/wirefuzz");
+        assert_eq!(expand("x://{a}/{+b}{?c,d}", OddString::Empty), "x://wirefuzz/wirefuzz?c=wirefuzz&d=wirefuzz");
+        assert_eq!(expand("x://{a}", OddString::Separators), "x://a%E2%80%A8b%E2%80%A9c");
+        assert_eq!(expand("x://{open", OddString::Empty), "x://{open");
     }
 }

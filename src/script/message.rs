@@ -2,11 +2,18 @@
 //! and raw lines that are not messages at all. Every choice is a closed enum, so both generators stay bounded and the
 //! first variant of each enum (what `arbitrary` picks when its bytes run out) is a valid, useful message.
 
+use super::arguments::ArgPlan;
 use super::id::IdKind;
 use crate::protocol::Era;
 use crate::protocol::methods::{
     CANCELLED, DISCOVER, INITIALIZE, INITIALIZED, PING, PROMPTS_LIST, RESOURCES_LIST, TOOLS_CALL, TOOLS_LIST,
 };
+use crate::surface::TEMPLATES_LIST;
+
+/// `prompts/get`.
+pub const PROMPTS_GET: &str = "prompts/get";
+/// `resources/read`.
+pub const RESOURCES_READ: &str = "resources/read";
 
 /// A method no MCP version defines.
 pub const UNKNOWN_METHOD: &str = "wirefuzz/unknown";
@@ -14,12 +21,15 @@ pub const UNKNOWN_METHOD: &str = "wirefuzz/unknown";
 pub const UNKNOWN_NOTIFICATION: &str = "notifications/wirefuzz";
 
 /// Every method name a script can send, requests first.
-pub const METHODS: [&str; 11] = [
+pub const METHODS: [&str; 14] = [
     TOOLS_LIST,
     TOOLS_CALL,
     DISCOVER,
     PROMPTS_LIST,
     RESOURCES_LIST,
+    PROMPTS_GET,
+    RESOURCES_READ,
+    TEMPLATES_LIST,
     PING,
     INITIALIZE,
     UNKNOWN_METHOD,
@@ -70,14 +80,12 @@ impl Envelope {
     }
 }
 
-/// A request method and its arguments.
-#[derive(Clone, Debug, PartialEq, Eq, Hash, arbitrary::Arbitrary, proptest_derive::Arbitrary)]
+/// A request method and its arguments. Proptest's strategy is written out in [`boxed`] (the weights are there).
+#[derive(Clone, Debug, PartialEq, Eq, Hash, arbitrary::Arbitrary)]
 pub enum Call {
     /// `tools/list`.
-    #[proptest(weight = 2)]
     ToolsList,
     /// `tools/call` with good or bad arguments.
-    #[proptest(weight = 3)]
     ToolsCall(ToolCall),
     /// `server/discover` (modern era only).
     Discover,
@@ -91,6 +99,201 @@ pub enum Call {
     Initialize(InitVersion),
     /// A method no version defines.
     Unknown,
+    /// `tools/call` of a tool the server listed, with arguments from its `inputSchema`.
+    Tool(ToolPlan),
+    /// `prompts/get` of a listed prompt, or an unknown one.
+    Prompt(PromptPlan),
+    /// `resources/read` of a listed resource, a template expansion, or an unknown URI.
+    Resource(ResourcePlan),
+    /// `resources/templates/list`.
+    TemplatesList,
+    /// A list method with a cursor the server never issued.
+    BadCursor(ListKind),
+}
+
+/// A `tools/call` of a listed tool: which one (modulo the number of tools), and how its arguments are made.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord, arbitrary::Arbitrary)]
+pub struct ToolPlan {
+    /// The tool's index among the listed tools, modulo their number.
+    pub tool: u8,
+    /// How the arguments are made.
+    pub arguments: ArgPlan,
+}
+
+/// A `prompts/get`.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord, arbitrary::Arbitrary)]
+pub struct PromptPlan {
+    /// The prompt's index among the listed prompts, modulo their number.
+    pub prompt: u8,
+    /// Which arguments go with it.
+    pub arguments: PromptArguments,
+}
+
+/// The arguments of a `prompts/get`.
+#[derive(
+    Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord, arbitrary::Arbitrary, proptest_derive::Arbitrary,
+)]
+pub enum PromptArguments {
+    /// Every required argument, each `"wirefuzz"`.
+    #[proptest(weight = 3)]
+    Required,
+    /// Every argument, each an odd string.
+    Odd(super::arguments::OddString),
+    /// A required argument left out (the prompt's first required one; none: all given).
+    MissingRequired,
+    /// A prompt name the server does not list.
+    UnknownPrompt,
+}
+
+impl PromptArguments {
+    /// Every choice (odd strings by one representative).
+    pub const ALL: [PromptArguments; 4] = [
+        PromptArguments::Required,
+        PromptArguments::Odd(super::arguments::OddString::Empty),
+        PromptArguments::MissingRequired,
+        PromptArguments::UnknownPrompt,
+    ];
+
+    /// A stable kebab-case name.
+    pub fn name(self) -> &'static str {
+        match self {
+            PromptArguments::Required => "required",
+            PromptArguments::Odd(_) => "odd",
+            PromptArguments::MissingRequired => "missing-required",
+            PromptArguments::UnknownPrompt => "unknown-prompt",
+        }
+    }
+}
+
+/// A `resources/read`.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord, arbitrary::Arbitrary)]
+pub struct ResourcePlan {
+    /// The index among the listed resources (or templates), modulo their number.
+    pub index: u8,
+    /// Which URI is read.
+    pub uri: ResourceUri,
+}
+
+/// Which URI a `resources/read` reads.
+#[derive(
+    Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord, arbitrary::Arbitrary, proptest_derive::Arbitrary,
+)]
+pub enum ResourceUri {
+    /// A listed resource's URI.
+    #[proptest(weight = 3)]
+    Listed,
+    /// A template expanded, every variable `wirefuzz` (or an odd string).
+    Template(super::arguments::OddString),
+    /// A URI the server does not list, under a scheme no server uses.
+    Unknown,
+}
+
+impl ResourceUri {
+    /// Every choice (odd strings by one representative).
+    pub const ALL: [ResourceUri; 3] =
+        [ResourceUri::Listed, ResourceUri::Template(super::arguments::OddString::Empty), ResourceUri::Unknown];
+
+    /// A stable kebab-case name.
+    pub fn name(self) -> &'static str {
+        match self {
+            ResourceUri::Listed => "listed",
+            ResourceUri::Template(_) => "template",
+            ResourceUri::Unknown => "unknown",
+        }
+    }
+}
+
+/// Proptest strategies for the plans, boxed: derived ones nest the strategy types of every member, and a script's
+/// value tree grew deep enough to overflow a debug build's test-thread stack.
+mod boxed {
+    use super::{
+        ArgPlan, Call, InitVersion, ListKind, PromptArguments, PromptPlan, ResourcePlan, ResourceUri, ToolCall,
+        ToolPlan,
+    };
+    use proptest::prelude::{Just, Strategy, any, prop_oneof};
+    use proptest::strategy::BoxedStrategy;
+
+    /// Each choice boxed, so the union's value tree stays small. The order is the enum's, so a call shrinks towards
+    /// `tools/list`, as the derived strategy did.
+    impl proptest::arbitrary::Arbitrary for Call {
+        type Parameters = ();
+        type Strategy = BoxedStrategy<Call>;
+
+        fn arbitrary_with((): ()) -> Self::Strategy {
+            prop_oneof![
+                2 => Just(Call::ToolsList).boxed(),
+                3 => any::<ToolCall>().prop_map(Call::ToolsCall).boxed(),
+                1 => Just(Call::Discover).boxed(),
+                1 => Just(Call::PromptsList).boxed(),
+                1 => Just(Call::ResourcesList).boxed(),
+                1 => Just(Call::Ping).boxed(),
+                1 => any::<InitVersion>().prop_map(Call::Initialize).boxed(),
+                1 => Just(Call::Unknown).boxed(),
+                3 => any::<ToolPlan>().prop_map(Call::Tool).boxed(),
+                1 => any::<PromptPlan>().prop_map(Call::Prompt).boxed(),
+                1 => any::<ResourcePlan>().prop_map(Call::Resource).boxed(),
+                1 => Just(Call::TemplatesList).boxed(),
+                1 => any::<ListKind>().prop_map(Call::BadCursor).boxed(),
+            ]
+            .boxed()
+        }
+    }
+
+    impl proptest::arbitrary::Arbitrary for ToolPlan {
+        type Parameters = ();
+        type Strategy = BoxedStrategy<ToolPlan>;
+
+        fn arbitrary_with((): ()) -> Self::Strategy {
+            (any::<u8>(), any::<ArgPlan>()).prop_map(|(tool, arguments)| ToolPlan { tool, arguments }).boxed()
+        }
+    }
+
+    impl proptest::arbitrary::Arbitrary for PromptPlan {
+        type Parameters = ();
+        type Strategy = BoxedStrategy<PromptPlan>;
+
+        fn arbitrary_with((): ()) -> Self::Strategy {
+            (any::<u8>(), any::<PromptArguments>())
+                .prop_map(|(prompt, arguments)| PromptPlan { prompt, arguments })
+                .boxed()
+        }
+    }
+
+    impl proptest::arbitrary::Arbitrary for ResourcePlan {
+        type Parameters = ();
+        type Strategy = BoxedStrategy<ResourcePlan>;
+
+        fn arbitrary_with((): ()) -> Self::Strategy {
+            (any::<u8>(), any::<ResourceUri>()).prop_map(|(index, uri)| ResourcePlan { index, uri }).boxed()
+        }
+    }
+}
+
+/// A paginated list method.
+#[derive(
+    Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord, arbitrary::Arbitrary, proptest_derive::Arbitrary,
+)]
+pub enum ListKind {
+    /// `tools/list`.
+    Tools,
+    /// `prompts/list`.
+    Prompts,
+    /// `resources/list`.
+    Resources,
+    /// `resources/templates/list`.
+    Templates,
+}
+
+impl ListKind {
+    /// The method.
+    pub fn method(self) -> &'static str {
+        match self {
+            ListKind::Tools => TOOLS_LIST,
+            ListKind::Prompts => PROMPTS_LIST,
+            ListKind::Resources => RESOURCES_LIST,
+            ListKind::Templates => TEMPLATES_LIST,
+        }
+    }
 }
 
 impl Call {
@@ -105,6 +308,11 @@ impl Call {
             Call::Ping => PING,
             Call::Initialize(_) => INITIALIZE,
             Call::Unknown => UNKNOWN_METHOD,
+            Call::Tool(_) => TOOLS_CALL,
+            Call::Prompt(_) => PROMPTS_GET,
+            Call::Resource(_) => RESOURCES_READ,
+            Call::TemplatesList => TEMPLATES_LIST,
+            Call::BadCursor(list) => list.method(),
         }
     }
 }
@@ -131,11 +339,13 @@ pub enum ToolCall {
     UnknownTool,
     /// No `name` at all.
     MissingName,
+    /// A tool name that is an odd string (a tool the server does not have).
+    OddName(super::arguments::OddString),
 }
 
 impl ToolCall {
-    /// Every argument choice, in declaration order.
-    pub const ALL: [ToolCall; 8] = [
+    /// Every argument choice, in declaration order (odd names by one representative).
+    pub const ALL: [ToolCall; 9] = [
         ToolCall::Good,
         ToolCall::MissingArgument,
         ToolCall::StringArgument,
@@ -144,6 +354,7 @@ impl ToolCall {
         ToolCall::ExtraArgument,
         ToolCall::UnknownTool,
         ToolCall::MissingName,
+        ToolCall::OddName(super::arguments::OddString::Empty),
     ];
 
     /// A stable kebab-case name.
@@ -157,6 +368,7 @@ impl ToolCall {
             ToolCall::ExtraArgument => "extra-argument",
             ToolCall::UnknownTool => "unknown-tool",
             ToolCall::MissingName => "missing-name",
+            ToolCall::OddName(_) => "odd-name",
         }
     }
 }

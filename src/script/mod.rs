@@ -12,6 +12,7 @@
 //! integer id, no envelope). A failing script therefore shrinks towards few steps of valid messages, keeping only
 //! the breakage the failure needs.
 
+pub mod arguments;
 pub mod bounded;
 mod encode;
 pub mod id;
@@ -19,12 +20,13 @@ pub mod message;
 pub mod mutation;
 
 pub use bounded::Bounded;
-pub use encode::CLIENT_NAME;
+pub use encode::{BAD_CURSOR, CLIENT_NAME, UNKNOWN_PROMPT, UNKNOWN_URI};
 pub use id::IdKind;
 pub use message::{Call, Envelope, HandshakeVersion, InitVersion, Message, Note, RawLine, Request, ToolCall};
 pub use mutation::Mutation;
 
 use crate::protocol::Era;
+use crate::surface::Surface;
 use crate::transcript::Input;
 use arbitrary::{Arbitrary, Unstructured};
 use proptest::prelude::{Strategy, any};
@@ -104,6 +106,12 @@ pub enum Feature {
     Method(&'static str),
     /// The arguments of a `tools/call`.
     ToolCall(ToolCall),
+    /// How the arguments of a `tools/call` of a listed tool are made.
+    Arguments(arguments::Breakage),
+    /// The arguments of a `prompts/get`.
+    PromptArguments(message::PromptArguments),
+    /// The URI of a `resources/read`.
+    ResourceUri(message::ResourceUri),
     /// The kind of a request's id.
     Id(IdKind),
     /// A request of era `message` after an opening of era `opening`.
@@ -131,6 +139,9 @@ impl fmt::Display for Feature {
             Feature::Opening(opening) => write!(f, "opening:{}", era(opening)),
             Feature::Method(method) => write!(f, "method:{method}"),
             Feature::ToolCall(arguments) => write!(f, "tool-call:{}", arguments.name()),
+            Feature::Arguments(breakage) => write!(f, "arguments:{}", breakage.name()),
+            Feature::PromptArguments(arguments) => write!(f, "prompt:{}", arguments.name()),
+            Feature::ResourceUri(uri) => write!(f, "resource:{}", uri.name()),
             Feature::Id(kind) => write!(f, "id:{}", kind.name()),
             Feature::Eras { opening, message } => write!(f, "eras:{}>{message}", era(opening)),
             Feature::Mutation(mutation) => write!(f, "mutation:{}", mutation.name()),
@@ -155,10 +166,17 @@ impl Script {
         Script::arbitrary(&mut Unstructured::new(data)).unwrap_or_default()
     }
 
-    /// The lines to send, in order: each step is one [`Input::Line`] or [`Input::Sync`]. Deterministic. No final
-    /// sync is appended: the runner waits at the end of a script anyway.
+    /// The lines to send to the built-in server: [`Script::encode_on`] its surface.
     pub fn encode(&self) -> Vec<Input> {
-        encode::encode(self)
+        encode::encode(self, &Surface::built_in())
+    }
+
+    /// The lines to send to a server with `surface`, in order: each step is one [`Input::Line`] or
+    /// [`Input::Sync`]. Deterministic. Tool calls, prompt gets and resource reads draw their names, arguments and
+    /// URIs from the surface (an empty one gives unknown names). No final sync is appended: the runner waits at the
+    /// end of a script anyway.
+    pub fn encode_on(&self, surface: &Surface) -> Vec<Input> {
+        encode::encode(self, surface)
     }
 
     /// Everything the script exercises, in the order it comes (repeats included, so they can be counted).
@@ -167,8 +185,12 @@ impl Script {
         let mut features = vec![Feature::Opening(opening)];
         let request = |features: &mut Vec<Feature>, r: &Request| {
             features.push(Feature::Method(r.call.method()));
-            if let Call::ToolsCall(arguments) = r.call {
-                features.push(Feature::ToolCall(arguments));
+            match r.call {
+                Call::ToolsCall(arguments) => features.push(Feature::ToolCall(arguments)),
+                Call::Tool(plan) => features.push(Feature::Arguments(plan.arguments.breakage)),
+                Call::Prompt(plan) => features.push(Feature::PromptArguments(plan.arguments)),
+                Call::Resource(plan) => features.push(Feature::ResourceUri(plan.uri)),
+                _ => {}
             }
             features.push(Feature::Id(r.id));
             features.push(Feature::Eras { opening, message: r.envelope.era() });

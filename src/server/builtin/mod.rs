@@ -5,3 +5,4 @@ pub mod http;
 pub mod mutants;
 pub mod quirks;
 pub mod reference;
+pub mod surface;

@@ -62,11 +62,37 @@ pub enum Mutant {
     /// A notification sent before any request pins the handshake era (the R1 bug of `@modelcontextprotocol/server`
     /// 2.4.0), whose dispatcher has no `server/discover`: an enveloped `server/discover` then gets -32601.
     NotificationSelectsEra,
+    /// `format_user` answers -32603 to valid arguments that give `user.age`.
+    ValidArgsInternalError,
+    /// `format_user` answers -32603, not an `isError` result, to arguments its schema refuses.
+    InvalidArgsInternalError,
+    /// `format_user`'s `structuredContent.length` is a string, against its `outputSchema`.
+    OutputSchemaMismatch,
+    /// `logo`'s image content carries data that is not base64.
+    BadImageData,
+    /// A `tools/call` of an unknown tool gets a successful result.
+    UnknownToolSucceeds,
+    /// `prompts/get` of an unknown prompt gets -32603.
+    UnknownPromptInternalError,
+    /// `prompts/get greeting` without its required argument is served.
+    MissingPromptArgumentServed,
+    /// `resources/read` of an unknown URI gets a result with no contents.
+    UnknownResourceServed,
+    /// The listed `calc://logo` cannot be read (resource not found).
+    ListedResourceUnreadable,
+    /// A list with a cursor the server never issued is answered with the first page.
+    CursorIgnored,
+    /// `stats`'s `inputSchema` is the string "object", not a schema object.
+    InputSchemaNotObject,
+    /// `tools/list` lists `add` twice.
+    DuplicateToolName,
+    /// An unknown resource gets -32002 in the modern era too, where 2026-07-28 reserves it.
+    ReservedErrorCode,
 }
 
 impl Mutant {
     /// Every mutant, in declaration order.
-    pub const ALL: [Mutant; 25] = [
+    pub const ALL: [Mutant; 38] = [
         Mutant::IdAsString,
         Mutant::BigIdRounded,
         Mutant::NullIdOnError,
@@ -92,6 +118,19 @@ impl Mutant {
         Mutant::ModernServesPing,
         Mutant::AdvertisedButMissing,
         Mutant::NotificationSelectsEra,
+        Mutant::ValidArgsInternalError,
+        Mutant::InvalidArgsInternalError,
+        Mutant::OutputSchemaMismatch,
+        Mutant::BadImageData,
+        Mutant::UnknownToolSucceeds,
+        Mutant::UnknownPromptInternalError,
+        Mutant::MissingPromptArgumentServed,
+        Mutant::UnknownResourceServed,
+        Mutant::ListedResourceUnreadable,
+        Mutant::CursorIgnored,
+        Mutant::InputSchemaNotObject,
+        Mutant::DuplicateToolName,
+        Mutant::ReservedErrorCode,
     ];
 
     /// The mutant's kebab-case name, as `--mutant` takes it.
@@ -104,10 +143,18 @@ impl Mutant {
         self.facts().1
     }
 
-    /// The policy under which the bug is a finding: the built-in server's model, and for the bugs that break a
+    /// The policy under which the bug is a finding: the built-in server's model and the planted server's surface
+    /// (learned from it), and for the bugs that break a
     /// profile rule (the one-era lock, named envelope keys) the profile mcp-python-2.3.0.
     pub fn policy(self) -> crate::oracle::Policy {
-        let policy = crate::oracle::Policy::default().with_model(crate::model::ServerModel::built_in());
+        let surface = crate::surface::learn(
+            &mut crate::server::InProcess(crate::server::builtin::reference::Planted(self)),
+            &crate::model::ServerModel::built_in(),
+        )
+        .unwrap_or_default();
+        let policy = crate::oracle::Policy::default()
+            .with_model(crate::model::ServerModel::built_in())
+            .with_surface(std::sync::Arc::new(surface));
         match self {
             Mutant::HandshakeAcceptsModern | Mutant::ModernAcceptsInitialize | Mutant::WrongMissingKey => {
                 policy.with_profile("mcp-python-2.3.0").unwrap_or_default()
@@ -137,10 +184,12 @@ impl Mutant {
             let meta = json!({ PROTOCOL_VERSION_KEY: "2030-01-01", CLIENT_CAPABILITIES_KEY: {} });
             request(json!(1), "tools/list", json!({ META: meta }))
         };
-        let call = || {
-            let params = json!({ "name": "add", "arguments": { "a": 2, "b": 3 }, META: envelope::envelope(LATEST_MODERN_VERSION) });
-            request(json!(1), "tools/call", params)
+        let with = |method: &str, mut params: Value| {
+            params[META] = envelope::envelope(LATEST_MODERN_VERSION);
+            request(json!(1), method, params)
         };
+        let tool = |name: &str, arguments: Value| with("tools/call", json!({ "name": name, "arguments": arguments }));
+        let call = || tool("add", json!({ "a": 2, "b": 3 }));
         let lines: Vec<Value> = match self {
             Mutant::IdAsString
             | Mutant::JsonrpcNumber
@@ -159,7 +208,8 @@ impl Mutant {
             Mutant::DuplicateReply | Mutant::LogOnStdout => vec![call()],
             Mutant::CrashOnBatch => vec![json!([])],
             Mutant::HangOnDeepNesting => {
-                return vec![format!("{}{}", "[".repeat(150), "]".repeat(150)).into_bytes()];
+                // A request after it is owed a reply the hung server never gives.
+                return vec![format!("{}{}", "[".repeat(150), "]".repeat(150)).into_bytes(), json_line(&list())];
             }
             Mutant::WedgedAfterParseError => return vec![b"{not json".to_vec(), json_line(&list())],
             Mutant::ServesInvalidRequest => vec![json!({ "jsonrpc": "1.0", "id": 1, "method": "ping" })],
@@ -175,6 +225,25 @@ impl Mutant {
             Mutant::HandshakeResultType => vec![initialize(json!(1))],
             Mutant::ModernServesPing => vec![modern(json!(1), "ping")],
             Mutant::AdvertisedButMissing => vec![modern(json!(1), "server/discover"), modern(json!(2), "prompts/list")],
+            Mutant::ValidArgsInternalError => {
+                vec![tool("format_user", json!({ "user": { "name": "Ada", "age": 36 } }))]
+            }
+            Mutant::InvalidArgsInternalError => vec![tool("format_user", json!({ "user": { "name": "" } }))],
+            Mutant::OutputSchemaMismatch => vec![tool("format_user", json!({ "user": { "name": "Ada" } }))],
+            Mutant::BadImageData => vec![tool("logo", json!({}))],
+            Mutant::UnknownToolSucceeds => vec![tool("wirefuzz-no-such-tool", json!({}))],
+            Mutant::UnknownPromptInternalError => {
+                vec![with("prompts/get", json!({ "name": crate::script::UNKNOWN_PROMPT, "arguments": {} }))]
+            }
+            Mutant::MissingPromptArgumentServed => {
+                vec![with("prompts/get", json!({ "name": "greeting", "arguments": {} }))]
+            }
+            Mutant::UnknownResourceServed | Mutant::ReservedErrorCode => {
+                vec![with("resources/read", json!({ "uri": crate::script::UNKNOWN_URI }))]
+            }
+            Mutant::ListedResourceUnreadable => vec![with("resources/read", json!({ "uri": "calc://logo" }))],
+            Mutant::CursorIgnored => vec![with("tools/list", json!({ "cursor": crate::script::BAD_CURSOR }))],
+            Mutant::InputSchemaNotObject | Mutant::DuplicateToolName => vec![list()],
             Mutant::NotificationSelectsEra => {
                 let cancel = json!({ "requestId": 99 });
                 vec![
@@ -258,6 +327,51 @@ impl Mutant {
                 "notification-selects-era",
                 "MCP-DISCOVER-SHAPE",
                 "a notification sent first pins the handshake era, so an enveloped server/discover gets -32601",
+            ),
+            Mutant::ValidArgsInternalError => (
+                "valid-args-internal-error",
+                "MCP-TOOL-VALID-ARGS",
+                "format_user answers -32603 to valid arguments with an age",
+            ),
+            Mutant::InvalidArgsInternalError => (
+                "invalid-args-internal-error",
+                "MCP-TOOL-INVALID-ARGS",
+                "format_user answers -32603 to invalid arguments",
+            ),
+            Mutant::OutputSchemaMismatch => (
+                "output-schema-mismatch",
+                "MCP-TOOL-OUTPUT-SCHEMA",
+                "format_user's structuredContent breaks its outputSchema",
+            ),
+            Mutant::BadImageData => ("bad-image-data", "MCP-CONTENT-SHAPE", "logo's image data is not base64"),
+            Mutant::UnknownToolSucceeds => {
+                ("unknown-tool-succeeds", "MCP-TOOL-UNKNOWN", "an unknown tool gets a successful result")
+            }
+            Mutant::UnknownPromptInternalError => {
+                ("unknown-prompt-internal-error", "MCP-PROMPT-UNKNOWN", "an unknown prompt gets -32603")
+            }
+            Mutant::MissingPromptArgumentServed => (
+                "missing-prompt-argument-served",
+                "MCP-PROMPT-ARGUMENTS",
+                "a prompt missing a required argument is served",
+            ),
+            Mutant::UnknownResourceServed => {
+                ("unknown-resource-served", "MCP-RESOURCE-UNKNOWN", "an unknown resource URI gets an empty result")
+            }
+            Mutant::ListedResourceUnreadable => {
+                ("listed-resource-unreadable", "MCP-RESOURCE-READABLE", "a listed resource cannot be read")
+            }
+            Mutant::CursorIgnored => ("cursor-ignored", "MCP-CURSOR-INVALID", "an invalid cursor gets the first page"),
+            Mutant::InputSchemaNotObject => {
+                ("input-schema-not-object", "MCP-LIST-SHAPE", "a tool's inputSchema is not a JSON Schema object")
+            }
+            Mutant::DuplicateToolName => {
+                ("duplicate-tool-name", "MCP-LIST-DUPLICATE-NAME", "tools/list lists add twice")
+            }
+            Mutant::ReservedErrorCode => (
+                "reserved-error-code",
+                "MCP-ERROR-CODE-RESERVED",
+                "-32002 for an unknown resource on a modern connection",
             ),
         }
     }

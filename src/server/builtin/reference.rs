@@ -1,4 +1,6 @@
-//! The built-in reference server "calc": one tool, `add(a: int, b: int) -> int`, server name `calc`, empty version,
+//! The built-in reference server "calc": the tool `add(a: int, b: int) -> int` and a few with richer schemas
+//! (`format_user`: nested objects, an enum, an array, an `outputSchema`; `stats`: `$ref`, `anyOf`, a nullable
+//! type; `logo`: an image), a prompt, two resources and a resource template; server name `calc`, empty version,
 //! serving both protocol eras as `shared/PROTOCOL.md` describes, one era per connection, and answering malformed
 //! input as JSON-RPC 2.0 asks (-32700 for a line that is not JSON, -32600 for an invalid request).
 //!
@@ -13,9 +15,11 @@ use crate::protocol::era::{BATCH_VERSION, HANDSHAKE_VERSIONS, LATEST_HANDSHAKE_V
 use crate::protocol::methods::{
     CACHEABLE, DISCOVER, INITIALIZE, PING, PROMPTS_LIST, RESOURCES_LIST, TOOLS_CALL, TOOLS_LIST,
 };
-use crate::protocol::{Era, Frame, Problem, Request, RequestId};
+use crate::protocol::{Era, Frame, Problem, Request};
+use crate::script::message::{PROMPTS_GET, RESOURCES_READ};
 use crate::server::{InProcessServer, ServerConnection, Status};
-use serde_json::{Map, Value, json};
+use crate::surface::TEMPLATES_LIST;
+use serde_json::{Value, json};
 
 /// The server's name, in `serverInfo`.
 pub const SERVER_NAME: &str = "calc";
@@ -73,6 +77,12 @@ struct RpcError {
     code: i64,
     message: String,
     data: Option<Value>,
+}
+
+impl From<super::surface::Refusal> for RpcError {
+    fn from(refusal: super::surface::Refusal) -> RpcError {
+        RpcError { code: refusal.code, message: refusal.message, data: refusal.data }
+    }
 }
 
 impl RpcError {
@@ -207,10 +217,12 @@ impl CalcConnection {
         match request.method.as_str() {
             INITIALIZE => self.initialize(params),
             PING => Ok(json!({})),
-            TOOLS_LIST | TOOLS_CALL | PROMPTS_LIST | RESOURCES_LIST if !self.initialized => {
+            TOOLS_LIST | TOOLS_CALL | PROMPTS_LIST | RESOURCES_LIST | PROMPTS_GET | RESOURCES_READ | TEMPLATES_LIST
+                if !self.initialized =>
+            {
                 Err(RpcError::new(INVALID_PARAMS, "the connection is not initialized: send initialize first"))
             }
-            method => self.serve_method(method, params),
+            method => self.serve_method(method, params, Era::Handshake),
         }
     }
 
@@ -280,19 +292,30 @@ impl CalcConnection {
         let mut result = match request.method.as_str() {
             DISCOVER => json!({ "supportedVersions": MODERN_VERSIONS, "capabilities": capabilities(true) }),
             PING if self.has(Mutant::ModernServesPing) => json!({}),
-            method => self.serve_method(method, params)?,
+            method => self.serve_method(method, params, Era::Modern)?,
         };
         self.stamp_modern(&request.method, &mut result);
         Ok(result)
     }
 
-    /// The methods both eras serve the same way, and method-not-found for the rest.
-    fn serve_method(&self, method: &str, params: Option<&Value>) -> Reply {
+    /// The methods both eras serve the same way (but the code for an unknown resource), and method-not-found for
+    /// the rest.
+    fn serve_method(&self, method: &str, params: Option<&Value>, era: Era) -> Reply {
+        let surface = super::surface::CalcSurface { mutant: self.mutant, era };
+        if matches!(method, TOOLS_LIST | PROMPTS_LIST | RESOURCES_LIST | TEMPLATES_LIST)
+            && params.and_then(|p| p.get("cursor")).is_some()
+            && !self.has(Mutant::CursorIgnored)
+        {
+            return Err(RpcError::new(INVALID_PARAMS, "Invalid cursor"));
+        }
         match method {
-            TOOLS_LIST => Ok(json!({ "tools": [add_tool()] })),
-            TOOLS_CALL => call_tool(params),
-            PROMPTS_LIST if !self.has(Mutant::AdvertisedButMissing) => Ok(json!({ "prompts": [] })),
-            RESOURCES_LIST => Ok(json!({ "resources": [] })),
+            TOOLS_LIST => Ok(json!({ "tools": surface.tools() })),
+            TOOLS_CALL => surface.call_tool(params).map_err(RpcError::from),
+            PROMPTS_LIST if !self.has(Mutant::AdvertisedButMissing) => Ok(json!({ "prompts": surface.prompts() })),
+            PROMPTS_GET => surface.get_prompt(params).map_err(RpcError::from),
+            RESOURCES_LIST => Ok(json!({ "resources": surface.resources() })),
+            TEMPLATES_LIST => Ok(json!({ "resourceTemplates": surface.templates() })),
+            RESOURCES_READ => surface.read_resource(params).map_err(RpcError::from),
             other => Err(RpcError::method_not_found(other)),
         }
     }
@@ -387,60 +410,6 @@ fn nesting_depth(line: &[u8]) -> usize {
         }
     }
     deepest
-}
-
-fn call_tool(params: Option<&Value>) -> Reply {
-    let params = params
-        .and_then(Value::as_object)
-        .ok_or_else(|| RpcError::new(INVALID_PARAMS, "tools/call needs params with a tool name"))?;
-    let name = params
-        .get("name")
-        .and_then(Value::as_str)
-        .ok_or_else(|| RpcError::new(INVALID_PARAMS, "tools/call needs a string tool name"))?;
-    if name != "add" {
-        return Err(RpcError::new(INVALID_PARAMS, format!("Unknown tool: {name}")));
-    }
-    let empty = Map::new();
-    let arguments = match params.get("arguments") {
-        None => &empty,
-        Some(Value::Object(arguments)) => arguments,
-        Some(_) => return Ok(tool_error("arguments must be an object")),
-    };
-    let (Some(a), Some(b)) = (integer_argument(arguments, "a"), integer_argument(arguments, "b")) else {
-        return Ok(tool_error("add needs two integer arguments, a and b"));
-    };
-    let Some(sum) = a.checked_add(b) else {
-        return Ok(tool_error("the sum is out of range"));
-    };
-    Ok(json!({
-        "content": [{ "type": "text", "text": sum.to_string() }],
-        "isError": false,
-        "structuredContent": { "result": RequestId::int(sum).to_value() },
-    }))
-}
-
-/// An integer argument that fits in an `i128`, or `None`.
-fn integer_argument(arguments: &Map<String, Value>, name: &str) -> Option<i128> {
-    match arguments.get(name)? {
-        Value::Number(n) => n.to_string().parse().ok(),
-        _ => None,
-    }
-}
-
-fn tool_error(text: &str) -> Value {
-    json!({ "content": [{ "type": "text", "text": text }], "isError": true })
-}
-
-fn add_tool() -> Value {
-    json!({
-        "name": "add",
-        "description": "Add two integers.",
-        "inputSchema": {
-            "type": "object",
-            "properties": { "a": { "type": "integer" }, "b": { "type": "integer" } },
-            "required": ["a", "b"],
-        },
-    })
 }
 
 /// The capabilities of either era: the same keys, listChanged and subscribe on only in the modern era.

@@ -1,0 +1,648 @@
+//! The surface rules: tool calls, prompt gets, resource reads and lists judged against what the server listed
+//! (the policy's [`Surface`]), and the error codes 2026-07-28 reserves. Only requests on a connection that was
+//! opened properly are judged: a plain request after an `initialize` that got a result, or a fully enveloped
+//! 2026-07-28 request on a server that serves 2026-07-28 before any plain request; a reply that refuses the era or
+//! the lifecycle is the MCP layer's business.
+
+use super::catalogue::{
+    CONTENT_SHAPE, CURSOR_INVALID, ERROR_CODE_RESERVED, LIST_DUPLICATE_NAME, LIST_SHAPE, PROMPT_ARGUMENTS,
+    PROMPT_UNKNOWN, RESOURCE_READABLE, RESOURCE_UNKNOWN, TOOL_INVALID_ARGS, TOOL_OUTPUT_SCHEMA, TOOL_UNKNOWN,
+    TOOL_VALID_ARGS,
+};
+use super::coverage::{Counts, Coverage};
+use super::{Findings, Policy, Read, ServerLine};
+use crate::protocol::codes::{INVALID_PARAMS, METHOD_NOT_FOUND, RESOURCE_NOT_FOUND};
+use crate::protocol::envelope::{self, CLIENT_CAPABILITIES_KEY, PROTOCOL_VERSION_KEY};
+use crate::protocol::era::LATEST_MODERN_VERSION;
+use crate::protocol::methods::{INITIALIZE, PROMPTS_LIST, RESOURCES_LIST, TOOLS_CALL, TOOLS_LIST};
+use crate::protocol::{Era, ErrorObject, Frame, Outcome};
+use crate::script::message::{PROMPTS_GET, RESOURCES_READ};
+use crate::script::{BAD_CURSOR, UNKNOWN_URI};
+use crate::surface::{Surface, TEMPLATES_LIST, compile};
+use crate::transcript::{Event, Transcript};
+use serde_json::{Map, Value};
+use std::collections::BTreeSet;
+
+/// Codes 2026-07-28 defines in the reserved range -32020..-32099.
+const DEFINED_RESERVED: [i64; 3] = [-32020, -32021, -32022];
+/// -32042, the 2025-11-25 URL elicitation code, reserved in 2026-07-28.
+const URL_ELICITATION: i64 = -32042;
+
+/// The rules this module judges, in catalogue order.
+pub const RULES: [&str; 13] = [
+    TOOL_VALID_ARGS,
+    TOOL_INVALID_ARGS,
+    TOOL_OUTPUT_SCHEMA,
+    CONTENT_SHAPE,
+    TOOL_UNKNOWN,
+    PROMPT_UNKNOWN,
+    PROMPT_ARGUMENTS,
+    RESOURCE_UNKNOWN,
+    RESOURCE_READABLE,
+    CURSOR_INVALID,
+    LIST_SHAPE,
+    LIST_DUPLICATE_NAME,
+    ERROR_CODE_RESERVED,
+];
+
+/// Checks the replies to the surface methods (with the policy's surface) and the codes of modern errors, and
+/// counts what was sent and what came back into `coverage`.
+pub(super) fn check(
+    transcript: &Transcript,
+    reads: &[Read],
+    answers: &[Option<usize>],
+    policy: &Policy,
+    findings: &mut Findings,
+    coverage: &mut Coverage,
+) {
+    let serves_modern = policy.model().and_then(|m| m.serves(Era::Modern)) == Some(true);
+    let mut initialized_from: Option<usize> = None;
+    let mut plain_seen = false;
+    for (index, read) in reads.iter().enumerate() {
+        // As in the MCP layer, a line parsers differ on, an invalid request or a batch may open the connection in
+        // the handshake era: no later enveloped request is judged as modern.
+        let request = match read.sent() {
+            Some((Frame::Request(request), None)) => request,
+            Some((Frame::Batch(_), _) | (Frame::Invalid { id: Some(_), method: Some(_), .. }, _) | (_, Some(_))) => {
+                plain_seen = true;
+                continue;
+            }
+            _ => continue,
+        };
+        let reply = answers[index].and_then(|at| match reads[at].server_line() {
+            Some(ServerLine::Reply { outcome: Some(outcome), .. }) => Some((at, outcome)),
+            _ => None,
+        });
+        count(coverage.methods.entry(request.method.clone()).or_default(), reply.map(|(_, o)| o));
+        let params = request.params.as_ref();
+        let era = if envelope::carries_modern_envelope(&request.method, params) {
+            let meta = envelope::meta(params);
+            let version = meta.and_then(|m| m.get(PROTOCOL_VERSION_KEY)).and_then(Value::as_str);
+            let capabilities = meta.and_then(|m| m.get(CLIENT_CAPABILITIES_KEY)).is_some_and(Value::is_object);
+            (serves_modern && !plain_seen && version == Some(LATEST_MODERN_VERSION) && capabilities)
+                .then_some(Era::Modern)
+        } else {
+            plain_seen = true;
+            if request.method == INITIALIZE {
+                if initialized_from.is_none() && matches!(reply, Some((_, Outcome::Result(_)))) {
+                    initialized_from = Some(index);
+                }
+                None
+            } else {
+                initialized_from.filter(|from| *from < index).map(|_| Era::Handshake)
+            }
+        };
+        let surface = policy.surface().filter(|s| s.learned);
+        if request.method == TOOLS_CALL
+            && let Some(Event::Sent(line)) = transcript.events.get(index)
+            && let Ok(sent) = serde_json::from_slice::<Value>(line)
+            && let Some(name) = sent.get("params").and_then(|p| p.get("name")).and_then(Value::as_str)
+        {
+            let counts = coverage.tools.entry(name.to_string()).or_default();
+            count(counts, reply.map(|(_, o)| o));
+            if let Some((tool, _)) = surface.and_then(|s| s.tool(name)) {
+                let arguments = sent["params"].get("arguments").cloned().unwrap_or_else(|| Value::Object(Map::new()));
+                if let Some(validator) = surface.and_then(|s| s.validators(tool).0) {
+                    match arguments.is_object() && validator.is_valid(&arguments) {
+                        true => counts.valid += 1,
+                        false => counts.invalid += 1,
+                    }
+                }
+            }
+        }
+        let (Some(era), Some((at, outcome))) = (era, reply) else { continue };
+        let before = findings.0.len();
+        let mut judge = Judge { findings, at, exercised: &mut coverage.exercised };
+        if era == Era::Modern
+            && let Outcome::Error(error) = outcome
+        {
+            judge.reserved_code(error);
+        }
+        let Some(surface) = surface else { continue };
+        if !matches!(
+            request.method.as_str(),
+            TOOLS_CALL | PROMPTS_GET | RESOURCES_READ | TOOLS_LIST | PROMPTS_LIST | RESOURCES_LIST | TEMPLATES_LIST
+        ) {
+            continue;
+        }
+        // The skimmed frame holds only what the MCP layer reads of params: read the line whole.
+        let Some(Event::Sent(line)) = transcript.events.get(index) else { continue };
+        let Ok(sent) = serde_json::from_slice::<Value>(line) else { continue };
+        let params = sent.get("params").and_then(Value::as_object).cloned().unwrap_or_default();
+        match request.method.as_str() {
+            TOOLS_CALL => judge.tool_call(surface, &params, outcome),
+            PROMPTS_GET => judge.prompt_get(surface, &params, outcome),
+            RESOURCES_READ => judge.resource_read(surface, &params, outcome, era),
+            method => judge.list(method, &params, outcome),
+        }
+        let name = params.get("name").and_then(Value::as_str).filter(|_| request.method == TOOLS_CALL);
+        for finding in &findings.0[before..] {
+            *coverage.methods.entry(request.method.clone()).or_default().findings.entry(finding.rule).or_default() += 1;
+            if let Some(name) = name {
+                *coverage.tools.entry(name.to_string()).or_default().findings.entry(finding.rule).or_default() += 1;
+            }
+        }
+    }
+}
+
+/// Counts one request and its reply.
+fn count(counts: &mut Counts, reply: Option<&Outcome>) {
+    counts.calls += 1;
+    match reply {
+        None => counts.no_reply += 1,
+        Some(Outcome::Result(result)) => {
+            counts.results += 1;
+            if result.get("isError") == Some(&Value::Bool(true)) {
+                counts.is_error += 1;
+            }
+        }
+        Some(Outcome::Error(error)) => *counts.errors.entry(error.code).or_default() += 1,
+    }
+}
+
+/// Findings about the reply at event `at`, and the rules that judged it.
+struct Judge<'a> {
+    findings: &'a mut Findings,
+    at: usize,
+    exercised: &'a mut BTreeSet<&'static str>,
+}
+
+impl Judge<'_> {
+    fn add(&mut self, rule: &'static str, detail: impl Into<String>) {
+        self.findings.add(rule, Some(self.at), detail.into());
+    }
+
+    /// Notes that `rule` judged this reply.
+    fn judged(&mut self, rule: &'static str) {
+        self.exercised.insert(rule);
+    }
+
+    fn reserved_code(&mut self, error: &ErrorObject) {
+        self.judged(ERROR_CODE_RESERVED);
+        let code = error.code;
+        let reserved = code == RESOURCE_NOT_FOUND
+            || code == URL_ELICITATION
+            || ((-32099..=-32020).contains(&code) && !DEFINED_RESERVED.contains(&code));
+        if reserved {
+            self.add(
+                ERROR_CODE_RESERVED,
+                format!("error code {code} on a modern connection, where 2026-07-28 reserves it"),
+            );
+        }
+    }
+
+    fn tool_call(&mut self, surface: &Surface, params: &Map<String, Value>, outcome: &Outcome) {
+        let Some(name) = params.get("name").and_then(Value::as_str) else { return };
+        if !surface.lists_tool(name) {
+            self.judged(TOOL_UNKNOWN);
+            if let Outcome::Result(result) = outcome
+                && result.get("isError") != Some(&Value::Bool(true))
+            {
+                self.add(TOOL_UNKNOWN, format!("tools/call of the unlisted tool {name:?} got a successful result"));
+            }
+            return;
+        }
+        let Some((index, _)) = surface.tool(name) else { return };
+        let arguments = params.get("arguments").cloned().unwrap_or_else(|| Value::Object(Map::new()));
+        let (input, output) = surface.validators(index);
+        let valid = input.map(|v| arguments.is_object() && v.is_valid(&arguments));
+        match valid {
+            Some(true) => self.judged(TOOL_VALID_ARGS),
+            Some(false) => self.judged(TOOL_INVALID_ARGS),
+            None => {}
+        }
+        match outcome {
+            Outcome::Error(error) => match valid {
+                Some(true) => self.add(
+                    TOOL_VALID_ARGS,
+                    format!("tools/call {name} with arguments its inputSchema accepts got error {}", error.code),
+                ),
+                Some(false) if error.code != INVALID_PARAMS => self.add(
+                    TOOL_INVALID_ARGS,
+                    format!(
+                        "tools/call {name} with arguments its inputSchema refuses got error {}, not -32602 or an \
+                         isError result",
+                        error.code
+                    ),
+                ),
+                _ => {}
+            },
+            Outcome::Result(result) => {
+                self.call_result(result);
+                let is_error = result.get("isError") == Some(&Value::Bool(true));
+                if let (false, Some(validator)) = (is_error, output) {
+                    self.judged(TOOL_OUTPUT_SCHEMA);
+                    match result.get("structuredContent") {
+                        None => self.add(
+                            TOOL_OUTPUT_SCHEMA,
+                            format!("{name} declares an outputSchema but its result has no structuredContent"),
+                        ),
+                        Some(structured) => {
+                            if let Err(error) = validator.validate(structured) {
+                                let detail = format!("{name}'s structuredContent breaks its outputSchema: {error}");
+                                self.add(TOOL_OUTPUT_SCHEMA, shorten(&detail));
+                            }
+                        }
+                    }
+                }
+            }
+        }
+    }
+
+    /// A tools/call result: a content array, a boolean isError, well-formed items.
+    fn call_result(&mut self, result: &Value) {
+        self.judged(CONTENT_SHAPE);
+        if result.get("isError").is_some_and(|e| !e.is_boolean()) {
+            self.add(CONTENT_SHAPE, "tools/call result: isError is not a boolean");
+        }
+        match result.get("content") {
+            Some(Value::Array(items)) => {
+                for (i, item) in items.iter().enumerate() {
+                    if let Some(problem) = content_problem(item) {
+                        self.add(CONTENT_SHAPE, format!("tools/call result content[{i}]: {problem}"));
+                    }
+                }
+            }
+            _ => self.add(CONTENT_SHAPE, "tools/call result: content is not an array"),
+        }
+    }
+
+    fn prompt_get(&mut self, surface: &Surface, params: &Map<String, Value>, outcome: &Outcome) {
+        let Some(name) = params.get("name").and_then(Value::as_str) else { return };
+        let not_served = matches!(outcome, Outcome::Error(e) if e.code == METHOD_NOT_FOUND);
+        let Some(prompt) = surface.prompt(name) else {
+            self.judged(PROMPT_UNKNOWN);
+            if !not_served && !matches!(outcome, Outcome::Error(e) if e.code == INVALID_PARAMS) {
+                let got = describe(outcome);
+                self.add(PROMPT_UNKNOWN, format!("prompts/get of the unlisted prompt {name:?} got {got}, not -32602"));
+            }
+            return;
+        };
+        let given = params.get("arguments").and_then(Value::as_object);
+        let missing =
+            prompt.arguments.iter().find(|(arg, required)| *required && given.is_none_or(|g| !g.contains_key(arg)));
+        if let Some((arg, _)) = missing {
+            self.judged(PROMPT_ARGUMENTS);
+            if !not_served && !matches!(outcome, Outcome::Error(e) if e.code == INVALID_PARAMS) {
+                let got = describe(outcome);
+                let detail = format!("prompts/get {name} without its required argument {arg:?} got {got}, not -32602");
+                self.add(PROMPT_ARGUMENTS, detail);
+            }
+            return;
+        }
+        if let Outcome::Result(result) = outcome {
+            self.judged(CONTENT_SHAPE);
+            let messages = result.get("messages").and_then(Value::as_array);
+            let Some(messages) = messages else {
+                return self.add(CONTENT_SHAPE, "prompts/get result: messages is not an array");
+            };
+            for (i, message) in messages.iter().enumerate() {
+                if let Some(problem) = message.get("content").map_or(Some("no content".into()), content_problem) {
+                    self.add(CONTENT_SHAPE, format!("prompts/get result messages[{i}].content: {problem}"));
+                }
+            }
+        }
+    }
+
+    fn resource_read(&mut self, surface: &Surface, params: &Map<String, Value>, outcome: &Outcome, era: Era) {
+        let Some(uri) = params.get("uri").and_then(Value::as_str) else { return };
+        let listed = surface.resources.iter().any(|r| r == uri);
+        if listed {
+            self.judged(RESOURCE_READABLE);
+        }
+        if uri == UNKNOWN_URI {
+            self.judged(RESOURCE_UNKNOWN);
+        }
+        match outcome {
+            Outcome::Result(result) => {
+                if uri == UNKNOWN_URI && !listed && !surface.templates.iter().any(|t| t.starts_with('{')) {
+                    return self
+                        .add(RESOURCE_UNKNOWN, format!("resources/read of the unknown URI {uri:?} got a result"));
+                }
+                let Some(contents) = result.get("contents").and_then(Value::as_array) else {
+                    return self.add(CONTENT_SHAPE, "resources/read result: contents is not an array");
+                };
+                for (i, item) in contents.iter().enumerate() {
+                    if let Some(problem) = resource_contents_problem(item) {
+                        self.add(CONTENT_SHAPE, format!("resources/read result contents[{i}]: {problem}"));
+                    }
+                }
+            }
+            Outcome::Error(error) if listed && error.code != METHOD_NOT_FOUND => self.add(
+                RESOURCE_READABLE,
+                format!("resources/read of the listed resource {uri:?} got error {}", error.code),
+            ),
+            Outcome::Error(error) if uri == UNKNOWN_URI => {
+                let accepted = match era {
+                    Era::Handshake => [RESOURCE_NOT_FOUND, INVALID_PARAMS].contains(&error.code),
+                    // -32002 is judged by MCP-ERROR-CODE-RESERVED.
+                    Era::Modern => [RESOURCE_NOT_FOUND, INVALID_PARAMS].contains(&error.code),
+                };
+                if !accepted && error.code != METHOD_NOT_FOUND {
+                    let want = if era == Era::Modern { "-32602" } else { "-32002 or -32602" };
+                    let detail =
+                        format!("resources/read of the unknown URI {uri:?} got error {}, not {want}", error.code);
+                    self.add(RESOURCE_UNKNOWN, detail);
+                }
+            }
+            Outcome::Error(_) => {}
+        }
+    }
+
+    fn list(&mut self, method: &str, params: &Map<String, Value>, outcome: &Outcome) {
+        if params.get("cursor").and_then(Value::as_str) == Some(BAD_CURSOR) {
+            self.judged(CURSOR_INVALID);
+            match outcome {
+                Outcome::Error(error) if error.code == INVALID_PARAMS || error.code == METHOD_NOT_FOUND => {}
+                other => {
+                    let got = describe(other);
+                    self.add(CURSOR_INVALID, format!("{method} with a cursor never issued got {got}, not -32602"))
+                }
+            }
+            return;
+        }
+        let Outcome::Result(result) = outcome else { return };
+        self.judged(LIST_SHAPE);
+        self.judged(LIST_DUPLICATE_NAME);
+        let (key, name_key) = match method {
+            TOOLS_LIST => ("tools", "name"),
+            PROMPTS_LIST => ("prompts", "name"),
+            RESOURCES_LIST => ("resources", "uri"),
+            _ => ("resourceTemplates", "uriTemplate"),
+        };
+        if result.get("nextCursor").is_some_and(|c| !c.is_string()) {
+            self.add(LIST_SHAPE, format!("{method} result: nextCursor is not a string"));
+        }
+        let Some(items) = result.get(key).and_then(Value::as_array) else {
+            return self.add(LIST_SHAPE, format!("{method} result: {key} is not an array"));
+        };
+        let mut seen = BTreeSet::new();
+        for (i, item) in items.iter().enumerate() {
+            if let Some(problem) = item_problem(key, item) {
+                self.add(LIST_SHAPE, shorten(&format!("{method} result {key}[{i}]: {problem}")));
+            }
+            if let Some(name) = item.get(name_key).and_then(Value::as_str)
+                && !seen.insert(name)
+            {
+                self.add(LIST_DUPLICATE_NAME, format!("{method} result lists {name_key} {name:?} twice"));
+            }
+        }
+    }
+}
+
+/// What is wrong with one listed item, if anything.
+fn item_problem(key: &str, item: &Value) -> Option<String> {
+    let Some(object) = item.as_object() else { return Some("not an object".into()) };
+    let text = |name: &str| object.get(name).is_some_and(Value::is_string);
+    match key {
+        "tools" => {
+            if !text("name") {
+                return Some("name is not a string".into());
+            }
+            for schema_key in ["inputSchema", "outputSchema"] {
+                match object.get(schema_key) {
+                    None if schema_key == "outputSchema" => {}
+                    Some(schema) if schema.is_object() && compile(schema).is_some() => {}
+                    Some(schema) if schema.is_object() => return Some(format!("{schema_key} does not compile")),
+                    other => {
+                        let shown = other.map_or("missing".into(), |v| shorten(&v.to_string()));
+                        return Some(format!("{schema_key} is not a JSON Schema object: {shown}"));
+                    }
+                }
+            }
+            None
+        }
+        "prompts" => {
+            if !text("name") {
+                return Some("name is not a string".into());
+            }
+            match object.get("arguments") {
+                None => None,
+                Some(Value::Array(arguments))
+                    if arguments.iter().all(|a| a.get("name").is_some_and(Value::is_string)) =>
+                {
+                    None
+                }
+                Some(_) => Some("arguments is not an array of objects with a string name".into()),
+            }
+        }
+        "resources" => (!text("uri") || !text("name")).then(|| "uri or name is not a string".into()),
+        _ => (!text("uriTemplate") || !text("name")).then(|| "uriTemplate or name is not a string".into()),
+    }
+}
+
+/// What is wrong with one content block, if anything (unknown types are not judged).
+fn content_problem(item: &Value) -> Option<String> {
+    let Some(object) = item.as_object() else { return Some("not an object".into()) };
+    let text = |name: &str| object.get(name).is_some_and(Value::is_string);
+    let Some(kind) = object.get("type").and_then(Value::as_str) else { return Some("type is not a string".into()) };
+    match kind {
+        "text" => (!text("text")).then(|| "text content without a string text".into()),
+        "image" | "audio" => {
+            if !text("mimeType") {
+                return Some(format!("{kind} content without a string mimeType"));
+            }
+            match object.get("data").and_then(Value::as_str) {
+                Some(data) if is_base64(data) => None,
+                Some(data) => Some(format!("{kind} data is not base64: {}", shorten(data))),
+                None => Some(format!("{kind} content without string data")),
+            }
+        }
+        "resource_link" => {
+            (!text("uri") || !text("name")).then(|| "resource_link without a string uri and name".into())
+        }
+        "resource" => match object.get("resource") {
+            Some(resource) => resource_contents_problem(resource).map(|p| format!("embedded resource: {p}")),
+            None => Some("resource content without a resource".into()),
+        },
+        _ => None,
+    }
+}
+
+/// What is wrong with one resource contents object: a string uri, and a string text or a base64 blob.
+fn resource_contents_problem(item: &Value) -> Option<String> {
+    let Some(object) = item.as_object() else { return Some("not an object".into()) };
+    if !object.get("uri").is_some_and(Value::is_string) {
+        return Some("uri is not a string".into());
+    }
+    match (object.get("text"), object.get("blob")) {
+        (Some(Value::String(_)), _) => None,
+        (None, Some(Value::String(blob))) if is_base64(blob) => None,
+        (None, Some(Value::String(blob))) => Some(format!("blob is not base64: {}", shorten(blob))),
+        _ => Some("neither a string text nor a string blob".into()),
+    }
+}
+
+/// Standard base64 with padding (RFC 4648 §4), as schema.ts's `format: "byte"` means.
+fn is_base64(data: &str) -> bool {
+    data_encoding::BASE64.decode(data.as_bytes()).is_ok()
+}
+
+/// `an error -32603`, `a successful result`, `an isError result`.
+fn describe(outcome: &Outcome) -> String {
+    match outcome {
+        Outcome::Error(error) => format!("error {}", error.code),
+        Outcome::Result(result) if result.get("isError") == Some(&Value::Bool(true)) => "an isError result".into(),
+        Outcome::Result(_) => "a result".into(),
+    }
+}
+
+fn shorten(text: &str) -> String {
+    crate::transcript::show_bytes(text.as_bytes(), 200)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::model::ServerModel;
+    use crate::oracle::check;
+    use crate::server::builtin::mutants::Mutant;
+    use crate::server::builtin::reference::{Calc, Planted};
+    use crate::server::run_in_process;
+    use crate::transcript::{Ending, Input};
+    use serde_json::json;
+    use std::sync::Arc;
+
+    /// The mutants of the surface rules.
+    const SURFACE_MUTANTS: [Mutant; 13] = [
+        Mutant::ValidArgsInternalError,
+        Mutant::InvalidArgsInternalError,
+        Mutant::OutputSchemaMismatch,
+        Mutant::BadImageData,
+        Mutant::UnknownToolSucceeds,
+        Mutant::UnknownPromptInternalError,
+        Mutant::MissingPromptArgumentServed,
+        Mutant::UnknownResourceServed,
+        Mutant::ListedResourceUnreadable,
+        Mutant::CursorIgnored,
+        Mutant::InputSchemaNotObject,
+        Mutant::DuplicateToolName,
+        Mutant::ReservedErrorCode,
+    ];
+
+    #[test]
+    fn each_rule_fires_on_its_planted_bug_and_not_on_the_clean_server() {
+        let rules: BTreeSet<&str> = SURFACE_MUTANTS.iter().map(|m| m.expected_rule()).collect();
+        assert_eq!(rules, RULES.into_iter().collect(), "one planted bug per surface rule");
+        for mutant in SURFACE_MUTANTS {
+            let inputs: Vec<Input> = mutant.trigger().into_iter().map(Input::Line).collect();
+            let policy = mutant.policy();
+            let planted = check(&run_in_process(&Planted(mutant), &inputs), &policy);
+            assert!(planted.iter().any(|f| f.rule == mutant.expected_rule()), "{mutant}: {planted:?}");
+            let clean = check(&run_in_process(&Calc, &inputs), &policy);
+            assert!(clean.is_empty(), "{mutant}: the clean server: {clean:?}");
+        }
+    }
+
+    fn line(value: Value) -> Input {
+        Input::Line(value.to_string().into_bytes())
+    }
+
+    /// A handshake conversation: initialize, initialized, then `requests` (ids from 2).
+    fn handshake(requests: &[(&str, Value)]) -> Vec<Input> {
+        let mut inputs = vec![
+            line(json!({"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-11-25",
+                "capabilities":{},"clientInfo":{"name":"t","version":"1"}}})),
+            line(json!({"jsonrpc":"2.0","method":"notifications/initialized"})),
+            Input::Sync,
+        ];
+        for (i, (method, params)) in requests.iter().enumerate() {
+            inputs.push(line(json!({"jsonrpc":"2.0","id":i + 2,"method":method,"params":params})));
+        }
+        inputs.push(Input::Sync);
+        inputs
+    }
+
+    fn policy() -> Policy {
+        Policy::default().with_model(ServerModel::built_in()).with_surface(crate::surface::Surface::built_in())
+    }
+
+    #[test]
+    fn handshake_replies_are_judged_after_initialize_only() {
+        let calls = [
+            ("tools/call", json!({"name":"format_user","arguments":{"user":{"name":"Ada","age":3}},})),
+            ("tools/call", json!({"name":"format_user","arguments":{"user":{}}})),
+            ("tools/call", json!({"name":"stats","arguments":{"values":[1, 2.5],"precision":null}})),
+            ("tools/call", json!({"name":"nope","arguments":{}})),
+            ("prompts/get", json!({"name":"greeting","arguments":{"name":"x"}})),
+            ("resources/read", json!({"uri":"calc://numbers/7"})),
+            ("resources/read", json!({"uri": UNKNOWN_URI})),
+            ("resources/templates/list", json!({})),
+        ];
+        let transcript = run_in_process(&Calc, &handshake(&calls));
+        assert!(check(&transcript, &policy()).is_empty(), "{}", transcript.render());
+        let (_, coverage) = crate::oracle::check_covered(&transcript, &policy());
+        let format_user = &coverage.tools["format_user"];
+        assert_eq!((format_user.calls, format_user.valid, format_user.invalid, format_user.is_error), (2, 1, 1, 1));
+        assert_eq!(coverage.tools["nope"].errors[&INVALID_PARAMS], 1);
+        for rule in
+            [TOOL_VALID_ARGS, TOOL_INVALID_ARGS, TOOL_OUTPUT_SCHEMA, CONTENT_SHAPE, TOOL_UNKNOWN, RESOURCE_UNKNOWN]
+        {
+            assert!(coverage.exercised.contains(rule), "{rule}: {:?}", coverage.exercised);
+        }
+        // Before initialize, the server's refusals are the lifecycle's business.
+        let early = [
+            line(json!({"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"format_user",
+            "arguments":{"user":{"name":"Ada"}}}})),
+            Input::Sync,
+        ];
+        let transcript = run_in_process(&Planted(Mutant::ValidArgsInternalError), &early);
+        assert!(check(&transcript, &policy()).is_empty());
+    }
+
+    /// A transcript of one handshake `request` (after initialize) and the server's `reply` result or error.
+    fn answered(method: &str, params: Value, reply: Value) -> Transcript {
+        let mut transcript = run_in_process(&Calc, &handshake(&[]));
+        let sent = json!({"jsonrpc":"2.0","id":2,"method":method,"params":params});
+        transcript.events.push(Event::Sent(sent.to_string().into_bytes()));
+        let mut response = json!({"jsonrpc":"2.0","id":2});
+        let key = if reply.get("code").is_some() { "error" } else { "result" };
+        response[key] = reply;
+        transcript.events.push(Event::Received { line: response.to_string().into_bytes(), truncated: false });
+        transcript.events.push(Event::Sync);
+        transcript.ending = Ending::Closed;
+        transcript
+    }
+
+    fn rules(transcript: &Transcript) -> Vec<&'static str> {
+        check(transcript, &policy()).iter().map(|f| f.rule).collect()
+    }
+
+    #[test]
+    fn legal_variations_are_not_findings() {
+        // The Python SDK's isError result for an unknown tool; -32601 for a server that serves no prompts.
+        let unknown = json!({"content":[{"type":"text","text":"Unknown tool: nope"}],"isError":true});
+        assert!(rules(&answered("tools/call", json!({"name":"nope"}), unknown)).is_empty());
+        let not_served = json!({"code":-32601,"message":"Method not found"});
+        assert!(rules(&answered("prompts/get", json!({"name":"x"}), not_served.clone())).is_empty());
+        assert!(rules(&answered(TEMPLATES_LIST, json!({"cursor": BAD_CURSOR}), not_served)).is_empty());
+        // -32602 for a resource not found on a handshake connection (SEP-2164, the SDKs).
+        let refused = json!({"code":-32602,"message":"Unknown resource"});
+        assert!(rules(&answered("resources/read", json!({"uri": UNKNOWN_URI}), refused)).is_empty());
+        // A successful result for arguments the schema refuses: a server may coerce.
+        let coerced = json!({"content":[{"type":"text","text":"3"}],"isError":false});
+        assert!(rules(&answered("tools/call", json!({"name":"add","arguments":{"a":"1","b":2}}), coerced)).is_empty());
+        // Content types this harness does not know are not judged.
+        let future = json!({"content":[{"type":"hologram"}]});
+        assert!(rules(&answered("tools/call", json!({"name":"logo","arguments":{}}), future)).is_empty());
+    }
+
+    #[test]
+    fn malformed_replies_are_findings() {
+        let no_content = json!({"isError":"no"});
+        let found = rules(&answered("tools/call", json!({"name":"add","arguments":{"a":1,"b":2}}), no_content));
+        assert_eq!(found, [CONTENT_SHAPE, CONTENT_SHAPE]);
+        let bad_blob = json!({"contents":[{"uri":"calc://logo","blob":"***"}]});
+        assert_eq!(rules(&answered("resources/read", json!({"uri":"calc://logo"}), bad_blob)), [CONTENT_SHAPE]);
+        let tools = json!({"tools":[{"name":"a","inputSchema":null},{"name":"a","inputSchema":{"type":"object"}}],
+            "nextCursor": 3});
+        assert_eq!(rules(&answered("tools/list", json!({}), tools)), [LIST_SHAPE, LIST_SHAPE, LIST_DUPLICATE_NAME]);
+        let no_structured = json!({"content":[{"type":"text","text":"Ada"}]});
+        let call = json!({"name":"format_user","arguments":{"user":{"name":"Ada"}}});
+        assert_eq!(rules(&answered("tools/call", call, no_structured)), [TOOL_OUTPUT_SCHEMA]);
+        let surface = crate::surface::Surface::default();
+        let unlearned = Policy::default().with_model(ServerModel::built_in()).with_surface(Arc::new(surface));
+        let transcript = answered("tools/call", json!({"name":"nope"}), json!({"content":[]}));
+        assert!(check(&transcript, &unlearned).is_empty(), "a surface never learned judges nothing");
+    }
+}

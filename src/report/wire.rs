@@ -1,0 +1,211 @@
+//! The generator's coverage of the wire itself: which JSON types each envelope member, each `params` member and
+//! each `_meta` key got in the lines sent, which odd string classes reached ids, names and arguments, and how large
+//! the replies they provoked were (against the 4 KiB and 64 KiB pipe and buffer sizes). Measured on transcripts,
+//! shown by `mcp-wirefuzz coverage`.
+
+use crate::transcript::{Event, Transcript};
+use serde_json::Value;
+use std::collections::{BTreeMap, BTreeSet};
+use std::fmt::Write as _;
+
+/// The JSON types a member can have, `absent` included, in table order.
+pub const TYPES: [&str; 7] = ["object", "array", "string", "number", "boolean", "null", "absent"];
+/// The odd string classes, in table order.
+pub const CLASSES: [&str; 7] = ["whitespace", "separators", "control", "escapes", "non-bmp", "long", "empty"];
+/// Where odd strings are looked for.
+pub const PLACES: [&str; 3] = ["id", "name", "arguments"];
+/// Reply size buckets.
+pub const SIZES: [&str; 3] = ["< 4 KiB", "4-64 KiB", "> 64 KiB"];
+
+/// What the lines sent and received covered.
+#[derive(Clone, Debug, Default)]
+pub struct WireCoverage {
+    /// (member, JSON type) → lines: members are `jsonrpc`, `id`, `method`, `params`, `params.NAME`, `_meta.KEY`.
+    pub types: BTreeMap<(String, &'static str), u64>,
+    /// (place, class) → strings.
+    pub strings: BTreeMap<(&'static str, &'static str), u64>,
+    /// Size bucket → replies.
+    pub sizes: BTreeMap<&'static str, u64>,
+    /// Lines sent that are JSON objects.
+    pub objects: u64,
+}
+
+fn type_of(value: Option<&Value>) -> &'static str {
+    match value {
+        None => "absent",
+        Some(Value::Object(_)) => "object",
+        Some(Value::Array(_)) => "array",
+        Some(Value::String(_)) => "string",
+        Some(Value::Number(_)) => "number",
+        Some(Value::Bool(_)) => "boolean",
+        Some(Value::Null) => "null",
+    }
+}
+
+/// The odd classes a string belongs to.
+pub fn classes(text: &str) -> Vec<&'static str> {
+    let mut out = Vec::new();
+    if text != text.trim() {
+        out.push("whitespace");
+    }
+    if text.contains(['\u{2028}', '\u{2029}']) {
+        out.push("separators");
+    }
+    if text.chars().any(|c| c.is_control() && !c.is_whitespace()) {
+        out.push("control");
+    }
+    if text.contains(['"', '\\']) {
+        out.push("escapes");
+    }
+    if text.chars().any(|c| u32::from(c) > 0xFFFF) {
+        out.push("non-bmp");
+    }
+    if text.chars().count() > 10_000 {
+        out.push("long");
+    }
+    if text.is_empty() {
+        out.push("empty");
+    }
+    out
+}
+
+impl WireCoverage {
+    /// Counts one transcript.
+    pub fn add(&mut self, transcript: &Transcript) {
+        for event in &transcript.events {
+            match event {
+                Event::Sent(line) => {
+                    let Ok(value) = serde_json::from_slice::<Value>(line) else { continue };
+                    let items = match value {
+                        Value::Array(items) => items,
+                        other => vec![other],
+                    };
+                    items.iter().for_each(|item| self.message(item));
+                }
+                Event::Received { line, .. } => {
+                    let bucket = match line.len() {
+                        n if n < 4 * 1024 => SIZES[0],
+                        n if n <= 64 * 1024 => SIZES[1],
+                        _ => SIZES[2],
+                    };
+                    *self.sizes.entry(bucket).or_default() += 1;
+                }
+                Event::Sync | Event::Http(_) => {}
+            }
+        }
+    }
+
+    fn message(&mut self, message: &Value) {
+        let Some(object) = message.as_object() else { return };
+        self.objects += 1;
+        for member in ["jsonrpc", "id", "method", "params"] {
+            *self.types.entry((member.to_string(), type_of(object.get(member)))).or_default() += 1;
+        }
+        if let Some(Value::String(id)) = object.get("id") {
+            self.strings_of("id", id);
+        }
+        let Some(params) = object.get("params").and_then(Value::as_object) else { return };
+        for (name, value) in params {
+            *self.types.entry((format!("params.{name}"), type_of(Some(value)))).or_default() += 1;
+        }
+        if let Some(meta) = params.get("_meta").and_then(Value::as_object) {
+            for (key, value) in meta {
+                *self.types.entry((format!("_meta.{key}"), type_of(Some(value)))).or_default() += 1;
+            }
+        }
+        for key in ["name", "uri"] {
+            if let Some(Value::String(name)) = params.get(key) {
+                self.strings_of("name", name);
+            }
+        }
+        let mut stack: Vec<&Value> = params.get("arguments").into_iter().collect();
+        while let Some(value) = stack.pop() {
+            match value {
+                Value::String(text) => self.strings_of("arguments", text),
+                Value::Array(items) => stack.extend(items),
+                Value::Object(members) => stack.extend(members.values()),
+                _ => {}
+            }
+        }
+    }
+
+    fn strings_of(&mut self, place: &'static str, text: &str) {
+        for class in classes(text) {
+            *self.strings.entry((place, class)).or_default() += 1;
+        }
+    }
+
+    /// The members seen, each with its counts per JSON type (absent counted only for the four envelope members).
+    fn members(&self) -> BTreeSet<&str> {
+        self.types.keys().map(|(member, _)| member.as_str()).collect()
+    }
+
+    /// The tables, in Markdown; empty cells are `.`, so what was never reached shows.
+    pub fn render(&self) -> String {
+        let mut out = format!("JSON types of members ({} messages sent)\n\n| member |", self.objects);
+        for kind in TYPES {
+            let _ = write!(out, " {kind} |");
+        }
+        out.push_str("\n|---|");
+        out.push_str(&"---|".repeat(TYPES.len()));
+        out.push('\n');
+        for member in self.members() {
+            let _ = write!(out, "| `{member}` |");
+            for kind in TYPES {
+                let n = self.types.get(&(member.to_string(), kind)).copied().unwrap_or(0);
+                let _ = write!(out, " {} |", if n == 0 { ".".to_string() } else { n.to_string() });
+            }
+            out.push('\n');
+        }
+        out.push_str("\nOdd strings\n\n| place |");
+        for class in CLASSES {
+            let _ = write!(out, " {class} |");
+        }
+        out.push_str("\n|---|");
+        out.push_str(&"---|".repeat(CLASSES.len()));
+        out.push('\n');
+        for place in PLACES {
+            let _ = write!(out, "| {place} |");
+            for class in CLASSES {
+                let n = self.strings.get(&(place, class)).copied().unwrap_or(0);
+                let _ = write!(out, " {} |", if n == 0 { ".".to_string() } else { n.to_string() });
+            }
+            out.push('\n');
+        }
+        out.push_str("\nReply sizes\n\n| size | replies |\n|---|---|\n");
+        for size in SIZES {
+            let _ = writeln!(out, "| {size} | {} |", self.sizes.get(size).copied().unwrap_or(0));
+        }
+        out
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::transcript::Ending;
+
+    #[test]
+    fn members_strings_and_sizes_are_counted() {
+        let sent = br#"{"jsonrpc":"2.0","id":" 1 ","method":"tools/call","params":{"name":"a\u2028","arguments":{"x":["\ud83d\ude00"]},"_meta":{"k":null}}}"#;
+        let transcript = Transcript {
+            events: vec![
+                Event::Sent(sent.to_vec()),
+                Event::Received { line: vec![b'x'; 70_000], truncated: false },
+                Event::Sync,
+            ],
+            ending: Ending::Closed,
+        };
+        let mut coverage = WireCoverage::default();
+        coverage.add(&transcript);
+        assert_eq!(coverage.types[&("id".to_string(), "string")], 1);
+        assert_eq!(coverage.types[&("params.arguments".to_string(), "object")], 1);
+        assert_eq!(coverage.types[&("_meta.k".to_string(), "null")], 1);
+        assert_eq!(coverage.strings[&("id", "whitespace")], 1);
+        assert_eq!(coverage.strings[&("name", "separators")], 1);
+        assert_eq!(coverage.strings[&("arguments", "non-bmp")], 1);
+        assert_eq!(coverage.sizes["> 64 KiB"], 1);
+        let table = coverage.render();
+        assert!(table.contains("| `params.name` | . | . | 1 | . | . | . | . |"), "{table}");
+    }
+}

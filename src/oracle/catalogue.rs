@@ -149,6 +149,10 @@ pub const HTTP_SESSION_REQUIRED: &str = "HTTP-SESSION-REQUIRED";
 pub const HTTP_SESSION_DELETED: &str = "HTTP-SESSION-DELETED";
 /// An invalid `MCP-Protocol-Version` on a legacy session gets 400.
 pub const HTTP_PROTOCOL_VERSION_HEADER: &str = "HTTP-PROTOCOL-VERSION-HEADER";
+/// A modern-only server answers GET and DELETE with 405.
+pub const HTTP_MODERN_GET_DELETE_405: &str = "HTTP-MODERN-GET-DELETE-405";
+/// A modern-only server neither mints nor echoes `Mcp-Session-Id`.
+pub const HTTP_MODERN_NO_SESSION: &str = "HTTP-MODERN-NO-SESSION";
 
 /// The catalogue, JSON-RPC layer first, then the MCP era model.
 pub static RULES: &[Rule] = &[
@@ -511,6 +515,26 @@ pub static RULES: &[Rule] = &[
         "HTTP transport, legacy era (new in issue 13): on a session that negotiated 2025-06-18 or later, a request \
          whose MCP-Protocol-Version names no protocol version gets 400 Bad Request.",
         "MCP 2025-11-25 basic/transports.mdx §Protocol Version Header",
+    ),
+    should(
+        HTTP_MODERN_GET_DELETE_405,
+        MODERN,
+        "HTTP transport, 2026-07-28: a server that serves only the modern era (the server model says modern-only) \
+         answers a GET or a DELETE to the MCP endpoint with 405 Method Not Allowed (a 403, 406, 413, 415 or 431 \
+         refusal for another reason is accepted). A dual-era server may serve a GET stream and DELETE sessions for \
+         its legacy clients and is not judged.",
+        "MCP 2026-07-28 basic/transports/streamable-http.mdx §Backward Compatibility, Earlier Streamable HTTP \
+         Revisions",
+    ),
+    should(
+        HTTP_MODERN_NO_SESSION,
+        MODERN,
+        "HTTP transport, 2026-07-28: a server that serves only the modern era (the server model says modern-only) \
+         ignores an Mcp-Session-Id header on a request and neither mints nor echoes session IDs: no response of it \
+         carries an Mcp-Session-Id header. A dual-era server assigns sessions to its legacy clients and is not \
+         judged.",
+        "MCP 2026-07-28 basic/transports/streamable-http.mdx §Backward Compatibility, Earlier Streamable HTTP \
+         Revisions",
     ),
 ];
 

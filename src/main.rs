@@ -172,6 +172,10 @@ enum Commands {
         /// With --http: plant one HTTP bug (`--http-bug list` lists them).
         #[arg(long, value_name = "NAME")]
         http_bug: Option<String>,
+        /// With --http: the eras served, `dual` (both, the default) or `modern` (2026-07-28 only: GET and DELETE
+        /// get 405, no sessions). The bugs modern-get-200 and modern-mints-session serve modern only anyway.
+        #[arg(long, value_name = "ERAS", value_parser = ["dual", "modern"], requires = "http")]
+        http_era: Option<String>,
     },
     /// A quick, deterministic conformance run against the built-in server or `-- CMD ARGS...`: the server model
     /// first (probed, or `--eras`), one probe per invariant (each planted bug's trigger, judged with the model),
@@ -312,8 +316,10 @@ fn main() -> ExitCode {
             print!("{}", render_catalogue());
             Ok(ExitCode::SUCCESS)
         }
-        Commands::Serve { http: Some(address), http_bug, .. } => run_serve_http(&address, http_bug.as_deref()),
-        Commands::Serve { http_bug: Some(name), .. } if name == "list" => run_serve_http("", Some("list")),
+        Commands::Serve { http: Some(address), http_bug, http_era, .. } => {
+            run_serve_http(&address, http_bug.as_deref(), http_era.as_deref() == Some("modern"))
+        }
+        Commands::Serve { http_bug: Some(name), .. } if name == "list" => run_serve_http("", Some("list"), false),
         Commands::Serve { http_bug: Some(_), .. } => Err(anyhow!("--http-bug needs --http ADDR")),
         Commands::Serve { mutant, quirks, .. } => run_serve(mutant.as_deref(), quirks),
         Commands::Check { timeout, no_seeds, eras, url, command } => timeout_option("--timeout", timeout)
@@ -356,7 +362,7 @@ fn run_attach(socket: &Path, wait: f64) -> Result<ExitCode> {
     attach::exit_as(attach::attach(socket, wait)?)
 }
 
-fn run_serve_http(address: &str, bug: Option<&str>) -> Result<ExitCode> {
+fn run_serve_http(address: &str, bug: Option<&str>, modern_only: bool) -> Result<ExitCode> {
     let bug =
         match bug {
             Some("list") => {
@@ -370,7 +376,9 @@ fn run_serve_http(address: &str, bug: Option<&str>) -> Result<ExitCode> {
             })?),
             None => None,
         };
-    http_server::serve(address, bug, |local| eprintln!("mcp-wirefuzz: serving MCP over HTTP at http://{local}/mcp"))?;
+    http_server::serve(address, bug, modern_only, |local| {
+        eprintln!("mcp-wirefuzz: serving MCP over HTTP at http://{local}/mcp")
+    })?;
     Ok(ExitCode::SUCCESS)
 }
 

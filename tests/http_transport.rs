@@ -2,13 +2,13 @@
 //! bug is caught by its rule, and hostile servers (an HTML page, a never-ending SSE stream, a gigabyte body, bytes
 //! that are not HTTP, a refused connection) end in a finding or a clear error within the timeouts.
 
-use mcp_wirefuzz::model::ServerModel;
+use mcp_wirefuzz::model::{Eras, ServerModel};
 use mcp_wirefuzz::oracle::{Policy, check};
 use mcp_wirefuzz::server::Target;
 use mcp_wirefuzz::server::builtin::http::{self, HttpBug};
-use mcp_wirefuzz::server::http::HttpSpec;
+use mcp_wirefuzz::server::http::{Directive, HttpSpec};
 use mcp_wirefuzz::server::stdio::Timeouts;
-use mcp_wirefuzz::transcript::{Ending, Input};
+use mcp_wirefuzz::transcript::{Ending, Event, Input};
 use std::io::{Read, Write};
 use std::net::TcpListener;
 use std::time::{Duration, Instant};
@@ -21,6 +21,16 @@ fn judged() -> Policy {
     Policy::default().with_model(ServerModel::built_in())
 }
 
+/// The policy a planted bug is judged with: its server's model (modern-only for [`HttpBug::modern_only`]).
+fn judged_for(bug: HttpBug) -> Policy {
+    if bug.modern_only() { modern_only() } else { judged() }
+}
+
+/// The policy for the built-in server serving the modern era only.
+fn modern_only() -> Policy {
+    Policy::default().with_model(ServerModel::stated(Eras::Modern))
+}
+
 fn lines(lines: Vec<Vec<u8>>) -> Vec<Input> {
     lines.into_iter().map(Input::Line).collect()
 }
@@ -29,25 +39,58 @@ const LIST: &str = r#"{"jsonrpc":"2.0","id":1,"method":"tools/list","params":{"_
 
 #[test]
 fn every_http_probe_passes_on_the_reference_server_and_fires_on_its_bug() {
-    let url = http::spawn(None).unwrap();
-    let mut target = HttpSpec::new(&url, None).unwrap().target(quick());
-    for bug in HttpBug::ALL {
-        let transcript = target.run(&lines(bug.trigger())).unwrap();
-        let findings = check(&transcript, &judged());
-        assert!(findings.is_empty(), "{bug} on the reference server: {findings:?}\n{}", transcript.render());
+    // The clean server, dual-era and modern-only, passes every probe judged with its own model.
+    for (modern, policy) in [(false, judged()), (true, modern_only())] {
+        let url = http::spawn(None, modern).unwrap();
+        let mut target = HttpSpec::new(&url, None).unwrap().target(quick());
+        for bug in HttpBug::ALL {
+            let transcript = target.run(&lines(bug.trigger())).unwrap();
+            let findings = check(&transcript, &policy);
+            assert!(findings.is_empty(), "{bug} (modern only: {modern}): {findings:?}\n{}", transcript.render());
+        }
     }
     for bug in HttpBug::ALL {
-        let url = http::spawn(Some(bug)).unwrap();
+        let url = http::spawn(Some(bug), false).unwrap();
         let mut target = HttpSpec::new(&url, None).unwrap().target(quick());
         let transcript = target.run(&lines(bug.trigger())).unwrap();
-        let fired: Vec<&str> = check(&transcript, &judged()).iter().map(|f| f.rule).collect();
+        let fired: Vec<&str> = check(&transcript, &judged_for(bug)).iter().map(|f| f.rule).collect();
         assert!(fired.contains(&bug.expected_rule()), "{bug}: {fired:?}\n{}", transcript.render());
     }
 }
 
 #[test]
+fn the_modern_only_server_is_probed_as_modern_only_and_refuses_legacy_traffic() {
+    let url = http::spawn(None, true).unwrap();
+    let mut target = HttpSpec::new(&url, None).unwrap().target(quick());
+    let model = mcp_wirefuzz::model::probe(&mut target).unwrap();
+    assert_eq!(model.eras, Eras::Modern, "{model}");
+    // A legacy client's conversation: initialize refused, no session minted, GET and DELETE 405.
+    let trigger = HttpBug::SessionMissing404.trigger();
+    let inputs = lines(vec![
+        trigger[0].clone(),
+        Directive::Bodiless("GET".into()).line(),
+        Directive::Bodiless("DELETE".into()).line(),
+    ]);
+    let transcript = target.run(&inputs).unwrap();
+    let rendered = transcript.render();
+    // Refused as a modern request missing its Mcp-Method header (-32020).
+    assert!(rendered.contains("POST 400") && rendered.contains("-32020"), "{rendered}");
+    assert!(rendered.contains("GET 405") && rendered.contains("DELETE 405"), "{rendered}");
+    let minted =
+        transcript.events.iter().any(|e| matches!(e, Event::Http(x) if x.response_header("mcp-session-id").is_some()));
+    assert!(!minted, "{rendered}");
+    let findings = check(&transcript, &Policy::default().with_model(model));
+    assert!(findings.is_empty(), "{findings:?}\n{rendered}");
+    // The dual-era server mints a session for the same initialize; judged as modern-only it would be a finding.
+    let dual = HttpSpec::new(&http::spawn(None, false).unwrap(), None).unwrap().target(quick()).run(&inputs).unwrap();
+    let fired: Vec<&str> = check(&dual, &modern_only()).iter().map(|f| f.rule).collect();
+    assert!(fired.contains(&"HTTP-MODERN-NO-SESSION"), "{fired:?}\n{}", dual.render());
+    assert!(check(&dual, &judged()).is_empty(), "{}", dual.render());
+}
+
+#[test]
 fn a_legacy_conversation_keeps_its_session_and_ends_it() {
-    let url = http::spawn(None).unwrap();
+    let url = http::spawn(None, false).unwrap();
     let mut target = HttpSpec::new(&url, None).unwrap().target(quick());
     let trigger = HttpBug::SessionMissing404.trigger();
     let inputs =
@@ -165,26 +208,28 @@ fn a_started_server_that_never_listens_is_a_clear_error_with_its_output() {
 fn a_campaign_over_http_finds_every_planted_http_bug_and_nothing_on_the_reference_server() {
     use mcp_wirefuzz::campaign::{self, Options};
     use mcp_wirefuzz::server::ServerSpec;
-    let options = |cases: u64| Options {
+    let options = |cases: u64, policy: Policy| Options {
         seed: 1,
         cases: Some(cases),
         time: None,
-        policy: judged(),
+        policy,
         out: None,
         shrink: mcp_wirefuzz::shrink::Budget { runs: 50, time: Some(Duration::from_secs(5)) },
         baseline: Default::default(),
     };
-    let run = |bug: Option<HttpBug>, cases: u64| {
-        let server = ServerSpec::Http(HttpSpec::new(&http::spawn(bug).unwrap(), None).unwrap());
+    let run = |bug: Option<HttpBug>, modern: bool, cases: u64, policy: Policy| {
+        let server = ServerSpec::Http(HttpSpec::new(&http::spawn(bug, modern).unwrap(), None).unwrap());
         let targets = (0..2).map(|_| server.pooled_target(quick())).collect();
-        campaign::run(targets, server.pooled_target(quick()), &options(cases), &server, |_| {}).unwrap()
+        campaign::run(targets, server.pooled_target(quick()), &options(cases, policy), &server, |_| {}).unwrap()
     };
     for bug in HttpBug::ALL {
-        let summary = run(Some(bug), 60);
+        let summary = run(Some(bug), false, 60, judged_for(bug));
         assert!(summary.counts.contains_key(bug.expected_rule()), "{bug}: {:?}", summary.counts);
     }
-    let summary = run(None, 150);
+    let summary = run(None, false, 150, judged());
     assert!(summary.counts.is_empty(), "{:?}", summary.counts);
+    let summary = run(None, true, 150, modern_only());
+    assert!(summary.counts.is_empty(), "modern only: {:?}", summary.counts);
 }
 
 #[test]

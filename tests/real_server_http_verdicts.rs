@@ -148,6 +148,9 @@ fn verdicts(server: &Server) {
         findings.iter().filter(|f| f.level == Level::Warning).for_each(|f| eprintln!("probe: {f}"));
         probed.extend(findings.iter().map(|f| f.rule));
     }
+    // Both servers serve the legacy era too, so the rules for modern-only servers never judge them.
+    assert_ne!(model.eras, model::Eras::Modern, "{model}");
+    assert!(!probed.iter().any(|rule| rule.starts_with("HTTP-MODERN-")), "{probed:?}");
     assert_eq!(unvetted(server, probed), BTreeSet::new(), "MUST findings of the probes outside the vetted list");
     // A seeded campaign, two workers sharing the one server process.
     let server_spec = ServerSpec::Http(spec);
@@ -164,6 +167,7 @@ fn verdicts(server: &Server) {
     let shrinker = server_spec.pooled_target(timeouts());
     let summary = campaign::run(targets, shrinker, &options, &server_spec, |_| {}).unwrap();
     eprintln!("{model}; campaign: {:?}", summary.counts);
+    assert!(!summary.counts.keys().any(|rule| rule.starts_with("HTTP-MODERN-")), "{:?}", summary.counts);
     assert_eq!(unvetted(server, summary.counts.keys().copied()), BTreeSet::new(), "{:?}", summary.counts);
 }
 

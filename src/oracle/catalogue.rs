@@ -153,6 +153,10 @@ pub const HTTP_SESSION_REQUIRED: &str = "HTTP-SESSION-REQUIRED";
 pub const HTTP_SESSION_DELETED: &str = "HTTP-SESSION-DELETED";
 /// An invalid `MCP-Protocol-Version` on a legacy session gets 400.
 pub const HTTP_PROTOCOL_VERSION_HEADER: &str = "HTTP-PROTOCOL-VERSION-HEADER";
+/// A modern-only server answers GET and DELETE with 405.
+pub const HTTP_MODERN_GET_DELETE_405: &str = "HTTP-MODERN-GET-DELETE-405";
+/// A modern-only server neither mints nor echoes `Mcp-Session-Id`.
+pub const HTTP_MODERN_NO_SESSION: &str = "HTTP-MODERN-NO-SESSION";
 
 /// A listed tool called with arguments its inputSchema accepts gets a result.
 pub const TOOL_VALID_ARGS: &str = "MCP-TOOL-VALID-ARGS";
@@ -666,6 +670,26 @@ pub static RULES: &[Rule] = &[
         "New in issue 14. On a modern connection the server emits none of the codes 2026-07-28 reserves: -32002, \
          -32042, or any in -32020..-32099 but -32020, -32021 and -32022.",
         "MCP 2026-07-28 basic/index.mdx §Error Codes; shared/PROTOCOL-REFERENCE.md §6",
+    ),
+    should(
+        HTTP_MODERN_GET_DELETE_405,
+        MODERN,
+        "HTTP transport, 2026-07-28: a server that serves only the modern era (the server model says modern-only) \
+         answers a GET or a DELETE to the MCP endpoint with 405 Method Not Allowed (a 403, 406, 413, 415 or 431 \
+         refusal for another reason is accepted). A dual-era server may serve a GET stream and DELETE sessions for \
+         its legacy clients and is not judged.",
+        "MCP 2026-07-28 basic/transports/streamable-http.mdx §Backward Compatibility, Earlier Streamable HTTP \
+         Revisions",
+    ),
+    should(
+        HTTP_MODERN_NO_SESSION,
+        MODERN,
+        "HTTP transport, 2026-07-28: a server that serves only the modern era (the server model says modern-only) \
+         ignores an Mcp-Session-Id header on a request and neither mints nor echoes session IDs: no response of it \
+         carries an Mcp-Session-Id header. A dual-era server assigns sessions to its legacy clients and is not \
+         judged.",
+        "MCP 2026-07-28 basic/transports/streamable-http.mdx §Backward Compatibility, Earlier Streamable HTTP \
+         Revisions",
     ),
 ];
 

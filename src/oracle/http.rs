@@ -5,11 +5,12 @@
 
 use super::catalogue::{
     BATCH, BIG_ID, DUPLICATE_RESPONSE, EXTRA_MEMBER, HTTP_CONTENT_TYPE, HTTP_ERROR_STATUS, HTTP_GET,
-    HTTP_HEADER_MISMATCH, HTTP_NOTIFICATION_202, HTTP_ORIGIN, HTTP_PROTOCOL_VERSION_HEADER, HTTP_RESPONSE,
-    HTTP_SESSION_DELETED, HTTP_SESSION_REQUIRED, ID_ECHO, MALFORMED_SERVED, NOTIFICATION_REPLY, NULL_ID,
-    RESPONSE_MISSING,
+    HTTP_HEADER_MISMATCH, HTTP_MODERN_GET_DELETE_405, HTTP_MODERN_NO_SESSION, HTTP_NOTIFICATION_202, HTTP_ORIGIN,
+    HTTP_PROTOCOL_VERSION_HEADER, HTTP_RESPONSE, HTTP_SESSION_DELETED, HTTP_SESSION_REQUIRED, ID_ECHO,
+    MALFORMED_SERVED, NOTIFICATION_REPLY, NULL_ID, RESPONSE_MISSING,
 };
 use super::{Finding, Level, Policy, catalogue};
+use crate::model::Eras;
 use crate::protocol::codes::{HEADER_MISMATCH, METHOD_NOT_FOUND, PARSE_ERROR, UNSUPPORTED_PROTOCOL_VERSION};
 use crate::protocol::envelope::{self, PROTOCOL_VERSION_KEY};
 use crate::protocol::era::{BATCH_VERSION, HANDSHAKE_VERSIONS, MODERN_VERSIONS};
@@ -163,6 +164,9 @@ pub fn check(transcript: &Transcript, policy: &Policy, findings: &mut Vec<Findin
         None => true,
     });
     let serves = |era: Era| policy.model().and_then(|m| m.eras.serves(era)).unwrap_or(true);
+    // Only a server the model calls modern-only owes the 2026-07-28 answers to legacy traffic: a dual-era one
+    // serves GET streams and sessions to its legacy clients, and an unknown one may be either.
+    let modern_only = policy.model().is_some_and(|m| m.eras == Eras::Modern);
     let mut add = |rule: &'static str, event: usize, detail: String| {
         let level = catalogue::rule(rule).map_or(Level::Error, |r| r.level);
         findings.push(Finding { rule, level, event: Some(event), detail });
@@ -192,6 +196,26 @@ pub fn check(transcript: &Transcript, policy: &Policy, findings: &mut Vec<Findin
             && s.success()
         {
             add(HTTP_ORIGIN, s.index, format!("a request from the foreign Origin {origin:?} was served with {status}"));
+        }
+        if modern_only {
+            if matches!(exchange.method.as_str(), "GET" | "DELETE")
+                && status != 405
+                && !OTHER_REFUSALS.contains(&status)
+            {
+                add(
+                    HTTP_MODERN_GET_DELETE_405,
+                    s.index,
+                    format!("a modern-only server answered {} with {status}, not 405", exchange.method),
+                );
+            }
+            if let Some(id) = exchange.response_header("mcp-session-id") {
+                let how = if exchange.request_values("mcp-session-id").contains(&id) { "echoed" } else { "minted" };
+                add(
+                    HTTP_MODERN_NO_SESSION,
+                    s.index,
+                    format!("a modern-only server {how} the session {id:?} on {} ({status})", exchange.method),
+                );
+            }
         }
         let session = exchange.request_values("mcp-session-id").first().map(|v| v.to_string());
         if let Some(id) = &session
@@ -435,7 +459,71 @@ fn exchanges(transcript: &Transcript) -> Vec<Seen<'_>> {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::model::ServerModel;
     use crate::oracle::check;
+
+    /// An exchange with its request and response headers.
+    fn exchange(method: &str, status: u16, sent: &[(&str, &str)], got: &[(&str, &str)]) -> Event {
+        let pairs = |headers: &[(&str, &str)]| headers.iter().map(|(n, v)| (n.to_string(), v.to_string())).collect();
+        Event::Http(Box::new(Exchange {
+            method: method.into(),
+            status,
+            request_headers: pairs(sent),
+            response_headers: pairs(got),
+            ..Exchange::default()
+        }))
+    }
+
+    /// The rules `events` breaks on a server with `eras` (none: no model).
+    fn fired(events: &[Event], eras: Option<Eras>) -> Vec<&'static str> {
+        let policy = eras.map_or_else(Policy::default, |eras| Policy::default().with_model(ServerModel::stated(eras)));
+        let transcript = Transcript { events: events.to_vec(), ending: Ending::Closed };
+        check(&transcript, &policy).into_iter().map(|f| f.rule).collect()
+    }
+
+    const MODERN_PING: &str = r#"{"jsonrpc":"2.0","method":"notifications/cancelled","params":{"requestId":1}}"#;
+
+    #[test]
+    fn a_modern_only_server_answers_get_and_delete_with_405() {
+        for method in ["GET", "DELETE"] {
+            for status in [200, 202, 404] {
+                let events = [exchange(method, status, &[], &[("Content-Type", "text/event-stream")])];
+                assert!(fired(&events, Some(Eras::Modern)).contains(&HTTP_MODERN_GET_DELETE_405), "{method} {status}");
+                // A dual, handshake or unknown server may serve a GET stream and end sessions.
+                for eras in [Some(Eras::Dual), Some(Eras::Handshake), None] {
+                    assert!(!fired(&events, eras).contains(&HTTP_MODERN_GET_DELETE_405), "{method} {status} {eras:?}");
+                }
+            }
+            for status in [405, 403] {
+                assert_eq!(fired(&[exchange(method, status, &[], &[])], Some(Eras::Modern)), Vec::<&str>::new());
+            }
+        }
+    }
+
+    #[test]
+    fn a_modern_only_server_neither_mints_nor_echoes_a_session() {
+        let post = |sent: &[(&str, &str)], got: &[(&str, &str)]| {
+            vec![Event::Sent(MODERN_PING.as_bytes().to_vec()), exchange("POST", 202, sent, got)]
+        };
+        let minted = post(&[], &[("Mcp-Session-Id", "s1")]);
+        let echoed = post(&[("Mcp-Session-Id", "old")], &[("mcp-session-id", "old")]);
+        for events in [&minted, &echoed] {
+            assert!(fired(events, Some(Eras::Modern)).contains(&HTTP_MODERN_NO_SESSION));
+            for eras in [Some(Eras::Dual), Some(Eras::Handshake), None] {
+                assert!(!fired(events, eras).contains(&HTTP_MODERN_NO_SESSION), "{eras:?}");
+            }
+        }
+        let detail = |events: &[Event]| {
+            let policy = Policy::default().with_model(ServerModel::stated(Eras::Modern));
+            let transcript = Transcript { events: events.to_vec(), ending: Ending::Closed };
+            check(&transcript, &policy).into_iter().find(|f| f.rule == HTTP_MODERN_NO_SESSION).map(|f| f.detail)
+        };
+        assert!(detail(&minted).is_some_and(|d| d.contains("minted")));
+        assert!(detail(&echoed).is_some_and(|d| d.contains("echoed")));
+        // A session header on the request, ignored: nothing to report.
+        let ignored = post(&[("Mcp-Session-Id", "old")], &[]);
+        assert_eq!(fired(&ignored, Some(Eras::Modern)), Vec::<&str>::new());
+    }
 
     /// Every short transcript over a few HTTP-shaped events, in every order, is judged without a panic.
     #[test]

@@ -3,8 +3,10 @@
 //! Routing follows the Python SDK: a POST whose `MCP-Protocol-Version` names a modern version (or names no
 //! handshake version and carries no session) is a modern single exchange on a fresh calc connection, checked
 //! against its headers first; any other POST belongs to a legacy session opened by `initialize`. GET gets 405 (this
-//! server sends nothing unasked), DELETE ends a session, a foreign `Origin` gets 403. The request handling is the
-//! pure function [`HttpServer::handle`]; [`serve`] puts it behind `tiny_http`.
+//! server sends nothing unasked), DELETE ends a session, a foreign `Origin` gets 403. Modern-only (`serve --http-era
+//! modern`, or one of the bugs [`HttpBug::modern_only`]), it serves 2026-07-28 alone: every POST is a modern single
+//! exchange, GET and DELETE get 405, sessions are neither minted nor read. The request handling is the pure
+//! function [`HttpServer::handle`]; [`serve`] puts it behind `tiny_http`.
 
 use super::reference::{Calc, CalcConnection};
 use crate::protocol::Frame;
@@ -44,11 +46,15 @@ pub enum HttpBug {
     DeletedSessionServed,
     /// An invalid `MCP-Protocol-Version` on a legacy session is ignored instead of refused with 400.
     IgnoresVersionHeader,
+    /// Modern-only, yet a GET gets 200 and an (empty) SSE stream instead of 405.
+    ModernGet200,
+    /// Modern-only, yet every response mints an `Mcp-Session-Id`.
+    ModernMintsSession,
 }
 
 impl HttpBug {
     /// Every planted HTTP bug.
-    pub const ALL: [HttpBug; 9] = [
+    pub const ALL: [HttpBug; 11] = [
         HttpBug::ErrorStatus200,
         HttpBug::NotificationBody,
         HttpBug::HtmlContentType,
@@ -58,6 +64,8 @@ impl HttpBug {
         HttpBug::SessionMissing404,
         HttpBug::DeletedSessionServed,
         HttpBug::IgnoresVersionHeader,
+        HttpBug::ModernGet200,
+        HttpBug::ModernMintsSession,
     ];
 
     /// The kebab-case name `serve --http-bug` takes.
@@ -73,6 +81,11 @@ impl HttpBug {
     /// One line on the bug.
     pub fn description(self) -> &'static str {
         self.facts().2
+    }
+
+    /// True when the bug's server serves only the modern era (its rule judges modern-only servers alone).
+    pub fn modern_only(self) -> bool {
+        matches!(self, HttpBug::ModernGet200 | HttpBug::ModernMintsSession)
     }
 
     /// Looks a bug up by name.
@@ -104,6 +117,12 @@ impl HttpBug {
                 c::HTTP_PROTOCOL_VERSION_HEADER,
                 "an invalid MCP-Protocol-Version on a session is not refused",
             ),
+            HttpBug::ModernGet200 => {
+                ("modern-get-200", c::HTTP_MODERN_GET_DELETE_405, "modern-only, yet GET gets 200 and SSE, not 405")
+            }
+            HttpBug::ModernMintsSession => {
+                ("modern-mints-session", c::HTTP_MODERN_NO_SESSION, "modern-only, yet responses mint Mcp-Session-Id")
+            }
         }
     }
 
@@ -133,7 +152,8 @@ impl HttpBug {
             HttpBug::IgnoresHeaders => vec![set("Mcp-Method", "tools/call"), modern(1, "tools/list", json!({}))],
             // On an initialize, which servers of either era serve (a modern-only one refuses it anyway).
             HttpBug::AnyOrigin => vec![set("Origin", "http://evil.example"), initialize],
-            HttpBug::GetServesJson => vec![Directive::Bodiless("GET".into()).line()],
+            HttpBug::GetServesJson | HttpBug::ModernGet200 => vec![Directive::Bodiless("GET".into()).line()],
+            HttpBug::ModernMintsSession => vec![modern(1, "tools/list", json!({}))],
             HttpBug::SessionMissing404 => vec![initialize, initialized, drop("Mcp-Session-Id"), list],
             HttpBug::DeletedSessionServed => {
                 vec![initialize, initialized, Directive::Bodiless("DELETE".into()).line(), list]
@@ -197,10 +217,12 @@ impl HttpReply {
     }
 }
 
-/// The reference server's HTTP state: its legacy sessions, and the planted bug.
+/// The reference server's HTTP state: its legacy sessions, the planted bug, and whether it serves the modern era
+/// only.
 #[derive(Default)]
 pub struct HttpServer {
     bug: Option<HttpBug>,
+    modern_only: bool,
     sessions: HashMap<String, CalcConnection>,
     /// Sessions a planted bug keeps serving after DELETE.
     next_session: u64,
@@ -216,9 +238,11 @@ pub fn status_for_code(code: i64) -> Option<u16> {
 }
 
 impl HttpServer {
-    /// A server, with one planted bug or none.
-    pub fn new(bug: Option<HttpBug>) -> HttpServer {
-        HttpServer { bug, ..HttpServer::default() }
+    /// A server, with one planted bug or none; modern-only when asked or when the bug is one of a modern-only
+    /// server ([`HttpBug::modern_only`]).
+    pub fn new(bug: Option<HttpBug>, modern_only: bool) -> HttpServer {
+        let modern_only = modern_only || bug.is_some_and(HttpBug::modern_only);
+        HttpServer { bug, modern_only, ..HttpServer::default() }
     }
 
     fn bug(&self, bug: HttpBug) -> bool {
@@ -235,6 +259,13 @@ impl HttpServer {
         }
         match request.method.as_str() {
             "POST" => self.post(request),
+            "GET" if self.bug(HttpBug::ModernGet200) => HttpReply {
+                headers: vec![("Content-Type".into(), "text/event-stream".into())],
+                ..HttpReply::empty(200)
+            },
+            "GET" | "DELETE" if self.modern_only => {
+                HttpReply { headers: vec![("Allow".into(), "POST".into())], ..HttpReply::empty(405) }
+            }
             "GET" if self.bug(HttpBug::GetServesJson) => HttpReply::json(200, b"{}".to_vec()),
             "DELETE" => match request.single("mcp-session-id") {
                 Some(id) if self.sessions.contains_key(id) => {
@@ -270,7 +301,8 @@ impl HttpServer {
             [one] if HANDSHAKE_VERSIONS.contains(one) => false,
             _ => session.is_empty(),
         };
-        if modern {
+        // A modern-only server reads every POST as a modern exchange, any session header ignored.
+        if modern || self.modern_only {
             return self.modern(request, body, version);
         }
         let frame = Frame::parse(body);
@@ -325,9 +357,14 @@ impl HttpServer {
             let error = json!({ "jsonrpc": "2.0", "id": id, "error": { "code": HEADER_MISMATCH, "message": problem } });
             return HttpReply::json(400, error.to_string().into_bytes());
         }
-        let mut connection = Calc.connect();
+        let mut connection = if self.modern_only { CalcConnection::modern_only() } else { Calc.connect() };
         let replies = exchange(&mut connection, body);
-        self.replies(replies, true, &frame)
+        let mut reply = self.replies(replies, true, &frame);
+        if self.bug(HttpBug::ModernMintsSession) {
+            self.next_session += 1;
+            reply.headers.push(("Mcp-Session-Id".into(), format!("calc-session-{}", self.next_session)));
+        }
+        reply
     }
 
     /// The response carrying a connection's replies to one body.
@@ -405,12 +442,17 @@ fn exchange(connection: &mut CalcConnection, body: &[u8]) -> Vec<Vec<u8>> {
 }
 
 /// Serves the reference server over HTTP on `address` (`HOST:PORT`; port 0 picks one) until the process ends;
-/// `ready` gets the address it listens on.
-pub fn serve(address: &str, bug: Option<HttpBug>, ready: impl FnOnce(std::net::SocketAddr)) -> Result<()> {
+/// `ready` gets the address it listens on. `modern_only` serves the 2026-07-28 era alone.
+pub fn serve(
+    address: &str,
+    bug: Option<HttpBug>,
+    modern_only: bool,
+    ready: impl FnOnce(std::net::SocketAddr),
+) -> Result<()> {
     let server = tiny_http::Server::http(address).map_err(|e| anyhow::anyhow!("cannot listen on {address}: {e}"))?;
     let local = server.server_addr().to_ip().context("not an IP listener")?;
     ready(local);
-    let mut state = HttpServer::new(bug);
+    let mut state = HttpServer::new(bug, modern_only);
     for mut request in server.incoming_requests() {
         let mut body = Vec::new();
         let complete = request
@@ -440,10 +482,10 @@ pub fn serve(address: &str, bug: Option<HttpBug>, ready: impl FnOnce(std::net::S
 }
 
 /// Starts [`serve`] on a thread at `127.0.0.1:0` and returns the endpoint's URL (for tests and benchmarks).
-pub fn spawn(bug: Option<HttpBug>) -> Result<String> {
+pub fn spawn(bug: Option<HttpBug>, modern_only: bool) -> Result<String> {
     let (sender, receiver) = std::sync::mpsc::channel();
     std::thread::spawn(move || {
-        let failed = serve("127.0.0.1:0", bug, |address| {
+        let failed = serve("127.0.0.1:0", bug, modern_only, |address| {
             let _ = sender.send(Ok(address));
         });
         if let Err(error) = failed {

@@ -72,6 +72,14 @@ pub struct CalcConnection {
     version: Option<&'static str>,
 }
 
+impl CalcConnection {
+    /// A connection of a server that serves only the modern era: its era is fixed before its first message, so an
+    /// `initialize` is refused as on any modern connection.
+    pub fn modern_only() -> CalcConnection {
+        CalcConnection { era: Some(Era::Modern), ..CalcConnection::default() }
+    }
+}
+
 /// A JSON-RPC error the server answers with.
 struct RpcError {
     code: i64,

@@ -223,7 +223,7 @@ fn a_campaign_over_http_finds_every_planted_http_bug_and_nothing_on_the_referenc
         campaign::run(targets, server.pooled_target(quick()), &options(cases, policy), &server, |_| {}).unwrap()
     };
     for bug in HttpBug::ALL {
-        let summary = run(Some(bug), false, 60, judged_for(bug));
+        let summary = run(Some(bug), false, 300, judged_for(bug));
         assert!(summary.counts.contains_key(bug.expected_rule()), "{bug}: {:?}", summary.counts);
     }
     let summary = run(None, false, 150, judged());

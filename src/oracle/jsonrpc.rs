@@ -314,6 +314,8 @@ struct Pending {
 struct Connection<'t> {
     transcript: &'t Transcript,
     findings: &'t mut Findings,
+    /// The pending lines that are requests nested past the parser's limit (see [`Matched::owed`]).
+    deep: Vec<usize>,
     requests: Vec<Sent>,
     by_id: HashMap<RequestId, Vec<usize>>,
     /// Requests before this index have passed a deadline.
@@ -353,7 +355,8 @@ struct Connection<'t> {
 pub(super) struct Matched {
     /// For each event, the event of the request a reply answers.
     pub answers: Vec<Option<usize>>,
-    /// True when a request that needs a reply had none by the end (whether or not it was due).
+    /// True when a request that needs a reply (or one nested past the parser's limit) had none by the end, whether
+    /// or not it was due.
     pub owed: bool,
 }
 
@@ -361,6 +364,7 @@ pub(super) fn check(transcript: &Transcript, reads: &[Read], findings: &mut Find
     let mut connection = Connection {
         transcript,
         findings,
+        deep: Vec::new(),
         requests: Vec::new(),
         by_id: HashMap::default(),
         due_requests: 0,
@@ -404,7 +408,8 @@ pub(super) fn check(transcript: &Transcript, reads: &[Read], findings: &mut Find
         connection.deadline();
     }
     connection.end();
-    let owed = connection.requests.iter().any(|sent| sent.needs_reply && !sent.answered && !sent.cancelled);
+    let owed = connection.requests.iter().any(|sent| sent.needs_reply && !sent.answered && !sent.cancelled)
+        || connection.deep.iter().any(|&line| !connection.pending[line].explained);
     Matched { answers: connection.answers, owed }
 }
 
@@ -461,7 +466,13 @@ impl Connection<'_> {
                     self.cancel(notification.params.as_ref());
                 }
             }
-            Frame::NotJson { .. } => self.push_pending(index, ids(&sent.lenient_id), None, true, Fault::Malformed),
+            Frame::NotJson { error, .. } => {
+                // Nested past this parser's limit, with an id at the top: a request to a server that parses deeper.
+                if error.contains("recursion limit") && sent.lenient_id.is_some() {
+                    self.deep.push(self.pending.len());
+                }
+                self.push_pending(index, ids(&sent.lenient_id), None, true, Fault::Malformed)
+            }
             Frame::Batch(_) | Frame::NotObject(_) => self.push_pending(index, Vec::new(), None, true, Fault::Malformed),
             Frame::Invalid { problem, id, .. } => {
                 let response_shaped =

@@ -236,7 +236,14 @@ pub(super) fn check(
             Exchange { request, sent, reply, judge }
         })
         .collect();
-    let advertised = advertised(&exchanges);
+    let mut advertised = advertised(&exchanges);
+    // An `initialize` whose line parsers differ on (not judged as a request) may have succeeded as well.
+    let ambiguous_initialize = reads.iter().position(
+        |read| matches!(read.sent(), Some((Frame::Request(request), Some(_))) if request.method == INITIALIZE),
+    );
+    if let Some(sent) = ambiguous_initialize {
+        advertised.initialize_unknown = Some(advertised.initialize_unknown.map_or(sent, |first| first.min(sent)));
+    }
     let mut checker = Checker {
         transcript,
         supported: &supported,

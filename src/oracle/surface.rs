@@ -475,7 +475,8 @@ fn resource_contents_problem(item: &Value) -> Option<String> {
 
 /// Standard base64 with padding (RFC 4648 §4), as schema.ts's `format: "byte"` means.
 fn is_base64(data: &str) -> bool {
-    data_encoding::BASE64.decode(data.as_bytes()).is_ok()
+    use base64::Engine;
+    base64::engine::general_purpose::STANDARD.decode(data.as_bytes()).is_ok()
 }
 
 /// `an error -32603`, `a successful result`, `an isError result`.

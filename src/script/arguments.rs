@@ -8,6 +8,7 @@
 //! bounds, string lengths and common formats, `items`, `minItems`/`maxItems`, `anyOf`/`oneOf`/`allOf`, local
 //! `$ref` into `$defs`/`definitions`, `additionalProperties`.
 
+use super::draws::Draws;
 use serde_json::{Map, Number, Value, json};
 
 /// The most nesting followed while generating (deeper schemas get `null`).
@@ -146,27 +147,23 @@ impl OddString {
     }
 }
 
-/// A small deterministic generator (SplitMix64) seeded by the plan.
-struct Choices(u64);
+/// The plan's draws (SplitMix64 seeded by the plan), with the simplest choices under seed 0.
+struct Choices(Draws);
 
 impl Choices {
     fn next(&mut self) -> u64 {
-        self.0 = self.0.wrapping_add(0x9E37_79B9_7F4A_7C15);
-        let mut z = self.0;
-        z = (z ^ (z >> 30)).wrapping_mul(0xBF58_476D_1CE4_E5B9);
-        z = (z ^ (z >> 27)).wrapping_mul(0x94D0_49BB_1331_11EB);
-        z ^ (z >> 31)
+        self.0.next()
     }
 
     /// A number below `n` (0 when `n` is 0); always 0 under seed 0, so seed 0 makes the simplest choices.
     fn below(&mut self, n: usize, simple: bool) -> usize {
-        if simple || n == 0 { 0 } else { (self.next() % n as u64) as usize }
+        if simple || n == 0 { 0 } else { self.0.below(n) }
     }
 }
 
 /// Arguments for `schema` made by `plan`: valid ones, then the plan's constraint broken.
 pub fn arguments(schema: &Value, plan: ArgPlan) -> Value {
-    let mut choices = Choices(u64::from(plan.seed));
+    let mut choices = Choices(Draws(u64::from(plan.seed)));
     let simple = plan.seed == 0;
     let mut value = Generator { root: schema, choices: &mut choices, simple }.instance(schema, 0);
     if !value.is_object() {

@@ -14,6 +14,7 @@
 
 pub mod arguments;
 pub mod bounded;
+pub mod draws;
 mod encode;
 pub mod id;
 pub mod message;

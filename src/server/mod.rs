@@ -109,7 +109,8 @@ fn converse<'a, S: InProcessServer>(
     let mut connection = server.connect();
     let mut events = Vec::with_capacity(len * 2);
     let mut replies = Vec::new();
-    for input in inputs {
+    let mut inputs = inputs;
+    while let Some(input) = inputs.next() {
         let line = match input {
             Cow::Borrowed(Input::Sync) | Cow::Owned(Input::Sync) => {
                 if let Err(panic) = release(&mut connection, &mut replies, &mut events) {
@@ -128,7 +129,14 @@ fn converse<'a, S: InProcessServer>(
         let ending = match status {
             Ok(Status::Running) => continue,
             Ok(Status::Exited(code)) => Ending::Exited { code: Some(code), signal: None, stderr_tail: Vec::new() },
-            Ok(Status::Hung) => Ending::Hung { waited_ms: 0 },
+            Ok(Status::Hung) => {
+                // A client goes on writing into a hung server's pipe: the rest is sent, and never answered.
+                events.extend(inputs.map(|input| match input.into_owned() {
+                    Input::Line(line) => Event::Sent(line),
+                    Input::Sync => Event::Sync,
+                }));
+                Ending::Hung { waited_ms: 0 }
+            }
             Err(panic) => panicked(panic),
         };
         return Transcript { events, ending };

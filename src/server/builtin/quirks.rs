@@ -12,6 +12,7 @@
 use super::reference::{Calc, CalcConnection};
 use crate::protocol::methods::CANCELLED;
 use crate::protocol::{Frame, IdField, RequestId};
+use crate::script::draws::Draws;
 use crate::server::{InProcessServer, ServerConnection, Status};
 use serde_json::Value;
 use std::io::{self, BufRead, BufReader, Read, Write};
@@ -231,30 +232,6 @@ fn cancelled(line: &[u8]) -> Option<RequestId> {
         return None;
     }
     IdField::of(note.params?.get("requestId")).valid().cloned()
-}
-
-/// The draws of one connection: splitmix64.
-#[derive(Clone, Debug)]
-struct Draws(u64);
-
-impl Draws {
-    fn next(&mut self) -> u64 {
-        self.0 = self.0.wrapping_add(0x9E37_79B9_7F4A_7C15);
-        let mut z = self.0;
-        z = (z ^ (z >> 30)).wrapping_mul(0xBF58_476D_1CE4_E5B9);
-        z = (z ^ (z >> 27)).wrapping_mul(0x94D0_49BB_1331_11EB);
-        z ^ (z >> 31)
-    }
-
-    /// A number below `n` (`n` > 0).
-    fn below(&mut self, n: usize) -> usize {
-        (self.next() % n as u64) as usize
-    }
-
-    /// True once in `n` draws.
-    fn one_in(&mut self, n: u64) -> bool {
-        self.next().is_multiple_of(n)
-    }
 }
 
 /// How long the stdio server waits before it reads anything (a slow start).

@@ -152,7 +152,7 @@ struct Choices(Draws);
 
 impl Choices {
     fn next(&mut self) -> u64 {
-        self.0.next()
+        self.0.bits()
     }
 
     /// A number below `n` (0 when `n` is 0); always 0 under seed 0, so seed 0 makes the simplest choices.

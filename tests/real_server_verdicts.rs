@@ -300,7 +300,7 @@ fn run_fuzz(server: &Server) -> Value {
         // server-everything's trigger-long-running-operation runs 10 s by default (a reply that slow is no hang),
         // gzip-file-as-resource fetches a URL from the internet by default, and the two toggles start 5-second timers
         // that keep the process alive after stdin closes (legal: basic/lifecycle.mdx §stdio lets the client SIGTERM
-        // it, but the harness reports the wait as SERVER-HANG): none is called.
+        // it; the harness reports that as the SHOULD SERVER-SHUTDOWN): none is called.
         .args(if server.name == "everything" { EVERYTHING_SKIPPED } else { &[] })
         .arg("--out")
         .arg(scratch.join("findings"))

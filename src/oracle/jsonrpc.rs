@@ -358,6 +358,8 @@ pub(super) struct Matched {
     /// True when a request that needs a reply (or one nested past the parser's limit) had none by the end, whether
     /// or not it was due.
     pub owed: bool,
+    /// The latest sent line a reply with its id answered: the server had read at least this far.
+    pub read_past: Option<usize>,
 }
 
 pub(super) fn check(transcript: &Transcript, reads: &[Read], findings: &mut Findings) -> Matched {
@@ -410,7 +412,7 @@ pub(super) fn check(transcript: &Transcript, reads: &[Read], findings: &mut Find
     connection.end();
     let owed = connection.requests.iter().any(|sent| sent.needs_reply && !sent.answered && !sent.cancelled)
         || connection.deep.iter().any(|&line| !connection.pending[line].explained);
-    Matched { answers: connection.answers, owed }
+    Matched { answers: connection.answers, owed, read_past: connection.read_past }
 }
 
 impl Connection<'_> {

@@ -72,10 +72,10 @@ pub fn check_covered(transcript: &Transcript, policy: &Policy) -> (Vec<Finding>,
     let judged = spread.as_ref().map_or(transcript, |spread| &spread.transcript);
     let mut findings = Findings::default();
     let reads = read(judged, &mut findings);
-    let jsonrpc::Matched { answers, owed } = jsonrpc::check(judged, &reads, &mut findings);
+    let jsonrpc::Matched { answers, owed, read_past } = jsonrpc::check(judged, &reads, &mut findings);
     mcp::check(judged, &reads, &answers, policy, &mut findings);
     surface::check(judged, &reads, &answers, policy, &mut findings, &mut coverage);
-    check_ending(judged, owed, &mut findings);
+    check_ending(judged, owed, crash_line(&reads, read_past), &mut findings);
     let mut findings = match &spread {
         Some(spread) => spread.put_back(findings.0, transcript),
         None => findings.0,
@@ -260,8 +260,24 @@ fn classified(noted: json::Noted, lenient: bool) -> SentLine {
     SentLine { frame, ambiguous, lenient_id: None, extra_members }
 }
 
-/// The ending's finding; `owed` when a request was still owed its reply.
-fn check_ending(transcript: &Transcript, owed: bool, findings: &mut Findings) {
+/// The line a server that exited most likely died on, read off what it answered, not off when its exit was seen
+/// (over stdio that depends on the machine's speed: a slow exit is seen a step later, after more lines were
+/// written). It is the first line sent after the last one answered by id (the server had read that far) that
+/// owes an answer or is malformed, looked for up to the next sync point; a well-formed notification or response
+/// needs no answer, so a crash on one shows only when nothing after it in its step does. `None` when nothing was
+/// sent after the last answered line.
+fn crash_line(reads: &[Read], read_past: Option<usize>) -> Option<usize> {
+    let from = read_past.map_or(0, |past| past + 1);
+    let first = from + reads.get(from..)?.iter().position(|read| read.sent().is_some())?;
+    let step = reads[first..].iter().take_while(|read| !matches!(read, Read::Sync));
+    let quiet = |frame: &Frame| matches!(frame, Frame::Notification(_) | Frame::Response(_) | Frame::Blank);
+    let owing = step.zip(first..).find(|(read, _)| read.sent().is_some_and(|(frame, _)| !quiet(frame)));
+    Some(owing.map_or(first, |(_, index)| index))
+}
+
+/// The ending's finding; `owed` when a request was still owed its reply; `crashed_on` the line a crash is put on
+/// ([`crash_line`]).
+fn check_ending(transcript: &Transcript, owed: bool, crashed_on: Option<usize>, findings: &mut Findings) {
     let last_sent = transcript.events.iter().rposition(|e| matches!(e, Event::Sent(_)));
     let after = match last_sent {
         Some(index) => format!("after event {index}"),
@@ -282,7 +298,10 @@ fn check_ending(transcript: &Transcript, owed: bool, findings: &mut Findings) {
             } else {
                 format!("stderr ends: {}", show_bytes(tail.as_bytes(), 200))
             };
-            findings.add(SERVER_CRASH, last_sent, format!("the server {how} {after}; {stderr}"));
+            let on = crashed_on.or(last_sent);
+            let line =
+                on.map_or_else(String::new, |index| format!(" (the first line it left unanswered is event {index})"));
+            findings.add(SERVER_CRASH, on, format!("the server {how} {after}{line}; {stderr}"));
         }
         // Silent with a reply still owed, the server hangs; with every request answered, it only did not exit
         // when its input closed.

@@ -332,6 +332,29 @@ fn server_crash() {
     quiet(&[S(PING_1), R(EMPTY_1)], SERVER_CRASH);
 }
 
+/// A crash is put on the first line after the last one answered that owes an answer, within its step: the same
+/// line whether the exit was seen at once or a step later, after more lines were written.
+#[test]
+fn a_crash_is_put_on_the_line_after_the_last_answered_one() {
+    let exited = || Ending::Exited { code: Some(101), signal: None, stderr_tail: vec![] };
+    let notification = r#"{"jsonrpc":"2.0","method":"notifications/wirefuzz"}"#;
+    let batch = r#"[{"jsonrpc":"2.0","id":2,"method":"ping"}]"#;
+    let ping_3 = r#"{"jsonrpc":"2.0","id":3,"method":"ping"}"#;
+    let at = |events: &[E]| {
+        let found = check(&t(events, exited()), &Policy::default());
+        found.iter().find(|f| f.rule == SERVER_CRASH).and_then(|f| f.event)
+    };
+    // Seen at the step's barrier, or a step later: the batch (event 3) either way, past the notification.
+    assert_eq!(at(&[S(PING_1), R(EMPTY_1), S(notification), S(batch)]), Some(3));
+    assert_eq!(at(&[S(PING_1), R(EMPTY_1), S(notification), S(batch), Sync, S(ping_3), S("{oops")]), Some(3));
+    // A step of notifications only: its first line, though more steps followed.
+    assert_eq!(at(&[S(PING_1), R(EMPTY_1), S(notification), Sync, S(ping_3)]), Some(2));
+    // Nothing answered: the first line sent.
+    assert_eq!(at(&[S(notification), S(PING_1), Sync, S(ping_3)]), Some(1));
+    // Everything answered: the last line sent.
+    assert_eq!(at(&[S(PING_1), R(EMPTY_1)]), Some(0));
+}
+
 #[test]
 fn server_hang() {
     let found = check(&t(&[S(PING_1)], Ending::Hung { waited_ms: 3000 }), &Policy::default());

@@ -136,18 +136,11 @@ pub enum Progress {
 
 /// The bytes conversation `index` of `seed` is generated from (a SplitMix64 stream, 16 to 1040 bytes long).
 pub fn conversation_bytes(seed: u64, index: u64) -> Vec<u8> {
-    let mut state = seed ^ index.wrapping_mul(0x9E37_79B9_7F4A_7C15);
-    let mut next = move || {
-        state = state.wrapping_add(0x9E37_79B9_7F4A_7C15);
-        let mut z = state;
-        z = (z ^ (z >> 30)).wrapping_mul(0xBF58_476D_1CE4_E5B9);
-        z = (z ^ (z >> 27)).wrapping_mul(0x94D0_49BB_1331_11EB);
-        z ^ (z >> 31)
-    };
-    let len = 16 + (next() % 1025) as usize;
+    let mut draws = crate::script::draws::Draws(seed ^ index.wrapping_mul(0x9E37_79B9_7F4A_7C15));
+    let len = 16 + draws.below(1025);
     let mut bytes = Vec::with_capacity(len.next_multiple_of(8));
     while bytes.len() < len {
-        bytes.extend_from_slice(&next().to_le_bytes());
+        bytes.extend_from_slice(&draws.bits().to_le_bytes());
     }
     bytes.truncate(len);
     bytes

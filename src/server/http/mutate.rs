@@ -4,6 +4,7 @@
 //! drops the ones the finding does not need.
 
 use super::{DIRECTIVE, Directive, Tweak};
+use crate::script::draws::Draws;
 use crate::server::http::wire::Framing;
 use crate::transcript::Input;
 
@@ -98,14 +99,8 @@ impl HttpMutation {
 /// three, each before a line. Session mutations (a DELETE, a dropped session header) come more often, so a session
 /// is ended or left out before later requests; an 11 MiB body comes rarely (it costs a tenth of a second).
 pub fn mutate(inputs: Vec<Input>, seed: u64, index: u64) -> Vec<Input> {
-    let mut state = seed.rotate_left(17) ^ index.wrapping_mul(0xD134_2543_DE82_EF95) ^ 0x4854_5450;
-    let mut next = move || {
-        state = state.wrapping_add(0x9E37_79B9_7F4A_7C15);
-        let mut z = state;
-        z = (z ^ (z >> 30)).wrapping_mul(0xBF58_476D_1CE4_E5B9);
-        z = (z ^ (z >> 27)).wrapping_mul(0x94D0_49BB_1331_11EB);
-        z ^ (z >> 31)
-    };
+    let mut draws = Draws(seed.rotate_left(17) ^ index.wrapping_mul(0xD134_2543_DE82_EF95) ^ 0x4854_5450);
+    let mut next = move || draws.bits();
     if next() % 3 == 0 {
         return inputs;
     }

@@ -504,28 +504,16 @@ mod tests {
     use serde_json::json;
     use std::sync::Arc;
 
-    /// The mutants of the surface rules.
-    const SURFACE_MUTANTS: [Mutant; 13] = [
-        Mutant::ValidArgsInternalError,
-        Mutant::InvalidArgsInternalError,
-        Mutant::OutputSchemaMismatch,
-        Mutant::BadImageData,
-        Mutant::UnknownToolSucceeds,
-        Mutant::UnknownPromptInternalError,
-        Mutant::MissingPromptArgumentServed,
-        Mutant::UnknownResourceServed,
-        Mutant::ListedResourceUnreadable,
-        Mutant::CursorIgnored,
-        Mutant::InputSchemaNotObject,
-        Mutant::DuplicateToolName,
-        Mutant::ReservedErrorCode,
-    ];
+    /// The planted bugs whose expected rule is a surface rule.
+    fn surface_mutants() -> Vec<Mutant> {
+        Mutant::ALL.into_iter().filter(|m| RULES.contains(&m.expected_rule())).collect()
+    }
 
     #[test]
     fn each_rule_fires_on_its_planted_bug_and_not_on_the_clean_server() {
-        let rules: BTreeSet<&str> = SURFACE_MUTANTS.iter().map(|m| m.expected_rule()).collect();
+        let rules: BTreeSet<&str> = surface_mutants().iter().map(|m| m.expected_rule()).collect();
         assert_eq!(rules, RULES.into_iter().collect(), "one planted bug per surface rule");
-        for mutant in SURFACE_MUTANTS {
+        for mutant in surface_mutants() {
             let inputs: Vec<Input> = mutant.trigger().into_iter().map(Input::Line).collect();
             let policy = mutant.policy();
             let planted = check(&run_in_process(&Planted(mutant), &inputs), &policy);

@@ -1025,14 +1025,20 @@ fn is_malformed_code(outcome: Option<&Outcome>) -> bool {
     matches!(outcome, Some(Outcome::Error(e)) if e.code == PARSE_ERROR || e.code == INVALID_REQUEST)
 }
 
-/// Two different ids a careless server could turn one into the other: `1` and `"1"`, or two integers that are the
-/// same double (a big id rounded through a float).
+/// Two different ids a careless server could turn one into the other: `1` and `"1"`, two integers that are the
+/// same double (a big id rounded through a float), or two strings that differ only by surrounding whitespace,
+/// control characters and line or paragraph separators.
 fn loosely_equal(a: &RequestId, b: &RequestId) -> bool {
     match (a, b) {
         (RequestId::Integer(x), RequestId::String(y)) | (RequestId::String(y), RequestId::Integer(x)) => x == y,
         (RequestId::Integer(x), RequestId::Integer(y)) => same_double(x, y),
-        (RequestId::String(_), RequestId::String(_)) => false,
+        (RequestId::String(x), RequestId::String(y)) => x != y && loosened(x) == loosened(y),
     }
+}
+
+/// A string id as a careless server may pass it on: trimmed, its control characters and U+2028/2029 dropped.
+fn loosened(id: &str) -> String {
+    id.trim().chars().filter(|c| !c.is_control() && !matches!(c, '\u{2028}' | '\u{2029}')).collect()
 }
 
 /// A float or other invalid response id that could stand for a request id (`1.0` for `1`).
@@ -1051,6 +1057,7 @@ fn difference(got: &RequestId, sent: &RequestId) -> &'static str {
     match (got, sent) {
         (RequestId::String(_), RequestId::Integer(_)) => "a string for an integer",
         (RequestId::Integer(_), RequestId::String(_)) => "an integer for a string",
+        (RequestId::String(_), RequestId::String(_)) => "the string trimmed or its control characters dropped",
         _ => "the integer lost digits",
     }
 }

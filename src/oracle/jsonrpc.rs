@@ -825,7 +825,9 @@ impl Connection<'_> {
     /// What the reply at `index` to a pending line shows.
     fn judge(&mut self, pending: usize, index: usize, outcome: Option<&Outcome>) {
         let Pending { event, fault, reused, .. } = self.pending[pending];
-        if reused {
+        // A line nested past this parser's limit is valid JSON (RFC 8259 §9 lets each parser set its own limit): a
+        // server that parses deeper may serve it or refuse its params like any request's.
+        if reused || self.deep.contains(&pending) {
             return;
         }
         let line = || shown(self.transcript, index);

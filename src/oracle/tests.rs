@@ -210,6 +210,22 @@ fn odd_string_ids_are_matched_by_value() {
     }
 }
 
+/// A request nested past this parser's limit is valid JSON: a server with a higher limit (JSON.parse has none)
+/// serves it, or refuses its params; a lower one refuses it id-less. Neither is MALFORMED-SERVED or -REPLY (what is
+/// wrong past the limit is not judged).
+#[test]
+fn a_request_nested_past_the_parser_limit_may_be_served() {
+    let deep = format!(
+        r#"{{"jsonrpc":"2.0","id":"","method":"tools/list","params":{{"wirefuzz":{}{}}}}}"#,
+        "[".repeat(300),
+        "]".repeat(300)
+    );
+    only(&[S(&deep), R(r#"{"jsonrpc":"2.0","id":"","result":{"tools":[]}}"#), Sync], &[]);
+    let strict = dual().deny(MALFORMED_REPLY).unwrap();
+    only_under(&strict, &[S(&deep), R(&error(r#""""#, -32602)), Sync], &[]);
+    only(&[S(&deep), R(r#"{"jsonrpc":"2.0","id":null,"error":{"code":-32700,"message":"m"}}"#), Sync], &[]);
+}
+
 #[test]
 fn duplicate_response() {
     let f = fires(&[S(PING_1), R(EMPTY_1), R(EMPTY_1)], DUPLICATE_RESPONSE);

@@ -114,7 +114,15 @@ pub enum Mutation {
     #[proptest(skip)]
     GiantString,
     /// One member of the message (envelope, `params` or `_meta`) given a value of another JSON type, or removed.
+    #[proptest(strategy = "retypes()")]
     Retype(Member, JsonKind),
+}
+
+/// [`Mutation::Retype`]'s proptest strategy, boxed: a derived one nests its types in the script's value tree, which
+/// a debug build's test-thread stack cannot hold (see `message::boxed`).
+fn retypes() -> proptest::strategy::BoxedStrategy<Mutation> {
+    use proptest::prelude::{Strategy, any};
+    (any::<Member>(), any::<JsonKind>()).prop_map(|(member, kind)| Mutation::Retype(member, kind)).boxed()
 }
 
 /// A member of a request that [`Mutation::Retype`] retypes: the four envelope members, the `params` members of the

@@ -971,7 +971,7 @@ pub(super) fn lenient_id(line: &[u8]) -> Option<RequestId> {
 
 /// The `id` member of the object `text` starts with, found without building what is nested in it: for a line
 /// nested deeper than the parser's limit (RFC 8259 §9 lets each parser set its own; a server with a higher one
-/// answers the line under this id).
+/// answers the line under this id). A whole-valued number (`2.0`) is the integer many parsers read it as.
 pub(super) fn top_level_id(text: &[u8]) -> Option<RequestId> {
     let (mut depth, mut in_string, mut escaped, mut key_start) = (0usize, false, false, None);
     for (at, &byte) in text.iter().enumerate() {
@@ -984,7 +984,11 @@ pub(super) fn top_level_id(text: &[u8]) -> Option<RequestId> {
                     let key = depth == 1 && key_start.is_some_and(|start| &text[start..at] == b"id");
                     if let Some(rest) = text[at + 1..].trim_ascii_start().strip_prefix(b":").filter(|_| key) {
                         let mut values = serde_json::Deserializer::from_slice(rest).into_iter::<Value>();
-                        return IdField::of(values.next()?.ok().as_ref()).valid().cloned();
+                        let value = values.next()?.ok()?;
+                        return IdField::of(Some(&value)).valid().cloned().or_else(|| match &value {
+                            Value::Number(n) => whole_integer(&n.to_string()).map(RequestId::Integer),
+                            _ => None,
+                        });
                     }
                 }
                 _ => {}

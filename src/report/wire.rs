@@ -311,6 +311,11 @@ mod tests {
     fn every_cell_is_reached_by_the_first_conversations_of_the_default_seed() {
         let (coverage, held) = measure(1, |index| index < 8_000);
         let missing = coverage.missing();
-        assert!(missing.is_empty(), "{held} conversations never reached: {}\n{}", missing.join(", "), coverage.render());
+        assert!(
+            missing.is_empty(),
+            "{held} conversations never reached: {}\n{}",
+            missing.join(", "),
+            coverage.render()
+        );
     }
 }

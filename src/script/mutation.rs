@@ -248,8 +248,15 @@ pub enum JsonKind {
 
 impl JsonKind {
     /// Every kind, in the wire-coverage table's order.
-    pub const ALL: [JsonKind; 7] =
-        [JsonKind::Object, JsonKind::Array, JsonKind::String, JsonKind::Number, JsonKind::Boolean, JsonKind::Null, JsonKind::Absent];
+    pub const ALL: [JsonKind; 7] = [
+        JsonKind::Object,
+        JsonKind::Array,
+        JsonKind::String,
+        JsonKind::Number,
+        JsonKind::Boolean,
+        JsonKind::Null,
+        JsonKind::Absent,
+    ];
 
     /// The value of this kind for `member` of request `ordinal` (`None`: absent).
     fn value(self, member: Member, ordinal: u64) -> Option<Value> {

@@ -943,15 +943,9 @@ fn run_corpus(root: &Path) -> Result<ExitCode> {
 
 fn run_coverage(time: f64, cases: Option<u64>, seed: u64) -> Result<ExitCode> {
     let Ok(time) = Duration::try_from_secs_f64(time) else { bail!("--time must be a number of seconds, 0 or more") };
-    let surface = surface::Surface::built_in();
     let started = Instant::now();
-    let mut coverage = report::wire::WireCoverage::default();
-    let mut index = 0;
-    while cases.map_or(started.elapsed() < time, |cases| index < cases) {
-        let inputs = campaign::conversation_on(seed, index, &surface);
-        coverage.add(&mcp_wirefuzz::server::run_in_process(&Calc, &inputs));
-        index += 1;
-    }
+    let (coverage, index) =
+        report::wire::measure(seed, |index| cases.map_or(started.elapsed() < time, |cases| index < cases));
     println!("{index} conversations in {:.1} s, seed {seed}, built-in server\n", started.elapsed().as_secs_f64());
     print!("{}", coverage.render());
     Ok(ExitCode::SUCCESS)

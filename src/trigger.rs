@@ -401,6 +401,8 @@ mod tests {
             Mutation::DropParams => Some("ping"),
             Mutation::Truncated => Some("not-json"),
             Mutation::TrailingGarbage => Some("trailing-data"),
+            // A retype is named by the member its bytes show odd; the representative retypes `jsonrpc`.
+            Mutation::Retype(..) => Some("jsonrpc-invalid"),
             _ => None,
         };
         for mutation in Mutation::ALL {

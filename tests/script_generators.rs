@@ -263,17 +263,31 @@ fn ids_of_every_kind_encode_as_intended() {
         r#""""#,
         r#""é中😀""#,
         r#""9""#,
-        r#""9""#,
+        r#"" \t req-10 \n ""#,
+        r#"" \t req-10 \n ""#,
         "null",
         "1.5",
-        // Whole-valued: 13 and 14000 to parsers that read them as integers, ids no other request has.
-        "13.0",
-        "14e+3",
+        // Whole-valued: 14 and 15000 to parsers that read them as integers, ids no other request has.
+        "14.0",
+        "15e+3",
         "true",
-        "[16]",
-        r#"{"n":17}"#,
+        "[17]",
+        r#"{"n":18}"#,
     ];
     assert_eq!(ids, expected);
+}
+
+/// Each odd string id is of its class, as the wire-coverage table counts it, and unique by its ordinal.
+#[test]
+fn odd_string_ids_are_of_their_class() {
+    use mcp_wirefuzz::report::wire::classes;
+    use mcp_wirefuzz::script::arguments::OddString;
+    use mcp_wirefuzz::script::id::odd_id;
+    for class in OddString::ALL.into_iter().filter(|c| *c != OddString::Empty) {
+        let counted = if class == OddString::Huge { "long" } else { class.name() };
+        assert!(classes(&odd_id(class, 3)).contains(&counted), "{class:?}: {:?}", odd_id(class, 3));
+        assert_ne!(odd_id(class, 3), odd_id(class, 4));
+    }
 }
 
 /// The line a mutation makes of an enveloped `tools/call` that is the script's first request.

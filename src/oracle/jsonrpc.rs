@@ -825,7 +825,9 @@ impl Connection<'_> {
     /// What the reply at `index` to a pending line shows.
     fn judge(&mut self, pending: usize, index: usize, outcome: Option<&Outcome>) {
         let Pending { event, fault, reused, .. } = self.pending[pending];
-        if reused {
+        // A line nested past this parser's limit is valid JSON (RFC 8259 §9 lets each parser set its own limit): a
+        // server that parses deeper may serve it or refuse its params like any request's.
+        if reused || self.deep.contains(&pending) {
             return;
         }
         let line = || shown(self.transcript, index);
@@ -969,7 +971,7 @@ pub(super) fn lenient_id(line: &[u8]) -> Option<RequestId> {
 
 /// The `id` member of the object `text` starts with, found without building what is nested in it: for a line
 /// nested deeper than the parser's limit (RFC 8259 §9 lets each parser set its own; a server with a higher one
-/// answers the line under this id).
+/// answers the line under this id). A whole-valued number (`2.0`) is the integer many parsers read it as.
 pub(super) fn top_level_id(text: &[u8]) -> Option<RequestId> {
     let (mut depth, mut in_string, mut escaped, mut key_start) = (0usize, false, false, None);
     for (at, &byte) in text.iter().enumerate() {
@@ -982,7 +984,11 @@ pub(super) fn top_level_id(text: &[u8]) -> Option<RequestId> {
                     let key = depth == 1 && key_start.is_some_and(|start| &text[start..at] == b"id");
                     if let Some(rest) = text[at + 1..].trim_ascii_start().strip_prefix(b":").filter(|_| key) {
                         let mut values = serde_json::Deserializer::from_slice(rest).into_iter::<Value>();
-                        return IdField::of(values.next()?.ok().as_ref()).valid().cloned();
+                        let value = values.next()?.ok()?;
+                        return IdField::of(Some(&value)).valid().cloned().or_else(|| match &value {
+                            Value::Number(n) => whole_integer(&n.to_string()).map(RequestId::Integer),
+                            _ => None,
+                        });
                     }
                 }
                 _ => {}
@@ -1025,14 +1031,20 @@ fn is_malformed_code(outcome: Option<&Outcome>) -> bool {
     matches!(outcome, Some(Outcome::Error(e)) if e.code == PARSE_ERROR || e.code == INVALID_REQUEST)
 }
 
-/// Two different ids a careless server could turn one into the other: `1` and `"1"`, or two integers that are the
-/// same double (a big id rounded through a float).
+/// Two different ids a careless server could turn one into the other: `1` and `"1"`, two integers that are the
+/// same double (a big id rounded through a float), or two strings that differ only by surrounding whitespace,
+/// control characters and line or paragraph separators.
 fn loosely_equal(a: &RequestId, b: &RequestId) -> bool {
     match (a, b) {
         (RequestId::Integer(x), RequestId::String(y)) | (RequestId::String(y), RequestId::Integer(x)) => x == y,
         (RequestId::Integer(x), RequestId::Integer(y)) => same_double(x, y),
-        (RequestId::String(_), RequestId::String(_)) => false,
+        (RequestId::String(x), RequestId::String(y)) => x != y && loosened(x) == loosened(y),
     }
+}
+
+/// A string id as a careless server may pass it on: trimmed, its control characters and U+2028/2029 dropped.
+fn loosened(id: &str) -> String {
+    id.trim().chars().filter(|c| !c.is_control() && !matches!(c, '\u{2028}' | '\u{2029}')).collect()
 }
 
 /// A float or other invalid response id that could stand for a request id (`1.0` for `1`).
@@ -1051,6 +1063,7 @@ fn difference(got: &RequestId, sent: &RequestId) -> &'static str {
     match (got, sent) {
         (RequestId::String(_), RequestId::Integer(_)) => "a string for an integer",
         (RequestId::Integer(_), RequestId::String(_)) => "an integer for a string",
+        (RequestId::String(_), RequestId::String(_)) => "the string trimmed or its control characters dropped",
         _ => "the integer lost digits",
     }
 }

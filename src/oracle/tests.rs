@@ -181,6 +181,54 @@ fn id_echo() {
     only(&[S(r#"{"jsonrpc":"2.0","id":"","method":"ping"}"#), R(r#"{"jsonrpc":"2.0","id":"","result":{}}"#)], &[]);
 }
 
+/// String ids of the odd classes the generator sends (`IdKind::Odd`) are matched by value: escapes, `\/` and raw or
+/// escaped separators and non-BMP characters are the same id; a trimmed or stripped echo is JSONRPC-ID-ECHO (one
+/// finding: the reply still answers its request).
+#[test]
+fn odd_string_ids_are_matched_by_value() {
+    let ping = |id: &str| format!(r#"{{"jsonrpc":"2.0","id":{id},"method":"ping"}}"#);
+    let ok = |id: &str| format!(r#"{{"jsonrpc":"2.0","id":{id},"result":{{}}}}"#);
+    let same = [
+        (r#"" \t req-3 \n ""#, r#"" \u0009 req-3 \u000A ""#),
+        (r#""\"\\/\b\f\\u0000'req-3""#, r#""\u0022\\\/\u0008\u000C\\u0000'req-3""#),
+        (r#""req\u2028 3\u2029""#, "\"req\u{2028} 3\u{2029}\""),
+        (r#""\ud83d\ude00-3""#, "\"\u{1F600}-3\""),
+        (r#""\u0000\u0001\u001b[0m\u007freq-3""#, r#""\u0000\u0001\u001B[0m\u007Freq-3""#),
+    ];
+    for (sent, echoed) in same {
+        only(&[S(&ping(sent)), R(&ok(echoed)), Sync], &[]);
+    }
+    let changed = [
+        (r#"" \t req-3 \n ""#, r#""req-3""#),
+        (r#""\u0000\u0001req-3""#, r#""req-3""#),
+        (r#""req\u2028 3\u2029""#, r#""req 3""#),
+    ];
+    for (sent, echoed) in changed {
+        let f = fires(&[S(&ping(sent)), R(&ok(echoed)), Sync], ID_ECHO);
+        assert!(f.detail.contains("trimmed"), "{}", f.detail);
+        only(&[S(&ping(sent)), R(&ok(echoed)), Sync], &[ID_ECHO]);
+    }
+}
+
+/// A request nested past this parser's limit is valid JSON: a server with a higher limit (JSON.parse has none)
+/// serves it, or refuses its params; a lower one refuses it id-less. Neither is MALFORMED-SERVED or -REPLY (what is
+/// wrong past the limit is not judged).
+#[test]
+fn a_request_nested_past_the_parser_limit_may_be_served() {
+    let deep = format!(
+        r#"{{"jsonrpc":"2.0","id":"","method":"tools/list","params":{{"wirefuzz":{}{}}}}}"#,
+        "[".repeat(300),
+        "]".repeat(300)
+    );
+    only(&[S(&deep), R(r#"{"jsonrpc":"2.0","id":"","result":{"tools":[]}}"#), Sync], &[]);
+    let strict = dual().deny(MALFORMED_REPLY).unwrap();
+    only_under(&strict, &[S(&deep), R(&error(r#""""#, -32602)), Sync], &[]);
+    only(&[S(&deep), R(r#"{"jsonrpc":"2.0","id":null,"error":{"code":-32700,"message":"m"}}"#), Sync], &[]);
+    // Its whole-valued id `2.0` is the integer 2 to JSON.parse (TS SDK 1.32.2 answers under 2).
+    let whole = deep.replace(r#""id":"""#, r#""id":2.0"#);
+    only(&[S(&whole), R(r#"{"jsonrpc":"2.0","id":2,"result":{"tools":[]}}"#), Sync], &[]);
+}
+
 #[test]
 fn duplicate_response() {
     let f = fires(&[S(PING_1), R(EMPTY_1), R(EMPTY_1)], DUPLICATE_RESPONSE);

@@ -38,7 +38,8 @@ pub fn text(coverage: &Coverage) -> String {
 }
 
 fn row(out: &mut String, name: &str, c: &Counts) {
-    let name: String = name.chars().take(28).collect();
+    // A tool name may hold control characters, line breaks and escape sequences: shown escaped, never raw.
+    let name: String = name.escape_debug().take(28).collect();
     let _ = writeln!(
         out,
         "  {name:<28} {:>7} {:>7} {:>7} {:>7} {:>8} {:>8}  {}",
@@ -146,10 +147,12 @@ mod tests {
         counts.findings.insert("MCP-TOOL-VALID-ARGS", 5);
         counts.findings.insert("MCP-TOOL-OUTPUT-SCHEMA", 1);
         coverage.tools.insert("format_user".into(), counts.clone());
+        coverage.tools.insert("\u{1b}[0m\n".into(), Counts::default());
         coverage.methods.insert("tools/call".into(), counts);
         coverage.exercised.insert("MCP-TOOL-VALID-ARGS");
         let shown = text(&coverage);
         assert!(shown.contains("format_user"), "{shown}");
+        assert!(shown.contains("\\u{1b}[0m\\n") && !shown.contains('\u{1b}'), "{shown}");
         assert!(shown.contains("-32603×1"), "{shown}");
         assert!(shown.contains("never exercised") && shown.contains("MCP-CURSOR-INVALID"), "{shown}");
         let page = html(&coverage, "run <1>");

@@ -3,6 +3,8 @@
 //! the replies they provoked were (against the 4 KiB and 64 KiB pipe and buffer sizes). Measured on transcripts,
 //! shown by `mcp-wirefuzz coverage`.
 
+use crate::script::mutation::Member;
+use crate::server::builtin::reference::Calc;
 use crate::transcript::{Event, Transcript};
 use serde_json::Value;
 use std::collections::{BTreeMap, BTreeSet};
@@ -101,6 +103,7 @@ impl WireCoverage {
         for member in ["jsonrpc", "id", "method", "params"] {
             *self.types.entry((member.to_string(), type_of(object.get(member)))).or_default() += 1;
         }
+        self.absent_members(object);
         if let Some(Value::String(id)) = object.get("id") {
             self.strings_of("id", id);
         }
@@ -127,6 +130,60 @@ impl WireCoverage {
                 _ => {}
             }
         }
+    }
+
+    /// Counts `absent` for the `params` and `_meta` members of [`Member::ALL`] this message lacks where its method
+    /// takes them (`params._meta`: any message; the envelope keys: a `_meta` object).
+    fn absent_members(&mut self, object: &serde_json::Map<String, Value>) {
+        let method = object.get("method").and_then(Value::as_str);
+        let none = serde_json::Map::new();
+        let params = match object.get("params") {
+            None => Some(&none),
+            Some(params) => params.as_object(),
+        };
+        let Some(params) = params else { return };
+        let meta = params.get(crate::protocol::envelope::META).and_then(Value::as_object);
+        for member in Member::ALL {
+            let path = member.path();
+            let absent = if let Some(key) = path.strip_prefix("_meta.") {
+                meta.is_some_and(|meta| !meta.contains_key(key))
+            } else if let Some(key) = path.strip_prefix("params.") {
+                let takes = member.methods().is_empty() || method.is_some_and(|m| member.methods().contains(&m));
+                takes && !params.contains_key(key)
+            } else {
+                false
+            };
+            if absent {
+                *self.types.entry((path, "absent")).or_default() += 1;
+            }
+        }
+    }
+
+    /// The cells of the tables never reached: every JSON type of every member of [`Member::ALL`], every odd class at
+    /// every place, every reply size. Named `member: type`, `place: class` and `reply: size`.
+    pub fn missing(&self) -> Vec<String> {
+        let mut out = Vec::new();
+        for member in Member::ALL {
+            let path = member.path();
+            for kind in TYPES {
+                if !self.types.contains_key(&(path.clone(), kind)) {
+                    out.push(format!("{path}: {kind}"));
+                }
+            }
+        }
+        for place in PLACES {
+            for class in CLASSES {
+                if !self.strings.contains_key(&(place, class)) {
+                    out.push(format!("{place}: {class}"));
+                }
+            }
+        }
+        for size in SIZES {
+            if !self.sizes.contains_key(size) {
+                out.push(format!("reply: {size}"));
+            }
+        }
+        out
     }
 
     fn strings_of(&mut self, place: &'static str, text: &str) {
@@ -176,8 +233,28 @@ impl WireCoverage {
         for size in SIZES {
             let _ = writeln!(out, "| {size} | {} |", self.sizes.get(size).copied().unwrap_or(0));
         }
+        let missing = self.missing();
+        if missing.is_empty() {
+            out.push_str("\nEvery cell is reached.\n");
+        } else {
+            let _ = writeln!(out, "\nNever reached ({}): {}", missing.len(), missing.join(", "));
+        }
         out
     }
+}
+
+/// Holds conversations `0, 1, ...` of `seed` (the campaign's, on the built-in surface) with the built-in server in
+/// process while `more(conversations so far)` says so, and returns what they covered and how many were held.
+pub fn measure(seed: u64, mut more: impl FnMut(u64) -> bool) -> (WireCoverage, u64) {
+    let surface = crate::surface::Surface::built_in();
+    let mut coverage = WireCoverage::default();
+    let mut index = 0;
+    while more(index) {
+        let inputs = crate::campaign::conversation_on(seed, index, &surface);
+        coverage.add(&crate::server::run_in_process(&Calc, &inputs));
+        index += 1;
+    }
+    (coverage, index)
 }
 
 #[cfg(test)]
@@ -207,5 +284,38 @@ mod tests {
         assert_eq!(coverage.sizes["> 64 KiB"], 1);
         let table = coverage.render();
         assert!(table.contains("| `params.name` | . | . | 1 | . | . | . | . |"), "{table}");
+        assert!(table.contains("Never reached"), "{table}");
+    }
+
+    #[test]
+    fn members_a_method_takes_count_as_absent_where_it_lacks_them() {
+        let sent = br#"[{"jsonrpc":"2.0","id":1,"method":"tools/list","params":{"_meta":{}}},{"jsonrpc":"2.0","id":2,"method":"tools/call"}]"#;
+        let transcript = Transcript { events: vec![Event::Sent(sent.to_vec())], ending: Ending::Closed };
+        let mut coverage = WireCoverage::default();
+        coverage.add(&transcript);
+        let absent = |path: &str| coverage.types.get(&(path.to_string(), "absent")).copied();
+        assert_eq!(absent("params.cursor"), Some(1), "tools/list takes a cursor");
+        assert_eq!(absent("params.name"), Some(1), "tools/call takes a name, and has no params");
+        assert_eq!(absent("params.uri"), None, "neither takes a uri");
+        assert_eq!(absent("params._meta"), Some(1), "every request may carry _meta");
+        assert_eq!(absent("_meta.io.modelcontextprotocol/protocolVersion"), Some(1), "an empty _meta lacks the key");
+        let missing = coverage.missing();
+        assert!(missing.contains(&"params.uri: absent".to_string()), "{missing:?}");
+        assert!(!missing.contains(&"params.cursor: absent".to_string()), "{missing:?}");
+        assert!(missing.contains(&"id: long".to_string()) && missing.contains(&"reply: > 64 KiB".to_string()));
+    }
+
+    /// The claim of `mcp-wirefuzz coverage` (every cell reached in a default 60-second run), made testable by a
+    /// count: the first conversations of the default seed, far fewer than a minute holds, reach every cell.
+    #[test]
+    fn every_cell_is_reached_by_the_first_conversations_of_the_default_seed() {
+        let (coverage, held) = measure(1, |index| index < 8_000);
+        let missing = coverage.missing();
+        assert!(
+            missing.is_empty(),
+            "{held} conversations never reached: {}\n{}",
+            missing.join(", "),
+            coverage.render()
+        );
     }
 }

@@ -1,6 +1,7 @@
 //! Request ids: the kinds a script can choose ([`IdKind`]) and how the encoder turns a kind into a concrete id that
 //! no other request of the script uses.
 
+use super::arguments::OddString;
 use serde_json::{Value, json};
 
 /// The kind of `id` a request carries. Legal kinds become ids derived from the request's position in the script, so
@@ -28,6 +29,11 @@ pub enum IdKind {
     UnicodeString,
     /// A string of digits, `"N"`, the same text as an integer id but a different id.
     NumericString,
+    /// A string of an odd class (surrounding whitespace, U+2028/2029, control characters, escapes, non-BMP
+    /// characters, 70,000 characters; the empty one is [`IdKind::EmptyString`]'s), made unique by the ordinal: a
+    /// legal id, which the reply must echo with the same value.
+    #[proptest(strategy = "odd_kinds()")]
+    Odd(OddString),
     /// The id of the request sent most recently before this one (the ordinal when there is none yet).
     #[proptest(weight = 2)]
     Duplicate,
@@ -50,7 +56,7 @@ pub enum IdKind {
 
 impl IdKind {
     /// Every kind, in declaration order.
-    pub const ALL: [IdKind; 17] = [
+    pub const ALL: [IdKind; 18] = [
         IdKind::SmallInt,
         IdKind::Zero,
         IdKind::Negative,
@@ -60,6 +66,7 @@ impl IdKind {
         IdKind::EmptyString,
         IdKind::UnicodeString,
         IdKind::NumericString,
+        IdKind::Odd(OddString::Whitespace),
         IdKind::Duplicate,
         IdKind::Null,
         IdKind::Float,
@@ -82,6 +89,7 @@ impl IdKind {
             IdKind::EmptyString => "empty-string",
             IdKind::UnicodeString => "unicode-string",
             IdKind::NumericString => "numeric-string",
+            IdKind::Odd(_) => "odd-string",
             IdKind::Duplicate => "duplicate",
             IdKind::Null => "null",
             IdKind::Float => "float",
@@ -154,6 +162,8 @@ impl Ids {
             IdKind::EmptyString => fixed(&mut self.empty_used, json!(""), |n| json!(format!("req-{n}"))),
             IdKind::UnicodeString => fixed(&mut self.unicode_used, json!("é中😀"), |n| json!(format!("é中😀-{n}"))),
             IdKind::NumericString => json!(n.to_string()),
+            IdKind::Odd(OddString::Empty) => fixed(&mut self.empty_used, json!(""), |n| json!(format!("req-{n}"))),
+            IdKind::Odd(class) => json!(odd_id(class, n)),
             IdKind::Duplicate => self.last.clone().unwrap_or(json!(n)),
             IdKind::Null => Value::Null,
             IdKind::Float => literal("1.5"),
@@ -167,6 +177,28 @@ impl Ids {
             self.last = Some(id.clone());
         }
         id
+    }
+}
+
+/// [`IdKind::Odd`]'s proptest strategy, boxed: a derived one nests its type in the script's value tree, which a
+/// debug build's test-thread stack cannot hold (see `message::boxed`).
+fn odd_kinds() -> proptest::strategy::BoxedStrategy<IdKind> {
+    use proptest::prelude::{Strategy, any};
+    any::<OddString>().prop_map(IdKind::Odd).boxed()
+}
+
+/// The length of a long string id: past the 4 KiB pipe buffer, and counted as long (over 10,000 characters).
+pub const LONG_ID: usize = 16_384;
+
+/// The string id of odd class `class` for ordinal `n`: the ordinal goes inside the odd part (after leading
+/// whitespace, before trailing whitespace), so the id keeps its class and no other request's id is the same string.
+pub fn odd_id(class: OddString, n: u64) -> String {
+    match class {
+        OddString::Empty => String::new(),
+        OddString::Whitespace => format!(" \t req-{n} \n "),
+        OddString::Separators => format!("req\u{2028}{n}\u{2029}"),
+        OddString::Huge => format!("{}-{n}", "w".repeat(LONG_ID)),
+        other => format!("{}req-{n}", other.text()),
     }
 }
 

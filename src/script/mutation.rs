@@ -20,6 +20,10 @@ pub const GIANT_STRING: usize = 11 << 20;
 pub const GIANT_ODDS: u32 = 256;
 /// Digits of the integer [`Mutation::HugeNumber`] adds: past the 4,300 digits Python parses by default.
 pub const HUGE_NUMBER_DIGITS: usize = 5000;
+/// The shares of [`Mutation::Retype`] among the common mutations `arbitrary` picks from (every other one has one):
+/// about one mutated request in eleven is retyped, so every member meets every JSON type in a few thousand
+/// conversations.
+pub const RETYPE_SLOTS: u64 = 4;
 /// The member that mutations adding content put into `params` (and the top level, for [`Mutation::ExtraField`]).
 pub const EXTRA: &str = "wirefuzz";
 
@@ -109,29 +113,191 @@ pub enum Mutation {
     /// A [`GIANT_STRING`]-byte string in `params`: a line over 10 MiB. Rare: see [`GIANT_ODDS`].
     #[proptest(skip)]
     GiantString,
+    /// One member of the message (envelope, `params` or `_meta`) given a value of another JSON type, or removed.
+    #[proptest(strategy = "retypes()")]
+    Retype(Member, JsonKind),
+}
+
+/// [`Mutation::Retype`]'s proptest strategy, boxed: a derived one nests its types in the script's value tree, which
+/// a debug build's test-thread stack cannot hold (see `message::boxed`).
+fn retypes() -> proptest::strategy::BoxedStrategy<Mutation> {
+    use proptest::prelude::{Strategy, any};
+    (any::<Member>(), any::<JsonKind>()).prop_map(|(member, kind)| Mutation::Retype(member, kind)).boxed()
+}
+
+/// A member of a request that [`Mutation::Retype`] retypes: the four envelope members, the `params` members of the
+/// methods a script sends, and the two keys of the 2026-07-28 envelope in `params._meta`.
+#[derive(
+    Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord, arbitrary::Arbitrary, proptest_derive::Arbitrary,
+)]
+pub enum Member {
+    /// `jsonrpc`.
+    Jsonrpc,
+    /// `id`.
+    Id,
+    /// `method`.
+    Method,
+    /// `params`.
+    Params,
+    /// `params.name` (`tools/call`, `prompts/get`).
+    Name,
+    /// `params.arguments` (`tools/call`, `prompts/get`).
+    Arguments,
+    /// `params.uri` (`resources/read`).
+    Uri,
+    /// `params.cursor` (the list methods).
+    Cursor,
+    /// `params._meta`.
+    Meta,
+    /// `params.protocolVersion` (`initialize`).
+    ProtocolVersion,
+    /// `params.capabilities` (`initialize`).
+    Capabilities,
+    /// `params.clientInfo` (`initialize`).
+    ClientInfo,
+    /// `params._meta["io.modelcontextprotocol/protocolVersion"]`.
+    EnvelopeVersion,
+    /// `params._meta["io.modelcontextprotocol/clientCapabilities"]`.
+    EnvelopeCapabilities,
+}
+
+impl Member {
+    /// Every member, in declaration order.
+    pub const ALL: [Member; 14] = [
+        Member::Jsonrpc,
+        Member::Id,
+        Member::Method,
+        Member::Params,
+        Member::Name,
+        Member::Arguments,
+        Member::Uri,
+        Member::Cursor,
+        Member::Meta,
+        Member::ProtocolVersion,
+        Member::Capabilities,
+        Member::ClientInfo,
+        Member::EnvelopeVersion,
+        Member::EnvelopeCapabilities,
+    ];
+
+    /// The member as the wire-coverage table names it: `jsonrpc`, `params.name`, `_meta.KEY`.
+    pub fn path(self) -> String {
+        match self {
+            Member::Jsonrpc => "jsonrpc".into(),
+            Member::Id => "id".into(),
+            Member::Method => "method".into(),
+            Member::Params => "params".into(),
+            Member::EnvelopeVersion => format!("_meta.{PROTOCOL_VERSION_KEY}"),
+            Member::EnvelopeCapabilities => format!("_meta.{CLIENT_CAPABILITIES_KEY}"),
+            other => format!("params.{}", other.key()),
+        }
+    }
+
+    /// The member's own key.
+    fn key(self) -> &'static str {
+        match self {
+            Member::Jsonrpc => "jsonrpc",
+            Member::Id => "id",
+            Member::Method => "method",
+            Member::Params => "params",
+            Member::Name => "name",
+            Member::Arguments => "arguments",
+            Member::Uri => "uri",
+            Member::Cursor => "cursor",
+            Member::Meta => META,
+            Member::ProtocolVersion => "protocolVersion",
+            Member::Capabilities => "capabilities",
+            Member::ClientInfo => "clientInfo",
+            Member::EnvelopeVersion => PROTOCOL_VERSION_KEY,
+            Member::EnvelopeCapabilities => CLIENT_CAPABILITIES_KEY,
+        }
+    }
+
+    /// The methods whose requests carry this `params` member (empty: every request may).
+    pub fn methods(self) -> &'static [&'static str] {
+        match self {
+            Member::Name | Member::Arguments => &["tools/call", "prompts/get"],
+            Member::Uri => &["resources/read"],
+            Member::Cursor => &["tools/list", "prompts/list", "resources/list", "resources/templates/list"],
+            Member::ProtocolVersion | Member::Capabilities | Member::ClientInfo => &["initialize"],
+            _ => &[],
+        }
+    }
+}
+
+/// A JSON type, or no member at all.
+#[derive(
+    Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord, arbitrary::Arbitrary, proptest_derive::Arbitrary,
+)]
+pub enum JsonKind {
+    /// `{}`.
+    Object,
+    /// `[1]`.
+    Array,
+    /// `"wirefuzz"` (for `id`, `"retyped-N"`: an id no other request has).
+    String,
+    /// `7` (for `id`, `-(1000000 + N)`: an id no other request has).
+    Number,
+    /// `true`.
+    Boolean,
+    /// `null`.
+    Null,
+    /// The member removed.
+    Absent,
+}
+
+impl JsonKind {
+    /// Every kind, in the wire-coverage table's order.
+    pub const ALL: [JsonKind; 7] = [
+        JsonKind::Object,
+        JsonKind::Array,
+        JsonKind::String,
+        JsonKind::Number,
+        JsonKind::Boolean,
+        JsonKind::Null,
+        JsonKind::Absent,
+    ];
+
+    /// The value of this kind for `member` of request `ordinal` (`None`: absent).
+    fn value(self, member: Member, ordinal: u64) -> Option<Value> {
+        Some(match (self, member) {
+            (JsonKind::Object, _) => json!({}),
+            (JsonKind::Array, _) => json!([1]),
+            (JsonKind::String, Member::Id) => json!(format!("retyped-{ordinal}")),
+            (JsonKind::String, _) => json!("wirefuzz"),
+            (JsonKind::Number, Member::Id) => json!(-(1_000_000 + i128::from(ordinal))),
+            (JsonKind::Number, _) => json!(7),
+            (JsonKind::Boolean, _) => json!(true),
+            (JsonKind::Null, _) => Value::Null,
+            (JsonKind::Absent, _) => return None,
+        })
+    }
 }
 
 impl<'a> arbitrary::Arbitrary<'a> for Mutation {
-    /// Picks one of the common mutations as the derived impl would (uniformly, by one `u32`); a
+    /// Picks one of the common mutations as the derived impl would (by one `u32`, uniformly but for
+    /// [`Mutation::Retype`], which has [`RETYPE_SLOTS`] shares: it spreads over 98 member and type pairs); a
     /// [`Mutation::HugeString`] then becomes a [`Mutation::GiantString`] once in [`GIANT_ODDS`] (by one more `u32`;
-    /// bytes that run out never make one).
+    /// bytes that run out never make one), and a retype reads its member and type.
     fn arbitrary(u: &mut arbitrary::Unstructured<'a>) -> arbitrary::Result<Mutation> {
         let common = &Mutation::ALL[..Mutation::ALL.len() - 1];
-        let index = (u64::from(u32::arbitrary(u)?) * common.len() as u64) >> 32;
+        let slots = common.len() as u64 + RETYPE_SLOTS - 1;
+        let index = ((u64::from(u32::arbitrary(u)?) * slots) >> 32).min(common.len() as u64 - 1);
         match common[index as usize] {
             Mutation::HugeString if u32::arbitrary(u)? % GIANT_ODDS == GIANT_ODDS - 1 => Ok(Mutation::GiantString),
+            Mutation::Retype(..) => Ok(Mutation::Retype(u.arbitrary()?, u.arbitrary()?)),
             mutation => Ok(mutation),
         }
     }
 
     fn size_hint(_depth: usize) -> (usize, Option<usize>) {
-        (4, Some(8))
+        (4, Some(12))
     }
 }
 
 impl Mutation {
     /// Every mutation, in declaration order.
-    pub const ALL: [Mutation; 39] = [
+    pub const ALL: [Mutation; 40] = [
         Mutation::DropJsonrpc,
         Mutation::DropId,
         Mutation::DropMethod,
@@ -170,6 +336,7 @@ impl Mutation {
         Mutation::TrailingGarbage,
         Mutation::BomPrefix,
         Mutation::TrailingCr,
+        Mutation::Retype(Member::Jsonrpc, JsonKind::Object),
         Mutation::GiantString,
     ];
 
@@ -215,6 +382,7 @@ impl Mutation {
             Mutation::BomPrefix => "bom-prefix",
             Mutation::TrailingCr => "trailing-cr",
             Mutation::GiantString => "giant-string",
+            Mutation::Retype(..) => "retype",
         }
     }
 
@@ -261,6 +429,7 @@ impl Mutation {
             Mutation::HugeNumber => splice = Some(&SPLICES.huge_number),
             Mutation::LoneSurrogate => splice = Some(br#""\ud800""#),
             Mutation::InvalidUtf8 => splice = Some(b"\"\xff\xfe\xc0\x80\""),
+            Mutation::Retype(member, kind) => retype(&mut message, member, kind.value(member, ordinal)),
             Mutation::DuplicateKey
             | Mutation::Truncated
             | Mutation::TwoObjects
@@ -315,6 +484,19 @@ fn meta(message: &mut Map<String, Value>) -> &mut Map<String, Value> {
         *meta = envelope::envelope(LATEST_MODERN_VERSION);
     }
     meta.as_object_mut().expect("_meta was just made an object")
+}
+
+/// Sets `member` to `value`, or removes it (`None`); a `params` or `_meta` member gets its object made first.
+fn retype(message: &mut Map<String, Value>, member: Member, value: Option<Value>) {
+    let object = match member {
+        Member::Jsonrpc | Member::Id | Member::Method | Member::Params => message,
+        Member::EnvelopeVersion | Member::EnvelopeCapabilities => meta(message),
+        _ => params(message),
+    };
+    match value {
+        Some(value) => drop(object.insert(member.key().into(), value)),
+        None => drop(object.shift_remove(member.key())),
+    }
 }
 
 /// Sets the envelope's protocol version to `version`.

@@ -14,7 +14,7 @@ use super::{Findings, Policy, Read, ServerLine};
 use crate::protocol::codes::{INVALID_PARAMS, METHOD_NOT_FOUND, RESOURCE_NOT_FOUND};
 use crate::protocol::envelope::{self, CLIENT_CAPABILITIES_KEY, PROTOCOL_VERSION_KEY};
 use crate::protocol::era::LATEST_MODERN_VERSION;
-use crate::protocol::methods::{INITIALIZE, PROMPTS_LIST, RESOURCES_LIST, TOOLS_CALL, TOOLS_LIST};
+use crate::protocol::methods::{CANCELLED, INITIALIZE, PROMPTS_LIST, RESOURCES_LIST, TOOLS_CALL, TOOLS_LIST};
 use crate::protocol::{Era, ErrorObject, Frame, Outcome};
 use crate::script::message::{PROMPTS_GET, RESOURCES_READ};
 use crate::script::{BAD_CURSOR, UNKNOWN_URI};
@@ -56,6 +56,15 @@ pub(super) fn check(
     coverage: &mut Coverage,
 ) {
     let serves_modern = policy.model().and_then(|m| m.serves(Era::Modern)) == Some(true);
+    if let Some(surface) = policy.surface().filter(|s| s.learned) {
+        for tool in &surface.tools {
+            coverage.tools.entry(tool.name.clone()).or_default();
+        }
+        for uri in &surface.resources {
+            coverage.resources.entry(uri.clone()).or_default();
+        }
+    }
+    let cancelled = cancelled_ids(transcript);
     let mut initialized_from: Option<usize> = None;
     let mut plain_seen = false;
     for (index, read) in reads.iter().enumerate() {
@@ -73,6 +82,16 @@ pub(super) fn check(
             Some(ServerLine::Reply { outcome: Some(outcome), .. }) => Some((at, outcome)),
             _ => None,
         });
+        let sent_line = match transcript.events.get(index) {
+            Some(Event::Sent(line)) => serde_json::from_slice::<Value>(line).ok(),
+            _ => None,
+        };
+        let was_cancelled = reply.is_none()
+            && sent_line
+                .as_ref()
+                .and_then(|s| s.get("id"))
+                .is_some_and(|id| cancelled.iter().any(|(at, cancelled)| *at > index && *cancelled == id.to_string()));
+        let count = |counts: &mut Counts, reply: Option<&Outcome>| count(counts, reply, was_cancelled);
         count(coverage.methods.entry(request.method.clone()).or_default(), reply.map(|(_, o)| o));
         let params = request.params.as_ref();
         let era = if envelope::carries_modern_envelope(&request.method, params) {
@@ -93,6 +112,12 @@ pub(super) fn check(
             }
         };
         let surface = policy.surface().filter(|s| s.learned);
+        if request.method == RESOURCES_READ
+            && let Some(uri) = sent_line.as_ref().and_then(|s| s.get("params")?.get("uri")?.as_str())
+            && surface.is_some_and(|s| s.resources.iter().any(|listed| listed == uri))
+        {
+            count(coverage.resources.entry(uri.to_string()).or_default(), reply.map(|(_, o)| o));
+        }
         if request.method == TOOLS_CALL
             && let Some(Event::Sent(line)) = transcript.events.get(index)
             && let Ok(sent) = serde_json::from_slice::<Value>(line)
@@ -145,10 +170,22 @@ pub(super) fn check(
     }
 }
 
-/// Counts one request and its reply.
-fn count(counts: &mut Counts, reply: Option<&Outcome>) {
+/// Every `notifications/cancelled` sent in the transcript: its event and the id it names (as JSON text).
+fn cancelled_ids(transcript: &Transcript) -> Vec<(usize, String)> {
+    let sent = transcript.events.iter().enumerate().filter_map(|(at, event)| match event {
+        Event::Sent(line) => Some((at, serde_json::from_slice::<Value>(line).ok()?)),
+        _ => None,
+    });
+    sent.filter(|(_, message)| message.get("method").and_then(Value::as_str) == Some(CANCELLED))
+        .filter_map(|(at, message)| Some((at, message.get("params")?.get("requestId")?.to_string())))
+        .collect()
+}
+
+/// Counts one request and its reply; `cancelled` when it got none and the client cancelled it.
+fn count(counts: &mut Counts, reply: Option<&Outcome>, cancelled: bool) {
     counts.calls += 1;
     match reply {
+        None if cancelled => counts.cancelled += 1,
         None => counts.no_reply += 1,
         Some(Outcome::Result(result)) => {
             counts.results += 1;
@@ -576,6 +613,13 @@ mod tests {
         let format_user = &coverage.tools["format_user"];
         assert_eq!((format_user.calls, format_user.valid, format_user.invalid, format_user.is_error), (2, 1, 1, 1));
         assert_eq!(coverage.tools["nope"].errors[&INVALID_PARAMS], 1);
+        // Every listed tool and resource has a row, called or not; only listed URIs are resource rows.
+        assert_eq!(coverage.tools["add"].calls, 0);
+        assert_eq!(coverage.resources.keys().collect::<Vec<_>>(), ["calc://logo", "calc://readme"]);
+        assert!(coverage.resources.values().all(|c| c.calls == 0));
+        let read = handshake(&[("resources/read", json!({"uri":"calc://readme"}))]);
+        let (_, read) = crate::oracle::check_covered(&run_in_process(&Calc, &read), &policy());
+        assert_eq!((read.resources["calc://readme"].calls, read.resources["calc://readme"].results), (1, 1));
         for rule in
             [TOOL_VALID_ARGS, TOOL_INVALID_ARGS, TOOL_OUTPUT_SCHEMA, CONTENT_SHAPE, TOOL_UNKNOWN, RESOURCE_UNKNOWN]
         {

@@ -64,7 +64,7 @@ pub(super) fn check(
             coverage.resources.entry(uri.clone()).or_default();
         }
     }
-    let cancelled = cancelled_ids(transcript);
+    let (cancelled, sent_ids) = cancels_and_ids(transcript);
     let mut initialized_from: Option<usize> = None;
     let mut plain_seen = false;
     for (index, read) in reads.iter().enumerate() {
@@ -86,11 +86,13 @@ pub(super) fn check(
             Some(Event::Sent(line)) => serde_json::from_slice::<Value>(line).ok(),
             _ => None,
         };
+        // Cancelled: a cancel names its id before another request reuses the id.
         let was_cancelled = reply.is_none()
-            && sent_line
-                .as_ref()
-                .and_then(|s| s.get("id"))
-                .is_some_and(|id| cancelled.iter().any(|(at, cancelled)| *at > index && *cancelled == id.to_string()));
+            && sent_line.as_ref().and_then(|s| s.get("id")).is_some_and(|id| {
+                let id = id.to_string();
+                let reused = sent_ids.iter().find(|(at, sent)| *at > index && *sent == id).map_or(usize::MAX, |r| r.0);
+                cancelled.iter().any(|(at, cancelled)| *at > index && *at < reused && *cancelled == id)
+            });
         let count = |counts: &mut Counts, reply: Option<&Outcome>| count(counts, reply, was_cancelled);
         count(coverage.methods.entry(request.method.clone()).or_default(), reply.map(|(_, o)| o));
         let params = request.params.as_ref();
@@ -170,15 +172,24 @@ pub(super) fn check(
     }
 }
 
-/// Every `notifications/cancelled` sent in the transcript: its event and the id it names (as JSON text).
-fn cancelled_ids(transcript: &Transcript) -> Vec<(usize, String)> {
-    let sent = transcript.events.iter().enumerate().filter_map(|(at, event)| match event {
-        Event::Sent(line) => Some((at, serde_json::from_slice::<Value>(line).ok()?)),
-        _ => None,
-    });
-    sent.filter(|(_, message)| message.get("method").and_then(Value::as_str) == Some(CANCELLED))
-        .filter_map(|(at, message)| Some((at, message.get("params")?.get("requestId")?.to_string())))
-        .collect()
+/// The `notifications/cancelled` lines sent in the transcript and the ids of the lines sent, each with its event:
+/// the id a cancel names, and every line's own `id` (as JSON text).
+type SentIds = Vec<(usize, String)>;
+fn cancels_and_ids(transcript: &Transcript) -> (SentIds, SentIds) {
+    let (mut cancels, mut ids) = (Vec::new(), Vec::new());
+    for (at, event) in transcript.events.iter().enumerate() {
+        let Event::Sent(line) = event else { continue };
+        let Ok(message) = serde_json::from_slice::<Value>(line) else { continue };
+        if message.get("method").and_then(Value::as_str) == Some(CANCELLED)
+            && let Some(id) = message.get("params").and_then(|p| p.get("requestId"))
+        {
+            cancels.push((at, id.to_string()));
+        }
+        if let Some(id) = message.get("id") {
+            ids.push((at, id.to_string()));
+        }
+    }
+    (cancels, ids)
 }
 
 /// Counts one request and its reply; `cancelled` when it got none and the client cancelled it.
@@ -593,6 +604,33 @@ mod tests {
 
     fn policy() -> Policy {
         Policy::default().with_model(ServerModel::built_in()).with_surface(crate::surface::Surface::built_in())
+    }
+
+    #[test]
+    fn a_cancelled_tool_call_is_counted_as_cancelled_not_unanswered() {
+        let call = |id: u32| json!({"jsonrpc":"2.0","id":id,"method":"tools/call","params":{"name":"add"}}).to_string();
+        let cancel = json!({"jsonrpc":"2.0","method":"notifications/cancelled","params":{"requestId":5}}).to_string();
+        let reply = json!({"jsonrpc":"2.0","id":5,"result":{"content":[]}}).to_string();
+        let events = |lines: &[(&str, bool)]| Transcript {
+            events: lines
+                .iter()
+                .map(|(line, sent)| match sent {
+                    true => Event::Sent(line.as_bytes().to_vec()),
+                    false => Event::Received { line: line.as_bytes().to_vec(), truncated: false },
+                })
+                .collect(),
+            ending: crate::transcript::Ending::Closed,
+        };
+        let (_, coverage) = crate::oracle::check_covered(&events(&[(&call(5), true), (&cancel, true)]), &policy());
+        assert_eq!((coverage.tools["add"].cancelled, coverage.tools["add"].no_reply), (1, 0));
+        // The id reused by a later call: the cancel is for that one, not the first.
+        let reused = [(&call(5)[..], true), (&call(5)[..], true), (&cancel[..], true)];
+        let (_, coverage) = crate::oracle::check_covered(&events(&reused), &policy());
+        assert_eq!((coverage.tools["add"].cancelled, coverage.tools["add"].no_reply), (1, 1));
+        // An answered call is not cancelled by a later cancel.
+        let answered = [(&call(5)[..], true), (&reply[..], false), (&cancel[..], true)];
+        let (_, coverage) = crate::oracle::check_covered(&events(&answered), &policy());
+        assert_eq!((coverage.tools["add"].cancelled, coverage.tools["add"].results), (0, 1));
     }
 
     #[test]

@@ -1209,12 +1209,23 @@ fn owed_reply(line: &[u8]) -> Option<RequestId> {
     }
 }
 
-/// For a well-formed `tools/call` request (params an object naming a tool, `_meta` absent or an object), the
-/// `notifications/cancelled` that cancels it, carrying its id as sent and its `_meta` (the era's envelope).
+/// For a well-formed `tools/call` request (params an object naming a tool, `_meta` absent or an object, no member
+/// beyond the four, a string id or an integer one within ±(2^53 − 1): a request every parser reads alike, so that
+/// dropping it is no finding of its own), the `notifications/cancelled` that cancels it, carrying its id as sent and
+/// its `_meta` (the era's envelope).
 fn tool_call_cancel(line: &[u8]) -> Option<Vec<u8>> {
     let message: serde_json::Value = serde_json::from_slice(line).ok()?;
     let params = message.get("params")?.as_object()?;
     if message.get("method")?.as_str()? != TOOLS_CALL || !params.get("name")?.is_string() {
+        return None;
+    }
+    let plain = message.as_object()?.keys().all(|key| matches!(key.as_str(), "jsonrpc" | "id" | "method" | "params"));
+    let id_alike = match message.get("id")? {
+        serde_json::Value::String(_) => true,
+        serde_json::Value::Number(n) => crate::protocol::json::is_safe_integer(&n.to_string()),
+        _ => false,
+    };
+    if !plain || !id_alike {
         return None;
     }
     let mut cancel = serde_json::json!({ "requestId": message.get("id")?, "reason": "timed out" });
@@ -1397,6 +1408,13 @@ mod tests {
         assert_eq!(transcript.ending, Ending::Closed);
         let findings = crate::oracle::check(&transcript, &crate::oracle::Policy::default());
         assert!(findings.is_empty(), "{findings:?}");
+        // A call with an id beyond 2^53 that a JavaScript server drops is JSONRPC-BIG-ID, never cancelled.
+        let big = Input::Line(
+            br#"{"jsonrpc":"2.0","id":9007199254740993,"method":"tools/call","params":{"name":"slow"}}"#.to_vec(),
+        );
+        let transcript = StdioTarget::new(slow.clone(), quick()).run(&[big, request(2), Input::Sync]).unwrap();
+        let findings = crate::oracle::check(&transcript, &crate::oracle::Policy::default());
+        assert!(findings.iter().any(|f| f.rule == "JSONRPC-BIG-ID"), "{findings:?}");
         // The same call with nothing answered after it: no sign of life, so it is still owed.
         let transcript = StdioTarget::new(slow, quick()).run(&[request(2), Input::Sync, call, Input::Sync]).unwrap();
         assert!(!transcript.events.iter().any(|e| matches!(e, Event::Sent(line) if line == cancel)));

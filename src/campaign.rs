@@ -359,11 +359,18 @@ struct Worker<'a> {
 }
 
 /// The surface sweep a run starts with ([`crate::surface::Surface::sweep`]), in the handshake era unless the model
-/// says the server serves only 2026-07-28; none without a learned surface.
+/// says the server serves only 2026-07-28; on a server that serves both, the unknowns again in the modern era
+/// (where MCP-ERROR-CODE-RESERVED judges their codes: a dual-era stdio server reached it only by chance before);
+/// none without a learned surface.
 pub fn sweep(policy: &Policy) -> Vec<Script> {
+    use crate::protocol::Era;
     let Some(surface) = policy.surface().filter(|s| s.learned) else { return Vec::new() };
-    let modern_only = policy.model().and_then(|m| m.serves(crate::protocol::Era::Handshake)) == Some(false);
-    surface.sweep(if modern_only { crate::protocol::Era::Modern } else { crate::protocol::Era::Handshake })
+    let serves = |era| policy.model().and_then(|m| m.serves(era));
+    let mut scripts = surface.sweep(if serves(Era::Handshake) == Some(false) { Era::Modern } else { Era::Handshake });
+    if serves(Era::Handshake) == Some(true) && serves(Era::Modern) == Some(true) {
+        scripts.extend(surface.unknowns_in(Era::Modern));
+    }
+    scripts
 }
 
 impl Worker<'_> {

@@ -209,7 +209,7 @@ impl Surface {
     /// tool, prompt and resource, and for every list with no cursor and with a cursor never issued. At most 12 requests a script.
     pub fn sweep(&self, era: Era) -> Vec<Script> {
         use crate::script::arguments::{ArgPlan, Breakage, OddString};
-        use crate::script::message::{ListKind, PromptArguments, PromptPlan, ResourcePlan, ResourceUri, ToolPlan};
+        use crate::script::message::{PromptArguments, PromptPlan, ResourcePlan, ResourceUri, ToolPlan};
         let mut calls = Vec::new();
         for tool in 0..self.tools.len().min(256) {
             let tool = tool as u8;
@@ -238,29 +238,51 @@ impl Surface {
             calls.push(Call::Resource(ResourcePlan { index: index as u8, uri }));
         }
         calls.extend([Call::ToolsList, Call::PromptsList, Call::ResourcesList, Call::TemplatesList]);
-        calls.push(Call::ToolsCall(crate::script::ToolCall::UnknownTool));
-        calls.push(Call::Prompt(PromptPlan { prompt: 0, arguments: PromptArguments::UnknownPrompt }));
-        calls.push(Call::Resource(ResourcePlan { index: 0, uri: ResourceUri::Unknown }));
-        for list in [ListKind::Tools, ListKind::Prompts, ListKind::Resources, ListKind::Templates] {
-            calls.push(Call::BadCursor(list));
-        }
-        let (opening, envelope) = match era {
-            Era::Handshake => (Opening::Handshake(HandshakeVersion::V2025_11_25), Envelope::Plain),
-            Era::Modern => (Opening::Modern, Envelope::Modern),
-        };
-        calls
-            .chunks(12)
-            .map(|chunk| {
-                let steps = chunk
-                    .iter()
-                    .map(|call| {
-                        Step::Send(Message::Request(Request { call: call.clone(), id: IdKind::SmallInt, envelope }))
-                    })
-                    .collect();
-                Script { opening, steps: Bounded(steps) }
-            })
-            .collect()
+        calls.extend(unknowns());
+        scripts(era, &calls)
     }
+
+    /// For a server that serves both eras, besides the sweep in the handshake era: one script in `era` that asks
+    /// for an unknown tool, prompt and resource and for every list with a cursor never issued (the errors whose
+    /// codes differ by era, MCP-ERROR-CODE-RESERVED).
+    pub fn unknowns_in(&self, era: Era) -> Vec<Script> {
+        scripts(era, &unknowns())
+    }
+}
+
+/// The calls of the sweep that ask for what the server does not have: an unknown tool, prompt and resource, and
+/// every list with a cursor never issued.
+fn unknowns() -> Vec<Call> {
+    use crate::script::message::{ListKind, PromptArguments, PromptPlan, ResourcePlan, ResourceUri};
+    let mut calls = vec![
+        Call::ToolsCall(crate::script::ToolCall::UnknownTool),
+        Call::Prompt(PromptPlan { prompt: 0, arguments: PromptArguments::UnknownPrompt }),
+        Call::Resource(ResourcePlan { index: 0, uri: ResourceUri::Unknown }),
+    ];
+    for list in [ListKind::Tools, ListKind::Prompts, ListKind::Resources, ListKind::Templates] {
+        calls.push(Call::BadCursor(list));
+    }
+    calls
+}
+
+/// `calls` as scripts in `era`, at most 12 requests a script.
+fn scripts(era: Era, calls: &[Call]) -> Vec<Script> {
+    let (opening, envelope) = match era {
+        Era::Handshake => (Opening::Handshake(HandshakeVersion::V2025_11_25), Envelope::Plain),
+        Era::Modern => (Opening::Modern, Envelope::Modern),
+    };
+    calls
+        .chunks(12)
+        .map(|chunk| {
+            let steps = chunk
+                .iter()
+                .map(|call| {
+                    Step::Send(Message::Request(Request { call: call.clone(), id: IdKind::SmallInt, envelope }))
+                })
+                .collect();
+            Script { opening, steps: Bounded(steps) }
+        })
+        .collect()
 }
 
 /// `policy` with the surface of `target` learned, in an era its model says the server serves (the handshake era
@@ -459,6 +481,15 @@ mod tests {
             let reserved = if era == Era::Modern { vec![] } else { vec!["MCP-ERROR-CODE-RESERVED"] };
             assert_eq!(exercised, reserved, "{era}: rules the sweep does not exercise");
         }
+        // A dual-era server gets the unknowns in the modern era too, where their codes are judged: the planted
+        // -32002 for an unknown resource breaks MCP-ERROR-CODE-RESERVED in the first such script.
+        let scripts = crate::campaign::sweep(&policy);
+        assert_eq!(scripts.len(), surface.sweep(Era::Handshake).len() + 1);
+        let planted =
+            crate::server::builtin::reference::Planted(crate::server::builtin::mutants::Mutant::ReservedErrorCode);
+        let last = crate::server::run_in_process(&planted, &scripts.last().unwrap().encode_on(&surface));
+        let findings = crate::oracle::check(&last, &policy);
+        assert!(findings.iter().any(|f| f.rule == "MCP-ERROR-CODE-RESERVED"), "{findings:?}");
     }
 
     /// Lists tools `t0`..`t4`, two per page, cursors `p1`, `p2`; a cursor it never issued gets -32602.

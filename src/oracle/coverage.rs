@@ -20,8 +20,11 @@ pub struct Counts {
     pub is_error: u64,
     /// Errors, by code.
     pub errors: BTreeMap<i64, u64>,
-    /// Requests that got no well-formed reply.
+    /// Requests that got no well-formed reply (the cancelled ones not included).
     pub no_reply: u64,
+    /// Tool calls the harness cancelled at the reply timeout while the server answered later requests: a slow
+    /// tool, owed no reply (lifecycle.mdx §Timeouts).
+    pub cancelled: u64,
     /// Findings on its replies, by rule.
     pub findings: BTreeMap<&'static str, u64>,
 }
@@ -34,6 +37,7 @@ impl Counts {
         self.results += other.results;
         self.is_error += other.is_error;
         self.no_reply += other.no_reply;
+        self.cancelled += other.cancelled;
         for (code, n) in &other.errors {
             *self.errors.entry(*code).or_default() += n;
         }
@@ -47,7 +51,8 @@ impl Counts {
         let errors: BTreeMap<String, u64> = self.errors.iter().map(|(c, n)| (c.to_string(), *n)).collect();
         json!({
             "calls": self.calls, "valid": self.valid, "invalid": self.invalid, "results": self.results,
-            "is_error": self.is_error, "errors": errors, "no_reply": self.no_reply, "findings": self.findings,
+            "is_error": self.is_error, "errors": errors, "no_reply": self.no_reply, "cancelled": self.cancelled,
+            "findings": self.findings,
         })
     }
 
@@ -65,8 +70,10 @@ impl Counts {
 pub struct Coverage {
     /// Per method sent.
     pub methods: BTreeMap<String, Counts>,
-    /// Per tool called (by name, listed or not).
+    /// Per tool called (by name, listed or not); every listed tool has a row, called or not.
     pub tools: BTreeMap<String, Counts>,
+    /// Per listed resource (by URI): its `resources/read` requests; every listed resource has a row.
+    pub resources: BTreeMap<String, Counts>,
     /// The surface rules that judged at least one reply.
     pub exercised: BTreeSet<&'static str>,
 }
@@ -80,6 +87,9 @@ impl Coverage {
         for (tool, counts) in &other.tools {
             self.tools.entry(tool.clone()).or_default().merge(counts);
         }
+        for (uri, counts) in &other.resources {
+            self.resources.entry(uri.clone()).or_default().merge(counts);
+        }
         self.exercised.extend(other.exercised.iter().copied());
     }
 
@@ -91,6 +101,7 @@ impl Coverage {
         json!({
             "methods": table(&self.methods),
             "tools": table(&self.tools),
+            "resources": table(&self.resources),
             "rules_exercised": self.exercised,
             "rules_not_exercised": super::surface_rules().iter().filter(|r| !self.exercised.contains(*r)).collect::<Vec<_>>(),
         })

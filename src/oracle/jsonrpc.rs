@@ -469,11 +469,15 @@ impl Connection<'_> {
                 }
             }
             Frame::NotJson { error, .. } => {
-                // Nested past this parser's limit, with an id at the top: a request to a server that parses deeper.
-                if error.contains("recursion limit") && sent.lenient_id.is_some() {
+                // Nested past this parser's limit: valid JSON that a server with a higher limit reads as what it is
+                // (RFC 8259 §9 lets each parser set its limit), so a result under its id is no MALFORMED-SERVED;
+                // with an id at the top it is a request to such a server.
+                let deep = error.contains("recursion limit");
+                if deep && sent.lenient_id.is_some() {
                     self.deep.push(self.pending.len());
                 }
-                self.push_pending(index, ids(&sent.lenient_id), None, true, Fault::Malformed)
+                let fault = if deep { Fault::Ambiguous } else { Fault::Malformed };
+                self.push_pending(index, ids(&sent.lenient_id), None, true, fault)
             }
             Frame::Batch(_) | Frame::NotObject(_) => self.push_pending(index, Vec::new(), None, true, Fault::Malformed),
             Frame::Invalid { problem, id, .. } => {
@@ -951,7 +955,7 @@ impl Connection<'_> {
                 self.add(EXTRA_MEMBER, pending.event, detail);
             } else if pending.wants_reply {
                 let what = match pending.fault {
-                    Fault::Ambiguous => "a line with a number beyond common parser limits",
+                    Fault::Ambiguous => "a line beyond common parser limits (a number's digits or its nesting)",
                     Fault::Malformed | Fault::NullParams | Fault::BigId | Fault::ExtraMember => "malformed input",
                 };
                 self.add(MALFORMED_REPLY, pending.event, format!("no -32700/-32600 reply to {what}: {line}"));

@@ -14,7 +14,7 @@ use super::{Findings, Policy, Read, ServerLine};
 use crate::protocol::codes::{INVALID_PARAMS, METHOD_NOT_FOUND, RESOURCE_NOT_FOUND};
 use crate::protocol::envelope::{self, CLIENT_CAPABILITIES_KEY, PROTOCOL_VERSION_KEY};
 use crate::protocol::era::LATEST_MODERN_VERSION;
-use crate::protocol::methods::{INITIALIZE, PROMPTS_LIST, RESOURCES_LIST, TOOLS_CALL, TOOLS_LIST};
+use crate::protocol::methods::{CANCELLED, INITIALIZE, PROMPTS_LIST, RESOURCES_LIST, TOOLS_CALL, TOOLS_LIST};
 use crate::protocol::{Era, ErrorObject, Frame, Outcome};
 use crate::script::message::{PROMPTS_GET, RESOURCES_READ};
 use crate::script::{BAD_CURSOR, UNKNOWN_URI};
@@ -56,6 +56,15 @@ pub(super) fn check(
     coverage: &mut Coverage,
 ) {
     let serves_modern = policy.model().and_then(|m| m.serves(Era::Modern)) == Some(true);
+    if let Some(surface) = policy.surface().filter(|s| s.learned) {
+        for tool in &surface.tools {
+            coverage.tools.entry(tool.name.clone()).or_default();
+        }
+        for uri in &surface.resources {
+            coverage.resources.entry(uri.clone()).or_default();
+        }
+    }
+    let (cancelled, sent_ids) = cancels_and_ids(transcript);
     let mut initialized_from: Option<usize> = None;
     let mut plain_seen = false;
     for (index, read) in reads.iter().enumerate() {
@@ -73,6 +82,18 @@ pub(super) fn check(
             Some(ServerLine::Reply { outcome: Some(outcome), .. }) => Some((at, outcome)),
             _ => None,
         });
+        let sent_line = match transcript.events.get(index) {
+            Some(Event::Sent(line)) => serde_json::from_slice::<Value>(line).ok(),
+            _ => None,
+        };
+        // Cancelled: a cancel names its id before another request reuses the id.
+        let was_cancelled = reply.is_none()
+            && sent_line.as_ref().and_then(|s| s.get("id")).is_some_and(|id| {
+                let id = id.to_string();
+                let reused = sent_ids.iter().find(|(at, sent)| *at > index && *sent == id).map_or(usize::MAX, |r| r.0);
+                cancelled.iter().any(|(at, cancelled)| *at > index && *at < reused && *cancelled == id)
+            });
+        let count = |counts: &mut Counts, reply: Option<&Outcome>| count(counts, reply, was_cancelled);
         count(coverage.methods.entry(request.method.clone()).or_default(), reply.map(|(_, o)| o));
         let params = request.params.as_ref();
         let era = if envelope::carries_modern_envelope(&request.method, params) {
@@ -93,6 +114,12 @@ pub(super) fn check(
             }
         };
         let surface = policy.surface().filter(|s| s.learned);
+        if request.method == RESOURCES_READ
+            && let Some(uri) = sent_line.as_ref().and_then(|s| s.get("params")?.get("uri")?.as_str())
+            && surface.is_some_and(|s| s.resources.iter().any(|listed| listed == uri))
+        {
+            count(coverage.resources.entry(uri.to_string()).or_default(), reply.map(|(_, o)| o));
+        }
         if request.method == TOOLS_CALL
             && let Some(Event::Sent(line)) = transcript.events.get(index)
             && let Ok(sent) = serde_json::from_slice::<Value>(line)
@@ -145,10 +172,31 @@ pub(super) fn check(
     }
 }
 
-/// Counts one request and its reply.
-fn count(counts: &mut Counts, reply: Option<&Outcome>) {
+/// The `notifications/cancelled` lines sent in the transcript and the ids of the lines sent, each with its event:
+/// the id a cancel names, and every line's own `id` (as JSON text).
+type SentIds = Vec<(usize, String)>;
+fn cancels_and_ids(transcript: &Transcript) -> (SentIds, SentIds) {
+    let (mut cancels, mut ids) = (Vec::new(), Vec::new());
+    for (at, event) in transcript.events.iter().enumerate() {
+        let Event::Sent(line) = event else { continue };
+        let Ok(message) = serde_json::from_slice::<Value>(line) else { continue };
+        if message.get("method").and_then(Value::as_str) == Some(CANCELLED)
+            && let Some(id) = message.get("params").and_then(|p| p.get("requestId"))
+        {
+            cancels.push((at, id.to_string()));
+        }
+        if let Some(id) = message.get("id") {
+            ids.push((at, id.to_string()));
+        }
+    }
+    (cancels, ids)
+}
+
+/// Counts one request and its reply; `cancelled` when it got none and the client cancelled it.
+fn count(counts: &mut Counts, reply: Option<&Outcome>, cancelled: bool) {
     counts.calls += 1;
     match reply {
+        None if cancelled => counts.cancelled += 1,
         None => counts.no_reply += 1,
         Some(Outcome::Result(result)) => {
             counts.results += 1;
@@ -547,6 +595,33 @@ mod tests {
     }
 
     #[test]
+    fn a_cancelled_tool_call_is_counted_as_cancelled_not_unanswered() {
+        let call = |id: u32| json!({"jsonrpc":"2.0","id":id,"method":"tools/call","params":{"name":"add"}}).to_string();
+        let cancel = json!({"jsonrpc":"2.0","method":"notifications/cancelled","params":{"requestId":5}}).to_string();
+        let reply = json!({"jsonrpc":"2.0","id":5,"result":{"content":[]}}).to_string();
+        let events = |lines: &[(&str, bool)]| Transcript {
+            events: lines
+                .iter()
+                .map(|(line, sent)| match sent {
+                    true => Event::Sent(line.as_bytes().to_vec()),
+                    false => Event::Received { line: line.as_bytes().to_vec(), truncated: false },
+                })
+                .collect(),
+            ending: crate::transcript::Ending::Closed,
+        };
+        let (_, coverage) = crate::oracle::check_covered(&events(&[(&call(5), true), (&cancel, true)]), &policy());
+        assert_eq!((coverage.tools["add"].cancelled, coverage.tools["add"].no_reply), (1, 0));
+        // The id reused by a later call: the cancel is for that one, not the first.
+        let reused = [(&call(5)[..], true), (&call(5)[..], true), (&cancel[..], true)];
+        let (_, coverage) = crate::oracle::check_covered(&events(&reused), &policy());
+        assert_eq!((coverage.tools["add"].cancelled, coverage.tools["add"].no_reply), (1, 1));
+        // An answered call is not cancelled by a later cancel.
+        let answered = [(&call(5)[..], true), (&reply[..], false), (&cancel[..], true)];
+        let (_, coverage) = crate::oracle::check_covered(&events(&answered), &policy());
+        assert_eq!((coverage.tools["add"].cancelled, coverage.tools["add"].results), (0, 1));
+    }
+
+    #[test]
     fn handshake_replies_are_judged_after_initialize_only() {
         let calls = [
             ("tools/call", json!({"name":"format_user","arguments":{"user":{"name":"Ada","age":3}},})),
@@ -564,6 +639,13 @@ mod tests {
         let format_user = &coverage.tools["format_user"];
         assert_eq!((format_user.calls, format_user.valid, format_user.invalid, format_user.is_error), (2, 1, 1, 1));
         assert_eq!(coverage.tools["nope"].errors[&INVALID_PARAMS], 1);
+        // Every listed tool and resource has a row, called or not; only listed URIs are resource rows.
+        assert_eq!(coverage.tools["add"].calls, 0);
+        assert_eq!(coverage.resources.keys().collect::<Vec<_>>(), ["calc://logo", "calc://readme"]);
+        assert!(coverage.resources.values().all(|c| c.calls == 0));
+        let read = handshake(&[("resources/read", json!({"uri":"calc://readme"}))]);
+        let (_, read) = crate::oracle::check_covered(&run_in_process(&Calc, &read), &policy());
+        assert_eq!((read.resources["calc://readme"].calls, read.resources["calc://readme"].results), (1, 1));
         for rule in
             [TOOL_VALID_ARGS, TOOL_INVALID_ARGS, TOOL_OUTPUT_SCHEMA, CONTENT_SHAPE, TOOL_UNKNOWN, RESOURCE_UNKNOWN]
         {

@@ -1562,3 +1562,22 @@ fn a_ping_with_a_meta_that_is_no_object_may_get_invalid_params() {
     assert!(!rules(&transcript(r#""""#, refused)).contains(&PING));
     assert!(rules(&transcript("{}", refused)).contains(&PING));
 }
+
+#[test]
+fn a_line_nested_past_the_parsers_limit_may_be_served() {
+    // Valid JSON nested deeper than serde_json's limit: a server that parses deeper (Node) serves the ping and
+    // echoes a whole-valued id as the integer; that is no MALFORMED-SERVED and no ID-ECHO.
+    let deep = |id: &str| {
+        format!(
+            r#"{{"jsonrpc":"2.0","id":{id},"method":"ping","params":{{"x":{}{}}}}}"#,
+            "[".repeat(300),
+            "]".repeat(300)
+        )
+    };
+    for (id, echoed) in [("4.0", "4"), ("\"2\"", "\"2\""), ("7", "7")] {
+        let reply = format!(r#"{{"jsonrpc":"2.0","id":{echoed},"result":{{}}}}"#);
+        assert_eq!(ids(&findings(&[S(&deep(id)), R(&reply)])), Vec::<&str>::new(), "{id}");
+    }
+    // An unrelated id is still ID-ECHO.
+    assert!(ids(&findings(&[S(&deep("7")), R(r#"{"jsonrpc":"2.0","id":8,"result":{}}"#)])).contains(&ID_ECHO));
+}

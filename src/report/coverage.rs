@@ -12,8 +12,8 @@ pub fn text(coverage: &Coverage) -> String {
     let header = |out: &mut String, what: &str| {
         let _ = writeln!(
             out,
-            "  {what:<28} {:>7} {:>7} {:>7} {:>7} {:>8} {:>8}  errors",
-            "calls", "valid", "invalid", "results", "isError", "no-reply"
+            "  {what:<28} {:>7} {:>7} {:>7} {:>7} {:>8} {:>8} {:>9}  errors",
+            "calls", "valid", "invalid", "results", "isError", "no-reply", "cancelled"
         );
     };
     header(&mut out, "method");
@@ -25,6 +25,14 @@ pub fn text(coverage: &Coverage) -> String {
         header(&mut out, "tool");
         for (tool, counts) in &coverage.tools {
             row(&mut out, tool, counts);
+        }
+    }
+    if !coverage.resources.is_empty() {
+        out.push_str("coverage by listed resource (resources/read):\n");
+        let _ = writeln!(out, "  {:<44} {:>7} {:>7} {:>8}  errors", "uri", "reads", "results", "no-reply");
+        for (uri, c) in &coverage.resources {
+            let uri: String = uri.chars().take(44).collect();
+            let _ = writeln!(out, "  {uri:<44} {:>7} {:>7} {:>8}  {}", c.calls, c.results, c.no_reply, c.errors_text());
         }
     }
     let not: Vec<&str> =
@@ -42,13 +50,14 @@ fn row(out: &mut String, name: &str, c: &Counts) {
     let name: String = name.escape_debug().take(28).collect();
     let _ = writeln!(
         out,
-        "  {name:<28} {:>7} {:>7} {:>7} {:>7} {:>8} {:>8}  {}",
+        "  {name:<28} {:>7} {:>7} {:>7} {:>7} {:>8} {:>8} {:>9}  {}",
         c.calls,
         c.valid,
         c.invalid,
         c.results,
         c.is_error,
         c.no_reply,
+        c.cancelled,
         c.errors_text()
     );
 }
@@ -75,14 +84,15 @@ pub fn html(coverage: &Coverage, title: &str) -> String {
         let _ = writeln!(
             out,
             "<table><tr><th>calls</th><th>valid</th><th>invalid</th><th>results</th><th>isError</th><th>no reply</th>\
-             <th>errors by code</th></tr><tr><td>{}</td><td>{}</td><td>{}</td><td>{}</td><td>{}</td><td>{}</td>\
-             <td class=\"l\">{}</td></tr></table>",
+             <th>cancelled</th><th>errors by code</th></tr><tr><td>{}</td><td>{}</td><td>{}</td><td>{}</td><td>{}</td>\
+             <td>{}</td><td>{}</td><td class=\"l\">{}</td></tr></table>",
             c.calls,
             c.valid,
             c.invalid,
             c.results,
             c.is_error,
             c.no_reply,
+            c.cancelled,
             escape(&c.errors_text())
         );
     };
@@ -125,6 +135,20 @@ pub fn html(coverage: &Coverage, title: &str) -> String {
             escape(&findings.join(", "))
         );
     }
+    if !coverage.resources.is_empty() {
+        out.push_str("</table>\n<h2>Listed resources</h2>\n<table><tr><th>uri</th><th>reads</th><th>results</th><th>no reply</th><th>errors by code</th></tr>\n");
+        for (uri, c) in &coverage.resources {
+            let _ = writeln!(
+                out,
+                "<tr><td class=\"l\">{}</td><td>{}</td><td>{}</td><td>{}</td><td class=\"l\">{}</td></tr>",
+                escape(uri),
+                c.calls,
+                c.results,
+                c.no_reply,
+                escape(&c.errors_text())
+            );
+        }
+    }
     out.push_str("</table>\n<h2>Surface rules</h2>\n<table><tr><th>rule</th><th>exercised</th></tr>\n");
     for id in crate::oracle::surface_rules() {
         let (class, word) =
@@ -150,13 +174,15 @@ mod tests {
         coverage.tools.insert("\u{1b}[0m\n".into(), Counts::default());
         coverage.methods.insert("tools/call".into(), counts);
         coverage.exercised.insert("MCP-TOOL-VALID-ARGS");
+        coverage.resources.insert("calc://readme".into(), Counts { calls: 1, results: 1, ..Counts::default() });
         let shown = text(&coverage);
+        assert!(shown.contains("coverage by listed resource") && shown.contains("calc://readme"), "{shown}");
         assert!(shown.contains("format_user"), "{shown}");
         assert!(shown.contains("\\u{1b}[0m\\n") && !shown.contains('\u{1b}'), "{shown}");
         assert!(shown.contains("-32603×1"), "{shown}");
         assert!(shown.contains("never exercised") && shown.contains("MCP-CURSOR-INVALID"), "{shown}");
         let page = html(&coverage, "run <1>");
-        assert!(page.contains("run &lt;1&gt;"));
+        assert!(page.contains("run &lt;1&gt;") && page.contains("<td class=\"l\">calc://readme</td>"));
         let must = page.find(">MCP-TOOL-OUTPUT-SCHEMA<").unwrap();
         let should = page.find(">MCP-TOOL-VALID-ARGS<").unwrap();
         assert!(must < should, "the MUST finding comes first");

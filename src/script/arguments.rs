@@ -283,7 +283,8 @@ impl Generator<'_> {
 
     fn string(&mut self, object: &Map<String, Value>) -> String {
         let text = match object.get("format").and_then(Value::as_str) {
-            Some("uri" | "url" | "iri") => "https://example.com/wirefuzz".to_string(),
+            // A `data:` URL is a URI whose content is in the URL itself: a tool that fetches it reaches no network.
+            Some("uri" | "url" | "iri") => "data:text/plain,wirefuzz".to_string(),
             Some("email") => "wirefuzz@example.com".to_string(),
             Some("date-time") => "2025-01-01T00:00:00Z".to_string(),
             Some("date") => "2025-01-01".to_string(),

@@ -16,7 +16,7 @@ use super::Target;
 use crate::model::Eras;
 use crate::protocol::envelope::{self, META};
 use crate::protocol::era::{BATCH_VERSION, LATEST_HANDSHAKE_VERSION, LATEST_MODERN_VERSION};
-use crate::protocol::methods::{DISCOVER, INITIALIZE, INITIALIZED, PING, TOOLS_LIST};
+use crate::protocol::methods::{CANCELLED, DISCOVER, INITIALIZE, INITIALIZED, PING, TOOLS_CALL, TOOLS_LIST};
 use crate::protocol::{Era, Frame, IdField, RequestId};
 use crate::transcript::{Ending, Event, Input, Transcript};
 use anyhow::{Context, Result, bail};
@@ -578,6 +578,11 @@ impl Process {
             settled: false,
             dropped: HashSet::new(),
             reordered: false,
+            tool_calls: HashMap::new(),
+            order: HashMap::new(),
+            sent: 0,
+            answered_up_to: None,
+            cancelled: HashSet::new(),
         };
         for input in inputs {
             match input {
@@ -593,7 +598,8 @@ impl Process {
         if let Some(ending) = talk.barrier(timeouts) {
             return talk.finish(ending);
         }
-        if keep && talk.settled && !talk.stalled && !talk.reordered && !talk.cut && talk.dropped.is_empty() {
+        let idle = talk.dropped.is_empty() && talk.cancelled.is_empty();
+        if keep && talk.settled && !talk.stalled && !talk.reordered && !talk.cut && idle {
             let events = std::mem::take(&mut talk.events);
             return (Transcript { events, ending: Ending::Closed }, End::Kept(self));
         }
@@ -788,6 +794,17 @@ struct Conversation<'a> {
     dropped: HashSet<RequestId>,
     /// Set when a reply came after a sentinel had shown its request dropped.
     reordered: bool,
+    /// The well-formed `tools/call` requests sent, by id: the `notifications/cancelled` that lets each go, and the
+    /// order it was sent in ([`Conversation::cancel_slow_tools`]).
+    tool_calls: HashMap<RequestId, (Vec<u8>, u64)>,
+    /// The send order of every request that owes a reply (the last one sent with that id).
+    order: HashMap<RequestId, u64>,
+    /// Requests sent so far.
+    sent: u64,
+    /// The latest send order among the requests answered (a sentinel's reply answers everything sent before it).
+    answered_up_to: Option<u64>,
+    /// The tool calls cancelled after the reply timeout: a late reply to one is neither counted nor a reorder.
+    cancelled: HashSet<RequestId>,
 }
 
 /// The conversation's own handshake, as the server sees it: the era its first request opened, whether an
@@ -826,6 +843,11 @@ impl Conversation<'_> {
         } else if let Some(id) = owed_reply(line) {
             if !self.batches.granted && asks_for_batches(line) {
                 self.batches.asked.push(id.clone());
+            }
+            self.sent += 1;
+            self.order.insert(id.clone(), self.sent);
+            if let Some(cancel) = tool_call_cancel(line) {
+                self.tool_calls.insert(id.clone(), (cancel, self.sent));
             }
             *self.open.entry(id).or_default() += 1;
         }
@@ -866,7 +888,10 @@ impl Conversation<'_> {
     /// Counts a reply against the request it answers, or as unmatched.
     fn take(&mut self, reply: &serde_json::Value) {
         match reply_to(reply) {
+            Some(Some(id)) if self.cancelled.contains(&id) && !self.open.contains_key(&id) => {}
             Some(Some(id)) if self.open.contains_key(&id) => {
+                let answered = self.order.get(&id).copied();
+                self.answered_up_to = self.answered_up_to.max(answered);
                 let count = self.open.entry(id.clone()).or_default();
                 *count -= 1;
                 if *count == 0 {
@@ -914,6 +939,9 @@ impl Conversation<'_> {
                 Ok(Stdout::End) | Err(RecvTimeoutError::Disconnected) => return self.ended(timeouts),
                 Err(RecvTimeoutError::Timeout) => {
                     if !self.owes() || started.elapsed() >= limit {
+                        if !self.stalled {
+                            self.cancel_slow_tools();
+                        }
                         self.stalled |= self.owes();
                         self.open.clear();
                         self.unmatched = 0;
@@ -986,10 +1014,55 @@ impl Conversation<'_> {
                 break;
             }
         }
+        // The sentinel's reply answers everything sent before it: a tool call still open is running, not dropped.
+        self.answered_up_to = Some(self.sent);
+        if let Some(ending) = self.await_slow_tools(timeouts) {
+            return Some(ending);
+        }
         self.dropped.extend(self.open.drain().map(|(id, _)| id));
         self.unmatched = 0;
         self.settled = true;
         None
+    }
+
+    /// The open tool calls the server answered later requests past: running, not dropped.
+    fn slow_tools(&self) -> Vec<RequestId> {
+        let Some(up_to) = self.answered_up_to else { return Vec::new() };
+        self.open.keys().filter(|id| self.tool_calls.get(*id).is_some_and(|(_, at)| *at < up_to)).cloned().collect()
+    }
+
+    /// After a sentinel's reply: waits up to the reply timeout for the tool calls still running, then cancels those
+    /// still open ([`Conversation::cancel_slow_tools`]); `Some` when the server ended.
+    fn await_slow_tools(&mut self, timeouts: Timeouts) -> Option<Ending> {
+        let until = Instant::now() + timeouts.reply;
+        while !self.slow_tools().is_empty() && Instant::now() < until {
+            match self.process.output.recv_timeout(until.saturating_duration_since(Instant::now())) {
+                Ok(Stdout::Line(line)) => self.receive(line),
+                Ok(Stdout::End) | Err(RecvTimeoutError::Disconnected) => return self.ended(timeouts),
+                Err(RecvTimeoutError::Timeout) => break,
+            }
+        }
+        self.cancel_slow_tools();
+        None
+    }
+
+    /// Cancels every tool call still open at the reply timeout while the server answered a request sent after it:
+    /// a slow tool, not a hung server (lifecycle.mdx §Timeouts: on a timeout the sender SHOULD issue a
+    /// cancellation notification and stop waiting; cancellation.mdx: no response is owed then). The
+    /// `notifications/cancelled` lines are recorded, so the oracle owes those calls nothing.
+    fn cancel_slow_tools(&mut self) {
+        for id in self.slow_tools() {
+            self.open.remove(&id);
+            if let Some((cancel, _)) = self.tool_calls.get(&id).cloned() {
+                self.record(Event::Sent(cancel.clone()));
+                if let Some(input) = &self.process.input {
+                    let mut framed = cancel;
+                    framed.push(b'\n');
+                    let _ = input.send(framed);
+                }
+            }
+            self.cancelled.insert(id);
+        }
     }
 
     /// The output ended: how the process exited, once it has (waiting up to the reply timeout for it).
@@ -1134,6 +1207,39 @@ fn owed_reply(line: &[u8]) -> Option<RequestId> {
         Frame::Request(request) if request.params.as_ref().is_none_or(|p| p.is_object()) => Some(request.id),
         _ => None,
     }
+}
+
+/// For a well-formed `tools/call` request (params an object naming a tool, `_meta` absent or an object, no member
+/// beyond the four, a string id or an integer one within ±(2^53 − 1): a request every parser reads alike, so that
+/// dropping it is no finding of its own), the `notifications/cancelled` that cancels it, carrying its id as sent and
+/// its `_meta` (the era's envelope).
+fn tool_call_cancel(line: &[u8]) -> Option<Vec<u8>> {
+    let message: serde_json::Value = serde_json::from_slice(line).ok()?;
+    let params = message.get("params")?.as_object()?;
+    if message.get("method")?.as_str()? != TOOLS_CALL || !params.get("name")?.is_string() {
+        return None;
+    }
+    let plain = message.as_object()?.keys().all(|key| matches!(key.as_str(), "jsonrpc" | "id" | "method" | "params"));
+    let id_alike = match message.get("id")? {
+        serde_json::Value::String(_) => true,
+        serde_json::Value::Number(n) => crate::protocol::json::is_safe_integer(&n.to_string()),
+        _ => false,
+    };
+    if !plain || !id_alike {
+        return None;
+    }
+    let mut cancel = serde_json::json!({ "requestId": message.get("id")?, "reason": "timed out" });
+    match params.get(META) {
+        None => {}
+        Some(serde_json::Value::Object(meta)) => {
+            let mut meta = meta.clone();
+            meta.remove("progressToken");
+            cancel[META] = serde_json::Value::Object(meta);
+        }
+        Some(_) => return None,
+    }
+    let notification = serde_json::json!({ "jsonrpc": "2.0", "method": CANCELLED, "params": cancel });
+    Some(notification.to_string().into_bytes())
 }
 
 /// True for an `initialize` request asking for the version whose connections take batches.
@@ -1286,6 +1392,34 @@ mod tests {
         let Event::Received { line, truncated: true } = &transcript.events[1] else { panic!("not cut") };
         assert_eq!(line.len(), MAX_LINE_BYTES);
         assert_eq!(transcript.ending, Ending::Cut { events: transcript.events.len() });
+    }
+
+    #[test]
+    fn a_slow_tool_call_is_cancelled_when_later_requests_are_answered() {
+        let call = Input::Line(br#"{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"slow"}}"#.to_vec());
+        // Answers every ping (id 2) and never the tool call: a slow tool on a live server.
+        let slow = sh(
+            r#"while read -r line; do case "$line" in *'"ping"'*) echo '{"jsonrpc":"2.0","id":2,"result":{}}';; esac; done"#,
+        );
+        let transcript = StdioTarget::new(slow.clone(), quick()).run(&[call.clone(), request(2), Input::Sync]).unwrap();
+        let cancel =
+            br#"{"jsonrpc":"2.0","method":"notifications/cancelled","params":{"requestId":1,"reason":"timed out"}}"#;
+        assert!(transcript.events.contains(&Event::Sent(cancel.to_vec())), "{transcript:?}");
+        assert_eq!(transcript.ending, Ending::Closed);
+        let findings = crate::oracle::check(&transcript, &crate::oracle::Policy::default());
+        assert!(findings.is_empty(), "{findings:?}");
+        // A call with an id beyond 2^53 that a JavaScript server drops is JSONRPC-BIG-ID, never cancelled.
+        let big = Input::Line(
+            br#"{"jsonrpc":"2.0","id":9007199254740993,"method":"tools/call","params":{"name":"slow"}}"#.to_vec(),
+        );
+        let transcript = StdioTarget::new(slow.clone(), quick()).run(&[big, request(2), Input::Sync]).unwrap();
+        let findings = crate::oracle::check(&transcript, &crate::oracle::Policy::default());
+        assert!(findings.iter().any(|f| f.rule == "JSONRPC-BIG-ID"), "{findings:?}");
+        // The same call with nothing answered after it: no sign of life, so it is still owed.
+        let transcript = StdioTarget::new(slow, quick()).run(&[request(2), Input::Sync, call, Input::Sync]).unwrap();
+        assert!(!transcript.events.iter().any(|e| matches!(e, Event::Sent(line) if line == cancel)));
+        let findings = crate::oracle::check(&transcript, &crate::oracle::Policy::default());
+        assert!(findings.iter().any(|f| f.rule == "JSONRPC-RESPONSE-MISSING"), "{findings:?}");
     }
 
     #[test]

@@ -953,10 +953,11 @@ impl Conversation<'_> {
         let started = Instant::now();
         let limit = if self.stalled { timeouts.settle } else { timeouts.reply_for(self.heard) };
         loop {
-            // A server that has written nothing yet may still be starting: a sentinel would wait out its start-up
-            // allowance where the clock, owed nothing, waits the settle time.
+            // A sentinel waits for a server still starting (the clock, owed nothing, would wait only the settle
+            // time): so a line it crashes on is read before its input closes, however slow the machine. Not
+            // sent before the conversation has sent anything.
             if !self.stalled
-                && (self.heard || self.owes())
+                && (self.heard || self.owes() || self.events.iter().any(|e| matches!(e, Event::Sent(_))))
                 && let Some(form) = self.form()
             {
                 return self.sentinel_barrier(form, timeouts);
@@ -1092,7 +1093,10 @@ impl Conversation<'_> {
                 Ok(Stdout::Line(line)) => self.receive(line),
                 Ok(Stdout::End) | Err(RecvTimeoutError::Disconnected) => break,
                 Err(RecvTimeoutError::Timeout) => {
-                    if exited.is_none() && matches!(self.process.child.try_wait(), Ok(Some(_))) {
+                    if exited.is_none()
+                        && let Ok(Some(status)) = self.process.child.try_wait()
+                    {
+                        self.exits(status);
                         exited = Some(Instant::now());
                     }
                     if Instant::now() >= limit {
@@ -1105,9 +1109,19 @@ impl Conversation<'_> {
             }
         }
         match self.process.wait_for_exit(until.saturating_duration_since(Instant::now())) {
-            Some(_) => Ending::Closed,
+            Some(status) => {
+                self.exits(status);
+                Ending::Closed
+            }
             None => Ending::Hung { waited_ms: budget.as_millis() as u64 },
         }
+    }
+
+    /// Follows the exit of a server whose input was closed: after a guessed stall, an exit that is not a success
+    /// voids the guess (the server may have been about to crash on a line before its input closed, which the full
+    /// reply timeout would have seen as a crash).
+    fn exits(&mut self, status: ExitStatus) {
+        self.late |= self.guessed && !status.success();
     }
 
     /// The transcript, and how the process ended for the target: void when the server showed it reorders, or that

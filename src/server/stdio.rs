@@ -156,6 +156,8 @@ pub struct StdioTarget {
     sentinels: Sentinels,
     /// The process kept after a conversation of self-contained modern requests, for the next such conversation.
     kept: Option<Process>,
+    /// The first wait for a sentinel, set at calibration; doubled each time a server it stalled spoke later.
+    wait: Option<Duration>,
 }
 
 /// Whether a target uses sentinel requests as barriers, and for which eras.
@@ -166,14 +168,26 @@ enum Sentinels {
     /// The server serves these eras; the first conversation calibrates it.
     Uncalibrated(Eras),
     /// Calibrated: the server answers in order in the eras it serves; `pre_init` when a ping before `initialize`
-    /// leaves its handshake as it was.
-    InOrder { eras: Eras, pre_init: bool },
+    /// leaves its handshake as it was; `pace` how long it took, from its first reply to its last, to answer the
+    /// calibration's pipelined lines (the slowest form).
+    InOrder { eras: Eras, pre_init: bool, pace: Duration },
+}
+
+/// How many times the calibration's pace per pair a sentinel is first waited for ([`Barrier::Sentinel::wait`]).
+const PACE_FACTOR: u32 = 50;
+/// The shortest first wait for a sentinel.
+const MIN_WAIT: Duration = Duration::from_millis(50);
+
+/// The first wait for a sentinel on a server calibrated at `pace`: [`PACE_FACTOR`] times the pace per calibration
+/// pair, at least [`MIN_WAIT`], at most the reply timeout.
+fn first_wait(pace: Duration, reply: Duration) -> Duration {
+    (pace * PACE_FACTOR / CALIBRATION_PAIRS as u32).max(MIN_WAIT).min(reply)
 }
 
 impl StdioTarget {
     /// A target that starts `command` for each conversation, with a warm spare process.
     pub fn new(command: ServerCommand, timeouts: Timeouts) -> StdioTarget {
-        StdioTarget { command, timeouts, warm: true, spare: None, sentinels: Sentinels::Off, kept: None }
+        StdioTarget { command, timeouts, warm: true, spare: None, sentinels: Sentinels::Off, kept: None, wait: None }
     }
 
     /// Turns the warm spare off (one fresh process started when each conversation starts).
@@ -199,7 +213,10 @@ impl StdioTarget {
             self.sentinels = calibrated(&self.command, eras, self.timeouts)?;
         }
         Ok(match self.sentinels {
-            Sentinels::InOrder { eras, pre_init } => Barrier::Sentinel { eras, pre_init },
+            Sentinels::InOrder { eras, pre_init, pace } => {
+                let wait = *self.wait.get_or_insert_with(|| first_wait(pace, self.timeouts.reply));
+                Barrier::Sentinel { eras, pre_init, wait }
+            }
             _ => Barrier::Clock,
         })
     }
@@ -228,27 +245,41 @@ impl Target for StdioTarget {
         let barrier = self.barrier()?;
         let keep = matches!(barrier, Barrier::Sentinel { eras, .. } if eras.serves(Era::Modern) == Some(true))
             && self_contained(inputs);
-        let process = match self.kept.take() {
+        let mut process = match self.kept.take() {
             Some(process) if keep => process,
             kept => {
                 self.kept = kept;
                 self.fresh()?
             }
         };
-        match self.converse(process, inputs, barrier, keep)? {
-            (_, End::Reordered) => {
-                // The server answers out of order after all: sentinels are off from now on, and the conversation
-                // runs again on the clock.
-                self.sentinels = Sentinels::Off;
-                self.kept = None;
-                let process = self.fresh()?;
-                Ok(self.converse(process, inputs, Barrier::Clock, false)?.0)
+        let (mut barrier, mut keep) = (barrier, keep);
+        loop {
+            match self.converse(process, inputs, barrier, keep)? {
+                (_, End::Reordered) => {
+                    // The server answers out of order after all: sentinels are off from now on, and the
+                    // conversation runs again on the clock.
+                    self.sentinels = Sentinels::Off;
+                    self.kept = None;
+                    barrier = Barrier::Clock;
+                }
+                (_, End::Late) => {
+                    // A server whose sentinel was given up after the first wait wrote later: it is slow, not
+                    // silent. The conversation runs again waiting the full reply timeout, and later conversations
+                    // first wait twice as long.
+                    let reply = self.timeouts.reply;
+                    self.wait = self.wait.map(|wait| (wait * 2).min(reply));
+                    if let Barrier::Sentinel { wait, .. } = &mut barrier {
+                        *wait = reply;
+                    }
+                }
+                (transcript, End::Kept(process)) => {
+                    self.kept = Some(process);
+                    return Ok(transcript);
+                }
+                (transcript, End::Done) => return Ok(transcript),
             }
-            (transcript, End::Kept(process)) => {
-                self.kept = Some(process);
-                Ok(transcript)
-            }
-            (transcript, End::Done) => Ok(transcript),
+            keep = false;
+            process = self.fresh()?;
         }
     }
 }
@@ -278,6 +309,11 @@ pub enum Barrier {
         eras: Eras,
         /// True when the calibration showed a ping before `initialize` leaves the handshake as it was.
         pre_init: bool,
+        /// How long a sentinel is waited for before the server is taken as silent: shorter than the reply timeout
+        /// when derived from the calibration's pace. Such a guess stands only when the server then writes nothing
+        /// more, not even the sentinel's reply, until its output ends (or the shutdown budget passes); a line after
+        /// it voids the conversation, which runs again waiting the full reply timeout.
+        wait: Duration,
     },
 }
 
@@ -335,9 +371,13 @@ fn calibrated(command: &ServerCommand, eras: Eras, timeouts: Timeouts) -> Result
         .collect::<Result<Vec<_>>>()?;
     let handshake = eras.serves(Era::Handshake) == Some(true);
     let pre_init = if handshake { Some(Process::spawn(command, deadline)?) } else { None };
-    let in_order = forms.into_iter().all(|(form, process)| calibrate(process, form, timeouts));
-    let pre_init = in_order && pre_init.is_some_and(|process| calibrate_pre_init(process, timeouts));
-    let sentinels = if in_order { Sentinels::InOrder { eras, pre_init } } else { Sentinels::Off };
+    let paces = forms.into_iter().map(|(form, process)| calibrate(process, form, timeouts)).collect::<Vec<_>>();
+    let pace = paces.iter().try_fold(Duration::ZERO, |slowest, pace| pace.map(|pace| pace.max(slowest)));
+    let pre_init = pace.is_some() && pre_init.is_some_and(|process| calibrate_pre_init(process, timeouts));
+    let sentinels = match pace {
+        Some(pace) => Sentinels::InOrder { eras, pre_init, pace },
+        None => Sentinels::Off,
+    };
     known.push((argv, eras, sentinels));
     Ok(sentinels)
 }
@@ -346,9 +386,9 @@ fn calibrated(command: &ServerCommand, eras: Eras, timeouts: Timeouts) -> Result
 const CALIBRATION_PAIRS: usize = 16;
 
 /// Runs a calibration on a fresh process: `form`'s opening (an `initialize` handshake for the handshake form), then
-/// [`CALIBRATION_PAIRS`] requests, each followed by a sentinel, all written at once. True when every reply came, each
-/// request's before the sentinel after it, and the sentinels' in order.
-fn calibrate(process: Process, form: Form, timeouts: Timeouts) -> bool {
+/// [`CALIBRATION_PAIRS`] requests, each followed by a sentinel, all written at once. When every reply came, each
+/// request's before the sentinel after it, and the sentinels' in order: the time from the first reply to the last.
+fn calibrate(process: Process, form: Form, timeouts: Timeouts) -> Option<Duration> {
     let mut lines = Vec::new();
     let mut expected = Vec::new();
     if form == Form::Handshake {
@@ -371,27 +411,32 @@ fn calibrate(process: Process, form: Form, timeouts: Timeouts) -> bool {
         expected.push(request);
         expected.push(sentinel);
     }
-    let Some(input) = &process.input else { return false };
+    let input = process.input.as_ref()?;
     for mut line in lines {
         line.push(b'\n');
         let _ = input.send(line);
     }
     let mut seen = Vec::new();
+    let mut first = None;
     let until = Instant::now() + timeouts.reply_for(false);
     while seen.len() < expected.len() && Instant::now() < until {
         match process.output.recv_timeout(until.saturating_duration_since(Instant::now())) {
             Ok(Stdout::Line(line)) => {
+                let first = *first.get_or_insert_with(Instant::now);
                 let reply = serde_json::from_slice::<serde_json::Value>(&line.bytes).ok();
                 if let Some(Some(RequestId::String(id))) = reply.as_ref().and_then(reply_to)
                     && expected.contains(&id)
                 {
                     seen.push(id);
                 }
+                if seen.len() == expected.len() {
+                    return in_order(&seen, &expected).then(|| first.elapsed());
+                }
             }
-            _ => return false,
+            _ => return None,
         }
     }
-    in_order(&seen, &expected)
+    None
 }
 
 /// Runs a calibration of pings before `initialize` on a fresh process: a plain sentinel, then an `initialize`
@@ -489,6 +534,8 @@ enum End {
     Kept(Process),
     /// A reply came after a sentinel had shown its request dropped: the server reorders, the transcript is void.
     Reordered,
+    /// The server wrote a line after a sentinel was given up before the reply timeout: the transcript is void.
+    Late,
 }
 
 /// What the stdout reader thread reports.
@@ -583,6 +630,8 @@ impl Process {
             sent: 0,
             answered_up_to: None,
             cancelled: HashSet::new(),
+            guessed: false,
+            late: false,
         };
         for input in inputs {
             match input {
@@ -792,6 +841,10 @@ struct Conversation<'a> {
     settled: bool,
     /// Requests a sentinel showed dropped; a reply to one later means the server reorders.
     dropped: HashSet<RequestId>,
+    /// Set when a sentinel was given up after a first wait shorter than the reply timeout.
+    guessed: bool,
+    /// Set when the server wrote a line after that: the guess was wrong, the transcript is void.
+    late: bool,
     /// Set when a reply came after a sentinel had shown its request dropped.
     reordered: bool,
     /// The well-formed `tools/call` requests sent, by id: the `notifications/cancelled` that lets each go, and the
@@ -860,6 +913,7 @@ impl Conversation<'_> {
 
     fn receive(&mut self, line: OutputLine) {
         self.heard = true;
+        self.late |= self.guessed;
         let value = serde_json::from_slice(&line.bytes).ok();
         if let Some(reply) = &value {
             if sentinel_reply(reply).is_some() {
@@ -924,10 +978,11 @@ impl Conversation<'_> {
         let started = Instant::now();
         let limit = if self.stalled { timeouts.settle } else { timeouts.reply_for(self.heard) };
         loop {
-            // A server that has written nothing yet may still be starting: a sentinel would wait out its start-up
-            // allowance where the clock, owed nothing, waits the settle time.
+            // A sentinel waits for a server still starting (the clock, owed nothing, would wait only the settle
+            // time): so a line it crashes on is read before its input closes, however slow the machine. Not
+            // sent before the conversation has sent anything.
             if !self.stalled
-                && (self.heard || self.owes())
+                && (self.heard || self.owes() || self.events.iter().any(|e| matches!(e, Event::Sent(_))))
                 && let Some(form) = self.form()
             {
                 return self.sentinel_barrier(form, timeouts);
@@ -959,7 +1014,7 @@ impl Conversation<'_> {
     /// got a result and it sent `notifications/initialized`, or at any time when the calibration showed a ping
     /// before `initialize` is harmless (on a dual-era server, once the first request opened the handshake era).
     fn form(&self) -> Option<Form> {
-        let Barrier::Sentinel { eras, pre_init } = self.barrier else { return None };
+        let Barrier::Sentinel { eras, pre_init, .. } = self.barrier else { return None };
         let ready = pre_init || (self.handshake.result && self.handshake.initialized);
         let era = match self.handshake.opened {
             Some(era) => Some(era),
@@ -974,9 +1029,13 @@ impl Conversation<'_> {
 
     /// Sends a sentinel and reads until its reply; when a request is still owed then, a second one (a server that
     /// reads its input in chunks may have read the first sentinel with the request and answered it first). Requests
-    /// owed after that were dropped. A sentinel not answered within the reply timeout stalls the conversation, as an
-    /// owed reply would.
+    /// owed after that were dropped. A sentinel not answered within the barrier's wait stalls the conversation, as an
+    /// owed reply would; when that wait is shorter than the reply timeout, the stall is a guess that stands only while
+    /// the server stays silent (see [`Barrier::Sentinel`]). The start-up allowance counts only until the server's
+    /// first line.
     fn sentinel_barrier(&mut self, form: Form, timeouts: Timeouts) -> Option<Ending> {
+        let Barrier::Sentinel { wait, .. } = self.barrier else { return None };
+        let guess = wait < timeouts.reply;
         for _ in 0..2 {
             let id = format!("{SENTINEL_PREFIX}{}", self.sentinels);
             self.sentinels += 1;
@@ -985,7 +1044,7 @@ impl Conversation<'_> {
                 line.push(b'\n');
                 let _ = input.send(line);
             }
-            let until = Instant::now() + timeouts.reply_for(self.heard);
+            let mut until = Instant::now() + if self.heard { wait } else { wait + timeouts.startup };
             loop {
                 // A server that writes without end never lets the wait time out: the clock is read here too.
                 let received = match Instant::now() < until {
@@ -996,6 +1055,9 @@ impl Conversation<'_> {
                     Ok(Stdout::Line(line)) => {
                         let answered = serde_json::from_slice::<serde_json::Value>(&line.bytes)
                             .is_ok_and(|reply| sentinel_reply(&reply) == Some(id.as_str()));
+                        if guess && !self.heard {
+                            until = until.min(Instant::now() + wait);
+                        }
                         self.receive(line);
                         if answered {
                             break;
@@ -1004,6 +1066,7 @@ impl Conversation<'_> {
                     Ok(Stdout::End) | Err(RecvTimeoutError::Disconnected) => return self.ended(timeouts),
                     Err(RecvTimeoutError::Timeout) => {
                         self.stalled = true;
+                        self.guessed |= guess;
                         self.open.clear();
                         self.unmatched = 0;
                         return None;
@@ -1103,7 +1166,10 @@ impl Conversation<'_> {
                 Ok(Stdout::Line(line)) => self.receive(line),
                 Ok(Stdout::End) | Err(RecvTimeoutError::Disconnected) => break,
                 Err(RecvTimeoutError::Timeout) => {
-                    if exited.is_none() && matches!(self.process.child.try_wait(), Ok(Some(_))) {
+                    if exited.is_none()
+                        && let Ok(Some(status)) = self.process.child.try_wait()
+                    {
+                        self.exits(status);
                         exited = Some(Instant::now());
                     }
                     if Instant::now() >= limit {
@@ -1116,14 +1182,29 @@ impl Conversation<'_> {
             }
         }
         match self.process.wait_for_exit(until.saturating_duration_since(Instant::now())) {
-            Some(_) => Ending::Closed,
+            Some(status) => {
+                self.exits(status);
+                Ending::Closed
+            }
             None => Ending::Hung { waited_ms: budget.as_millis() as u64 },
         }
     }
 
-    /// The transcript, and how the process ended for the target: void when the server showed it reorders.
+    /// Follows the exit of a server whose input was closed: after a guessed stall, an exit that is not a success
+    /// voids the guess (the server may have been about to crash on a line before its input closed, which the full
+    /// reply timeout would have seen as a crash).
+    fn exits(&mut self, status: ExitStatus) {
+        self.late |= self.guessed && !status.success();
+    }
+
+    /// The transcript, and how the process ended for the target: void when the server showed it reorders, or that
+    /// a guessed stall was wrong.
     fn finish(self, ending: Ending) -> (Transcript, End) {
-        let end = if self.reordered { End::Reordered } else { End::Done };
+        let end = match (self.reordered, self.late) {
+            (true, _) => End::Reordered,
+            (false, true) => End::Late,
+            (false, false) => End::Done,
+        };
         let ending = if self.cut { Ending::Cut { events: self.events.len() } } else { ending };
         (Transcript { events: self.events, ending }, end)
     }
@@ -1549,7 +1630,7 @@ idof() {{ printf %s "$1" | sed -n 's/.*"id":"\([^"]*\)".*/\1/p'; }}
     fn calibration_tells_servers_that_answer_in_order_from_those_that_reorder() {
         let in_order = answering(IN_ORDER);
         let sentinels = calibrated(&in_order, Eras::Dual, quick()).unwrap();
-        assert_eq!(sentinels, Sentinels::InOrder { eras: Eras::Dual, pre_init: true });
+        assert!(matches!(sentinels, Sentinels::InOrder { eras: Eras::Dual, pre_init: true, .. }), "{sentinels:?}");
         let swapped = answering(
             r#"while read -r a; do read -r b; for l in "$b" "$a"; do id=$(idof "$l"); [ -n "$id" ] && reply "$id"; done; done"#,
         );
@@ -1571,6 +1652,39 @@ idof() {{ printf %s "$1" | sed -n 's/.*"id":"\([^"]*\)".*/\1/p'; }}
         assert!(matches!(transcript.events[1], Event::Received { .. }), "{}", transcript.render());
         assert!(matches!(transcript.events[2], Event::Sync));
         assert_eq!(target.sentinels, Sentinels::Off);
+    }
+
+    #[test]
+    fn a_guessed_stall_stands_only_while_the_server_stays_silent() {
+        // In order, but `slow` takes 1 s: longer than the first wait (the calibration's pace is milliseconds),
+        // well within the reply timeout. `mute` is never answered.
+        let slow = answering(
+            r#"while read -r l; do id=$(idof "$l"); case "$l" in *'"slow"'*) sleep 1; reply "$id";; *'"mute"'*) ;; *) [ -n "$id" ] && reply "$id";; esac; done"#,
+        );
+        let patient = Timeouts { reply: Duration::from_secs(4), ..quick() };
+        let request = |id: &str, method: &str| {
+            Input::Line(format!(r#"{{"jsonrpc":"2.0","id":"{id}","method":"{method}","params":{{"_meta":{{"io.modelcontextprotocol/protocolVersion":"2026-07-28","io.modelcontextprotocol/clientCapabilities":{{}}}}}}}}"#).into_bytes())
+        };
+        let mut target = StdioTarget::new(slow.clone(), patient).with_sentinels(Eras::Modern);
+        target.run(&[]).unwrap();
+        let calibrated = target.wait.unwrap();
+        assert!(calibrated >= MIN_WAIT && calibrated <= patient.reply, "{calibrated:?}");
+        // The calibrated wait depends on the machine's load; the rest of the test sets one well under `slow`'s 1 s.
+        let first = Duration::from_millis(100);
+        target.wait = Some(first);
+        // The slow reply comes after the guess: the conversation runs again, waiting the full reply timeout, so the
+        // reply is before the sync point as on the clock; later conversations first wait twice as long.
+        let inputs = [request("s", "slow"), Input::Sync, request("m", "mute"), Input::Sync];
+        let transcript = target.run(&inputs).unwrap();
+        let clock = StdioTarget::new(slow, patient).run(&inputs).unwrap();
+        assert_eq!(transcript.events, clock.events, "{}", transcript.render());
+        assert!(matches!(transcript.events[1], Event::Received { .. }), "{}", transcript.render());
+        assert_eq!(target.wait, Some((first * 2).min(patient.reply)));
+        // A request that is never answered is found after the first wait, not the reply timeout.
+        let started = Instant::now();
+        let mute = target.run(&[request("m", "mute"), Input::Sync]).unwrap();
+        assert!(started.elapsed() < patient.reply, "{:?}", started.elapsed());
+        assert_eq!(mute.events.len(), 2, "{}", mute.render());
     }
 
     #[test]

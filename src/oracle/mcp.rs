@@ -237,10 +237,13 @@ pub(super) fn check(
         })
         .collect();
     let mut advertised = advertised(&exchanges);
-    // An `initialize` whose line parsers differ on (not judged as a request) may have succeeded as well.
-    let ambiguous_initialize = reads.iter().position(
-        |read| matches!(read.sent(), Some((Frame::Request(request), Some(_))) if request.method == INITIALIZE),
-    );
+    // An `initialize` whose line parsers differ on, or that is not a valid request (an id like `4e+3`, an extra
+    // member: not judged as a request), may have succeeded as well: a lenient server serves it.
+    let ambiguous_initialize = reads.iter().position(|read| match read.sent() {
+        Some((Frame::Request(request), Some(_))) => request.method == INITIALIZE,
+        Some((Frame::Invalid { method: Some(method), .. }, _)) => method == INITIALIZE,
+        _ => false,
+    });
     if let Some(sent) = ambiguous_initialize {
         advertised.initialize_unknown = Some(advertised.initialize_unknown.map_or(sent, |first| first.min(sent)));
     }
@@ -491,8 +494,10 @@ impl Reply<'_, '_> {
         let result = match self.outcome {
             Outcome::Error(error) => {
                 let judged = !initialized && !valid_initialize(params) && !matches!(params, Some(Value::Null));
-                let era_refusal =
-                    error.code == UNSUPPORTED_PROTOCOL_VERSION || (refusal && error.code == INVALID_REQUEST);
+                // After a modern request, `initialize` is a method 2026-07-28 removed: -32601 (rmcp) is as fair as
+                // the other era's refusal.
+                let era_refusal = error.code == UNSUPPORTED_PROTOCOL_VERSION
+                    || (refusal && matches!(error.code, INVALID_REQUEST | METHOD_NOT_FOUND));
                 if judged && error.code != INVALID_PARAMS && !era_refusal {
                     let detail = format!("an initialize with invalid params got error {}, not -32602", error.code);
                     self.add(INITIALIZE_PARAMS, detail);

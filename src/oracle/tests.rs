@@ -1485,6 +1485,8 @@ fn initialize_invalid_params() {
         // Refusals of the era after a modern request, and anything after a successful initialize.
         let discover = modern("1", "server/discover", "");
         only(&[S(&discover), R(&discovered("1", r#"["2026-07-28"]"#)), S(invalid), R(&error("0", -32022))], &[]);
+        // rmcp: initialize is a method 2026-07-28 removed (the example crate's fuzz body, seed 0).
+        only(&[S(&discover), R(&discovered("1", r#"["2026-07-28"]"#)), S(invalid), R(&error("0", -32601))], &[]);
         only(&[S(INIT), R(INIT_OK), S(invalid), R(&error("0", -32600))], &[]);
         // -32022 refuses initialize whatever opened the connection: the built-in server locked modern on a line
         // with a duplicate id member (ambiguous to the oracle) and refused the next initialize (seed 2).
@@ -1503,6 +1505,11 @@ fn initialize_invalid_params() {
     let huge = INIT.replace(r#""id":0,"#, &format!(r#""id":0,"wirefuzz":1{},"#, "0".repeat(400)));
     let bare_2 = r#"{"jsonrpc":"2.0","id":2,"method":"initialize"}"#;
     quiet(&[S(&huge), R(INIT_OK), S(bare_2), R(&error("2", -32600))], INITIALIZE_PARAMS);
+    // An initialize that is not a valid request (id `4e+3`, an extra member) that a lenient server served: a second
+    // one may be refused any way (the example rmcp crate's fuzz body, seed 0).
+    let lenient = INIT.replace(r#""id":0,"#, r#""id":4e+3,"wirefuzz":true,"#);
+    let served = INIT_OK.replace(r#""id":0"#, r#""id":4000"#);
+    quiet(&[S(&lenient), R(&served), S(bare_2), R(&error("2", -32601))], INITIALIZE_PARAMS);
     // A valid initialize may be refused with any code.
     quiet(&[S(INIT), R(&error("0", -32603))], INITIALIZE_PARAMS);
 }

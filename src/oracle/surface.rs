@@ -21,7 +21,7 @@ use crate::script::{BAD_CURSOR, UNKNOWN_URI};
 use crate::surface::{Surface, TEMPLATES_LIST, compile};
 use crate::transcript::{Event, Transcript};
 use serde_json::{Map, Value};
-use std::collections::BTreeSet;
+use std::collections::{BTreeSet, HashMap, HashSet};
 
 /// Codes 2026-07-28 defines in the reserved range -32020..-32099.
 const DEFINED_RESERVED: [i64; 3] = [-32020, -32021, -32022];
@@ -64,7 +64,7 @@ pub(super) fn check(
             coverage.resources.entry(uri.clone()).or_default();
         }
     }
-    let (cancelled, sent_ids) = cancels_and_ids(transcript);
+    let cancelled = cancelled_requests(transcript);
     let mut initialized_from: Option<usize> = None;
     let mut plain_seen = false;
     for (index, read) in reads.iter().enumerate() {
@@ -82,17 +82,7 @@ pub(super) fn check(
             Some(ServerLine::Reply { outcome: Some(outcome), .. }) => Some((at, outcome)),
             _ => None,
         });
-        let sent_line = match transcript.events.get(index) {
-            Some(Event::Sent(line)) => serde_json::from_slice::<Value>(line).ok(),
-            _ => None,
-        };
-        // Cancelled: a cancel names its id before another request reuses the id.
-        let was_cancelled = reply.is_none()
-            && sent_line.as_ref().and_then(|s| s.get("id")).is_some_and(|id| {
-                let id = id.to_string();
-                let reused = sent_ids.iter().find(|(at, sent)| *at > index && *sent == id).map_or(usize::MAX, |r| r.0);
-                cancelled.iter().any(|(at, cancelled)| *at > index && *at < reused && *cancelled == id)
-            });
+        let was_cancelled = reply.is_none() && cancelled.contains(&index);
         let count = |counts: &mut Counts, reply: Option<&Outcome>| count(counts, reply, was_cancelled);
         count(coverage.methods.entry(request.method.clone()).or_default(), reply.map(|(_, o)| o));
         let params = request.params.as_ref();
@@ -114,8 +104,14 @@ pub(super) fn check(
             }
         };
         let surface = policy.surface().filter(|s| s.learned);
+        // The line itself: a request read through a template keeps only the types of its params.
+        let sent_line = || match transcript.events.get(index) {
+            Some(Event::Sent(line)) => serde_json::from_slice::<Value>(line).ok(),
+            _ => None,
+        };
         if request.method == RESOURCES_READ
-            && let Some(uri) = sent_line.as_ref().and_then(|s| s.get("params")?.get("uri")?.as_str())
+            && let Some(line) = sent_line()
+            && let Some(uri) = line.get("params").and_then(|p| p.get("uri")).and_then(Value::as_str)
             && surface.is_some_and(|s| s.resources.iter().any(|listed| listed == uri))
         {
             count(coverage.resources.entry(uri.to_string()).or_default(), reply.map(|(_, o)| o));
@@ -172,24 +168,29 @@ pub(super) fn check(
     }
 }
 
-/// The `notifications/cancelled` lines sent in the transcript and the ids of the lines sent, each with its event:
-/// the id a cancel names, and every line's own `id` (as JSON text).
-type SentIds = Vec<(usize, String)>;
-fn cancels_and_ids(transcript: &Transcript) -> (SentIds, SentIds) {
-    let (mut cancels, mut ids) = (Vec::new(), Vec::new());
+/// The sent requests a later `notifications/cancelled` names, by event: a cancel is for the latest line sent with
+/// its id. Only a transcript that names the method at all is parsed.
+fn cancelled_requests(transcript: &Transcript) -> HashSet<usize> {
+    let mut cancelled = HashSet::new();
+    let names_cancel = |line: &[u8]| line.windows(CANCELLED.len()).any(|w| w == CANCELLED.as_bytes());
+    if !transcript.events.iter().any(|event| matches!(event, Event::Sent(line) if names_cancel(line))) {
+        return cancelled;
+    }
+    let mut latest: HashMap<String, usize> = HashMap::new();
     for (at, event) in transcript.events.iter().enumerate() {
         let Event::Sent(line) = event else { continue };
         let Ok(message) = serde_json::from_slice::<Value>(line) else { continue };
         if message.get("method").and_then(Value::as_str) == Some(CANCELLED)
             && let Some(id) = message.get("params").and_then(|p| p.get("requestId"))
+            && let Some(&request) = latest.get(&id.to_string())
         {
-            cancels.push((at, id.to_string()));
+            cancelled.insert(request);
         }
         if let Some(id) = message.get("id") {
-            ids.push((at, id.to_string()));
+            latest.insert(id.to_string(), at);
         }
     }
-    (cancels, ids)
+    cancelled
 }
 
 /// Counts one request and its reply; `cancelled` when it got none and the client cancelled it.

@@ -470,8 +470,8 @@ impl Connection<'_> {
             }
             Frame::NotJson { error, .. } => {
                 // Nested past this parser's limit: valid JSON that a server with a higher limit reads as what it is
-                // (RFC 8259 §9 lets each parser set its limit), so a result under its id is no MALFORMED-SERVED;
-                // with an id at the top it is a request to such a server.
+                // (RFC 8259 §9 lets each parser set its limit), so no reply under its id (a result, or a refusal of
+                // its params) is judged; with an id at the top it is a request to such a server.
                 let deep = error.contains("recursion limit");
                 if deep && sent.lenient_id.is_some() {
                     self.deep.push(self.pending.len());
@@ -829,9 +829,7 @@ impl Connection<'_> {
     /// What the reply at `index` to a pending line shows.
     fn judge(&mut self, pending: usize, index: usize, outcome: Option<&Outcome>) {
         let Pending { event, fault, reused, .. } = self.pending[pending];
-        // A line nested past this parser's limit is valid JSON (RFC 8259 §9 lets each parser set its own limit): a
-        // server that parses deeper may serve it or refuse its params like any request's.
-        if reused || self.deep.contains(&pending) {
+        if reused {
             return;
         }
         let line = || shown(self.transcript, index);

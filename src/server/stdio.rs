@@ -620,7 +620,7 @@ impl Process {
             cut: false,
             batches: Batches::default(),
             barrier,
-            handshake: Handshake { ahead: first_opening(inputs), ..Handshake::default() },
+            handshake: Handshake::default(),
             sentinels: 0,
             settled: false,
             dropped: HashSet::new(),
@@ -632,11 +632,13 @@ impl Process {
             cancelled: HashSet::new(),
             guessed: false,
             late: false,
+            unsynced: false,
         };
-        for input in inputs {
+        for (at, input) in inputs.iter().enumerate() {
             match input {
                 Input::Line(line) => talk.send(line),
                 Input::Sync => {
+                    talk.handshake.ahead = first_opening(&inputs[at + 1..]);
                     if let Some(ending) = talk.barrier(timeouts) {
                         return talk.finish(ending);
                     }
@@ -644,6 +646,7 @@ impl Process {
                 }
             }
         }
+        talk.handshake.ahead = first_opening(&[]);
         if let Some(ending) = talk.barrier(timeouts) {
             return talk.finish(ending);
         }
@@ -845,6 +848,10 @@ struct Conversation<'a> {
     guessed: bool,
     /// Set when the server wrote a line after that: the guess was wrong, the transcript is void.
     late: bool,
+    /// Set when a line was sent since the last barrier. Without one, a barrier on a server calibrated to answer in
+    /// order has nothing to wait for: the last barrier (or the start) saw everything the lines before it caused, and
+    /// the clock would only wait for lines the server writes on its own.
+    unsynced: bool,
     /// Set when a reply came after a sentinel had shown its request dropped.
     reordered: bool,
     /// The well-formed `tools/call` requests sent, by id: the `notifications/cancelled` that lets each go, and the
@@ -865,8 +872,9 @@ struct Conversation<'a> {
 #[derive(Default)]
 struct Handshake {
     opened: Option<Era>,
-    /// The era the conversation's first request will open (`None` when unclear or there is none); a sentinel sent
-    /// before it opens the same era.
+    /// At a sync point, the era the next request after it will open ([`first_opening`] of the lines still to send;
+    /// `None` when unclear): a sentinel sent there opens the same era. Lines already sent had their say before any
+    /// sentinel, so only the lines ahead can make it unclear.
     ahead: Option<Option<Era>>,
     initialize_ids: Vec<RequestId>,
     initialized: bool,
@@ -883,6 +891,7 @@ struct Batches {
 
 impl Conversation<'_> {
     fn send(&mut self, line: &[u8]) {
+        self.unsynced = true;
         self.record(Event::Sent(line.to_vec()));
         self.handshake.sent(line);
         if self.batches.granted && line.trim_ascii_start().starts_with(b"[") {
@@ -974,6 +983,9 @@ impl Conversation<'_> {
     /// Requests still unanswered afterwards are not waited for again. Where a sentinel is harmless, its reply ends
     /// the wait instead of the clock ([`Conversation::sentinel_barrier`]).
     fn barrier(&mut self, timeouts: Timeouts) -> Option<Ending> {
+        if !std::mem::take(&mut self.unsynced) && matches!(self.barrier, Barrier::Sentinel { .. }) {
+            return None;
+        }
         self.settled = false;
         let started = Instant::now();
         let limit = if self.stalled { timeouts.settle } else { timeouts.reply_for(self.heard) };

@@ -152,12 +152,76 @@ pub struct StdioTarget {
     command: ServerCommand,
     timeouts: Timeouts,
     warm: bool,
-    spare: Option<Process>,
     sentinels: Sentinels,
     /// The process kept after a conversation of self-contained modern requests, for the next such conversation.
     kept: Option<Process>,
     /// The first wait for a sentinel, set at calibration; doubled each time a server it stalled spoke later.
     wait: Option<Duration>,
+    /// Starts the warm spare beside the running conversation (declared last: the processes it started are ended
+    /// before it is).
+    spawner: Option<Spawner>,
+}
+
+/// A thread of a target's own that starts its server processes ahead, so the next one starts up while the
+/// current conversation runs, and the conversation does not wait for `fork` and `exec`. A process started there
+/// gets SIGKILL when that thread ends (its parent-death signal, see [`start`]), so the thread lives as long as the
+/// target; it ends when the target drops it.
+#[derive(Debug)]
+struct Spawner {
+    orders: Option<Sender<()>>,
+    started: Receiver<Result<Process>>,
+    /// Processes ordered and not yet taken.
+    ordered: usize,
+    thread: Option<JoinHandle<()>>,
+}
+
+impl Spawner {
+    /// A spawner for `command`, with one process ordered.
+    fn new(command: &ServerCommand, deadline: Option<Instant>) -> Spawner {
+        let (orders, ordered) = mpsc::channel::<()>();
+        let (done, started) = mpsc::channel();
+        let command = command.clone();
+        let thread = thread::spawn(move || {
+            for () in ordered {
+                if done.send(Process::spawn(&command, deadline)).is_err() {
+                    return;
+                }
+            }
+        });
+        let mut spawner = Spawner { orders: Some(orders), started, ordered: 0, thread: Some(thread) };
+        spawner.order();
+        spawner
+    }
+
+    fn order(&mut self) {
+        if let Some(orders) = &self.orders
+            && orders.send(()).is_ok()
+        {
+            self.ordered += 1;
+        }
+    }
+
+    /// The process ordered last (waiting for its start when it is not there yet), and the next one ordered.
+    fn take(&mut self) -> Result<Process> {
+        if self.ordered == 0 {
+            self.order();
+        }
+        let process = self.started.recv().map_err(|_| anyhow::anyhow!("the thread starting server processes ended"))?;
+        self.ordered -= 1;
+        self.order();
+        process
+    }
+}
+
+impl Drop for Spawner {
+    fn drop(&mut self) {
+        self.orders = None;
+        // Ends the processes started and not taken (before their parent-death signal would).
+        while self.started.recv().is_ok() {}
+        if let Some(thread) = self.thread.take() {
+            let _ = thread.join();
+        }
+    }
 }
 
 /// Whether a target uses sentinel requests as barriers, and for which eras.
@@ -168,9 +232,10 @@ enum Sentinels {
     /// The server serves these eras; the first conversation calibrates it.
     Uncalibrated(Eras),
     /// Calibrated: the server answers in order in the eras it serves; `pre_init` when a ping before `initialize`
-    /// leaves its handshake as it was; `pace` how long it took, from its first reply to its last, to answer the
-    /// calibration's pipelined lines (the slowest form).
-    InOrder { eras: Eras, pre_init: bool, pace: Duration },
+    /// leaves its handshake as it was; `neutral` when it answers a [`Form::Neutral`] line by its id, in order, and
+    /// such a line leaves every era it serves open; `pace` how long it took, from its first reply to its last, to
+    /// answer the calibration's pipelined lines (the slowest form).
+    InOrder { eras: Eras, pre_init: bool, neutral: bool, pace: Duration },
 }
 
 /// How many times the calibration's pace per pair a sentinel is first waited for ([`Barrier::Sentinel::wait`]).
@@ -187,7 +252,7 @@ fn first_wait(pace: Duration, reply: Duration) -> Duration {
 impl StdioTarget {
     /// A target that starts `command` for each conversation, with a warm spare process.
     pub fn new(command: ServerCommand, timeouts: Timeouts) -> StdioTarget {
-        StdioTarget { command, timeouts, warm: true, spare: None, sentinels: Sentinels::Off, kept: None, wait: None }
+        StdioTarget { command, timeouts, warm: true, sentinels: Sentinels::Off, kept: None, wait: None, spawner: None }
     }
 
     /// Turns the warm spare off (one fresh process started when each conversation starts).
@@ -207,39 +272,40 @@ impl StdioTarget {
     /// The barrier conversations use now: calibrates the server first when that is still to do.
     fn barrier(&mut self) -> Result<Barrier> {
         if let Sentinels::Uncalibrated(eras) = self.sentinels {
-            if self.warm && self.spare.is_none() {
-                self.spare = Some(Process::spawn(&self.command, self.timeouts.deadline)?);
-            }
+            self.warm_up();
             self.sentinels = calibrated(&self.command, eras, self.timeouts)?;
         }
         Ok(match self.sentinels {
-            Sentinels::InOrder { eras, pre_init, pace } => {
+            Sentinels::InOrder { eras, pre_init, neutral, pace } => {
                 let wait = *self.wait.get_or_insert_with(|| first_wait(pace, self.timeouts.reply));
-                Barrier::Sentinel { eras, pre_init, wait }
+                Barrier::Sentinel { eras, pre_init, neutral, wait }
             }
             _ => Barrier::Clock,
         })
     }
 
-    /// A fresh process: the warm spare, or one started now; a new spare is started beside it.
-    fn fresh(&mut self) -> Result<Process> {
-        let deadline = self.timeouts.deadline;
-        let process = match self.spare.take() {
-            Some(process) => process,
-            None => Process::spawn(&self.command, deadline)?,
-        };
-        if self.warm {
-            self.spare = Some(Process::spawn(&self.command, deadline)?);
+    /// Starts the spawner of a warm target, when it is not running yet: its first process starts at once.
+    fn warm_up(&mut self) {
+        if self.warm && self.spawner.is_none() {
+            self.spawner = Some(Spawner::new(&self.command, self.timeouts.deadline));
         }
-        Ok(process)
+    }
+
+    /// A fresh process: the warm spare, with the next spare ordered beside it; on a cold target, one started now.
+    fn fresh(&mut self) -> Result<Process> {
+        self.warm_up();
+        match &mut self.spawner {
+            Some(spawner) => spawner.take(),
+            None => Process::spawn(&self.command, self.timeouts.deadline),
+        }
     }
 }
 
 impl Target for StdioTarget {
     fn run(&mut self, inputs: &[Input]) -> Result<Transcript> {
         if self.timeouts.deadline.is_some_and(|deadline| Instant::now() >= deadline) {
-            self.spare = None;
             self.kept = None;
+            self.spawner = None;
             return Err(super::DeadlinePassed.into());
         }
         let barrier = self.barrier()?;
@@ -309,6 +375,9 @@ pub enum Barrier {
         eras: Eras,
         /// True when the calibration showed a ping before `initialize` leaves the handshake as it was.
         pre_init: bool,
+        /// True when the calibration showed the server answers a [`Form::Neutral`] line by its id, in order, and
+        /// that such a line leaves every era it serves open: a sentinel for where no ping is harmless.
+        neutral: bool,
         /// How long a sentinel is waited for before the server is taken as silent: shorter than the reply timeout
         /// when derived from the calibration's pace. Such a guess stands only when the server then writes nothing
         /// more, not even the sentinel's reply, until its output ends (or the shutdown budget passes); a line after
@@ -324,6 +393,11 @@ enum Form {
     Modern,
     /// A plain `ping`, on a connection whose `initialize` handshake is done.
     Handshake,
+    /// An invalid request: a harness id and no method (`{"jsonrpc":"2.0","id":"…"}`). JSON-RPC 2.0 answers it
+    /// with -32600 and, as the id can be read, that id; it is no request, so it opens no era. Used where no ping is
+    /// harmless (a dual-era server whose era the lines ahead leave unclear, a handshake not yet done), on a server
+    /// whose calibration showed both.
+    Neutral,
 }
 
 impl Form {
@@ -337,12 +411,13 @@ impl Form {
         }
     }
 
-    /// A request of `method` with `id`, in this form.
+    /// A request of `method` with `id`, in this form (the neutral form has no method).
     fn request(self, id: &str, method: &str) -> Vec<u8> {
         let message = match self {
             Form::Modern => serde_json::json!({ "jsonrpc": "2.0", "id": id, "method": method,
                 "params": { META: envelope::envelope(LATEST_MODERN_VERSION) } }),
             Form::Handshake => serde_json::json!({ "jsonrpc": "2.0", "id": id, "method": method }),
+            Form::Neutral => serde_json::json!({ "jsonrpc": "2.0", "id": id }),
         };
         message.to_string().into_bytes()
     }
@@ -374,8 +449,15 @@ fn calibrated(command: &ServerCommand, eras: Eras, timeouts: Timeouts) -> Result
     let paces = forms.into_iter().map(|(form, process)| calibrate(process, form, timeouts)).collect::<Vec<_>>();
     let pace = paces.iter().try_fold(Duration::ZERO, |slowest, pace| pace.map(|pace| pace.max(slowest)));
     let pre_init = pace.is_some() && pre_init.is_some_and(|process| calibrate_pre_init(process, timeouts));
+    let neutral = pace.is_some() && (eras == Eras::Dual || (eras == Eras::Handshake && !pre_init)) && {
+        let runs = Form::of(eras)
+            .into_iter()
+            .map(|form| Ok((form, Process::spawn(command, deadline)?)))
+            .collect::<Result<Vec<_>>>()?;
+        runs.into_iter().all(|(form, process)| calibrate_neutral(process, form, timeouts))
+    };
     let sentinels = match pace {
-        Some(pace) => Sentinels::InOrder { eras, pre_init, pace },
+        Some(pace) => Sentinels::InOrder { eras, pre_init, neutral, pace },
         None => Sentinels::Off,
     };
     known.push((argv, eras, sentinels));
@@ -385,6 +467,19 @@ fn calibrated(command: &ServerCommand, eras: Eras, timeouts: Timeouts) -> Result
 /// Requests pipelined by a calibration run, each followed by a sentinel.
 const CALIBRATION_PAIRS: usize = 16;
 
+/// The `initialize` request a calibration sends, with `id`.
+fn initialize(id: &str) -> Vec<u8> {
+    let initialize = serde_json::json!({ "jsonrpc": "2.0", "id": id, "method": INITIALIZE,
+        "params": { "protocolVersion": LATEST_HANDSHAKE_VERSION, "capabilities": {},
+            "clientInfo": { "name": "mcp-wirefuzz", "version": env!("CARGO_PKG_VERSION") } } });
+    initialize.to_string().into_bytes()
+}
+
+/// The `notifications/initialized` line a calibration sends.
+fn initialized() -> Vec<u8> {
+    serde_json::json!({ "jsonrpc": "2.0", "method": INITIALIZED }).to_string().into_bytes()
+}
+
 /// Runs a calibration on a fresh process: `form`'s opening (an `initialize` handshake for the handshake form), then
 /// [`CALIBRATION_PAIRS`] requests, each followed by a sentinel, all written at once. When every reply came, each
 /// request's before the sentinel after it, and the sentinels' in order: the time from the first reply to the last.
@@ -392,16 +487,13 @@ fn calibrate(process: Process, form: Form, timeouts: Timeouts) -> Option<Duratio
     let mut lines = Vec::new();
     let mut expected = Vec::new();
     if form == Form::Handshake {
-        let initialize = serde_json::json!({ "jsonrpc": "2.0", "id": "mcp-wirefuzz-calibrate-init", "method": INITIALIZE,
-            "params": { "protocolVersion": LATEST_HANDSHAKE_VERSION, "capabilities": {},
-                "clientInfo": { "name": "mcp-wirefuzz", "version": env!("CARGO_PKG_VERSION") } } });
-        lines.push(initialize.to_string().into_bytes());
-        lines.push(serde_json::json!({ "jsonrpc": "2.0", "method": INITIALIZED }).to_string().into_bytes());
+        lines.push(initialize("mcp-wirefuzz-calibrate-init"));
+        lines.push(initialized());
         expected.push("mcp-wirefuzz-calibrate-init".to_string());
     }
     let methods: &[&str] = match form {
         Form::Modern => &[DISCOVER, TOOLS_LIST, PING, "mcp-wirefuzz/no-such-method"],
-        Form::Handshake => &[PING, TOOLS_LIST, "mcp-wirefuzz/no-such-method"],
+        Form::Handshake | Form::Neutral => &[PING, TOOLS_LIST, "mcp-wirefuzz/no-such-method"],
     };
     for pair in 0..CALIBRATION_PAIRS {
         let request = format!("mcp-wirefuzz-calibrate-{pair}");
@@ -445,14 +537,10 @@ fn calibrate_pre_init(process: Process, timeouts: Timeouts) -> bool {
     let Some(input) = &process.input else { return false };
     let expected =
         [format!("{SENTINEL_PREFIX}pre"), "mcp-wirefuzz-calibrate-init".to_string(), format!("{SENTINEL_PREFIX}post")];
-    let initialize = serde_json::json!({ "jsonrpc": "2.0", "id": expected[1], "method": INITIALIZE,
-        "params": { "protocolVersion": LATEST_HANDSHAKE_VERSION, "capabilities": {},
-            "clientInfo": { "name": "mcp-wirefuzz", "version": env!("CARGO_PKG_VERSION") } } });
-    let initialized = serde_json::json!({ "jsonrpc": "2.0", "method": INITIALIZED });
     for line in [
         Form::Handshake.request(&expected[0], PING),
-        initialize.to_string().into_bytes(),
-        initialized.to_string().into_bytes(),
+        initialize(&expected[1]),
+        initialized(),
         Form::Handshake.request(&expected[2], PING),
     ] {
         let _ = input.send([line, b"\n".to_vec()].concat());
@@ -475,6 +563,57 @@ fn calibrate_pre_init(process: Process, timeouts: Timeouts) -> bool {
         }
     }
     in_order(&seen, &expected)
+}
+
+/// Runs a calibration of [`Form::Neutral`] lines on a fresh process, for the era of `form`: a neutral line, the
+/// era's opening (an enveloped `server/discover`, or `initialize` then `notifications/initialized` with a neutral
+/// line between them), a neutral line, and a ping of the form. True when every line was answered by its id, in the
+/// order sent, and the opening got a result: the server answers neutral lines in order, and one sent before the
+/// opening left that era open. Stops at the first reply out of order, so a server silent on neutral lines costs
+/// no timeout.
+fn calibrate_neutral(process: Process, form: Form, timeouts: Timeouts) -> bool {
+    let Some(input) = &process.input else { return false };
+    let opening = "mcp-wirefuzz-calibrate-open".to_string();
+    let neutral = |n: &str| (format!("{SENTINEL_PREFIX}neutral-{n}"), None);
+    let mut lines: Vec<(String, Option<Vec<u8>>)> = vec![neutral("pre")];
+    match form {
+        Form::Modern => lines.push((opening.clone(), Some(form.request(&opening, DISCOVER)))),
+        _ => {
+            lines.push((opening.clone(), Some(initialize(&opening))));
+            lines.push(neutral("mid"));
+            lines.push((String::new(), Some(initialized())));
+        }
+    }
+    lines.push(neutral("post"));
+    let ping = format!("{SENTINEL_PREFIX}neutral-ping");
+    lines.push((ping.clone(), Some(form.request(&ping, PING))));
+    let mut expected = Vec::new();
+    for (id, line) in lines {
+        let line = line.unwrap_or_else(|| Form::Neutral.request(&id, PING));
+        let _ = input.send([line, b"\n".to_vec()].concat());
+        if !id.is_empty() {
+            expected.push(id);
+        }
+    }
+    let until = Instant::now() + timeouts.reply_for(false);
+    let mut next = expected.iter();
+    let mut want = next.next();
+    while let Some(id_wanted) = want {
+        let Ok(Stdout::Line(line)) = process.output.recv_timeout(until.saturating_duration_since(Instant::now()))
+        else {
+            return false;
+        };
+        let Ok(reply) = serde_json::from_slice::<serde_json::Value>(&line.bytes) else { continue };
+        let Some(Some(RequestId::String(id))) = reply_to(&reply) else { continue };
+        if !expected.contains(&id) {
+            continue;
+        }
+        if id != *id_wanted || (id == opening && !reply.get("result").is_some_and(|r| r.is_object())) {
+            return false;
+        }
+        want = next.next();
+    }
+    true
 }
 
 /// True when `seen` (the replies' ids as they came) holds every `expected` id (in the order sent) once, and each
@@ -673,15 +812,18 @@ impl Process {
         Ending::Exited { code: status.code(), signal: status.signal(), stderr_tail: self.stderr_tail() }
     }
 
-    /// Waits up to `limit` for the process to exit.
+    /// Waits up to `limit` for the process to exit, looking again after 50 µs, then twice as long each time up to
+    /// 1 ms: a server usually exits within microseconds of closing its output.
     fn wait_for_exit(&mut self, limit: Duration) -> Option<ExitStatus> {
         let until = Instant::now() + limit;
+        let mut pause = Duration::from_micros(50);
         loop {
             match self.child.try_wait() {
                 Ok(Some(status)) => return Some(status),
-                Ok(None) if Instant::now() < until => thread::sleep(Duration::from_millis(1)),
+                Ok(None) if Instant::now() < until => thread::sleep(pause),
                 _ => return None,
             }
+            pause = (pause * 2).min(Duration::from_millis(1));
         }
     }
 }
@@ -694,7 +836,7 @@ impl Drop for Process {
 
 /// Starts `command` with piped stdio in a process group of its own (so the whole group can be ended), set to get
 /// SIGKILL when the thread that started it dies (Linux's parent-death signal), so a harness killed with `kill -9`
-/// does not leave it running.
+/// does not leave it running. It inherits the harness's transparent huge pages setting: off (see main.rs).
 fn start(command: &ServerCommand) -> std::io::Result<Child> {
     let parent = nix::unistd::getpid();
     let mut process = Command::new(&command.program);
@@ -1025,17 +1167,21 @@ impl Conversation<'_> {
     /// era (a ping must not open the era for it); a handshake connection once the conversation's own `initialize`
     /// got a result and it sent `notifications/initialized`, or at any time when the calibration showed a ping
     /// before `initialize` is harmless (on a dual-era server, once the first request opened the handshake era).
+    /// Where none of these holds, a [`Form::Neutral`] line on a server calibrated for it (it opens no era).
     fn form(&self) -> Option<Form> {
-        let Barrier::Sentinel { eras, pre_init, .. } = self.barrier else { return None };
+        let Barrier::Sentinel { eras, pre_init, neutral, .. } = self.barrier else { return None };
         let ready = pre_init || (self.handshake.result && self.handshake.initialized);
-        let era = match self.handshake.opened {
-            Some(era) => Some(era),
-            None => self.handshake.ahead?,
+        let era = match (self.handshake.opened, self.handshake.ahead) {
+            (Some(era), _) | (None, Some(Some(era))) => Some(era),
+            // No request ahead: a modern ping opens an era no line of the conversation will see.
+            (None, Some(None)) => Some(Era::Modern),
+            (None, None) => None,
         };
+        let fallback = neutral.then_some(Form::Neutral);
         match (eras, era) {
-            (Eras::Modern, _) | (Eras::Dual, Some(Era::Modern) | None) => Some(Form::Modern),
+            (Eras::Modern, _) | (Eras::Dual, Some(Era::Modern)) => Some(Form::Modern),
             (Eras::Handshake, _) | (Eras::Dual, Some(Era::Handshake)) if ready => Some(Form::Handshake),
-            _ => None,
+            _ => fallback,
         }
     }
 
@@ -1642,13 +1788,78 @@ idof() {{ printf %s "$1" | sed -n 's/.*"id":"\([^"]*\)".*/\1/p'; }}
     fn calibration_tells_servers_that_answer_in_order_from_those_that_reorder() {
         let in_order = answering(IN_ORDER);
         let sentinels = calibrated(&in_order, Eras::Dual, quick()).unwrap();
-        assert!(matches!(sentinels, Sentinels::InOrder { eras: Eras::Dual, pre_init: true, .. }), "{sentinels:?}");
+        assert!(
+            matches!(sentinels, Sentinels::InOrder { eras: Eras::Dual, pre_init: true, neutral: true, .. }),
+            "{sentinels:?}"
+        );
         let swapped = answering(
             r#"while read -r a; do read -r b; for l in "$b" "$a"; do id=$(idof "$l"); [ -n "$id" ] && reply "$id"; done; done"#,
         );
         assert_eq!(calibrated(&swapped, Eras::Modern, quick()).unwrap(), Sentinels::Off);
         let deaf = answering(r#"while read -r l; do :; done"#);
         assert_eq!(calibrated(&deaf, Eras::Handshake, quick()).unwrap(), Sentinels::Off);
+    }
+
+    #[test]
+    fn neutral_sentinels_need_a_server_that_answers_them_in_order_and_keeps_its_eras_open() {
+        // Silent on a line without a method (as the Python SDK is): in order, but no neutral sentinels.
+        let silent = answering(r#"while read -r l; do case "$l" in *'"method"'*) reply "$(idof "$l")";; esac; done"#);
+        let sentinels = calibrated(&silent, Eras::Dual, quick()).unwrap();
+        assert!(matches!(sentinels, Sentinels::InOrder { pre_init: true, neutral: false, .. }), "{sentinels:?}");
+        // Answers it, but a line without a method pins the handshake era: a modern discover after it is refused.
+        let pinning = answering(
+            r#"pinned=; while read -r l; do id=$(idof "$l"); case "$l" in *'"method"'*) ;; *) pinned=1;; esac
+case "$l" in *discover*) if [ -n "$pinned" ]; then printf '{"jsonrpc":"2.0","id":"%s","error":{"code":-32600,"message":"era"}}\n' "$id"; continue; fi;; esac
+reply "$id"; done"#,
+        );
+        let sentinels = calibrated(&pinning, Eras::Dual, quick()).unwrap();
+        assert!(matches!(sentinels, Sentinels::InOrder { neutral: false, .. }), "{sentinels:?}");
+        // The same server serving only the handshake era, and refusing pings before `initialize`: it needs neutral
+        // sentinels there, and they leave its handshake as it was.
+        let strict = answering(
+            r#"ready=; while read -r l; do id=$(idof "$l"); case "$l" in *initialize*) ready=1;; esac
+case "$l" in *'"ping"'*) [ -z "$ready" ] && continue;; esac; [ -n "$id" ] && reply "$id"; done"#,
+        );
+        let sentinels = calibrated(&strict, Eras::Handshake, quick()).unwrap();
+        assert!(matches!(sentinels, Sentinels::InOrder { pre_init: false, neutral: true, .. }), "{sentinels:?}");
+    }
+
+    #[test]
+    fn a_neutral_sentinel_goes_where_the_era_ahead_is_unclear() {
+        let line = |text: &str| Input::Line(text.as_bytes().to_vec());
+        let note = line(r#"{"jsonrpc":"2.0","method":"notifications/cancelled"}"#);
+        let modern = line(
+            r#"{"jsonrpc":"2.0","id":"m","method":"tools/list","params":{"_meta":{"io.modelcontextprotocol/protocolVersion":"2026-07-28"}}}"#,
+        );
+        // The second notification is ahead of the first request at the sync point: no ping may go there.
+        let inputs = [note.clone(), Input::Sync, note, modern, Input::Sync];
+        let seen = |answers_neutral: bool| {
+            let log = std::env::temp_dir().join(format!("wirefuzz-neutral-{}-{answers_neutral}", std::process::id()));
+            let _ = std::fs::remove_file(&log);
+            let filter = if answers_neutral { "" } else { r#"case "$l" in *'"method"'*) ;; *) continue;; esac;"# };
+            let server = answering(&format!(
+                r#"while read -r l; do printf '%s\n' "$l" >> '{}'; {filter} id=$(idof "$l"); [ -n "$id" ] && reply "$id"; done"#,
+                log.display()
+            ));
+            let mut target = StdioTarget::new(server, quick()).with_sentinels(Eras::Dual);
+            let transcript = target.run(&inputs).unwrap();
+            assert_eq!(transcript.events.iter().filter(|e| matches!(e, Event::Received { .. })).count(), 1);
+            let lines = std::fs::read_to_string(&log).unwrap();
+            let _ = std::fs::remove_file(&log);
+            // Calibration runs wrote their lines first: the conversation's start with its first notification.
+            let at = lines.find("notifications/cancelled").unwrap();
+            let lines = &lines[lines[..at].rfind('\n').map_or(0, |n| n + 1)..];
+            // The lines the server read, each named by its method, or `neutral` for a sentinel without one.
+            lines
+                .lines()
+                .map(|l| match serde_json::from_str::<serde_json::Value>(l).unwrap().get("method") {
+                    Some(method) => method.as_str().unwrap().to_string(),
+                    None => "neutral".to_string(),
+                })
+                .collect::<Vec<_>>()
+        };
+        assert_eq!(seen(true), ["notifications/cancelled", "neutral", "notifications/cancelled", "tools/list", "ping"]);
+        assert_eq!(seen(false), ["notifications/cancelled", "notifications/cancelled", "tools/list", "ping"]);
     }
 
     #[test]

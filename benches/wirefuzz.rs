@@ -13,6 +13,9 @@
 //!   process reuse and warm spares, and on the clock (sentinels off) for comparison; each beside its start-up bound
 //!   (jobs / median time from spawn to the first reply) and its message bound (the same conversations' well-formed
 //!   requests piped into one process in one go), all measured in the same run;
+//! - `stdio-reuse`: conversations/s of the conversations process reuse applies to (self-contained modern requests),
+//!   on the built-in server and rmcp-calc over stdio: one target with sentinels and reuse, against one on the clock
+//!   with a fresh process each (the harness before issue 15);
 //! - `stdio-find`: the time to first finding of every planted bug over stdio (`serve --mutant`, sentinel barriers);
 //! - `find`: time to first finding for every planted bug: the campaign engine, cargo-fuzz `mutant` (structure-aware)
 //!   and `mutant_bytes` (byte-level), median over seeds;
@@ -29,7 +32,7 @@ use mcp_wirefuzz::oracle::{Policy, check};
 use mcp_wirefuzz::protocol::Frame;
 use mcp_wirefuzz::server::builtin::mutants::Mutant;
 use mcp_wirefuzz::server::builtin::reference::{Calc, Planted};
-use mcp_wirefuzz::server::stdio::{ServerCommand, StdioTarget, Timeouts};
+use mcp_wirefuzz::server::stdio::{self, ServerCommand, StdioTarget, Timeouts};
 use mcp_wirefuzz::server::{InProcess, InProcessServer, ServerConnection, ServerSpec, Target, run_in_process};
 use mcp_wirefuzz::shrink::Budget;
 use mcp_wirefuzz::transcript::Input;
@@ -46,6 +49,8 @@ fn main() {
     if let Ok(part) = std::env::var(INSTRUCTIONS_CHILD) {
         return instructions_child(&part);
     }
+    // As the CLI does, so the numbers are the CLI's.
+    stdio::no_huge_pages();
     let wanted: Vec<String> = std::env::args().skip(1).filter(|a| !a.starts_with('-')).collect();
     let run = |section: &str| wanted.is_empty() || wanted.iter().any(|w| w == section);
     if run("inprocess") {
@@ -62,6 +67,9 @@ fn main() {
     }
     if run("stdio-real") {
         stdio_real();
+    }
+    if run("stdio-reuse") {
+        stdio_reuse();
     }
     if run("stdio-find") {
         stdio_find(env!("CARGO_BIN_EXE_mcp-wirefuzz"));
@@ -663,6 +671,49 @@ fn stdio_real() {
         );
     } else {
         println!("| Python SDK | SKIPPED: .venv has no mcp (run .ci/python-venv) |");
+    }
+}
+
+/// How many reusable conversations `stdio-reuse` runs each way.
+const REUSE_CONVERSATIONS: usize = 200;
+
+/// One `stdio-reuse` row: the first [`REUSE_CONVERSATIONS`] conversations of seed 1 that process reuse applies to,
+/// run one after another on one target with sentinels (calibrated by a first conversation, not timed), then on one
+/// on the clock (a warm spare, a fresh process each).
+fn reuse_row(name: &str, argv: &[String]) {
+    let command = ServerCommand::from_argv(argv).unwrap();
+    let server = ServerSpec::Command(command.clone());
+    let eras = model::probe(server.target(Timeouts::default()).as_mut()).unwrap().eras;
+    let reusable: Vec<Vec<Input>> = (0..)
+        .map(|index| conversation(1, index))
+        .filter(|c| stdio::self_contained(c))
+        .take(REUSE_CONVERSATIONS)
+        .collect();
+    let rate = |target: &mut StdioTarget| {
+        target.run(&reusable[0]).unwrap();
+        let started = Instant::now();
+        for inputs in &reusable {
+            target.run(inputs).unwrap();
+        }
+        reusable.len() as f64 / started.elapsed().as_secs_f64()
+    };
+    let fast = rate(&mut StdioTarget::new(command.clone(), Timeouts::default()).with_sentinels(eras));
+    let clock = rate(&mut StdioTarget::new(command, Timeouts::default()));
+    println!("| {name} | {} | {fast:.1} | {clock:.1} | {:.1}x |", eras.name(), fast / clock);
+}
+
+fn stdio_reuse() {
+    println!(
+        "## process reuse over stdio: the first {REUSE_CONVERSATIONS} reusable conversations of seed 1, one target"
+    );
+    println!("| server | eras | reused, sentinels: conversations/s | on the clock, a fresh process each | speed-up |");
+    println!("|---|---|---|---|---|");
+    let exe = env!("CARGO_BIN_EXE_mcp-wirefuzz").to_string();
+    reuse_row("built-in (`mcp-wirefuzz serve`)", &[exe, "serve".into()]);
+    let rmcp = root().join("tests/servers/rmcp-calc/target/release/rmcp-calc");
+    match rmcp.exists() {
+        true => reuse_row("rmcp 3.11.0 (tests/servers/rmcp-calc)", &[rmcp.display().to_string()]),
+        false => println!("| rmcp | SKIPPED: build tests/servers/rmcp-calc --release |"),
     }
 }
 

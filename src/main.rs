@@ -295,11 +295,7 @@ struct FuzzArgs {
 }
 
 fn main() -> ExitCode {
-    // No transparent huge pages for the harness and the servers it starts (the setting is inherited across fork and
-    // exec): mimalloc, and other allocators, ask for them, and every process or thread that comes and goes then
-    // makes the kernel clear fresh 2 MiB pages. Over stdio, with a process per conversation, that was a fifth of
-    // the CPU of a run of the built-in server. It changes how fast a server gets memory, never what it does.
-    let _ = nix::sys::prctl::set_thp_disable(true);
+    mcp_wirefuzz::server::stdio::no_huge_pages();
     let cli = Cli::parse();
     let outcome = match cli.command {
         Commands::Fuzz(args) => run_fuzz(*args),

@@ -56,6 +56,15 @@ const EXIT_DRAIN: Duration = Duration::from_millis(100);
 /// signal ([`end_all`]).
 static GROUPS: Mutex<Vec<Pid>> = Mutex::new(Vec::new());
 
+/// Turns transparent huge pages off for this process and the servers it starts (the setting is inherited across
+/// fork and exec); the CLI calls it first thing. mimalloc, and other allocators, ask for huge pages, and every
+/// process or thread that comes and goes then makes the kernel clear fresh 2 MiB pages: with a process per
+/// conversation over stdio, that was a fifth of the CPU of a run of the built-in server. It changes how fast a
+/// server gets memory, never what it does.
+pub fn no_huge_pages() {
+    let _ = nix::sys::prctl::set_thp_disable(true);
+}
+
 /// Ends every server process group still running (SIGTERM, then SIGKILL after [`END_GRACE`]): for a harness
 /// stopped by a signal, which then exits without ending its conversations.
 pub fn end_all() {
@@ -646,7 +655,7 @@ const STATEFUL: &[&str] = &[
 /// self-contained, so on a server that serves 2026-07-28 such a conversation sees what it would see on a fresh
 /// process (which, locking its era or not, has seen only such requests). Notifications and malformed lines get a
 /// fresh process: a server may treat them by what its process saw before (rmcp ends on some of them).
-fn self_contained(inputs: &[Input]) -> bool {
+pub fn self_contained(inputs: &[Input]) -> bool {
     inputs.iter().all(|input| match input {
         Input::Sync => true,
         Input::Line(line) => {
@@ -836,7 +845,7 @@ impl Drop for Process {
 
 /// Starts `command` with piped stdio in a process group of its own (so the whole group can be ended), set to get
 /// SIGKILL when the thread that started it dies (Linux's parent-death signal), so a harness killed with `kill -9`
-/// does not leave it running. It inherits the harness's transparent huge pages setting: off (see main.rs).
+/// does not leave it running. It inherits the harness's transparent huge pages setting ([`no_huge_pages`]).
 fn start(command: &ServerCommand) -> std::io::Result<Child> {
     let parent = nix::unistd::getpid();
     let mut process = Command::new(&command.program);

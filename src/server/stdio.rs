@@ -403,9 +403,9 @@ enum Form {
     /// A plain `ping`, on a connection whose `initialize` handshake is done.
     Handshake,
     /// An invalid request: a harness id and no method (`{"jsonrpc":"2.0","id":"…"}`). JSON-RPC 2.0 answers it
-    /// with -32600 and, as the id can be read, that id; it is no request, so it opens no era. Used where no ping is
-    /// harmless (a dual-era server whose era the lines ahead leave unclear, a handshake not yet done), on a server
-    /// whose calibration showed both.
+    /// with -32600 and, as the id can be read, that id; it is no request, so it opens no era, and a server that
+    /// drops requests still answers it. Used wherever the calibration showed the server answers it in order and
+    /// keeps its eras open after it; a ping only on other servers.
     Neutral,
 }
 
@@ -441,7 +441,7 @@ static CALIBRATED: Mutex<Vec<(Vec<String>, Eras, Sentinels)>> = Mutex::new(Vec::
 /// How `command`, serving `eras`, takes sentinels: calibrated once per command and eras (the targets of a run
 /// wait for the first), each calibration on a fresh process, all started at once. In order when every form's
 /// calibration passed; `pre_init` when, besides, the server serves the handshake era and a ping before
-/// `initialize` passed too.
+/// `initialize` passed too; `neutral` when, besides, [`calibrate_neutral`] passed for every form.
 fn calibrated(command: &ServerCommand, eras: Eras, timeouts: Timeouts) -> Result<Sentinels> {
     let deadline = timeouts.deadline;
     let mut known = CALIBRATED.lock().unwrap_or_else(|poisoned| poisoned.into_inner());
@@ -449,22 +449,20 @@ fn calibrated(command: &ServerCommand, eras: Eras, timeouts: Timeouts) -> Result
     if let Some((_, _, sentinels)) = known.iter().find(|(a, e, _)| *a == argv && *e == eras) {
         return Ok(*sentinels);
     }
-    let forms = Form::of(eras)
-        .into_iter()
-        .map(|form| Ok((form, Process::spawn(command, deadline)?)))
-        .collect::<Result<Vec<_>>>()?;
+    let spawn = || {
+        Form::of(eras)
+            .into_iter()
+            .map(|form| Ok((form, Process::spawn(command, deadline)?)))
+            .collect::<Result<Vec<_>>>()
+    };
+    let (forms, neutral) = (spawn()?, spawn()?);
     let handshake = eras.serves(Era::Handshake) == Some(true);
     let pre_init = if handshake { Some(Process::spawn(command, deadline)?) } else { None };
     let paces = forms.into_iter().map(|(form, process)| calibrate(process, form, timeouts)).collect::<Vec<_>>();
     let pace = paces.iter().try_fold(Duration::ZERO, |slowest, pace| pace.map(|pace| pace.max(slowest)));
     let pre_init = pace.is_some() && pre_init.is_some_and(|process| calibrate_pre_init(process, timeouts));
-    let neutral = pace.is_some() && (eras == Eras::Dual || (eras == Eras::Handshake && !pre_init)) && {
-        let runs = Form::of(eras)
-            .into_iter()
-            .map(|form| Ok((form, Process::spawn(command, deadline)?)))
-            .collect::<Result<Vec<_>>>()?;
-        runs.into_iter().all(|(form, process)| calibrate_neutral(process, form, timeouts))
-    };
+    let neutral =
+        pace.is_some() && neutral.into_iter().all(|(form, process)| calibrate_neutral(process, form, timeouts));
     let sentinels = match pace {
         Some(pace) => Sentinels::InOrder { eras, pre_init, neutral, pace },
         None => Sentinels::Off,
@@ -1176,9 +1174,12 @@ impl Conversation<'_> {
     /// era (a ping must not open the era for it); a handshake connection once the conversation's own `initialize`
     /// got a result and it sent `notifications/initialized`, or at any time when the calibration showed a ping
     /// before `initialize` is harmless (on a dual-era server, once the first request opened the handshake era).
-    /// Where none of these holds, a [`Form::Neutral`] line on a server calibrated for it (it opens no era).
+    /// A server calibrated for [`Form::Neutral`] lines gets one at any time instead (it opens no era).
     fn form(&self) -> Option<Form> {
         let Barrier::Sentinel { eras, pre_init, neutral, .. } = self.barrier else { return None };
+        if neutral {
+            return Some(Form::Neutral);
+        }
         let ready = pre_init || (self.handshake.result && self.handshake.initialized);
         let era = match (self.handshake.opened, self.handshake.ahead) {
             (Some(era), _) | (None, Some(Some(era))) => Some(era),
@@ -1186,11 +1187,10 @@ impl Conversation<'_> {
             (None, Some(None)) => Some(Era::Modern),
             (None, None) => None,
         };
-        let fallback = neutral.then_some(Form::Neutral);
         match (eras, era) {
             (Eras::Modern, _) | (Eras::Dual, Some(Era::Modern)) => Some(Form::Modern),
             (Eras::Handshake, _) | (Eras::Dual, Some(Era::Handshake)) if ready => Some(Form::Handshake),
-            _ => fallback,
+            _ => None,
         }
     }
 
@@ -1834,7 +1834,7 @@ case "$l" in *'"ping"'*) [ -z "$ready" ] && continue;; esac; [ -n "$id" ] && rep
     }
 
     #[test]
-    fn a_neutral_sentinel_goes_where_the_era_ahead_is_unclear() {
+    fn neutral_sentinels_go_everywhere_on_a_server_that_takes_them_and_pings_only_where_harmless() {
         let line = |text: &str| Input::Line(text.as_bytes().to_vec());
         let note = line(r#"{"jsonrpc":"2.0","method":"notifications/cancelled"}"#);
         let modern = line(
@@ -1867,7 +1867,11 @@ case "$l" in *'"ping"'*) [ -z "$ready" ] && continue;; esac; [ -n "$id" ] && rep
                 })
                 .collect::<Vec<_>>()
         };
-        assert_eq!(seen(true), ["notifications/cancelled", "neutral", "notifications/cancelled", "tools/list", "ping"]);
+        assert_eq!(
+            seen(true),
+            ["notifications/cancelled", "neutral", "notifications/cancelled", "tools/list", "neutral"]
+        );
+        // Without them: the clock where the era ahead is unclear, a modern ping once the conversation opened it.
         assert_eq!(seen(false), ["notifications/cancelled", "notifications/cancelled", "tools/list", "ping"]);
     }
 

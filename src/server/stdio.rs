@@ -420,6 +420,11 @@ impl Form {
         }
     }
 
+    /// A sentinel with `id`, in this form: a `ping`, or the neutral line.
+    fn sentinel(self, id: &str) -> Vec<u8> {
+        self.request(id, PING)
+    }
+
     /// A request of `method` with `id`, in this form (the neutral form has no method).
     fn request(self, id: &str, method: &str) -> Vec<u8> {
         let message = match self {
@@ -506,7 +511,7 @@ fn calibrate(process: Process, form: Form, timeouts: Timeouts) -> Option<Duratio
         let request = format!("mcp-wirefuzz-calibrate-{pair}");
         let sentinel = format!("{SENTINEL_PREFIX}{pair}");
         lines.push(form.request(&request, methods[pair % methods.len()]));
-        lines.push(form.request(&sentinel, PING));
+        lines.push(form.sentinel(&sentinel));
         expected.push(request);
         expected.push(sentinel);
     }
@@ -545,10 +550,10 @@ fn calibrate_pre_init(process: Process, timeouts: Timeouts) -> bool {
     let expected =
         [format!("{SENTINEL_PREFIX}pre"), "mcp-wirefuzz-calibrate-init".to_string(), format!("{SENTINEL_PREFIX}post")];
     for line in [
-        Form::Handshake.request(&expected[0], PING),
+        Form::Handshake.sentinel(&expected[0]),
         initialize(&expected[1]),
         initialized(),
-        Form::Handshake.request(&expected[2], PING),
+        Form::Handshake.sentinel(&expected[2]),
     ] {
         let _ = input.send([line, b"\n".to_vec()].concat());
     }
@@ -581,26 +586,23 @@ fn calibrate_pre_init(process: Process, timeouts: Timeouts) -> bool {
 fn calibrate_neutral(process: Process, form: Form, timeouts: Timeouts) -> bool {
     let Some(input) = &process.input else { return false };
     let opening = "mcp-wirefuzz-calibrate-open".to_string();
-    let neutral = |n: &str| (format!("{SENTINEL_PREFIX}neutral-{n}"), None);
-    let mut lines: Vec<(String, Option<Vec<u8>>)> = vec![neutral("pre")];
+    let [pre, mid, post, ping] = ["pre", "mid", "post", "ping"].map(|name| format!("{SENTINEL_PREFIX}neutral-{name}"));
+    let mut lines = vec![Form::Neutral.sentinel(&pre)];
+    let mut expected = vec![pre];
     match form {
-        Form::Modern => lines.push((opening.clone(), Some(form.request(&opening, DISCOVER)))),
+        Form::Modern => {
+            lines.push(form.request(&opening, DISCOVER));
+            expected.push(opening.clone());
+        }
         _ => {
-            lines.push((opening.clone(), Some(initialize(&opening))));
-            lines.push(neutral("mid"));
-            lines.push((String::new(), Some(initialized())));
+            lines.extend([initialize(&opening), Form::Neutral.sentinel(&mid), initialized()]);
+            expected.extend([opening.clone(), mid]);
         }
     }
-    lines.push(neutral("post"));
-    let ping = format!("{SENTINEL_PREFIX}neutral-ping");
-    lines.push((ping.clone(), Some(form.request(&ping, PING))));
-    let mut expected = Vec::new();
-    for (id, line) in lines {
-        let line = line.unwrap_or_else(|| Form::Neutral.request(&id, PING));
+    lines.extend([Form::Neutral.sentinel(&post), form.sentinel(&ping)]);
+    expected.extend([post, ping]);
+    for line in lines {
         let _ = input.send([line, b"\n".to_vec()].concat());
-        if !id.is_empty() {
-            expected.push(id);
-        }
     }
     let until = Instant::now() + timeouts.reply_for(false);
     let mut next = expected.iter();
@@ -1207,7 +1209,7 @@ impl Conversation<'_> {
             let id = format!("{SENTINEL_PREFIX}{}", self.sentinels);
             self.sentinels += 1;
             if let Some(input) = &self.process.input {
-                let mut line = form.request(&id, PING);
+                let mut line = form.sentinel(&id);
                 line.push(b'\n');
                 let _ = input.send(line);
             }
@@ -1786,7 +1788,7 @@ mod tests {
     fn answering(script: &str) -> ServerCommand {
         sh(&format!(
             r#"reply() {{ printf '{{"jsonrpc":"2.0","id":"%s","result":{{}}}}\n' "$1"; }}
-idof() {{ printf %s "$1" | sed -n 's/.*"id":"\([^"]*\)".*/\1/p'; }}
+idof() {{ case "$1" in *'"id":"'*) x=${{1#*'"id":"'}}; printf %s "${{x%%\"*}}";; esac; }}
 {script}"#
         ))
     }
@@ -1878,7 +1880,7 @@ case "$l" in *'"ping"'*) [ -z "$ready" ] && continue;; esac; [ -n "$id" ] && rep
     #[test]
     fn a_late_reply_after_a_sentinel_turns_sentinels_off_and_reruns_the_conversation() {
         let late = answering(
-            r#"while read -r l; do id=$(idof "$l"); case "$l" in *'"slow"'*) (sleep 0.3; reply "$id") & ;; *) [ -n "$id" ] && reply "$id";; esac; done; wait"#,
+            r#"while read -r l; do id=$(idof "$l"); case "$l" in *'"slow"'*) (sleep 0.1; reply "$id") & ;; *) [ -n "$id" ] && reply "$id";; esac; done; wait"#,
         );
         let mut target = StdioTarget::new(late, quick()).with_sentinels(Eras::Modern);
         let slow = Input::Line(

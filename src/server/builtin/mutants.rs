@@ -155,11 +155,19 @@ impl Mutant {
         let policy = crate::oracle::Policy::default()
             .with_model(crate::model::ServerModel::built_in())
             .with_surface(std::sync::Arc::new(surface));
+        match self.profile() {
+            Some(profile) => policy.with_profile(profile).unwrap_or_default(),
+            None => policy,
+        }
+    }
+
+    /// The rule profile the bug's rule needs (`fuzz --profile`), if its rule is off by default.
+    pub fn profile(self) -> Option<&'static str> {
         match self {
             Mutant::HandshakeAcceptsModern | Mutant::ModernAcceptsInitialize | Mutant::WrongMissingKey => {
-                policy.with_profile("mcp-python-2.3.0").unwrap_or_default()
+                Some("mcp-python-2.3.0")
             }
-            _ => policy,
+            _ => None,
         }
     }
 

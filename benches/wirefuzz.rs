@@ -774,9 +774,5 @@ fn stdio_find(exe: &str) {
         );
     }
     let over = medians.iter().filter(|&&m| m > TARGET).count();
-    println!(
-        "   {over} of {} planted bugs over {TARGET} s; median over all: {:.2} s",
-        medians.len(),
-        median(medians)
-    );
+    println!("   {over} of {} planted bugs over {TARGET} s; median over all: {:.2} s", medians.len(), median(medians));
 }

@@ -528,10 +528,12 @@ fn calibrate(process: Process, form: Form, timeouts: Timeouts) -> Option<Duratio
             Ok(Stdout::Line(line)) => {
                 let first = *first.get_or_insert_with(Instant::now);
                 let reply = serde_json::from_slice::<serde_json::Value>(&line.bytes).ok();
-                if let Some(Some(RequestId::String(id))) = reply.as_ref().and_then(reply_to)
-                    && expected.contains(&id)
-                {
-                    seen.push(id);
+                match reply.as_ref().and_then(reply_to) {
+                    Some(Some(RequestId::String(id))) if expected.contains(&id) => seen.push(id),
+                    // A reply to no line sent (a null or wrong id): a reply owed is missing, so the calibration
+                    // fails now, not at the end of the wait (12 s by default).
+                    Some(_) => return None,
+                    None => {}
                 }
                 if seen.len() == expected.len() {
                     return in_order(&seen, &expected).then(|| first.elapsed());
@@ -1875,6 +1877,23 @@ case "$l" in *'"ping"'*) [ -z "$ready" ] && continue;; esac; [ -n "$id" ] && rep
         );
         // Without them: the clock where the era ahead is unclear, a modern ping once the conversation opened it.
         assert_eq!(seen(false), ["notifications/cancelled", "notifications/cancelled", "tools/list", "ping"]);
+    }
+
+    #[test]
+    fn a_reply_with_an_id_never_sent_ends_the_calibration_at_once() {
+        // The planted bug null-id-on-error: errors carry a null id. The calibration cannot pass; it used to wait
+        // out the reply timeout and the start-up allowance for each form (24 s on a dual-era server).
+        let null_errors = answering(
+            r#"while read -r l; do case "$l" in *no-such-method*) printf '{"jsonrpc":"2.0","id":null,"error":{"code":-32601,"message":"no"}}\n';; *) id=$(idof "$l"); [ -n "$id" ] && reply "$id";; esac; done"#,
+        );
+        let started = Instant::now();
+        assert_eq!(calibrated(&null_errors, Eras::Dual, Timeouts::default()).unwrap(), Sentinels::Off);
+        assert!(started.elapsed() < Duration::from_secs(5), "{:?}", started.elapsed());
+        // Lines that are not replies (a notification, a log line) do not end it.
+        let chatty = answering(&format!(
+            r#"printf '{{"jsonrpc":"2.0","method":"notifications/message","params":{{}}}}\nstarting\n'; {IN_ORDER}"#
+        ));
+        assert!(matches!(calibrated(&chatty, Eras::Modern, quick()).unwrap(), Sentinels::InOrder { .. }));
     }
 
     #[test]

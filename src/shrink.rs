@@ -58,7 +58,8 @@ pub struct Minimized {
 /// Minimizes `inputs` while `rule` still breaks on `target`, within `budget`; with a `trigger`, while it breaks
 /// with that trigger ([`crate::trigger::signature`]), so shrinking never slides from one bug to another of the same
 /// rule. `None` when the rule (with the trigger) does not break on `inputs` at all; when the minimized inputs stop
-/// reproducing (a flaky server), the original inputs are kept. An error means the target could not run.
+/// reproducing (a flaky server), the original inputs are kept; with no runs in `budget` the inputs are run once, and
+/// that run is the answer. An error means the target could not run.
 pub fn minimize_finding(
     target: &mut dyn Target,
     inputs: &[Input],
@@ -83,8 +84,12 @@ pub fn minimize_finding(
             trigger,
         }))
     };
-    if reproduce(target, inputs)?.is_none() {
+    let Some(first) = reproduce(target, inputs)? else {
         return Ok(None);
+    };
+    // No runs to shrink with (a baselined rule): the first run is the answer, not run again.
+    if budget.runs == 0 {
+        return Ok(Some(first));
     }
     let shrunk = shrink(inputs.to_vec(), budget.runs, |candidate| {
         until.is_none_or(|until| Instant::now() < until) && target.run(candidate).is_ok_and(|t| wanted(&t).is_some())
@@ -292,6 +297,29 @@ mod tests {
                 .unwrap()
                 .is_none()
         );
+    }
+
+    /// A target that counts its runs.
+    struct Counted<T>(T, usize);
+
+    impl<T: Target> Target for Counted<T> {
+        fn run(&mut self, inputs: &[Input]) -> anyhow::Result<Transcript> {
+            self.1 += 1;
+            self.0.run(inputs)
+        }
+    }
+
+    #[test]
+    fn a_finding_without_a_budget_is_run_once() {
+        use crate::server::builtin::mutants::Mutant;
+        use crate::server::{InProcess, builtin::reference::Planted};
+        let mut inputs = vec![line(json!({ "jsonrpc": "2.0", "method": "n" }))];
+        inputs.extend(Mutant::NoCacheHints.trigger().into_iter().map(Input::Line));
+        let mut target = Counted(InProcess(Planted(Mutant::NoCacheHints)), 0);
+        let budget = Budget { runs: 0, time: None };
+        let found = minimize_finding(&mut target, &inputs, "MCP-CACHE-HINTS", None, &Policy::default(), budget);
+        assert_eq!(found.unwrap().unwrap().inputs, inputs);
+        assert_eq!(target.1, 1, "the reproduction is the answer: with no runs to shrink with, nothing is run again");
     }
 
     #[test]

@@ -7,8 +7,12 @@
 use std::path::PathBuf;
 use std::process::{Command, Output};
 
+fn root() -> PathBuf {
+    PathBuf::from(env!("CARGO_MANIFEST_DIR"))
+}
+
 fn example() -> PathBuf {
-    PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("examples/rmcp-server")
+    root().join("examples/rmcp-server")
 }
 
 fn enabled() -> bool {
@@ -89,9 +93,12 @@ fn cargo_fuzz_finds_the_planted_bug() {
         .args(["+nightly", "fuzz", "run", "wirefuzz", "--features", "wirefuzz-example-rmcp/planted-bug", "--"])
         .args(["-runs=200000".to_string(), format!("-artifact_prefix={}/", artifacts.display())])
         .env("RUST_BACKTRACE", "0");
-    if let Some(target) = std::env::var_os("CARGO_TARGET_DIR") {
-        command.env("CARGO_TARGET_DIR", PathBuf::from(target).join("example-fuzz"));
-    }
+    // The target folder of tests/fuzz_smoke.rs's `cargo fuzz` builds (the caller's CARGO_TARGET_DIR, or fuzz/target
+    // as cargo fuzz picks it there): the crates whose features and dependencies are the same in both builds
+    // (libFuzzer's C++, the regex stack, libc, nix, ...) are built once for both. rmcp turns on serde's `rc`, so
+    // serde and what depends on it are built for each.
+    let shared = std::env::var_os("CARGO_TARGET_DIR").map_or_else(|| root().join("fuzz/target"), PathBuf::from);
+    command.env("CARGO_TARGET_DIR", shared);
     let output = command.output().unwrap();
     let stderr = String::from_utf8_lossy(&output.stderr);
     assert!(!output.status.success(), "cargo fuzz did not find the planted bug in 200,000 runs");

@@ -17,13 +17,17 @@
 
 use mcp_wirefuzz::baseline::Baseline;
 use mcp_wirefuzz::case::Case;
+use mcp_wirefuzz::model::{Eras, ServerModel};
 use mcp_wirefuzz::oracle::{Level, check};
+use mcp_wirefuzz::protocol::Era;
+use mcp_wirefuzz::server::ServerSpec;
 use mcp_wirefuzz::server::stdio::Timeouts;
+use mcp_wirefuzz::surface::Surface;
 use serde_json::Value;
 use std::collections::{BTreeMap, BTreeSet};
 use std::path::{Path, PathBuf};
 use std::process::Command;
-use std::sync::Mutex;
+use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 
 /// The environment variable that turns the file on.
@@ -231,16 +235,32 @@ fn replay_cases(server: &Server, failures: &mut Vec<String>) -> BTreeMap<String,
         .collect();
     paths.sort();
     assert!(!paths.is_empty(), "{dir} holds no case files");
+    let mut learned: Vec<((ServerSpec, bool), Arc<Surface>)> = Vec::new();
     for path in paths {
         let case = Case::load(&path).unwrap();
+        let case_started = Instant::now();
         let mut target = case.server().target(timeouts);
         let transcript = target.run(&case.inputs).unwrap();
-        // A case file keeps no surface: the surface rules judge with the one learned now.
-        let policy = mcp_wirefuzz::surface::with_learned(case.policy(), target.as_mut()).unwrap();
+        // A case file keeps no surface: the surface rules judge with the one learned now, once per server and era
+        // (what `surface::with_learned` learns per case): learning is a conversation per list, one process each,
+        // which cost rmcp-calc's 30 cases about 60 s.
+        let policy = case.policy();
+        let model = policy.model().cloned().unwrap_or_else(|| ServerModel::stated(Eras::Unknown));
+        let key = (case.server(), model.serves(Era::Handshake) == Some(false));
+        let surface = match learned.iter().find(|(k, _)| *k == key) {
+            Some((_, surface)) => surface.clone(),
+            None => {
+                let surface = Arc::new(mcp_wirefuzz::surface::learn(target.as_mut(), &model).unwrap());
+                learned.push((key, surface.clone()));
+                surface
+            }
+        };
+        let policy = policy.with_surface(surface);
         let fired: BTreeSet<&str> = check(&transcript, &policy).iter().map(|f| f.rule).collect();
         let name = path.file_name().unwrap().to_string_lossy().to_string();
         let missing: Vec<&String> = case.expect.iter().filter(|r| !fired.contains(r.as_str())).collect();
-        eprintln!("  case {name}: expects {:?}, fired {fired:?}", case.expect);
+        let took = case_started.elapsed().as_secs_f64();
+        eprintln!("  case {name}: expects {:?}, fired {fired:?} ({took:.1} s)", case.expect);
         if !missing.is_empty() {
             failures.push(format!(
                 "{}: {name} no longer breaks {missing:?} (fired {fired:?})\n{}",
@@ -288,9 +308,11 @@ fn run_fuzz(server: &Server) -> Value {
         .current_dir(root())
         .args(["fuzz", "--cases", FUZZ_CASES, "--jobs", "2", "--seed", "1", "--shrink-time", "5"])
         .args(["--shrink-budget", "40"])
-        // server-everything: its baselined rules are reported but not minimized. Minimizing SERVER-SHUTDOWN (the
-        // toggles' timers) costs the 5 s shutdown wait per attempt, which doubled the run.
-        .args(if server.name == "everything" { vec!["--baseline", server.baseline] } else { Vec::new() })
+        // Baselined rules are reported (the assertions read them) but not minimized: minimizing re-runs
+        // conversations, one process each. It took 115 s of python-calc's 130 s fuzz run, and on server-everything
+        // minimizing SERVER-SHUTDOWN (the toggles' timers) cost the 5 s shutdown wait per attempt. A finding outside
+        // the baseline is still minimized, for the failure message.
+        .args(["--baseline", server.baseline])
         .arg("--out")
         .arg(scratch.join("findings"))
         .arg("--json")
@@ -345,14 +367,20 @@ fn verdict(name: &str) {
     }
 
     let mut must = replay_cases(server, &mut failures);
+    let cases_took = started.elapsed();
     for (level, rule) in run_check(server) {
         eprintln!("  check: {level} {rule}");
         if level == "error" {
             must.entry(rule).or_insert_with(|| "check".into());
         }
     }
+    let check_took = started.elapsed() - cases_took;
     let report = run_fuzz(server);
-    eprintln!("  fuzz: {} conversations in {:.1} s, counts {}", report["cases"], report["elapsed_s"], report["counts"]);
+    let fuzz_took = started.elapsed() - cases_took - check_took;
+    eprintln!(
+        "  fuzz: {} conversations in {:.1} s ({:.1} s minimizing), counts {}",
+        report["cases"], report["elapsed_s"], report["shrink_s"], report["counts"]
+    );
     for finding in report["findings"].as_array().unwrap() {
         let rule = finding["rule"].as_str().unwrap();
         eprintln!("  fuzz: {} {rule}: {}", finding["level"].as_str().unwrap(), finding["detail"]);
@@ -369,7 +397,13 @@ fn verdict(name: &str) {
             failures.push(format!("{name}: MUST finding {rule} is not in the vetted list (first from {source})"));
         }
     }
-    eprintln!("{name}: verdicts in {:.1} s", started.elapsed().as_secs_f64());
+    eprintln!(
+        "{name}: verdicts in {:.1} s (cases {:.1} s, check {:.1} s, fuzz {:.1} s)",
+        started.elapsed().as_secs_f64(),
+        cases_took.as_secs_f64(),
+        check_took.as_secs_f64(),
+        fuzz_took.as_secs_f64()
+    );
     assert!(failures.is_empty(), "{}", failures.join("\n"));
 }
 

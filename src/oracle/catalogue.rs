@@ -446,8 +446,9 @@ pub static RULES: &[Rule] = &[
         HANDSHAKE,
         "An `initialize` whose params are missing, or whose protocolVersion (string), capabilities (object) or \
          clientInfo (object) is missing or mistyped, gets -32602 when it is refused, not -32603 or another code \
-         (-32022 is accepted always; after a modern request -32600 and -32601 too, since 2026-07-28 removed \
-         initialize; after a successful initialize any error).",
+         (-32022 is accepted always; after a modern request, or when the initialize carries the modern envelope \
+         itself, -32600 and -32601 too, since 2026-07-28 removed initialize; after a successful initialize any \
+         error).",
         "JSON-RPC 2.0 §5.1; MCP 2025-11-25 basic/lifecycle.mdx; shared/PROTOCOL-REFERENCE.md §7 I30",
     ),
     must(

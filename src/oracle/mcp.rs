@@ -488,16 +488,18 @@ impl Reply<'_, '_> {
 
     /// An `initialize` reply: a result of the right shape without `resultType`, or for invalid params -32602 or
     /// -32022 (the modern era's refusal of `initialize`, whatever opened the connection: a server may lock on a line
-    /// the oracle calls ambiguous), after a modern request -32600 too. A second `initialize` after a successful one
-    /// may get anything.
+    /// the oracle calls ambiguous), after a modern request or when it carries the modern envelope itself -32600 and
+    /// -32601 too. A second `initialize` after a successful one may get anything.
     fn initialize(&mut self, params: Option<&Value>, refusal: bool, initialized: bool) {
         let result = match self.outcome {
             Outcome::Error(error) => {
                 let judged = !initialized && !valid_initialize(params) && !matches!(params, Some(Value::Null));
                 // After a modern request, `initialize` is a method 2026-07-28 removed: -32601 (rmcp) is as fair as
-                // the other era's refusal.
+                // the other era's refusal. So it is for an `initialize` that carries the modern envelope itself: a
+                // dual-era server may read it as a 2026-07-28 request (rmcp does).
+                let enveloped = envelope::meta(params).is_some_and(|meta| meta.get(PROTOCOL_VERSION_KEY).is_some());
                 let era_refusal = error.code == UNSUPPORTED_PROTOCOL_VERSION
-                    || (refusal && matches!(error.code, INVALID_REQUEST | METHOD_NOT_FOUND));
+                    || ((refusal || enveloped) && matches!(error.code, INVALID_REQUEST | METHOD_NOT_FOUND));
                 if judged && error.code != INVALID_PARAMS && !era_refusal {
                     let detail = format!("an initialize with invalid params got error {}, not -32602", error.code);
                     self.add(INITIALIZE_PARAMS, detail);

@@ -1512,6 +1512,11 @@ fn initialize_invalid_params() {
     quiet(&[S(&lenient), R(&served), S(bare_2), R(&error("2", -32601))], INITIALIZE_PARAMS);
     // A valid initialize may be refused with any code.
     quiet(&[S(INIT), R(&error("0", -32603))], INITIALIZE_PARAMS);
+    // An invalid initialize that carries the modern envelope itself: rmcp reads it as a 2026-07-28 request, in
+    // which initialize does not exist, and answers -32601 (rmcp-calc, seed 1). Another code is still judged.
+    let enveloped = r#"{"jsonrpc":"2.0","id":0,"method":"initialize","params":{"protocolVersion":"2025-03-26","capabilities":{},"clientInfo":true,"_meta":{"io.modelcontextprotocol/protocolVersion":"2026-07-28","io.modelcontextprotocol/clientCapabilities":{}}}}"#;
+    quiet(&[S(enveloped), R(&error("0", -32601))], INITIALIZE_PARAMS);
+    fires(&[S(enveloped), R(&error("0", -32603))], INITIALIZE_PARAMS);
 }
 
 #[test]

@@ -145,15 +145,19 @@ fn every_vetted_rmcp_case_breaks_exactly_what_it_expects() {
     // been quiet for the settle time; on a loaded machine (CI builds alongside) rmcp can pause longer than the
     // default 20 ms before its last reply (seen once in the former `ping-reinitialize.case`), so it gets 200 ms here.
     let timeouts = Timeouts { settle: std::time::Duration::from_millis(200), ..Timeouts::default() };
-    // The cases are judged as `replay` judges them: with the server model a probe learns (rmcp is dual-era).
-    let mut model = None;
+    // The cases are judged as `replay` judges them: with the server model a probe learns (rmcp is dual-era), and
+    // with the surface it lists (learned once: every case names the same server).
+    let (mut model, mut surface) = (None, None);
     for path in paths {
         let case = Case::load(&path).unwrap();
         let server = case.server();
         let model = model.get_or_insert_with(|| mcp_wirefuzz::model::probe(server.target(timeouts).as_mut()).unwrap());
         assert_eq!(model.eras, mcp_wirefuzz::model::Eras::Dual, "{model}");
+        let surface = surface.get_or_insert_with(|| {
+            std::sync::Arc::new(mcp_wirefuzz::surface::learn(server.target(timeouts).as_mut(), model).unwrap())
+        });
         let transcript = server.target(timeouts).run(&case.inputs).unwrap();
-        let policy = case.policy().with_model(model.clone());
+        let policy = case.policy().with_model(model.clone()).with_surface(surface.clone());
         let mut fired: Vec<&str> = check(&transcript, &policy).iter().map(|f| f.rule).collect();
         fired.sort();
         fired.dedup();

@@ -179,8 +179,6 @@ pub struct StdioTarget {
 struct Spawner {
     orders: Option<Sender<()>>,
     started: Receiver<Result<Process>>,
-    /// Processes ordered and not yet taken.
-    ordered: usize,
     thread: Option<JoinHandle<()>>,
 }
 
@@ -197,26 +195,21 @@ impl Spawner {
                 }
             }
         });
-        let mut spawner = Spawner { orders: Some(orders), started, ordered: 0, thread: Some(thread) };
+        let spawner = Spawner { orders: Some(orders), started, thread: Some(thread) };
         spawner.order();
         spawner
     }
 
-    fn order(&mut self) {
-        if let Some(orders) = &self.orders
-            && orders.send(()).is_ok()
-        {
-            self.ordered += 1;
+    /// Asks the thread for one more process (one is always ordered and not yet taken).
+    fn order(&self) {
+        if let Some(orders) = &self.orders {
+            let _ = orders.send(());
         }
     }
 
     /// The process ordered last (waiting for its start when it is not there yet), and the next one ordered.
     fn take(&mut self) -> Result<Process> {
-        if self.ordered == 0 {
-            self.order();
-        }
         let process = self.started.recv().map_err(|_| anyhow::anyhow!("the thread starting server processes ended"))?;
-        self.ordered -= 1;
         self.order();
         process
     }
@@ -795,11 +788,16 @@ impl Process {
             late: false,
             unsynced: false,
         };
+        // Only a ping sentinel reads the era the lines ahead open (`Conversation::form`): the clock and neutral
+        // sentinels need not parse them at every sync point.
+        let reads_ahead = matches!(barrier, Barrier::Sentinel { neutral: false, .. });
         for (at, input) in inputs.iter().enumerate() {
             match input {
                 Input::Line(line) => talk.send(line),
                 Input::Sync => {
-                    talk.handshake.ahead = first_opening(&inputs[at + 1..]);
+                    if reads_ahead {
+                        talk.handshake.ahead = first_opening(&inputs[at + 1..]);
+                    }
                     if let Some(ending) = talk.barrier(timeouts) {
                         return talk.finish(ending);
                     }

@@ -9,7 +9,9 @@ use common::ForkServer;
 use mcp_wirefuzz::server::Target;
 use mcp_wirefuzz::server::stdio::{ServerCommand, StdioTarget, Timeouts};
 use mcp_wirefuzz::transcript::{Ending, Event, Input};
-use std::io::{BufRead, BufReader, Write};
+use nix::sys::socket::{ControlMessage, MsgFlags, UnixAddr, sendmsg};
+use std::io::{BufRead, BufReader, IoSlice, Write};
+use std::os::fd::AsRawFd;
 use std::os::unix::net::UnixStream;
 use std::path::{Path, PathBuf};
 use std::process::{Command, Stdio};
@@ -114,6 +116,40 @@ fn a_bad_client_leaves_the_fork_server_serving() {
     let transcript = target(&server).run(&[line(r#"{"jsonrpc":"2.0","id":0,"method":"ping"}"#)]).unwrap();
     assert_eq!(transcript.ending, Ending::Closed, "{}", transcript.render());
     assert_eq!(transcript.events.len(), 2);
+}
+
+/// A client that hands the fork server `stdin` (and /dev/null as stdout and stderr), as `attach` does.
+fn hand_over(server: &ForkServer, stdin: &impl AsRawFd) -> UnixStream {
+    let stream = UnixStream::connect(&server.socket).unwrap();
+    let null = std::fs::File::options().write(true).open("/dev/null").unwrap();
+    let fds = [stdin.as_raw_fd(), null.as_raw_fd(), null.as_raw_fd()];
+    let hello = [IoSlice::new(b"F")];
+    sendmsg::<UnixAddr>(stream.as_raw_fd(), &hello, &[ControlMessage::ScmRights(&fds)], MsgFlags::empty(), None)
+        .unwrap();
+    stream
+}
+
+/// The fork server sees a forked server's exit and its client's leaving in one turn of its loop, exit first: it
+/// used to answer the exit (closing the client), then take the closed client for one that left and die on it.
+/// The order is forced by keeping the fork server busy meanwhile with a client that does not say hello.
+#[test]
+fn a_client_gone_as_its_server_exits_leaves_the_fork_server_serving() {
+    let (server, _scratch) = fork_server_for("echo-gone", ECHO);
+    let (stdin, feed) = std::io::pipe().unwrap();
+    let client = hand_over(&server, &stdin);
+    drop(stdin);
+    std::thread::sleep(Duration::from_millis(300));
+    // Waits for its hello (up to 5 s) with nothing else served.
+    let mut slow = UnixStream::connect(&server.socket).unwrap();
+    std::thread::sleep(Duration::from_millis(200));
+    drop(feed);
+    std::thread::sleep(Duration::from_millis(300));
+    drop(client);
+    slow.write_all(b"X").unwrap();
+    drop(slow);
+    let transcript = target(&server).run(&[line(r#"{"jsonrpc":"2.0","id":0,"method":"ping"}"#)]).unwrap();
+    assert_eq!(transcript.ending, Ending::Closed, "{}", transcript.render());
+    assert_eq!(transcript.events.len(), 2, "{}", transcript.render());
 }
 
 #[test]

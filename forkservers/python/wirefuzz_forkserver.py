@@ -181,6 +181,8 @@ class ForkServer:
 
     def client_spoke(self, client, pid):
         """The client wrote or went away: either way it no longer waits for this child, which is killed."""
+        if self.children.get(pid) is not client:
+            return  # the child's exit was answered (and this client closed) earlier in the same turn of the loop
         try:
             if client.recv(64):
                 return  # stray bytes: ignored

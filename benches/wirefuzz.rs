@@ -11,8 +11,10 @@
 //! - `stdio-real`: conversations/s of `fuzz --jobs 2` against the built-in server over stdio, rmcp-calc, the
 //!   TypeScript SDK server and the Python SDK server (fresh and through the fork server), with sentinel barriers,
 //!   process reuse and warm spares, and on the clock (sentinels off) for comparison; each beside its start-up bound
-//!   (jobs / median time from spawn to the first reply) and its message bound (the same conversations' well-formed
-//!   requests piped into one process in one go), all measured in the same run;
+//!   (jobs / median time from spawn to the first reply, for a process started alone and for two started together,
+//!   as two jobs start them), its CPU bound (2 cores / median CPU seconds of one start,
+//!   reply and exit) and its message bound (the same conversations' well-formed requests piped into one process in
+//!   one go), all measured in the same run;
 //! - `stdio-reuse`: conversations/s of the conversations process reuse applies to (self-contained modern requests),
 //!   on the built-in server and rmcp-calc over stdio: one target with sentinels and reuse, against one on the clock
 //!   with a fresh process each (the harness before issue 15);
@@ -38,6 +40,7 @@ use mcp_wirefuzz::server::stdio::{self, ServerCommand, StdioTarget, Timeouts};
 use mcp_wirefuzz::server::{InProcess, InProcessServer, ServerConnection, ServerSpec, Target, run_in_process};
 use mcp_wirefuzz::shrink::Budget;
 use mcp_wirefuzz::transcript::Input;
+use nix::sys::resource::{UsageWho, getrusage};
 use std::io::{BufRead, BufReader, Read, Write};
 use std::path::{Path, PathBuf};
 use std::process::{Command, Stdio};
@@ -521,30 +524,54 @@ fn memory() {
 /// How long each `stdio-real` campaign runs.
 const STDIO_REAL_SECS: u64 = 15;
 
-/// Seconds from spawn to the first line a server writes for `line` (median of 5).
-fn startup_median(argv: &[String], line: &[u8]) -> f64 {
-    let times = (0..5)
-        .map(|_| {
-            let started = Instant::now();
-            let mut child = Command::new(&argv[0])
-                .args(&argv[1..])
-                .stdin(Stdio::piped())
-                .stdout(Stdio::piped())
-                .stderr(Stdio::null())
-                .spawn()
-                .unwrap();
-            let mut stdin = child.stdin.take().unwrap();
-            stdin.write_all(&[line, b"\n"].concat()).unwrap();
-            let mut first = String::new();
-            BufReader::new(child.stdout.take().unwrap()).read_line(&mut first).unwrap();
-            let seconds = started.elapsed().as_secs_f64();
-            drop(stdin);
+/// CPU seconds (user and system) of the children this process has waited for, so far.
+fn children_cpu() -> f64 {
+    let usage = getrusage(UsageWho::RUSAGE_CHILDREN).unwrap();
+    let seconds = |t: nix::sys::time::TimeVal| t.tv_sec() as f64 + t.tv_usec() as f64 / 1e6;
+    seconds(usage.user_time()) + seconds(usage.system_time())
+}
+
+/// One start of a server: seconds from spawn to the first line it writes for `line`. It then gets its input closed
+/// and 5 s to exit before it is killed, and is waited for.
+fn start_once(argv: &[String], line: &[u8]) -> f64 {
+    let started = Instant::now();
+    let mut child = Command::new(&argv[0])
+        .args(&argv[1..])
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::null())
+        .spawn()
+        .unwrap();
+    let mut stdin = child.stdin.take().unwrap();
+    stdin.write_all(&[line, b"\n"].concat()).unwrap();
+    let mut first = String::new();
+    BufReader::new(child.stdout.take().unwrap()).read_line(&mut first).unwrap();
+    let seconds = started.elapsed().as_secs_f64();
+    drop(stdin);
+    let until = Instant::now() + Duration::from_secs(5);
+    while child.try_wait().unwrap().is_none() {
+        if Instant::now() >= until {
             let _ = child.kill();
-            let _ = child.wait();
-            seconds
-        })
-        .collect();
-    median(times)
+        }
+        std::thread::sleep(Duration::from_millis(1));
+    }
+    seconds
+}
+
+/// How a server starts, `at_once` processes started together, 5 times: the median seconds from spawn to the first
+/// line a process writes for `line`, and the median CPU seconds (user and system) a whole process took (start, that
+/// reply, exit once its input closed).
+fn startup_median(argv: &[String], line: &[u8], at_once: usize) -> (f64, f64) {
+    let (mut times, mut cpu) = (Vec::new(), Vec::new());
+    for _ in 0..5 {
+        let before = children_cpu();
+        std::thread::scope(|scope| {
+            let starts: Vec<_> = (0..at_once).map(|_| scope.spawn(|| start_once(argv, line))).collect();
+            times.extend(starts.into_iter().map(|start| start.join().unwrap()));
+        });
+        cpu.push((children_cpu() - before) / at_once as f64);
+    }
+    (median(times), median(cpu))
 }
 
 /// Conversations/s when the well-formed requests of conversations `0..n` of seed 1 are piped into one process in
@@ -584,8 +611,9 @@ fn message_bound(argv: &[String], n: u64) -> (f64, usize) {
 
 /// One `stdio-real` row: probes the server's eras, runs a 2-job campaign of [`STDIO_REAL_SECS`] on the clock
 /// (warm spares, no sentinels: the harness before sentinel barriers) and one with sentinel barriers, and measures
-/// both bounds.
-fn stdio_row(name: &str, argv: &[String], baseline: Option<&str>, startup_line: &str) {
+/// its bounds. The CPU the servers took is counted from the processes this one waited for, so for a server `forked`
+/// by a fork server (not a child of the harness) the CPU bound is not shown.
+fn stdio_row(name: &str, argv: &[String], baseline: Option<&str>, startup_line: &str, forked: bool) {
     let command = ServerCommand::from_argv(argv).unwrap();
     let server = ServerSpec::Command(command.clone());
     let model = model::probe(server.target(Timeouts::default()).as_mut()).unwrap();
@@ -605,19 +633,28 @@ fn stdio_row(name: &str, argv: &[String], baseline: Option<&str>, startup_line: 
         campaign::run((0..2).map(target).collect(), server.target(timeouts), &opts, &server, |_| {}).unwrap()
     };
     let clock = run(false);
+    let cpu = children_cpu();
     let summary = run(true);
-    let startup = startup_median(argv, startup_line.as_bytes());
+    let busy = (children_cpu() - cpu) / summary.elapsed.as_secs_f64();
+    let (startup, start_cpu) = startup_median(argv, startup_line.as_bytes(), 1);
+    let (startup_two, _) = startup_median(argv, startup_line.as_bytes(), 2);
     let (piped, replies) = message_bound(argv, summary.conversations.clamp(20, 2000));
     let fast = rate(summary.conversations, summary.elapsed);
     let slow = rate(clock.conversations, clock.elapsed);
     println!(
-        "| {name} | {} | {fast:.1} ({} in {:.0} s) | {slow:.1} ({:.1}x) | {:.1} ({:.0} ms) | {:.0} ({replies} lines back) |",
+        "| {name} | {} | {fast:.1} ({} in {:.0} s; servers busy {busy:.2} cores) | {slow:.1} ({:.1}x) | {:.1} ({:.0} ms) | {:.1} ({:.0} ms) | {} | {:.0} ({replies} lines back) |",
         model.eras.name(),
         summary.conversations,
         summary.elapsed.as_secs_f64(),
         fast / slow,
         2.0 / startup,
         startup * 1000.0,
+        2.0 / startup_two,
+        startup_two * 1000.0,
+        match forked {
+            true => "- (forked outside the harness)".to_string(),
+            false => format!("{:.1} ({:.0} ms of CPU)", 2.0 / start_cpu, start_cpu * 1000.0),
+        },
         piped
     );
 }
@@ -625,12 +662,12 @@ fn stdio_row(name: &str, argv: &[String], baseline: Option<&str>, startup_line: 
 fn stdio_real() {
     println!("## real servers over stdio, `fuzz --jobs 2`, {STDIO_REAL_SECS} s each, seed 1, known findings baselined");
     println!(
-        "| server | eras | conversations/s | on the clock (sentinels off), conversations/s | start-up bound: 2 / median start-up, conversations/s | message bound: their requests piped in one go, conversations/s |"
+        "| server | eras | conversations/s | on the clock (sentinels off), conversations/s | start-up bound: 2 / median start-up alone, conversations/s | start-up bound, two started together, conversations/s | CPU bound: 2 cores / median CPU of a start, conversations/s | message bound: their requests piped in one go, conversations/s |"
     );
-    println!("|---|---|---|---|---|---|");
+    println!("|---|---|---|---|---|---|---|---|");
     let exe = env!("CARGO_BIN_EXE_mcp-wirefuzz").to_string();
     let ping = r#"{"jsonrpc":"2.0","id":1,"method":"ping"}"#;
-    stdio_row("built-in (`mcp-wirefuzz serve`)", &[exe.clone(), "serve".into()], None, ping);
+    stdio_row("built-in (`mcp-wirefuzz serve`)", &[exe.clone(), "serve".into()], None, ping, false);
     let rmcp = root().join("tests/servers/rmcp-calc/target/release/rmcp-calc");
     let initialize = r#"{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-11-25","capabilities":{},"clientInfo":{"name":"bench","version":"1"}}}"#;
     if rmcp.exists() {
@@ -639,6 +676,7 @@ fn stdio_real() {
             &[rmcp.display().to_string()],
             Some("tests/servers/rmcp-calc.baseline"),
             initialize,
+            false,
         );
     } else {
         println!("| rmcp | SKIPPED: build tests/servers/rmcp-calc --release |");
@@ -650,6 +688,7 @@ fn stdio_real() {
             &["node".into(), ts.display().to_string()],
             Some("tests/servers/node/ts-v1.baseline"),
             ping,
+            false,
         );
     } else {
         println!("| TypeScript SDK | SKIPPED: run .ci/node-servers |");
@@ -663,6 +702,7 @@ fn stdio_real() {
             &argv,
             Some("tests/servers/calc-python.baseline"),
             ping,
+            false,
         );
         let fork_server = ForkServer::start(&python, &calc, &["mcp.server.mcpserver"]);
         stdio_row(
@@ -670,6 +710,7 @@ fn stdio_real() {
             &fork_server.attach_argv(),
             Some("tests/servers/calc-python.baseline"),
             ping,
+            true,
         );
     } else {
         println!("| Python SDK | SKIPPED: .venv has no mcp (run .ci/python-venv) |");
@@ -756,7 +797,7 @@ fn stdio_find(exe: &str) {
         "## time to first finding over stdio: `fuzz --seed S --time {CAP} -- mcp-wirefuzz serve --mutant NAME`, from its start (median of seeds 1-3)"
     );
     println!("| mutant | rule | seed 1 | seed 2 | seed 3 | median | over {TARGET} s |");
-    println!("|---|---|---|---|---|---|---|");
+    println!("|---|---|---|---|---|---|---|---|");
     let cell = |time: &Option<f64>| time.map_or(format!("> {CAP:.0} s"), |t| format!("{t:.2} s"));
     let mut medians = Vec::new();
     for mutant in Mutant::ALL {

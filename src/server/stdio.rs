@@ -487,7 +487,8 @@ fn initialized() -> Vec<u8> {
 
 /// Runs a calibration on a fresh process: `form`'s opening (an `initialize` handshake for the handshake form), then
 /// [`CALIBRATION_PAIRS`] requests, each followed by a sentinel, all written at once. When every reply came, each
-/// request's before the sentinel after it, and the sentinels' in order: the time from the first reply to the last.
+/// request's before the sentinel after it, and the sentinels' in order: the time from the first line read to the last
+/// reply.
 fn calibrate(process: Process, form: Form, timeouts: Timeouts) -> Option<Duration> {
     let mut lines = Vec::new();
     let mut expected = Vec::new();
@@ -508,79 +509,107 @@ fn calibrate(process: Process, form: Form, timeouts: Timeouts) -> Option<Duratio
         expected.push(request);
         expected.push(sentinel);
     }
+    send_all(&process, lines)?;
+    // One notification is sent on a handshake: a server may answer it, wrongly, with a null id (the planted bug
+    // notification-reply, which still answers every request in order).
+    let strays = Some(usize::from(form == Form::Handshake));
+    replies_in_order(&process, Expected { ids: &expected, opening: None, exact: false, strays }, timeouts)
+}
+
+/// Writes `lines` to a calibration's process, all at once; `None` when its input is gone.
+fn send_all(process: &Process, lines: Vec<Vec<u8>>) -> Option<()> {
     let input = process.input.as_ref()?;
-    for mut line in lines {
-        line.push(b'\n');
-        let _ = input.send(line);
+    for line in lines {
+        let _ = input.send([line, b"\n".to_vec()].concat());
     }
-    let notifications = usize::from(form == Form::Handshake);
-    let mut unknown = 0;
-    let mut seen = Vec::new();
+    Some(())
+}
+
+/// What a calibration expects back.
+struct Expected<'a> {
+    /// The ids sent, in the order sent; the sentinels' start with [`SENTINEL_PREFIX`].
+    ids: &'a [String],
+    /// The id of the era's opening, when its reply must be a result.
+    opening: Option<&'a str>,
+    /// True when every reply must come in the order sent; else only each sentinel's after the replies to everything
+    /// sent before it.
+    exact: bool,
+    /// How many replies with ids never sent may come (`None`: any number, ignored).
+    strays: Option<usize>,
+}
+
+/// Reads the replies to a calibration's lines until every expected id came: the time from the first line read to
+/// the last reply. `None` as soon as the calibration cannot pass (a reply out of the order expected or twice, too
+/// many strays, the opening answered without a result), and when the output ends or stays quiet past the reply
+/// timeout with the start-up allowance.
+fn replies_in_order(process: &Process, expected: Expected, timeouts: Timeouts) -> Option<Duration> {
+    let mut seen: Vec<&str> = Vec::new();
+    let mut strays = 0;
     let mut first = None;
     let until = Instant::now() + timeouts.reply_for(false);
-    while seen.len() < expected.len() && Instant::now() < until {
-        match process.output.recv_timeout(until.saturating_duration_since(Instant::now())) {
-            Ok(Stdout::Line(line)) => {
-                let first = *first.get_or_insert_with(Instant::now);
-                let reply = serde_json::from_slice::<serde_json::Value>(&line.bytes).ok();
-                // The calibration fails now, not at the end of the wait (12 s), once it cannot pass: a sentinel
-                // answered while a request sent before it is not (dropped, or answered with a wrong id), or more
-                // replies with ids never sent than the notifications sent (one may be answered, wrongly, with a
-                // null id: the planted bug notification-reply, which still answers every request in order).
-                match reply.as_ref().and_then(reply_to) {
-                    Some(Some(RequestId::String(id))) if let Some(at) = expected.iter().position(|e| *e == id) => {
-                        seen.push(id);
-                        if expected[at].starts_with(SENTINEL_PREFIX) && !expected[..at].iter().all(|e| seen.contains(e))
-                        {
-                            return None;
-                        }
-                    }
-                    Some(_) if unknown == notifications => return None,
-                    Some(_) => unknown += 1,
-                    None => {}
-                }
-                if seen.len() == expected.len() {
-                    return in_order(&seen, &expected).then(|| first.elapsed());
-                }
+    while seen.len() < expected.ids.len() {
+        let Ok(Stdout::Line(line)) = process.output.recv_timeout(until.saturating_duration_since(Instant::now()))
+        else {
+            return None;
+        };
+        first.get_or_insert_with(Instant::now);
+        let Ok(reply) = serde_json::from_slice::<serde_json::Value>(&line.bytes) else { continue };
+        let Some(id) = reply_to(&reply) else { continue };
+        let at = match &id {
+            Some(RequestId::String(id)) => expected.ids.iter().position(|sent| sent == id),
+            _ => None,
+        };
+        let Some(at) = at else {
+            match expected.strays {
+                Some(limit) if strays == limit => return None,
+                Some(_) => strays += 1,
+                None => {}
             }
-            _ => return None,
+            continue;
+        };
+        let id = expected.ids[at].as_str();
+        let opening_failed = expected.opening == Some(id) && !reply.get("result").is_some_and(|r| r.is_object());
+        if !expected.admits(&seen, at) || opening_failed {
+            return None;
         }
+        seen.push(id);
     }
-    None
+    first.map(|first| first.elapsed())
+}
+
+impl Expected<'_> {
+    /// True when the reply to `ids[at]` may come after the replies `seen` (ids, as they came): it did not come
+    /// before, and it is in its place (the next sent, when `exact`; for a sentinel, after everything sent before it).
+    fn admits(&self, seen: &[&str], at: usize) -> bool {
+        let id = self.ids[at].as_str();
+        let in_place = match self.exact {
+            true => at == seen.len(),
+            false => {
+                !id.starts_with(SENTINEL_PREFIX) || self.ids[..at].iter().all(|sent| seen.contains(&sent.as_str()))
+            }
+        };
+        in_place && !seen.contains(&id)
+    }
 }
 
 /// Runs a calibration of pings before `initialize` on a fresh process: a plain sentinel, then an `initialize`
 /// handshake and a second sentinel. True when both sentinels and a result to `initialize` came, in order.
 fn calibrate_pre_init(process: Process, timeouts: Timeouts) -> bool {
-    let Some(input) = &process.input else { return false };
     let expected =
         [format!("{SENTINEL_PREFIX}pre"), "mcp-wirefuzz-calibrate-init".to_string(), format!("{SENTINEL_PREFIX}post")];
-    for line in [
+    let lines = vec![
         Form::Handshake.sentinel(&expected[0]),
         initialize(&expected[1]),
         initialized(),
         Form::Handshake.sentinel(&expected[2]),
-    ] {
-        let _ = input.send([line, b"\n".to_vec()].concat());
-    }
-    let mut seen = Vec::new();
-    let until = Instant::now() + timeouts.reply_for(false);
-    while seen.len() < expected.len() && Instant::now() < until {
-        let Ok(Stdout::Line(line)) = process.output.recv_timeout(until.saturating_duration_since(Instant::now()))
-        else {
-            return false;
-        };
-        let Ok(reply) = serde_json::from_slice::<serde_json::Value>(&line.bytes) else { continue };
-        if let Some(Some(RequestId::String(id))) = reply_to(&reply)
-            && expected.contains(&id)
-        {
-            if id == expected[1] && !reply.get("result").is_some_and(|r| r.is_object()) {
-                return false;
-            }
-            seen.push(id);
-        }
-    }
-    in_order(&seen, &expected)
+    ];
+    send_all(&process, lines).is_some()
+        && replies_in_order(
+            &process,
+            Expected { ids: &expected, opening: Some(&expected[1]), exact: false, strays: None },
+            timeouts,
+        )
+        .is_some()
 }
 
 /// Runs a calibration of [`Form::Neutral`] lines on a fresh process, for the era of `form`: a neutral line, the
@@ -590,7 +619,6 @@ fn calibrate_pre_init(process: Process, timeouts: Timeouts) -> bool {
 /// opening left that era open. Stops at the first reply out of order, so a server silent on neutral lines costs
 /// no timeout.
 fn calibrate_neutral(process: Process, form: Form, timeouts: Timeouts) -> bool {
-    let Some(input) = &process.input else { return false };
     let opening = "mcp-wirefuzz-calibrate-open".to_string();
     let [pre, mid, post, ping] = ["pre", "mid", "post", "ping"].map(|name| format!("{SENTINEL_PREFIX}neutral-{name}"));
     let mut lines = vec![Form::Neutral.sentinel(&pre)];
@@ -607,42 +635,13 @@ fn calibrate_neutral(process: Process, form: Form, timeouts: Timeouts) -> bool {
     }
     lines.extend([Form::Neutral.sentinel(&post), form.sentinel(&ping)]);
     expected.extend([post, ping]);
-    for line in lines {
-        let _ = input.send([line, b"\n".to_vec()].concat());
-    }
-    let until = Instant::now() + timeouts.reply_for(false);
-    let mut next = expected.iter();
-    let mut want = next.next();
-    while let Some(id_wanted) = want {
-        let Ok(Stdout::Line(line)) = process.output.recv_timeout(until.saturating_duration_since(Instant::now()))
-        else {
-            return false;
-        };
-        let Ok(reply) = serde_json::from_slice::<serde_json::Value>(&line.bytes) else { continue };
-        let Some(Some(RequestId::String(id))) = reply_to(&reply) else { continue };
-        if !expected.contains(&id) {
-            continue;
-        }
-        if id != *id_wanted || (id == opening && !reply.get("result").is_some_and(|r| r.is_object())) {
-            return false;
-        }
-        want = next.next();
-    }
-    true
-}
-
-/// True when `seen` (the replies' ids as they came) holds every `expected` id (in the order sent) once, and each
-/// sentinel (named by [`SENTINEL_PREFIX`]) came after the replies to everything sent before it.
-fn in_order(seen: &[String], expected: &[String]) -> bool {
-    seen.len() == expected.len()
-        && expected.iter().all(|id| seen.contains(id))
-        && seen.iter().enumerate().all(|(n, id)| {
-            !id.starts_with(SENTINEL_PREFIX)
-                || expected
-                    .iter()
-                    .position(|e| e == id)
-                    .is_some_and(|at| expected[..at].iter().all(|e| seen[..n].contains(e)))
-        })
+    send_all(&process, lines).is_some()
+        && replies_in_order(
+            &process,
+            Expected { ids: &expected, opening: Some(&opening), exact: true, strays: None },
+            timeouts,
+        )
+        .is_some()
 }
 
 /// Methods that leave state on a connection (or open the handshake era): a conversation sending one, even
@@ -787,6 +786,7 @@ impl Process {
             guessed: false,
             late: false,
             unsynced: false,
+            spoke: false,
         };
         // Only a ping sentinel reads the era the lines ahead open (`Conversation::form`): the clock and neutral
         // sentinels need not parse them at every sync point.
@@ -1014,6 +1014,8 @@ struct Conversation<'a> {
     /// order has nothing to wait for: the last barrier (or the start) saw everything the lines before it caused, and
     /// the clock would only wait for lines the server writes on its own.
     unsynced: bool,
+    /// Set once the conversation has written a line.
+    spoke: bool,
     /// Set when a reply came after a sentinel had shown its request dropped.
     reordered: bool,
     /// The well-formed `tools/call` requests sent, by id: the `notifications/cancelled` that lets each go, and the
@@ -1054,6 +1056,7 @@ struct Batches {
 impl Conversation<'_> {
     fn send(&mut self, line: &[u8]) {
         self.unsynced = true;
+        self.spoke = true;
         self.record(Event::Sent(line.to_vec()));
         self.handshake.sent(line);
         if self.batches.granted && line.trim_ascii_start().starts_with(b"[") {
@@ -1156,7 +1159,7 @@ impl Conversation<'_> {
             // time): so a line it crashes on is read before its input closes, however slow the machine. Not
             // sent before the conversation has sent anything.
             if !self.stalled
-                && (self.heard || self.owes() || self.events.iter().any(|e| matches!(e, Event::Sent(_))))
+                && (self.heard || self.spoke)
                 && let Some(form) = self.form()
             {
                 return self.sentinel_barrier(form, timeouts);
@@ -1985,16 +1988,27 @@ case "$l" in *'"ping"'*) [ -z "$ready" ] && continue;; esac; [ -n "$id" ] && rep
     }
 
     #[test]
-    fn in_order_wants_every_sentinel_after_what_was_sent_before_it() {
-        let ids = |list: &[&str]| list.iter().map(|s| s.to_string()).collect::<Vec<_>>();
+    fn a_calibration_wants_every_sentinel_after_what_was_sent_before_it_or_all_in_order_when_exact() {
         let sentinel = |n: u32| format!("{SENTINEL_PREFIX}{n}");
-        let expected = ids(&["a", &sentinel(0), "b", &sentinel(1)]);
-        assert!(in_order(&expected, &expected));
-        assert!(in_order(&ids(&["a", &sentinel(0), "b", &sentinel(1)]), &expected));
-        assert!(!in_order(&ids(&[&sentinel(0), "a", "b", &sentinel(1)]), &expected));
-        assert!(!in_order(&ids(&["a", &sentinel(0), &sentinel(1), "b"]), &expected));
-        assert!(!in_order(&ids(&["a", &sentinel(0), "b"]), &expected));
-        assert!(!in_order(&ids(&["a", "a", &sentinel(0), &sentinel(1)]), &expected));
+        let ids = ["a".to_string(), sentinel(0), "b".to_string(), sentinel(1)];
+        // True when the replies `came` (indices into `ids`) are each admitted in turn.
+        let passes = |exact: bool, came: &[usize]| {
+            let expected = Expected { ids: &ids, opening: None, exact, strays: None };
+            let mut seen = Vec::new();
+            came.iter().all(|&at| {
+                let admitted = expected.admits(&seen, at);
+                seen.push(ids[at].as_str());
+                admitted
+            })
+        };
+        for exact in [false, true] {
+            assert!(passes(exact, &[0, 1, 2, 3]));
+            assert!(!passes(exact, &[1, 0, 2, 3]), "a sentinel before the request sent ahead of it");
+            assert!(!passes(exact, &[0, 1, 3, 2]));
+            assert!(!passes(exact, &[0, 0, 1, 2, 3]), "a reply twice");
+        }
+        assert!(passes(false, &[0, 2, 1, 3]), "a request answered before the sentinel sent ahead of it");
+        assert!(!passes(true, &[0, 2, 1, 3]));
     }
 
     #[test]

@@ -782,7 +782,9 @@ impl Process {
             order: HashMap::new(),
             sent: 0,
             answered_up_to: None,
-            cancelled: HashSet::new(),
+            let_go: HashSet::new(),
+            reused: HashSet::new(),
+            twins_answered: HashSet::new(),
             guessed: false,
             late: false,
             unsynced: false,
@@ -809,7 +811,7 @@ impl Process {
         if let Some(ending) = talk.barrier(timeouts) {
             return talk.finish(ending);
         }
-        let idle = talk.dropped.is_empty() && talk.cancelled.is_empty();
+        let idle = talk.dropped.is_empty() && talk.let_go.is_empty();
         if keep && talk.settled && !talk.stalled && !talk.reordered && !talk.cut && idle {
             let events = std::mem::take(&mut talk.events);
             return (Transcript { events, ending: Ending::Closed }, End::Kept(self));
@@ -1027,8 +1029,15 @@ struct Conversation<'a> {
     sent: u64,
     /// The latest send order among the requests answered (a sentinel's reply answers everything sent before it).
     answered_up_to: Option<u64>,
-    /// The tool calls cancelled after the reply timeout: a late reply to one is neither counted nor a reorder.
-    cancelled: HashSet<RequestId>,
+    /// Requests no longer waited for: tool calls cancelled after the reply timeout, and requests whose id the
+    /// client reused while they were open once one of the twins was answered. A late reply to one is neither
+    /// counted nor a reorder.
+    let_go: HashSet<RequestId>,
+    /// Ids sent while a request with the same id was open (the client reused them).
+    reused: HashSet<RequestId>,
+    /// Reused ids a reply came for: the oracle takes such a group of twins as answered, whichever the reply was
+    /// for, and judges none of them.
+    twins_answered: HashSet<RequestId>,
 }
 
 /// The conversation's own handshake, as the server sees it: the era its first request opened, whether an
@@ -1063,7 +1072,7 @@ impl Conversation<'_> {
             if let Ok(serde_json::Value::Array(items)) = serde_json::from_slice(line) {
                 for item in items {
                     if let Some(id) = owed_reply(&serde_json::to_vec(&item).unwrap_or_default()) {
-                        *self.open.entry(id).or_default() += 1;
+                        self.owe(id);
                     }
                 }
             }
@@ -1076,7 +1085,7 @@ impl Conversation<'_> {
             if let Some(cancel) = tool_call_cancel(line) {
                 self.tool_calls.insert(id.clone(), (cancel, self.sent));
             }
-            *self.open.entry(id).or_default() += 1;
+            self.owe(id);
         }
         if let Some(input) = &self.process.input {
             let mut framed = line.to_vec();
@@ -1113,11 +1122,22 @@ impl Conversation<'_> {
         self.record(Event::Received { line: line.bytes, truncated: line.truncated });
     }
 
+    /// Counts a request sent with `id` as owed its reply, noting an id reused while a request with it is open.
+    fn owe(&mut self, id: RequestId) {
+        if self.open.contains_key(&id) {
+            self.reused.insert(id.clone());
+        }
+        *self.open.entry(id).or_default() += 1;
+    }
+
     /// Counts a reply against the request it answers, or as unmatched.
     fn take(&mut self, reply: &serde_json::Value) {
         match reply_to(reply) {
-            Some(Some(id)) if self.cancelled.contains(&id) && !self.open.contains_key(&id) => {}
+            Some(Some(id)) if self.let_go.contains(&id) && !self.open.contains_key(&id) => {}
             Some(Some(id)) if self.open.contains_key(&id) => {
+                if self.reused.contains(&id) {
+                    self.twins_answered.insert(id.clone());
+                }
                 let answered = self.order.get(&id).copied();
                 self.answered_up_to = self.answered_up_to.max(answered);
                 let count = self.open.entry(id.clone()).or_default();
@@ -1260,8 +1280,14 @@ impl Conversation<'_> {
                 break;
             }
         }
-        // The sentinel's reply answers everything sent before it: a tool call still open is running, not dropped.
+        // The sentinel's reply answers everything sent before it: a tool call still open is running, not dropped;
+        // but one whose id the client reused is not waited for once a twin was answered.
         self.answered_up_to = Some(self.sent);
+        let twins: Vec<RequestId> = self.open.keys().filter(|id| self.twins_answered.contains(*id)).cloned().collect();
+        for id in twins {
+            self.open.remove(&id);
+            self.let_go.insert(id);
+        }
         if let Some(ending) = self.await_slow_tools(timeouts) {
             return Some(ending);
         }
@@ -1307,7 +1333,7 @@ impl Conversation<'_> {
                     let _ = input.send(framed);
                 }
             }
-            self.cancelled.insert(id);
+            self.let_go.insert(id);
         }
     }
 
@@ -1684,6 +1710,28 @@ mod tests {
         assert!(!transcript.events.iter().any(|e| matches!(e, Event::Sent(line) if line == cancel)));
         let findings = crate::oracle::check(&transcript, &crate::oracle::Policy::default());
         assert!(findings.iter().any(|f| f.rule == "JSONRPC-RESPONSE-MISSING"), "{findings:?}");
+    }
+
+    #[test]
+    fn a_tool_call_whose_id_was_reused_is_not_waited_for_once_a_twin_is_answered() {
+        let line = |text: &str| Input::Line(text.as_bytes().to_vec());
+        let call = line(r#"{"jsonrpc":"2.0","id":"4","method":"tools/call","params":{"name":"slow"}}"#);
+        let ping = |id: &str| line(&format!(r#"{{"jsonrpc":"2.0","id":"{id}","method":"ping"}}"#));
+        // Answers everything in order but tool calls: a slow tool on a live server.
+        let server = answering(
+            r#"while read -r l; do case "$l" in *tools/call*) continue;; esac; id=$(idof "$l"); [ -n "$id" ] && reply "$id"; done"#,
+        );
+        // How many cancellations the conversation sent (one per slow tool it waited for); it is judged clean.
+        let cancels = |inputs: &[Input]| {
+            let mut target = StdioTarget::new(server.clone(), quick()).with_sentinels(Eras::Handshake);
+            let transcript = target.run(inputs).unwrap();
+            let findings = crate::oracle::check(&transcript, &crate::oracle::Policy::default());
+            assert!(findings.is_empty(), "{findings:?}");
+            let cancel = |l: &Vec<u8>| l.windows(9).any(|w| w == b"cancelled");
+            transcript.events.iter().filter(|e| matches!(e, Event::Sent(l) if cancel(l))).count()
+        };
+        assert_eq!(cancels(&[call.clone(), ping("5"), Input::Sync]), 1, "a slow tool: waited for, then cancelled");
+        assert_eq!(cancels(&[call, ping("4"), Input::Sync]), 0, "a reused id: who answered what is not judged");
     }
 
     #[test]

@@ -797,7 +797,7 @@ fn stdio_find(exe: &str) {
         "## time to first finding over stdio: `fuzz --seed S --time {CAP} -- mcp-wirefuzz serve --mutant NAME`, from its start (median of seeds 1-3)"
     );
     println!("| mutant | rule | seed 1 | seed 2 | seed 3 | median | over {TARGET} s |");
-    println!("|---|---|---|---|---|---|---|---|");
+    println!("|---|---|---|---|---|---|---|");
     let cell = |time: &Option<f64>| time.map_or(format!("> {CAP:.0} s"), |t| format!("{t:.2} s"));
     let mut medians = Vec::new();
     for mutant in Mutant::ALL {

@@ -531,17 +531,22 @@ fn children_cpu() -> f64 {
     seconds(usage.user_time()) + seconds(usage.system_time())
 }
 
-/// One start of a server: seconds from spawn to the first line it writes for `line`. It then gets its input closed
-/// and 5 s to exit before it is killed, and is waited for.
-fn start_once(argv: &[String], line: &[u8]) -> f64 {
-    let started = Instant::now();
-    let mut child = Command::new(&argv[0])
+/// Starts `argv` with stdin and stdout piped and stderr discarded.
+fn spawn_piped(argv: &[String]) -> std::process::Child {
+    Command::new(&argv[0])
         .args(&argv[1..])
         .stdin(Stdio::piped())
         .stdout(Stdio::piped())
         .stderr(Stdio::null())
         .spawn()
-        .unwrap();
+        .unwrap()
+}
+
+/// One start of a server: seconds from spawn to the first line it writes for `line`. It then gets its input closed
+/// and 5 s to exit before it is killed, and is waited for.
+fn start_once(argv: &[String], line: &[u8]) -> f64 {
+    let started = Instant::now();
+    let mut child = spawn_piped(argv);
     let mut stdin = child.stdin.take().unwrap();
     stdin.write_all(&[line, b"\n"].concat()).unwrap();
     let mut first = String::new();
@@ -591,13 +596,7 @@ fn message_bound(argv: &[String], n: u64) -> (f64, usize) {
         }
     }
     let started = Instant::now();
-    let mut child = Command::new(&argv[0])
-        .args(&argv[1..])
-        .stdin(Stdio::piped())
-        .stdout(Stdio::piped())
-        .stderr(Stdio::null())
-        .spawn()
-        .unwrap();
+    let mut child = spawn_piped(argv);
     let mut stdin = child.stdin.take().unwrap();
     let writer = std::thread::spawn(move || {
         let _ = stdin.write_all(&bytes);

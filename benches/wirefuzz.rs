@@ -739,9 +739,14 @@ fn reuse_row(name: &str, argv: &[String]) {
         }
         reusable.len() as f64 / started.elapsed().as_secs_f64()
     };
-    let fast = rate(&mut StdioTarget::new(command.clone(), Timeouts::default()).with_sentinels(eras));
+    let mut sentinels = StdioTarget::new(command.clone(), Timeouts::default()).with_sentinels(eras);
+    let kept = match sentinels.keeps_processes().unwrap() {
+        true => "",
+        false => " (no process kept: a kept one would answer otherwise than a fresh one)",
+    };
+    let fast = rate(&mut sentinels);
     let clock = rate(&mut StdioTarget::new(command, Timeouts::default()));
-    println!("| {name} | {} | {fast:.1} | {clock:.1} | {:.1}x |", eras.name(), fast / clock);
+    println!("| {name} | {} | {fast:.1}{kept} | {clock:.1} | {:.1}x |", eras.name(), fast / clock);
 }
 
 fn stdio_reuse() {

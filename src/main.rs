@@ -969,6 +969,10 @@ fn run_check(
     let learned = surface::learn(target.as_mut(), &model)?;
     println!("server surface: {learned}");
     let judged = Policy::default().with_model(model.clone()).with_surface(Arc::new(learned));
+    // The probes run with a warm spare and, over stdio, sentinel barriers once a calibration shows the server
+    // answers in order (a dropped request is seen at once, not after the reply timeout and the start-up
+    // allowance); each on a fresh process.
+    let mut probes = server.probe_target(timeouts, model.eras);
     let (mut passed, mut failed) = (0, 0);
     let mut verdict = |name: &str, problems: Vec<String>| {
         if problems.is_empty() {
@@ -988,7 +992,7 @@ fn run_check(
         if probed.contains(&inputs) {
             continue;
         }
-        let transcript = target.run(&inputs)?;
+        let transcript = probes.run(&inputs)?;
         let findings = check(&transcript, &judged);
         let name = format!("probe {} ({} frames, the trigger of {mutant})", mutant.expected_rule(), inputs.len());
         verdict(&name, findings.iter().map(ToString::to_string).collect());
@@ -997,7 +1001,7 @@ fn run_check(
     if http {
         for bug in HttpBug::ALL {
             let inputs: Vec<Input> = bug.trigger().into_iter().map(Input::Line).collect();
-            let transcript = target.run(&inputs)?;
+            let transcript = probes.run(&inputs)?;
             let findings = check(&transcript, &judged);
             let name =
                 format!("probe {} ({} frames, the trigger of HTTP bug {bug})", bug.expected_rule(), inputs.len());

@@ -217,6 +217,17 @@ impl ServerSpec {
         }
     }
 
+    /// [`ServerSpec::sentinel_target`] with a fresh process for every conversation (`check`'s probes): what each
+    /// probe sees is what a freshly started server does.
+    pub fn probe_target(&self, timeouts: stdio::Timeouts, eras: crate::model::Eras) -> Box<dyn Target + Send> {
+        match self {
+            ServerSpec::Command(command) => {
+                Box::new(stdio::StdioTarget::new(command.clone(), timeouts).with_sentinels(eras).fresh_each())
+            }
+            _ => self.pooled_target(timeouts),
+        }
+    }
+
     /// The planted bug, if any.
     pub fn mutant(&self) -> Option<mutants::Mutant> {
         match self {

@@ -155,13 +155,16 @@ impl Timeouts {
 /// A server started as a child process for every conversation, with one process started ahead (warm) so start-up
 /// overlaps the previous conversation. Given the server's eras ([`StdioTarget::with_sentinels`]), it knows when
 /// replies are complete from sentinel requests instead of the clock, once a calibration showed the server answers
-/// in order, and runs conversations of self-contained modern requests on a process it keeps.
+/// in order, and runs conversations of self-contained modern requests on a process it keeps, where the calibration
+/// showed a kept process answers them as a fresh one would.
 #[derive(Debug)]
 pub struct StdioTarget {
     command: ServerCommand,
     timeouts: Timeouts,
     warm: bool,
     sentinels: Sentinels,
+    /// False when every conversation gets a fresh process, even where process reuse would apply.
+    reuse: bool,
     /// The process kept after a conversation of self-contained modern requests, for the next such conversation.
     kept: Option<Process>,
     /// The first wait for a sentinel, set at calibration; doubled each time a server it stalled spoke later.
@@ -235,9 +238,11 @@ enum Sentinels {
     Uncalibrated(Eras),
     /// Calibrated: the server answers in order in the eras it serves; `pre_init` when a ping before `initialize`
     /// leaves its handshake as it was; `neutral` when it answers a [`Form::Neutral`] line by its id, in order, and
-    /// such a line leaves every era it serves open; `pace` how long it took, from its first reply to its last, to
+    /// such a line leaves every era it serves open; `fresh_alike` when it serves 2026-07-28 and answers a modern
+    /// request alike whether or not it is the first its process sees ([`calibrate_history`]), so a process may be
+    /// kept for the next self-contained conversation; `pace` how long it took, from its first reply to its last, to
     /// answer the calibration's pipelined lines (the slowest form).
-    InOrder { eras: Eras, pre_init: bool, neutral: bool, pace: Duration },
+    InOrder { eras: Eras, pre_init: bool, neutral: bool, fresh_alike: bool, pace: Duration },
 }
 
 /// How many times the calibration's pace per pair a sentinel is first waited for ([`Barrier::Sentinel::wait`]).
@@ -254,7 +259,23 @@ fn first_wait(pace: Duration, reply: Duration) -> Duration {
 impl StdioTarget {
     /// A target that starts `command` for each conversation, with a warm spare process.
     pub fn new(command: ServerCommand, timeouts: Timeouts) -> StdioTarget {
-        StdioTarget { command, timeouts, warm: true, sentinels: Sentinels::Off, kept: None, wait: None, spawner: None }
+        StdioTarget {
+            command,
+            timeouts,
+            warm: true,
+            sentinels: Sentinels::Off,
+            reuse: true,
+            kept: None,
+            wait: None,
+            spawner: None,
+        }
+    }
+
+    /// Runs every conversation on a fresh process, even one that process reuse would apply to: for probes that must
+    /// see what a freshly started server does.
+    pub fn fresh_each(mut self) -> StdioTarget {
+        self.reuse = false;
+        self
     }
 
     /// Turns the warm spare off (one fresh process started when each conversation starts).
@@ -264,7 +285,8 @@ impl StdioTarget {
     }
 
     /// Uses sentinel barriers on a server that serves `eras` (see [`Barrier`]), once a calibration run on a fresh
-    /// process (before the first conversation) shows it answers in order; and, on a server that serves 2026-07-28,
+    /// process (before the first conversation) shows it answers in order; and, on a server that serves 2026-07-28
+    /// and answers a modern request alike on a fresh process and on one that served others ([`calibrate_history`]),
     /// keeps a process across conversations of self-contained modern requests. Unknown eras keep the clock.
     pub fn with_sentinels(mut self, eras: Eras) -> StdioTarget {
         self.sentinels = if eras == Eras::Unknown { Sentinels::Off } else { Sentinels::Uncalibrated(eras) };
@@ -278,12 +300,25 @@ impl StdioTarget {
             self.sentinels = calibrated(&self.command, eras, self.timeouts)?;
         }
         Ok(match self.sentinels {
-            Sentinels::InOrder { eras, pre_init, neutral, pace } => {
+            Sentinels::InOrder { eras, pre_init, neutral, pace, .. } => {
                 let wait = *self.wait.get_or_insert_with(|| first_wait(pace, self.timeouts.reply));
                 Barrier::Sentinel { eras, pre_init, neutral, wait }
             }
             _ => Barrier::Clock,
         })
+    }
+
+    /// True when the target may keep a process for the next conversation of self-contained modern requests: it
+    /// reuses processes, and the calibration showed the server answers such requests alike on a fresh process and on
+    /// one that served others.
+    fn may_keep(&self) -> bool {
+        self.reuse && matches!(self.sentinels, Sentinels::InOrder { fresh_alike: true, .. })
+    }
+
+    /// [`StdioTarget::may_keep`], calibrating the server first if that has not been done.
+    pub fn keeps_processes(&mut self) -> Result<bool> {
+        self.barrier()?;
+        Ok(self.may_keep())
     }
 
     /// Starts the spawner of a warm target, when it is not running yet: its first process starts at once.
@@ -311,8 +346,7 @@ impl Target for StdioTarget {
             return Err(super::DeadlinePassed.into());
         }
         let barrier = self.barrier()?;
-        let keep = matches!(barrier, Barrier::Sentinel { eras, .. } if eras.serves(Era::Modern) == Some(true))
-            && self_contained(inputs);
+        let keep = self.may_keep() && self_contained(inputs);
         let mut process = match self.kept.take() {
             Some(process) if keep => process,
             kept => {
@@ -439,7 +473,8 @@ static CALIBRATED: Mutex<Vec<(Vec<String>, Eras, Sentinels)>> = Mutex::new(Vec::
 /// How `command`, serving `eras`, takes sentinels: calibrated once per command and eras (the targets of a run
 /// wait for the first), each calibration on a fresh process, all started at once. In order when every form's
 /// calibration passed; `pre_init` when, besides, the server serves the handshake era and a ping before
-/// `initialize` passed too; `neutral` when, besides, [`calibrate_neutral`] passed for every form.
+/// `initialize` passed too; `neutral` when, besides, [`calibrate_neutral`] passed for every form; `fresh_alike`
+/// when, besides, the server serves 2026-07-28 and [`calibrate_history`] passed.
 fn calibrated(command: &ServerCommand, eras: Eras, timeouts: Timeouts) -> Result<Sentinels> {
     let deadline = timeouts.deadline;
     let mut known = CALIBRATED.lock().unwrap_or_else(|poisoned| poisoned.into_inner());
@@ -456,13 +491,16 @@ fn calibrated(command: &ServerCommand, eras: Eras, timeouts: Timeouts) -> Result
     let (forms, neutral) = (spawn()?, spawn()?);
     let handshake = eras.serves(Era::Handshake) == Some(true);
     let pre_init = if handshake { Some(Process::spawn(command, deadline)?) } else { None };
+    let modern = eras.serves(Era::Modern) == Some(true);
+    let history = if modern { Some(Process::spawn(command, deadline)?) } else { None };
     let paces = forms.into_iter().map(|(form, process)| calibrate(process, form, timeouts)).collect::<Vec<_>>();
     let pace = paces.iter().try_fold(Duration::ZERO, |slowest, pace| pace.map(|pace| pace.max(slowest)));
     let pre_init = pace.is_some() && pre_init.is_some_and(|process| calibrate_pre_init(process, timeouts));
     let neutral =
         pace.is_some() && neutral.into_iter().all(|(form, process)| calibrate_neutral(process, form, timeouts));
+    let fresh_alike = pace.is_some() && history.is_some_and(|process| calibrate_history(process, timeouts));
     let sentinels = match pace {
-        Some(pace) => Sentinels::InOrder { eras, pre_init, neutral, pace },
+        Some(pace) => Sentinels::InOrder { eras, pre_init, neutral, fresh_alike, pace },
         None => Sentinels::Off,
     };
     known.push((argv, eras, sentinels));
@@ -514,6 +552,7 @@ fn calibrate(process: Process, form: Form, timeouts: Timeouts) -> Option<Duratio
     // notification-reply, which still answers every request in order).
     let strays = Some(usize::from(form == Form::Handshake));
     replies_in_order(&process, Expected { ids: &expected, opening: None, exact: false, strays }, timeouts)
+        .map(|(pace, _)| pace)
 }
 
 /// Writes `lines` to a calibration's process, all at once; `None` when its input is gone.
@@ -539,11 +578,16 @@ struct Expected<'a> {
 }
 
 /// Reads the replies to a calibration's lines until every expected id came: the time from the first line read to
-/// the last reply. `None` as soon as the calibration cannot pass (a reply out of the order expected or twice, too
+/// the last reply, and what each id got ([`outcome`]). `None` as soon as the calibration cannot pass (a reply out of the order expected or twice, too
 /// many strays, the opening answered without a result), and when the output ends or stays quiet past the reply
 /// timeout with the start-up allowance.
-fn replies_in_order(process: &Process, expected: Expected, timeouts: Timeouts) -> Option<Duration> {
+fn replies_in_order(
+    process: &Process,
+    expected: Expected,
+    timeouts: Timeouts,
+) -> Option<(Duration, HashMap<String, String>)> {
     let mut seen: Vec<&str> = Vec::new();
+    let mut outcomes = HashMap::new();
     let mut strays = 0;
     let mut first = None;
     let until = Instant::now() + timeouts.reply_for(false);
@@ -573,8 +617,43 @@ fn replies_in_order(process: &Process, expected: Expected, timeouts: Timeouts) -
             return None;
         }
         seen.push(id);
+        outcomes.insert(id.to_string(), outcome(&reply));
     }
-    first.map(|first| first.elapsed())
+    first.map(|first| (first.elapsed(), outcomes))
+}
+
+/// What a reply says, to compare replies by: `result`, or its error code.
+fn outcome(reply: &serde_json::Value) -> String {
+    match reply.get("error").and_then(|error| error.get("code")) {
+        _ if reply.get("result").is_some() => "result".to_string(),
+        Some(code) => format!("error {code}"),
+        None => "error".to_string(),
+    }
+}
+
+/// Runs a calibration of history on a fresh process, for a server that serves 2026-07-28: modern requests of a few
+/// methods, a `ping` first, then the same again, and a sentinel. True when each method got the same outcome both
+/// times: the server answers a modern request alike whether or not its process saw others first, so a kept process
+/// shows a conversation what a fresh one would. rmcp does not: it answers a modern `ping` that comes first with a
+/// result, as a handshake ping, and every later one with -32601 (ping is gone in 2026-07-28).
+fn calibrate_history(process: Process, timeouts: Timeouts) -> bool {
+    let methods = [PING, DISCOVER, TOOLS_LIST, "mcp-wirefuzz/no-such-method"];
+    let id = |round: usize, n: usize| format!("mcp-wirefuzz-history-{round}-{n}");
+    let mut lines = Vec::new();
+    let mut ids = Vec::new();
+    for round in 0..2 {
+        for (n, method) in methods.iter().enumerate() {
+            lines.push(Form::Modern.request(&id(round, n), method));
+            ids.push(id(round, n));
+        }
+    }
+    let sentinel = format!("{SENTINEL_PREFIX}history");
+    lines.push(Form::Modern.sentinel(&sentinel));
+    ids.push(sentinel);
+    let expected = Expected { ids: &ids, opening: None, exact: false, strays: Some(0) };
+    send_all(&process, lines).is_some()
+        && replies_in_order(&process, expected, timeouts)
+            .is_some_and(|(_, outcomes)| (0..methods.len()).all(|n| outcomes.get(&id(0, n)) == outcomes.get(&id(1, n))))
 }
 
 impl Expected<'_> {
@@ -1874,6 +1953,36 @@ idof() {{ case "$1" in *'"id":"'*) x=${{1#*'"id":"'}}; printf %s "${{x%%\"*}}";;
     }
 
     #[test]
+    fn a_process_is_kept_only_on_a_server_that_answers_modern_requests_alike_however_many_it_saw() {
+        let fresh_alike = |server: &ServerCommand, eras: Eras| {
+            matches!(calibrated(server, eras, quick()).unwrap(), Sentinels::InOrder { fresh_alike: true, .. })
+        };
+        let in_order = answering(IN_ORDER);
+        assert!(fresh_alike(&in_order, Eras::Modern) && fresh_alike(&in_order, Eras::Dual));
+        assert!(!fresh_alike(&in_order, Eras::Handshake), "no modern requests, nothing to keep a process for");
+        // As rmcp does: a modern ping that comes first is answered as a handshake ping, later ones with -32601.
+        let first_ping = answering(
+            r#"n=0; pinged=; while read -r l; do id=$(idof "$l"); [ -z "$id" ] && continue
+case "$l" in
+*'"ping"'*) if [ -z "$pinged" ]; then pinged=1; reply "$id"; else printf '{"jsonrpc":"2.0","id":"%s","error":{"code":-32601,"message":"ping"}}\n' "$id"; fi;;
+*'"tools/list"'*) n=$((n+1)); printf '{"jsonrpc":"2.0","id":"%s","result":{"n":%s}}\n' "$id" "$n";;
+*) reply "$id";;
+esac; done"#,
+        );
+        let sentinels = calibrated(&first_ping, Eras::Modern, quick()).unwrap();
+        assert!(matches!(sentinels, Sentinels::InOrder { fresh_alike: false, .. }), "{sentinels:?}");
+        let list = Input::Line(
+            br#"{"jsonrpc":"2.0","id":"l","method":"tools/list","params":{"_meta":{"io.modelcontextprotocol/protocolVersion":"2026-07-28","io.modelcontextprotocol/clientCapabilities":{}}}}"#.to_vec(),
+        );
+        let mut target = StdioTarget::new(first_ping, quick()).with_sentinels(Eras::Modern);
+        for _ in 0..2 {
+            let transcript = target.run(&[list.clone(), Input::Sync]).unwrap();
+            let reply = transcript.received().next().map(|l| String::from_utf8_lossy(l).to_string());
+            assert!(reply.as_deref().is_some_and(|r| r.contains(r#""n":1"#)), "{}", transcript.render());
+        }
+    }
+
+    #[test]
     fn neutral_sentinels_need_a_server_that_answers_them_in_order_and_keeps_its_eras_open() {
         // Silent on a line without a method (as the Python SDK is): in order, but no neutral sentinels.
         let silent = answering(r#"while read -r l; do case "$l" in *'"method"'*) reply "$(idof "$l")";; esac; done"#);
@@ -2067,7 +2176,7 @@ case "$l" in *'"ping"'*) [ -z "$ready" ] && continue;; esac; [ -n "$id" ] && rep
         let list = Input::Line(
             br#"{"jsonrpc":"2.0","id":"l","method":"tools/list","params":{"_meta":{"io.modelcontextprotocol/protocolVersion":"2026-07-28","io.modelcontextprotocol/clientCapabilities":{}}}}"#.to_vec(),
         );
-        let mut target = StdioTarget::new(counting, quick()).with_sentinels(Eras::Modern);
+        let mut target = StdioTarget::new(counting.clone(), quick()).with_sentinels(Eras::Modern);
         let first = target.run(&[list.clone(), Input::Sync]).unwrap();
         let second = target.run(&[list.clone(), Input::Sync]).unwrap();
         let count = |t: &Transcript| t.received().next().map(|l| String::from_utf8_lossy(l).contains(r#""n":2"#));
@@ -2075,7 +2184,11 @@ case "$l" in *'"ping"'*) [ -z "$ready" ] && continue;; esac; [ -n "$id" ] && rep
         assert_eq!(second.ending, Ending::Closed);
         // A conversation that is not self-contained gets a fresh process.
         let note = Input::Line(br#"{"jsonrpc":"2.0","method":"notifications/cancelled"}"#.to_vec());
-        let fresh = target.run(&[list, note, Input::Sync]).unwrap();
+        let fresh = target.run(&[list.clone(), note, Input::Sync]).unwrap();
         assert_eq!(count(&fresh), Some(false), "{}", fresh.render());
+        // A target for probes keeps none.
+        let mut probes = StdioTarget::new(counting, quick()).with_sentinels(Eras::Modern).fresh_each();
+        let runs = [probes.run(&[list.clone(), Input::Sync]).unwrap(), probes.run(&[list, Input::Sync]).unwrap()];
+        assert_eq!(runs.map(|run| count(&run)), [Some(false), Some(false)]);
     }
 }

@@ -17,7 +17,8 @@
 //!   one go), all measured in the same run;
 //! - `stdio-reuse`: conversations/s of the conversations process reuse applies to (self-contained modern requests),
 //!   on the built-in server and rmcp-calc over stdio: one target with sentinels and reuse, against one on the clock
-//!   with a fresh process each (the harness before issue 15);
+//!   with a fresh process each (the harness before issue 15); a server that fails the history calibration (rmcp)
+//!   keeps no process, and its row says so;
 //! - `stdio-find`: the time to first finding of every planted bug over stdio, from the start of the CLI's `fuzz --
 //!   mcp-wirefuzz serve --mutant NAME` (probe, sweep and generated conversations with sentinel barriers), median of
 //!   seeds 1-3, each bug over 2 s flagged;
@@ -720,8 +721,8 @@ fn stdio_real() {
 const REUSE_CONVERSATIONS: usize = 200;
 
 /// One `stdio-reuse` row: the first [`REUSE_CONVERSATIONS`] conversations of seed 1 that process reuse applies to,
-/// run one after another on one target with sentinels (calibrated by a first conversation, not timed), then on one
-/// on the clock (a warm spare, a fresh process each).
+/// run one after another on one target with sentinels (calibrated by a first conversation, not timed; it keeps a
+/// process only where the calibration allows), then on one on the clock (a warm spare, a fresh process each).
 fn reuse_row(name: &str, argv: &[String]) {
     let command = ServerCommand::from_argv(argv).unwrap();
     let server = ServerSpec::Command(command.clone());

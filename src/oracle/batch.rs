@@ -9,7 +9,7 @@
 //! finding from the server.
 
 use super::Finding;
-use super::catalogue::{BATCH, NOTIFICATION_REPLY, NULL_ID, RESPONSE_MISSING};
+use super::catalogue::{BATCH, BIG_ID, EXTRA_MEMBER, NOTIFICATION_REPLY, NULL_ID, RESPONSE_MISSING};
 use crate::protocol::era::BATCH_VERSION;
 use crate::protocol::methods::{CANCELLED, INITIALIZE};
 use crate::protocol::{Frame, IdField, RequestId};
@@ -116,7 +116,11 @@ impl Spread {
         for mut finding in findings {
             let event = origin(finding.event);
             finding.event = event;
-            if finding.rule == RESPONSE_MISSING
+            // An item of a batch that got no response is the batch's finding, whatever its id or members (a big id
+            // or an extra member is judged on its own only where a reply came).
+            let silent = finding.rule == RESPONSE_MISSING
+                || (matches!(finding.rule, BIG_ID | EXTRA_MEMBER) && finding.detail.starts_with("no response"));
+            if silent
                 && let Some(batch) = event.and_then(batch_at)
             {
                 if !batch.forbidden && self.known {

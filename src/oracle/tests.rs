@@ -718,6 +718,14 @@ fn big_id() {
     only(&[S(big), S(r#"{"jsonrpc":"2.0","method":""}"#), R(refused)], &[]);
     let rounded = r#"{"jsonrpc":"2.0","id":1844674407370955200000000000000000000000,"result":{}}"#;
     only(&[S(big), R(rounded)], &[BIG_ID]);
+    // On a 2025-03-26 connection a batch item left without a response is MCP-BATCH's finding, whatever its id: a
+    // batch refused whole with one id-less error (rmcp), or not answered at all.
+    let init = r#"{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-03-26","capabilities":{},"clientInfo":{"name":"c","version":"1"}}}"#;
+    let granted = r#"{"jsonrpc":"2.0","id":1,"result":{"protocolVersion":"2025-03-26","capabilities":{},"serverInfo":{"name":"s","version":"1"}}}"#;
+    let initialized = r#"{"jsonrpc":"2.0","method":"notifications/initialized"}"#;
+    let batch = r#"[{"jsonrpc":"2.0","id":9007199254740997,"method":"tools/list"},{"jsonrpc":"2.0","id":9007199254740999,"method":"tools/list"}]"#;
+    only(&[S(init), R(granted), S(initialized), Sync, S(batch), R(refused), Sync], &[BATCH]);
+    only(&[S(init), R(granted), S(initialized), Sync, S(batch), Sync], &[BATCH]);
     // 2^53 - 1 is an ordinary id; so are strings of digits.
     let safe = r#"{"jsonrpc":"2.0","id":9007199254740991,"method":"ping"}"#;
     only(&[S(safe), Sync], &[RESPONSE_MISSING]);

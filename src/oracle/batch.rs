@@ -120,9 +120,7 @@ impl Spread {
             // or an extra member is judged on its own only where a reply came).
             let silent = finding.rule == RESPONSE_MISSING
                 || (matches!(finding.rule, BIG_ID | EXTRA_MEMBER) && finding.detail.starts_with("no response"));
-            if silent
-                && let Some(batch) = event.and_then(batch_at)
-            {
+            if silent && let Some(batch) = event.and_then(batch_at) {
                 if !batch.forbidden && self.known {
                     match unanswered.iter_mut().find(|(at, _)| *at == batch.event) {
                         Some((_, count)) => *count += 1,

@@ -920,14 +920,15 @@ impl Connection<'_> {
             self.add(RESPONSE_MISSING, event, format!("no response to the request: {line}"));
         }
         // Each claim takes the line it most likely answers: one that would otherwise be a finding, a big id (on by
-        // default) before a line strict JSON-RPC wants refused.
+        // default) before a line strict JSON-RPC wants refused; of those, the last sent before it (a batch refused
+        // whole with one id-less error leaves its other items to MCP-BATCH, not to the next refusal).
         let big =
             |p: &Pending| p.due && !p.reused && matches!(p.fault, Fault::BigId | Fault::ExtraMember) && !p.cancelled;
         let refusable = |p: &Pending| p.due && !p.reused && p.wants_reply;
         for k in 0..self.claims.len() {
             let claim = self.claims[k];
             let pick = |wanted: &dyn Fn(&Pending) -> bool| {
-                self.pending.iter().position(|p| p.event < claim && !p.explained && wanted(p))
+                self.pending.iter().rposition(|p| p.event < claim && !p.explained && wanted(p))
             };
             if let Some(at) = pick(&big).or_else(|| pick(&refusable)).or_else(|| pick(&|_| true)) {
                 self.pending[at].explained = true;

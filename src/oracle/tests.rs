@@ -727,7 +727,8 @@ fn big_id() {
     only(&[S(init), R(granted), S(initialized), Sync, S(batch), R(refused), Sync], &[BATCH]);
     only(&[S(init), R(granted), S(initialized), Sync, S(batch), Sync], &[BATCH]);
     // A later big-id request refused with its own id-less error: that error is its, not the batch's second item's.
-    let later = r#"{"jsonrpc":"2.0","id":1844674407370955161000000000000000000004,"method":"tools/list","wirefuzz":true}"#;
+    let later =
+        r#"{"jsonrpc":"2.0","id":1844674407370955161000000000000000000004,"method":"tools/list","wirefuzz":true}"#;
     only(&[S(init), R(granted), S(initialized), Sync, S(batch), R(refused), S(later), R(refused)], &[BATCH]);
     // 2^53 - 1 is an ordinary id; so are strings of digits.
     let safe = r#"{"jsonrpc":"2.0","id":9007199254740991,"method":"ping"}"#;

@@ -116,10 +116,11 @@ impl Spread {
         for mut finding in findings {
             let event = origin(finding.event);
             finding.event = event;
-            // An item of a batch that got no response is the batch's finding, whatever its id or members (a big id
-            // or an extra member is judged on its own only where a reply came).
-            let silent = finding.rule == RESPONSE_MISSING
-                || (matches!(finding.rule, BIG_ID | EXTRA_MEMBER) && finding.detail.starts_with("no response"));
+            // An item of a batch that got no response is the batch's finding, whatever its id or members. These
+            // three rules point at a sent line only for its silence (a rounded big id points at the reply), and
+            // `batch_at` finds sent batches only, so a big id or an extra member is judged on its own only where a
+            // reply came.
+            let silent = matches!(finding.rule, RESPONSE_MISSING | BIG_ID | EXTRA_MEMBER);
             if silent && let Some(batch) = event.and_then(batch_at) {
                 if !batch.forbidden && self.known {
                     match unanswered.iter_mut().find(|(at, _)| *at == batch.event) {

@@ -726,6 +726,11 @@ fn big_id() {
     let batch = r#"[{"jsonrpc":"2.0","id":9007199254740997,"method":"tools/list"},{"jsonrpc":"2.0","id":9007199254740999,"method":"tools/list"}]"#;
     only(&[S(init), R(granted), S(initialized), Sync, S(batch), R(refused), Sync], &[BATCH]);
     only(&[S(init), R(granted), S(initialized), Sync, S(batch), Sync], &[BATCH]);
+    // An item answered under its id rounded is a big-id finding of the reply, not a silent item of the batch.
+    let rounded_batch = r#"[{"jsonrpc":"2.0","id":9007199254740996,"result":{"tools":[]}},{"jsonrpc":"2.0","id":9007199254740999,"result":{"tools":[]}}]"#;
+    let f = fires(&[S(init), R(granted), S(initialized), Sync, S(batch), R(rounded_batch), Sync], BIG_ID);
+    assert_eq!(f.event, Some(5), "{f:?}");
+    only(&[S(init), R(granted), S(initialized), Sync, S(batch), R(rounded_batch), Sync], &[BIG_ID]);
     // A later big-id request refused with its own id-less error: that error is its, not the batch's second item's.
     let later =
         r#"{"jsonrpc":"2.0","id":1844674407370955161000000000000000000004,"method":"tools/list","wirefuzz":true}"#;

@@ -17,7 +17,7 @@ use crate::model::Eras;
 use crate::protocol::envelope::{self, META};
 use crate::protocol::era::{BATCH_VERSION, LATEST_HANDSHAKE_VERSION, LATEST_MODERN_VERSION};
 use crate::protocol::methods::{CANCELLED, DISCOVER, INITIALIZE, INITIALIZED, PING, TOOLS_CALL, TOOLS_LIST};
-use crate::protocol::{Era, Frame, IdField, RequestId};
+use crate::protocol::{Era, Frame, IdField, Outcome, RequestId, Response};
 use crate::transcript::{Ending, Event, Input, Transcript};
 use anyhow::{Context, Result, bail};
 use nix::fcntl::{FcntlArg, OFlag, fcntl};
@@ -622,12 +622,13 @@ fn replies_in_order(
     first.map(|first| (first.elapsed(), outcomes))
 }
 
-/// What a reply says, to compare replies by: `result`, or its error code.
+/// What a reply says, to compare replies by, read as the oracle reads replies: `result`, its error code, or
+/// `invalid` (not a valid JSON-RPC response).
 fn outcome(reply: &serde_json::Value) -> String {
-    match reply.get("error").and_then(|error| error.get("code")) {
-        _ if reply.get("result").is_some() => "result".to_string(),
-        Some(code) => format!("error {code}"),
-        None => "error".to_string(),
+    match Frame::classify(reply.clone()) {
+        Frame::Response(Response { outcome: Outcome::Result(_), .. }) => "result".to_string(),
+        Frame::Response(Response { outcome: Outcome::Error(error), .. }) => format!("error {}", error.code),
+        _ => "invalid".to_string(),
     }
 }
 
@@ -1708,6 +1709,18 @@ mod tests {
 
     fn request(id: u32) -> Input {
         Input::Line(format!(r#"{{"jsonrpc":"2.0","id":{id},"method":"ping"}}"#).into_bytes())
+    }
+
+    #[test]
+    fn a_calibration_compares_replies_by_result_or_error_code() {
+        let said = |reply: serde_json::Value| outcome(&reply);
+        assert_eq!(said(serde_json::json!({"jsonrpc": "2.0", "id": "a", "result": {}})), "result");
+        let refused = serde_json::json!({"jsonrpc": "2.0", "id": "a", "error": {"code": -32601, "message": "no"}});
+        assert_eq!(said(refused), "error -32601");
+        // Both members, or an error without a code, is no valid response: not a result, whatever it carries.
+        let both = serde_json::json!({"jsonrpc": "2.0", "id": "a", "result": {}, "error": {"code": 1, "message": ""}});
+        assert_eq!(said(both), "invalid");
+        assert_eq!(said(serde_json::json!({"jsonrpc": "2.0", "id": "a", "error": {}})), "invalid");
     }
 
     #[test]

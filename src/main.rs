@@ -10,7 +10,7 @@ use mcp_wirefuzz::fuzz_targets::{self, FuzzTarget};
 use mcp_wirefuzz::init::{self, Init, Outcome};
 use mcp_wirefuzz::model::{self, Eras, ServerModel, Source};
 use mcp_wirefuzz::oracle::{Policy, check, render_catalogue};
-use mcp_wirefuzz::report;
+use mcp_wirefuzz::report::{self, Rerun};
 use mcp_wirefuzz::seeds;
 use mcp_wirefuzz::server::attach;
 use mcp_wirefuzz::server::builtin::http::{self as http_server, HttpBug};
@@ -64,7 +64,7 @@ enum Commands {
         #[arg(long, value_name = "URL", conflicts_with_all = ["mutant", "built_in"])]
         url: Option<String>,
         /// How long a reply from a child server may take, in milliseconds.
-        #[arg(long, default_value_t = 2_000)]
+        #[arg(long, default_value_t = REPLY_TIMEOUT_MS)]
         timeout: u64,
         /// The eras the server serves (handshake, modern, dual), instead of the case's `eras:`.
         #[arg(long, value_name = "ERAS")]
@@ -128,7 +128,7 @@ enum Commands {
         #[arg(long, value_name = "URL")]
         url: Option<String>,
         /// How long a reply from a child server may take, in milliseconds.
-        #[arg(long, default_value_t = 2_000)]
+        #[arg(long, default_value_t = REPLY_TIMEOUT_MS)]
         timeout: u64,
         /// How many server runs the minimization may take.
         #[arg(long, default_value_t = 2_000)]
@@ -211,6 +211,13 @@ enum Commands {
 }
 
 /// The options of `fuzz`.
+/// `--timeout`'s default: how long a reply from a child server may take, in milliseconds.
+const REPLY_TIMEOUT_MS: u64 = 2_000;
+/// `--startup-timeout`'s default, in milliseconds.
+const STARTUP_TIMEOUT_MS: u64 = 10_000;
+/// `--settle`'s default, in milliseconds.
+const SETTLE_MS: u64 = 20;
+
 #[derive(clap::Args)]
 struct FuzzArgs {
     /// Stop after this many conversations (default 10000 when --time is not given).
@@ -226,13 +233,13 @@ struct FuzzArgs {
     #[arg(long, default_value_t = 1)]
     jobs: usize,
     /// How long a reply from a child server may take, in milliseconds.
-    #[arg(long, value_name = "MS", default_value_t = 2_000)]
+    #[arg(long, value_name = "MS", default_value_t = REPLY_TIMEOUT_MS)]
     timeout: u64,
     /// Extra time a child server gets until its first line (start-up), in milliseconds.
-    #[arg(long, value_name = "MS", default_value_t = 10_000)]
+    #[arg(long, value_name = "MS", default_value_t = STARTUP_TIMEOUT_MS)]
     startup_timeout: u64,
     /// How long a child server's output must stay quiet at a sync point, in milliseconds (to see late extra lines).
-    #[arg(long, value_name = "MS", default_value_t = 20)]
+    #[arg(long, value_name = "MS", default_value_t = SETTLE_MS)]
     settle: u64,
     /// Plant one bug in the built-in server (`mcp-wirefuzz serve --mutant list` lists them).
     #[arg(long, value_name = "NAME")]
@@ -627,10 +634,11 @@ fn run_fuzz(args: FuzzArgs) -> Result<ExitCode> {
     let targets = (0..args.jobs).map(|_| server.sentinel_target(timeouts, model.eras)).collect();
     let shrinker = server.target(timeouts);
     eprintln!("mcp-wirefuzz fuzz: seed {seed}, {}, {} job(s)", server.describe(), args.jobs);
+    let rerun = rerun(&args, seed, &server);
     let bar = progress_bar(options.cases);
     let summary = campaign::run(targets, shrinker, &options, &server, |event| match event {
         Progress::Ran { done } => bar.tick(*done),
-        Progress::Found(found) => bar.println(&report::human::finding(found, seed, &server)),
+        Progress::Found(found) => bar.println(&report::human::finding(found, &rerun)),
         Progress::Minimized(found) => bar.println(&report::human::minimized(found)),
     })?;
     // A worker left busy past the deadline may still hold a server: end them all.
@@ -651,7 +659,7 @@ fn run_fuzz(args: FuzzArgs) -> Result<ExitCode> {
         write_report(path, &report::coverage::html(&summary.coverage, &title))?;
     }
     if let Some(path) = &args.json {
-        let mut json = report::json::report(&summary, &server, &baseline);
+        let mut json = report::json::report(&summary, &rerun, &baseline);
         json["server_model"] = model.to_json();
         json["surface"] = surface.as_ref().map_or(serde_json::Value::Null, |s| s.to_json());
         json["coverage"] = summary.coverage.to_json();
@@ -659,15 +667,50 @@ fn run_fuzz(args: FuzzArgs) -> Result<ExitCode> {
         write_report(path, &(text + "\n"))?;
     }
     if let Some(path) = &args.junit {
-        write_report(path, &report::junit::report(&summary, &server, &options.policy, &baseline))?;
+        write_report(path, &report::junit::report(&summary, &rerun, &options.policy, &baseline))?;
     }
     if let Some(path) = &args.sarif {
-        let mut sarif = report::sarif::report(&summary, &server, &options.policy, &baseline);
+        let mut sarif = report::sarif::report(&summary, &rerun, &options.policy, &baseline);
         sarif["runs"][0]["properties"] = serde_json::json!({ "serverModel": model.to_json() });
         let text = serde_json::to_string_pretty(&sarif)?;
         write_report(path, &(text + "\n"))?;
     }
     Ok(if summary.fails(&baseline) { ExitCode::from(1) } else { ExitCode::SUCCESS })
+}
+
+/// The options of a fuzz run that a command reproducing one of its findings repeats: the reply timeout for a
+/// replay; for the run narrowed to one conversation, every option that changes what is sent or how it is judged.
+fn rerun<'a>(args: &FuzzArgs, seed: u64, server: &'a ServerSpec) -> Rerun<'a> {
+    let mut rerun = Rerun::new(seed, server);
+    let mut option = |name: &str, value: String| rerun.fuzz.extend([name.to_string(), value]);
+    for (name, value, default) in [
+        ("--timeout", args.timeout, REPLY_TIMEOUT_MS),
+        ("--startup-timeout", args.startup_timeout, STARTUP_TIMEOUT_MS),
+        ("--settle", args.settle, SETTLE_MS),
+    ] {
+        if value != default {
+            option(name, value.to_string());
+        }
+    }
+    if let Some(eras) = &args.eras {
+        option("--eras", eras.clone());
+    }
+    for (name, values) in [
+        ("--profile", &args.profile),
+        ("--allow", &args.allow),
+        ("--deny", &args.deny),
+        ("--tool", &args.tool),
+        ("--skip-tool", &args.skip_tool),
+    ] {
+        values.iter().for_each(|value| option(name, value.clone()));
+    }
+    if args.no_surface {
+        rerun.fuzz.push("--no-surface".to_string());
+    }
+    if args.timeout != REPLY_TIMEOUT_MS {
+        rerun.replay.extend(["--timeout".to_string(), args.timeout.to_string()]);
+    }
+    rerun
 }
 
 fn write_report(path: &Path, text: &str) -> Result<()> {

@@ -79,3 +79,29 @@ fn a_crash_case_of_a_server_that_exits_at_once_replays_as_a_crash() {
     }
     assert!(common::left_behind(&tag).is_empty());
 }
+
+#[test]
+fn the_reproduce_command_of_a_finding_repeats_the_runs_timeout_and_reproduces() {
+    let out = dir().join("reproduce");
+    let report = dir().join("reproduce.json");
+    let output = Command::new(env!("CARGO_BIN_EXE_mcp-wirefuzz"))
+        .args(["fuzz", "--mutant", "no-cache-hints", "--cases", "30", "--seed", "3", "--timeout", "3000"])
+        .arg("--out")
+        .arg(&out)
+        .arg("--json")
+        .arg(&report)
+        .output()
+        .unwrap();
+    assert_eq!(output.status.code(), Some(1), "{}", String::from_utf8_lossy(&output.stderr));
+    let json: serde_json::Value = serde_json::from_str(&std::fs::read_to_string(&report).unwrap()).unwrap();
+    let findings = json["findings"].as_array().unwrap();
+    assert!(!findings.is_empty());
+    for finding in findings {
+        let command = finding["reproduce"].as_str().unwrap();
+        let words: Vec<&str> = command.split(' ').collect();
+        assert_eq!((words[1], words.len()), ("replay", 5), "{command}");
+        assert_eq!(&words[3..], ["--timeout", "3000"], "{command}");
+        let again = Command::new(env!("CARGO_BIN_EXE_mcp-wirefuzz")).args(&words[1..]).output().unwrap();
+        assert_eq!(again.status.code(), Some(1), "{command}: {}", String::from_utf8_lossy(&again.stdout));
+    }
+}

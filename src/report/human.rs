@@ -1,10 +1,9 @@
 //! The report for people: each finding with its minimized transcript, the line at fault marked, the case file,
 //! and the command that reproduces it; then a one-paragraph summary.
 
-use super::reproduce_command;
+use super::Rerun;
 use crate::baseline::Baseline;
 use crate::campaign::{Found, Summary};
-use crate::server::ServerSpec;
 use crate::transcript::{Ending, Event, show_bytes};
 use std::fmt::Write as _;
 
@@ -12,7 +11,7 @@ use std::fmt::Write as _;
 const SHOWN_EVENTS: usize = 40;
 
 /// One finding, ready to print.
-pub fn finding(found: &Found, seed: u64, server: &ServerSpec) -> String {
+pub fn finding(found: &Found, rerun: &Rerun) -> String {
     let f = &found.finding;
     let mut out = format!(
         "\n{} {} [{}] (conversation {})\n  {}\n",
@@ -68,7 +67,7 @@ pub fn finding(found: &Found, seed: u64, server: &ServerSpec) -> String {
     if let Some(path) = &found.case_file {
         let _ = writeln!(out, "  case file: {}", path.display());
     }
-    let _ = writeln!(out, "  reproduce: {}", reproduce_command(found, seed, server));
+    let _ = writeln!(out, "  reproduce: {}", rerun.command(found));
     out
 }
 

@@ -4,14 +4,13 @@
 //! rule), `trigger_counts` (conversations per broken rule and trigger, `{rule: {trigger: n}}`, triggers past the
 //! per-rule bound included) and `stale_baseline` (baselined rules that no longer break).
 
-use super::reproduce_command;
+use super::Rerun;
 use crate::baseline::Baseline;
 use crate::campaign::Summary;
-use crate::server::ServerSpec;
 use serde_json::{Value, json};
 
 /// The report as a JSON value.
-pub fn report(summary: &Summary, server: &ServerSpec, baseline: &Baseline) -> Value {
+pub fn report(summary: &Summary, rerun: &Rerun, baseline: &Baseline) -> Value {
     let findings: Vec<Value> = summary
         .found
         .iter()
@@ -24,7 +23,7 @@ pub fn report(summary: &Summary, server: &ServerSpec, baseline: &Baseline) -> Va
                 "step": found.finding.event,
                 "detail": found.finding.detail,
                 "conversation": found.conversation,
-                "reproduce": reproduce_command(found, summary.seed, server),
+                "reproduce": rerun.command(found),
                 "baselined": baseline.covers(found.finding.rule),
                 "flaky": found.flaky,
                 "minimized": found.minimized,
@@ -33,7 +32,7 @@ pub fn report(summary: &Summary, server: &ServerSpec, baseline: &Baseline) -> Va
         .collect();
     json!({
         "seed": summary.seed,
-        "server": server.describe(),
+        "server": rerun.server.describe(),
         "cases": summary.conversations,
         "elapsed_s": summary.elapsed.as_secs_f64(),
         "shrink_s": summary.shrink_time.as_secs_f64(),

@@ -2,15 +2,14 @@
 //! (the detail, reproduction command and transcript of its first trigger inside, and the case file of every trigger),
 //! a baselined one is skipped.
 
-use super::reproduce_command;
+use super::Rerun;
 use crate::baseline::Baseline;
 use crate::campaign::Summary;
 use crate::oracle::{Policy, RULES};
-use crate::server::ServerSpec;
 use std::fmt::Write as _;
 
 /// The report as an XML document.
-pub fn report(summary: &Summary, server: &ServerSpec, policy: &Policy, baseline: &Baseline) -> String {
+pub fn report(summary: &Summary, rerun: &Rerun, policy: &Policy, baseline: &Baseline) -> String {
     let checked: Vec<_> = RULES.iter().filter(|r| policy.enabled(r.id)).collect();
     let broken = summary.broken();
     let failures = broken.iter().filter(|rule| !baseline.covers(rule)).count();
@@ -29,7 +28,7 @@ pub fn report(summary: &Summary, server: &ServerSpec, policy: &Policy, baseline:
         out,
         "  <properties><property name=\"seed\" value=\"{}\"/><property name=\"server\" value=\"{}\"/><property name=\"conversations\" value=\"{}\"/>{model}</properties>",
         summary.seed,
-        escape(&server.describe()),
+        escape(&rerun.server.describe()),
         summary.conversations
     );
     for rule in checked {
@@ -50,7 +49,7 @@ pub fn report(summary: &Summary, server: &ServerSpec, policy: &Policy, baseline:
                             let _ = writeln!(out, "case file: {path} (trigger {trigger})");
                         }
                     }
-                    let _ = writeln!(out, "reproduce: {}", escape(&reproduce_command(found, summary.seed, server)));
+                    let _ = writeln!(out, "reproduce: {}", escape(&rerun.command(found)));
                     out.push_str("    </failure>\n");
                 }
                 let _ = writeln!(out, "    <system-out>{}</system-out>", escape(&found.transcript.render()));

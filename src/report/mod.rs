@@ -10,35 +10,60 @@ pub mod wire;
 use crate::campaign::Found;
 use crate::server::ServerSpec;
 
-/// The one command that reproduces a finding: a replay of its case file when one was written, else the campaign
-/// narrowed to the conversation that found it.
-pub fn reproduce_command(found: &Found, seed: u64, server: &ServerSpec) -> String {
-    if let Some(path) = &found.case_file {
-        return format!("mcp-wirefuzz replay {}", shell_word(&path.display().to_string()));
+/// How the campaign ran, as far as a command that reproduces one of its findings must say: the server, and the
+/// options that change what a run sends or how it judges.
+#[derive(Clone, Debug)]
+pub struct Rerun<'a> {
+    /// The campaign's seed.
+    pub seed: u64,
+    /// The server the campaign ran.
+    pub server: &'a ServerSpec,
+    /// Options a replay of a case file must repeat (the reply timeout: a case file does not carry it).
+    pub replay: Vec<String>,
+    /// Options the campaign narrowed to one conversation must repeat: the timeouts, the rules, the eras and the
+    /// tools, which change the conversations generated or their verdicts.
+    pub fuzz: Vec<String>,
+}
+
+impl<'a> Rerun<'a> {
+    /// A campaign run with the default options.
+    pub fn new(seed: u64, server: &'a ServerSpec) -> Rerun<'a> {
+        Rerun { seed, server, replay: Vec::new(), fuzz: Vec::new() }
     }
-    let mut command = format!("mcp-wirefuzz fuzz --seed {seed} --cases {}", found.conversation + 1);
-    match server {
-        ServerSpec::BuiltIn => {}
-        ServerSpec::Mutant(mutant) => command.push_str(&format!(" --mutant {mutant}")),
-        ServerSpec::Http(spec) => {
-            command.push_str(&format!(" --url {}", shell_word(&spec.endpoint.url())));
-            if let Some(child) = &spec.command {
-                command.push_str(" --");
-                for word in child.argv() {
-                    command.push(' ');
-                    command.push_str(&shell_word(&word));
+
+    /// The one command that reproduces a finding: a replay of its case file when one was written, else the
+    /// campaign narrowed to the conversation that found it.
+    pub fn command(&self, found: &Found) -> String {
+        let words = |command: &mut String, words: &[String]| {
+            for word in words {
+                command.push(' ');
+                command.push_str(&shell_word(word));
+            }
+        };
+        if let Some(path) = &found.case_file {
+            let mut command = format!("mcp-wirefuzz replay {}", shell_word(&path.display().to_string()));
+            words(&mut command, &self.replay);
+            return command;
+        }
+        let mut command = format!("mcp-wirefuzz fuzz --seed {} --cases {}", self.seed, found.conversation + 1);
+        words(&mut command, &self.fuzz);
+        match self.server {
+            ServerSpec::BuiltIn => {}
+            ServerSpec::Mutant(mutant) => command.push_str(&format!(" --mutant {mutant}")),
+            ServerSpec::Http(spec) => {
+                command.push_str(&format!(" --url {}", shell_word(&spec.endpoint.url())));
+                if let Some(child) = &spec.command {
+                    command.push_str(" --");
+                    words(&mut command, &child.argv());
                 }
             }
-        }
-        ServerSpec::Command(child) => {
-            command.push_str(" --");
-            for word in child.argv() {
-                command.push(' ');
-                command.push_str(&shell_word(&word));
+            ServerSpec::Command(child) => {
+                command.push_str(" --");
+                words(&mut command, &child.argv());
             }
         }
+        command
     }
-    command
 }
 
 /// Quotes a word for a POSIX shell when it needs it (for commands printed to copy, never run by the harness).
@@ -50,6 +75,53 @@ pub fn shell_word(word: &str) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    fn found(case_file: Option<&str>) -> Found {
+        let finding = crate::oracle::Finding {
+            rule: "JSONRPC-ID-ECHO",
+            level: crate::oracle::Level::Error,
+            event: Some(1),
+            detail: String::new(),
+        };
+        Found {
+            finding,
+            trigger: String::new(),
+            conversation: 6,
+            case: crate::case::Case::default(),
+            transcript: crate::transcript::Transcript { events: Vec::new(), ending: crate::transcript::Ending::Closed },
+            case_file: case_file.map(Into::into),
+            flaky: false,
+            minimized: true,
+        }
+    }
+
+    #[test]
+    fn a_reproduction_command_repeats_the_options_that_change_the_run() {
+        let argv = ["python3".to_string(), "my server.py".to_string()];
+        let server = ServerSpec::Command(crate::server::stdio::ServerCommand::from_argv(&argv).unwrap());
+        let plain = Rerun::new(42, &server);
+        assert_eq!(plain.command(&found(Some("out/a.case"))), "mcp-wirefuzz replay out/a.case");
+        assert_eq!(plain.command(&found(None)), "mcp-wirefuzz fuzz --seed 42 --cases 7 -- python3 'my server.py'");
+        let rerun = Rerun {
+            replay: vec!["--timeout".into(), "5000".into()],
+            fuzz: vec!["--timeout".into(), "5000".into(), "--skip-tool".into(), "slow one".into()],
+            ..plain
+        };
+        assert_eq!(rerun.command(&found(Some("out/a.case"))), "mcp-wirefuzz replay out/a.case --timeout 5000");
+        assert_eq!(
+            rerun.command(&found(None)),
+            "mcp-wirefuzz fuzz --seed 42 --cases 7 --timeout 5000 --skip-tool 'slow one' -- python3 'my server.py'"
+        );
+        let mutant = ServerSpec::Mutant(crate::server::builtin::mutants::Mutant::ALL[0]);
+        let command = Rerun::new(1, &mutant).command(&found(None));
+        assert_eq!(
+            command,
+            format!(
+                "mcp-wirefuzz fuzz --seed 1 --cases 7 --mutant {}",
+                crate::server::builtin::mutants::Mutant::ALL[0]
+            )
+        );
+    }
 
     #[test]
     fn words_are_quoted_only_when_needed() {

@@ -1,15 +1,14 @@
 //! The SARIF 2.1.0 report, for code-scanning tools: every checked rule as a reporting descriptor, every finding
 //! as a result located at its case file; baselined findings carry an external suppression.
 
-use super::reproduce_command;
+use super::Rerun;
 use crate::baseline::Baseline;
 use crate::campaign::Summary;
 use crate::oracle::{Level, Policy, RULES};
-use crate::server::ServerSpec;
 use serde_json::{Value, json};
 
 /// The report as a SARIF log.
-pub fn report(summary: &Summary, server: &ServerSpec, policy: &Policy, baseline: &Baseline) -> Value {
+pub fn report(summary: &Summary, rerun: &Rerun, policy: &Policy, baseline: &Baseline) -> Value {
     let rules: Vec<Value> = RULES
         .iter()
         .filter(|r| policy.enabled(r.id))
@@ -31,7 +30,7 @@ pub fn report(summary: &Summary, server: &ServerSpec, policy: &Policy, baseline:
             let mut result = json!({
                 "ruleId": found.finding.rule,
                 "level": level(found.finding.level),
-                "message": { "text": format!("{} Reproduce: {}", found.finding.detail, reproduce_command(found, summary.seed, server)) },
+                "message": { "text": format!("{} Reproduce: {}", found.finding.detail, rerun.command(found)) },
                 "locations": [{ "physicalLocation": { "artifactLocation": { "uri": uri } } }],
                 "properties": { "conversation": found.conversation, "event": found.finding.event, "trigger": found.trigger },
             });
@@ -50,7 +49,7 @@ pub fn report(summary: &Summary, server: &ServerSpec, policy: &Policy, baseline:
                 "version": env!("CARGO_PKG_VERSION"),
                 "rules": rules,
             }},
-            "invocations": [{ "executionSuccessful": true, "properties": { "seed": summary.seed, "server": server.describe(), "conversations": summary.conversations } }],
+            "invocations": [{ "executionSuccessful": true, "properties": { "seed": summary.seed, "server": rerun.server.describe(), "conversations": summary.conversations } }],
             "results": results,
         }],
     })

@@ -367,7 +367,10 @@ fn run_attach(socket: &Path, wait: f64) -> Result<ExitCode> {
         0.0 => Duration::ZERO,
         secs => seconds_option("--wait", secs)?,
     };
-    attach::exit_as(attach::attach(socket, wait)?)
+    match attach::attach(socket, wait) {
+        Ok(outcome) => attach::exit_as(outcome),
+        Err(error) => attach::lost(&format!("{error:#}")),
+    }
 }
 
 fn run_serve_http(address: &str, bug: Option<&str>, modern_only: bool) -> Result<ExitCode> {

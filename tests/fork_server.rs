@@ -29,11 +29,21 @@ impl Drop for Scratch {
 /// Writes a server script into a fresh folder and starts a fork server for it with `python3`; both go when the
 /// test ends.
 fn fork_server_for(name: &str, source: &str) -> (ForkServer, Scratch) {
+    fork_server_with(name, source, &[])
+}
+
+/// As [`fork_server_for`], with modules of the script's folder (name, source) preloaded too.
+fn fork_server_with(name: &str, source: &str, modules: &[(&str, &str)]) -> (ForkServer, Scratch) {
     let dir = Scratch(std::env::temp_dir().join(format!("wirefuzz-fs-test-{}-{name}", std::process::id())));
     std::fs::create_dir_all(&dir.0).unwrap();
     let script = dir.0.join(format!("{name}.py"));
     std::fs::write(&script, source).unwrap();
-    (ForkServer::start(Path::new("python3"), &script, &["json"]), dir)
+    let mut preload = vec!["json"];
+    for (module, source) in modules {
+        std::fs::write(dir.0.join(format!("{module}.py")), source).unwrap();
+        preload.push(module);
+    }
+    (ForkServer::start(Path::new("python3"), &script, &preload), dir)
 }
 
 fn target(server: &ForkServer) -> StdioTarget {
@@ -158,7 +168,55 @@ fn attach_without_a_fork_server_fails_clearly() {
         .args(["attach", "/no/such/wirefuzz.sock", "--wait", "0.1"])
         .output()
         .unwrap();
-    assert_eq!(output.status.code(), Some(2));
+    assert_eq!(output.status.code(), Some(mcp_wirefuzz::server::attach::LOST_EXIT.into()));
     let stderr = String::from_utf8_lossy(&output.stderr);
+    assert!(stderr.contains(mcp_wirefuzz::server::attach::LOST_NOTE), "{stderr}");
     assert!(stderr.contains("no fork server at /no/such/wirefuzz.sock"), "{stderr}");
+}
+
+#[test]
+fn a_fuzz_run_whose_stub_ran_no_server_stops_with_an_error_not_a_finding() {
+    let out = std::env::temp_dir().join(format!("wirefuzz-fs-test-{}-lost", std::process::id()));
+    let output = Command::new(env!("CARGO_BIN_EXE_mcp-wirefuzz"))
+        .args(["fuzz", "--cases", "5", "--out"])
+        .arg(&out)
+        .args(["--", env!("CARGO_BIN_EXE_mcp-wirefuzz"), "attach", "/no/such/wirefuzz.sock", "--wait", "0.1"])
+        .output()
+        .unwrap();
+    let stderr = String::from_utf8_lossy(&output.stderr);
+    assert_eq!(output.status.code(), Some(2), "{stderr}");
+    assert!(stderr.contains("the fork server is gone"), "{stderr}");
+    let stdout = String::from_utf8_lossy(&output.stdout);
+    assert!(!stdout.contains("SERVER-CRASH") && !stderr.contains("SERVER-CRASH"), "{stdout}{stderr}");
+    assert!(std::fs::read_dir(&out).map_or(true, |mut files| files.next().is_none()), "no case file written");
+    let _ = std::fs::remove_dir_all(&out);
+}
+
+/// A preloaded module that makes the fork server's first `FAILURES` forks fail with EAGAIN.
+const FAILING_FORKS: &str = r#"
+import errno, os
+_fork, _left = os.fork, [FAILURES]
+def _failing_fork():
+    if _left[0] > 0:
+        _left[0] -= 1
+        raise OSError(errno.EAGAIN, "Resource temporarily unavailable")
+    return _fork()
+os.fork = _failing_fork
+"#;
+
+#[test]
+fn a_fork_that_fails_for_a_while_is_tried_again_and_one_that_keeps_failing_stops_the_run_not_the_fork_server() {
+    let ping = line(r#"{"jsonrpc":"2.0","id":0,"method":"ping"}"#);
+    let passing = FAILING_FORKS.replace("FAILURES", "3");
+    let (server, _scratch) = fork_server_with("echo-fork-retried", ECHO, &[("failing_forks", &passing)]);
+    let transcript = target(&server).run(std::slice::from_ref(&ping)).unwrap();
+    assert_eq!((transcript.ending, transcript.events.len()), (Ending::Closed, 2));
+
+    let lasting = FAILING_FORKS.replace("FAILURES", "1000000");
+    let (server, _scratch) = fork_server_with("echo-fork-failing", ECHO, &[("failing_forks", &lasting)]);
+    for _ in 0..2 {
+        // Each run is refused as a harness error; the second shows the fork server still serving.
+        let error = target(&server).run(std::slice::from_ref(&ping)).unwrap_err();
+        assert!(error.to_string().contains("closed the connection without a status"), "{error:#}");
+    }
 }

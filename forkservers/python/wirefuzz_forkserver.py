@@ -24,6 +24,7 @@ modules must not start threads at import.
 
 import argparse
 import atexit
+import errno
 import importlib
 import os
 import runpy
@@ -31,10 +32,28 @@ import selectors
 import signal
 import socket
 import sys
+import time
 import traceback
 
 #: The byte a client sends with its three file descriptors.
 HELLO = b"F"
+
+#: How many times a fork is tried while the system is out of processes or memory, waiting 10 ms, then twice as
+#: long each time (about 2.5 s in all).
+FORK_ATTEMPTS = 9
+
+
+def fork_with_retries():
+    """os.fork(), tried again while it fails with EAGAIN or ENOMEM (a passing shortage); raises OSError past that."""
+    delay = 0.01
+    for attempt in range(FORK_ATTEMPTS):
+        try:
+            return os.fork()
+        except OSError as error:
+            if error.errno not in (errno.EAGAIN, errno.ENOMEM) or attempt == FORK_ATTEMPTS - 1:
+                raise
+            time.sleep(delay)
+            delay *= 2
 
 
 def parse_args(argv):
@@ -157,7 +176,16 @@ class ForkServer:
             return
         sys.stdout.flush()
         sys.stderr.flush()
-        pid = os.fork()
+        try:
+            pid = fork_with_retries()
+        except OSError as error:
+            # No child: the client is closed without a status, so its stub says it ran no server and the harness
+            # stops with that error. The fork server goes on serving.
+            print(f"wirefuzz-forkserver: cannot fork: {error}", file=sys.stderr)
+            for fd in fds:
+                os.close(fd)
+            client.close()
+            return
         if pid == 0:
             try:
                 self.listener.close()

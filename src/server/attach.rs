@@ -20,6 +20,12 @@ use std::time::{Duration, Instant};
 
 /// The byte the stub sends with its three fds.
 pub const HELLO: &[u8] = b"F";
+/// The exit code of a stub that ran no server: the fork server was not there, or went away without a status.
+pub const LOST_EXIT: u8 = 125;
+/// How the stub's last stderr line starts when it ran no server: the harness reads it to stop with an error of its
+/// own rather than report the stub's exit as the server's.
+pub const LOST_NOTE: &str = "mcp-wirefuzz attach: no server ran:";
+
 /// The longest status line the stub reads (`exit 255` or `signal 64` fit many times over).
 const STATUS_BYTES: u64 = 64;
 
@@ -57,7 +63,7 @@ pub fn attach(socket: &Path, wait: Duration) -> Result<Outcome> {
 }
 
 /// Ends this process as `outcome` says: the same exit code, or the same signal (with its default action
-/// restored, so a signal the stub would ignore still kills it). A lost fork server exits with 125.
+/// restored, so a signal the stub would ignore still kills it). A lost fork server exits with [`LOST_EXIT`].
 pub fn exit_as(outcome: Outcome) -> ! {
     match outcome {
         Outcome::Exit(code) => std::process::exit(code.into()),
@@ -70,11 +76,14 @@ pub fn exit_as(outcome: Outcome) -> ! {
             }
             std::process::exit(128 + number.clamp(0, 127))
         }
-        Outcome::Lost => {
-            eprintln!("mcp-wirefuzz attach: the fork server closed the connection without a status");
-            std::process::exit(125)
-        }
+        Outcome::Lost => lost("the fork server closed the connection without a status"),
     }
+}
+
+/// Ends the stub when it ran no server, saying why after [`LOST_NOTE`], with [`LOST_EXIT`].
+pub fn lost(why: &str) -> ! {
+    eprintln!("{LOST_NOTE} {why}");
+    std::process::exit(LOST_EXIT.into())
 }
 
 fn connect(socket: &Path, wait: Duration) -> Result<UnixStream> {

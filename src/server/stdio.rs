@@ -387,12 +387,21 @@ impl Target for StdioTarget {
 }
 
 impl StdioTarget {
-    /// Runs one conversation on `process`; an error when the run's deadline cut it.
+    /// Runs one conversation on `process`; an error when the run's deadline cut it, or when the process was a stub of
+    /// `mcp-wirefuzz attach` that ran no server.
     fn converse(&self, process: Process, inputs: &[Input], barrier: Barrier, keep: bool) -> Result<(Transcript, End)> {
         let watch = Arc::clone(&process.watch);
         let (transcript, end) = process.converse(inputs, self.timeouts, barrier, keep);
         if watch.cut.load(Ordering::Relaxed) {
             return Err(super::DeadlinePassed.into());
+        }
+        if let Ending::Exited { code: Some(code), stderr_tail, .. } = &transcript.ending
+            && *code == i32::from(super::attach::LOST_EXIT)
+        {
+            let tail = String::from_utf8_lossy(stderr_tail);
+            if let Some(note) = tail.lines().rev().find(|line| line.starts_with(super::attach::LOST_NOTE)) {
+                bail!("{note} (the fork server is gone or was never started; a stub's exit is not the server's)");
+            }
         }
         Ok((transcript, end))
     }
@@ -1709,6 +1718,18 @@ mod tests {
 
     fn request(id: u32) -> Input {
         Input::Line(format!(r#"{{"jsonrpc":"2.0","id":{id},"method":"ping"}}"#).into_bytes())
+    }
+
+    #[test]
+    fn a_stub_that_ran_no_server_is_a_harness_error_and_any_other_exit_is_the_servers() {
+        let note = super::super::attach::LOST_NOTE;
+        let lost = sh(&format!("echo 'starting' >&2; echo '{note} no fork server at /x.sock' >&2; exit 125"));
+        let error = StdioTarget::new(lost, quick()).run(&[request(1), Input::Sync]).unwrap_err();
+        assert!(error.to_string().contains("the fork server is gone"), "{error:#}");
+        // The same code from a server itself, without the stub's note: the server's exit, judged as such.
+        let exits = sh("echo 'bye' >&2; exit 125");
+        let transcript = StdioTarget::new(exits, quick()).run(&[request(1), Input::Sync]).unwrap();
+        assert!(matches!(transcript.ending, Ending::Exited { code: Some(125), .. }), "{transcript:?}");
     }
 
     #[test]

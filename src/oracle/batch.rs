@@ -22,11 +22,9 @@ pub(super) struct Spread {
     pub(super) transcript: Transcript,
     /// For each event of [`Spread::transcript`], the event of the original it comes from.
     origin: Vec<usize>,
-    /// The batches the client sent after 2025-03-26 was negotiated.
+    /// The batches the client sent after 2025-03-26 was negotiated (none when the `initialize` that asked for it was
+    /// cancelled and got no reply: the server may have negotiated it or not, so a batch is malformed input).
     batches: Vec<Batch>,
-    /// False when the `initialize` that asked for 2025-03-26 was cancelled and got no reply: the server may have
-    /// negotiated it or not, so a batch is malformed input as on other versions and an array reply is not judged.
-    known: bool,
 }
 
 /// A batch the client sent on a 2025-03-26 connection.
@@ -35,6 +33,8 @@ struct Batch {
     event: usize,
     /// How many of its items are valid requests.
     requests: usize,
+    /// Every item is a notification.
+    notifications: bool,
     /// It carries `initialize`, which 2025-03-26 forbids in a batch (lifecycle.mdx): the server may refuse it.
     forbidden: bool,
 }
@@ -58,7 +58,6 @@ pub(super) fn spread(transcript: &Transcript) -> Option<Spread> {
         },
         origin: Vec::with_capacity(transcript.events.len()),
         batches: Vec::new(),
-        known,
     };
     for (index, event) in transcript.events.iter().enumerate() {
         let items = match event {
@@ -89,7 +88,8 @@ pub(super) fn spread(transcript: &Transcript) -> Option<Spread> {
             let frames: Vec<Frame> = items.iter().map(|item| Frame::classify(item.clone())).collect();
             let requests = frames.iter().filter(|f| matches!(f, Frame::Request(_))).count();
             let forbidden = frames.iter().any(|f| matches!(f, Frame::Request(r) if r.method == INITIALIZE));
-            spread.batches.push(Batch { event: index, requests, forbidden });
+            let notifications = frames.iter().all(|f| matches!(f, Frame::Notification(_)));
+            spread.batches.push(Batch { event: index, requests, notifications, forbidden });
         }
         for item in items {
             let line = serde_json::to_vec(&item).unwrap_or_default();
@@ -106,77 +106,128 @@ pub(super) fn spread(transcript: &Transcript) -> Option<Spread> {
 
 impl Spread {
     /// The findings on the spread transcript, put back on the original events: a request of a batch left
-    /// unanswered is one [`BATCH`] finding for its batch, and an id-less error that refused such a batch (or a batch
-    /// of notifications) is part of it, not a [`NULL_ID`] or [`NOTIFICATION_REPLY`] of its own.
+    /// unanswered is one [`BATCH`] finding for its batch, and an id-less error that refused a batch is part of it,
+    /// not a [`NULL_ID`] or [`NOTIFICATION_REPLY`] of its own.
+    ///
+    /// Each id-less refusal the layers could not explain goes to the earliest batch before it that got no reply
+    /// by id to any of its requests and no refusal yet (a server answers in order; a batch of notifications, or one
+    /// whose requests were all cancelled, owes no reply, so a refusal is the only sign it was refused). A refusal
+    /// with no such batch left, after a batch that carried `initialize` (which may be refused) or one already
+    /// refused, is dropped too: a server that refuses a batch may answer it with more than one id-less error.
     pub(super) fn put_back(&self, findings: Vec<Finding>, original: &Transcript) -> Vec<Finding> {
-        let origin = |event: Option<usize>| event.map(|e| self.origin[e]);
-        let batch_at = |event: usize| self.batches.iter().find(|b| b.event == event);
-        let mut unanswered: Vec<(usize, usize)> = Vec::new();
+        let batch_at = |event: usize| self.batches.iter().position(|b| b.event == event);
+        // Per batch: its requests left without a response, and the refusal it got.
+        let mut silent = vec![0; self.batches.len()];
+        let mut refused_at: Vec<Option<usize>> = vec![None; self.batches.len()];
         let mut kept = Vec::with_capacity(findings.len());
         for mut finding in findings {
-            let event = origin(finding.event);
+            let event = finding.event.map(|e| self.origin[e]);
             finding.event = event;
+            finding.detail = self.renumbered(&finding.detail);
             // An item of a batch that got no response is the batch's finding, whatever its id or members. These
             // three rules point at a sent line only for its silence (a rounded big id points at the reply), and
             // `batch_at` finds sent batches only, so a big id or an extra member is judged on its own only where a
             // reply came.
-            let silent = matches!(finding.rule, RESPONSE_MISSING | BIG_ID | EXTRA_MEMBER);
-            if silent && let Some(batch) = event.and_then(batch_at) {
-                if !batch.forbidden && self.known {
-                    match unanswered.iter_mut().find(|(at, _)| *at == batch.event) {
-                        Some((_, count)) => *count += 1,
-                        None => unanswered.push((batch.event, 1)),
-                    }
+            let silence = matches!(finding.rule, RESPONSE_MISSING | BIG_ID | EXTRA_MEMBER);
+            if silence && let Some(batch) = event.and_then(batch_at) {
+                if !self.batches[batch].forbidden {
+                    silent[batch] += 1;
                 }
                 continue;
             }
             kept.push(finding);
         }
-        // A batch of notifications owes no reply: an id-less error after it that nothing else explains refuses it.
-        for batch in self.batches.iter().filter(|b| b.requests == 0 && !b.forbidden && self.known) {
-            let next = self.batches.iter().map(|b| b.event).filter(|&e| e > batch.event).min().unwrap_or(usize::MAX);
-            let refusal = kept
-                .iter()
-                .filter_map(|f| f.event)
-                .any(|at| at > batch.event && at < next && idless_refusal(original, at));
-            if refusal && !unanswered.iter().any(|(at, _)| *at == batch.event) {
-                unanswered.push((batch.event, 0));
+        let answered: Vec<bool> = (0..self.batches.len()).map(|batch| self.answered_by_id(batch)).collect();
+        let refusal = |finding: &Finding| {
+            matches!(finding.rule, NULL_ID | NOTIFICATION_REPLY)
+                && finding.event.is_some_and(|at| idless_refusal(original, at))
+        };
+        let mut dropped = vec![false; kept.len()];
+        for (k, finding) in kept.iter().enumerate() {
+            let Some(at) = finding.event.filter(|_| refusal(finding)) else { continue };
+            let before = |batch: &usize| self.batches[*batch].event < at;
+            let open = (0..self.batches.len())
+                .filter(before)
+                .find(|&b| !self.batches[b].forbidden && !answered[b] && refused_at[b].is_none());
+            if let Some(batch) = open {
+                refused_at[batch] = Some(at);
+                dropped[k] = true;
+            } else {
+                dropped[k] = (0..self.batches.len())
+                    .filter(before)
+                    .any(|b| self.batches[b].forbidden || refused_at[b].is_some() || silent[b] > 0);
             }
         }
-        let refused = |finding: &Finding| {
-            matches!(finding.rule, NULL_ID | NOTIFICATION_REPLY)
-                && finding.event.is_some_and(|at| {
-                    idless_refusal(original, at)
-                        && self
-                            .batches
-                            .iter()
-                            .any(|b| b.event < at && (b.forbidden || unanswered.iter().any(|u| u.0 == b.event)))
-                })
-        };
-        let refusals: Vec<usize> = kept.iter().filter(|f| refused(f)).filter_map(|f| f.event).collect();
-        kept.retain(|f| !refused(f));
-        for (event, count) in unanswered {
-            let Some(batch) = batch_at(event) else { continue };
-            let refusal = refusals.iter().find(|&&at| at > event).map_or_else(
+        let mut dropped = dropped.into_iter();
+        kept.retain(|_| !dropped.next().unwrap_or(false));
+        for (batch, b) in self.batches.iter().enumerate() {
+            if b.forbidden || (silent[batch] == 0 && refused_at[batch].is_none()) {
+                continue;
+            }
+            let how = refused_at[batch].map_or_else(
                 || "no response came".to_string(),
                 |at| format!("the server refused the batch with the id-less error at event {at}"),
             );
-            let what = match count {
-                0 => "the batch of notifications was refused".to_string(),
-                _ => format!("{count} of the {} requests in the batch got no response", batch.requests),
+            let what = match silent[batch] {
+                0 if b.notifications => "the batch of notifications was refused".to_string(),
+                0 => "the batch was refused".to_string(),
+                count => format!("{count} of the {} requests in the batch got no response", b.requests),
             };
             let detail = format!(
-                "{what} on a {BATCH_VERSION} connection, which must accept batches ({refusal}): {}",
-                super::shown(original, event)
+                "{what} on a {BATCH_VERSION} connection, which must accept batches ({how}): {}",
+                super::shown(original, b.event)
             );
             kept.push(Finding {
                 rule: BATCH,
                 level: super::catalogue::rule(BATCH).map_or(super::Level::Error, |r| r.level),
-                event: Some(event),
+                event: Some(b.event),
                 detail,
             });
         }
         kept
+    }
+
+    /// True when a request of the batch got a reply carrying its id (as a line of its own or in an array reply).
+    fn answered_by_id(&self, batch: usize) -> bool {
+        let at = self.batches[batch].event;
+        let mut ids = Vec::new();
+        for (index, event) in self.transcript.events.iter().enumerate() {
+            match event {
+                Event::Sent(line) if self.origin[index] == at => {
+                    if let Frame::Request(request) = Frame::parse(line) {
+                        ids.push(request.id);
+                    }
+                }
+                Event::Received { line, .. } if self.origin[index] > at && !ids.is_empty() => {
+                    let reply = serde_json::from_slice::<Value>(line).ok();
+                    if let Some(IdField::Valid(id)) = reply.map(|r| IdField::of(r.get("id")))
+                        && ids.contains(&id)
+                    {
+                        return true;
+                    }
+                }
+                _ => {}
+            }
+        }
+        false
+    }
+
+    /// A finding's text with the events it names ("event N") numbered as in the original transcript.
+    fn renumbered(&self, detail: &str) -> String {
+        let mut out = String::with_capacity(detail.len());
+        let mut rest = detail;
+        while let Some(at) = rest.find("event ") {
+            let (head, tail) = rest.split_at(at + "event ".len());
+            out.push_str(head);
+            let digits = tail.bytes().take_while(u8::is_ascii_digit).count();
+            match tail[..digits].parse::<usize>().ok().and_then(|n| self.origin.get(n)) {
+                Some(original) => out.push_str(&original.to_string()),
+                None => out.push_str(&tail[..digits]),
+            }
+            rest = &tail[digits..];
+        }
+        out.push_str(rest);
+        out
     }
 }
 
@@ -351,6 +402,69 @@ mod tests {
         let notes = r#"[{"jsonrpc":"2.0","method":""}]"#;
         assert_eq!(rules("2025-03-26", notes, &[REFUSAL], &Policy::default()), vec![BATCH]);
         assert_eq!(rules("2025-03-26", notes, &[], &Policy::default()), Vec::<&str>::new());
+    }
+
+    /// The findings (rule, event) of a 2025-03-26 session: the handshake (events 0 to 2), then `lines` (sent
+    /// ones start with `>> `, received ones with `<< `), a sync point and the end.
+    fn session(lines: &[&str]) -> Vec<(&'static str, Option<usize>)> {
+        let mut events = vec![
+            Event::Sent(init("2025-03-26").into_bytes()),
+            Event::Received { line: init_ok("2025-03-26").into_bytes(), truncated: false },
+            Event::Sync,
+        ];
+        for line in lines {
+            let (direction, text) = line.split_at(3);
+            events.push(match direction {
+                ">> " => Event::Sent(text.as_bytes().to_vec()),
+                _ => Event::Received { line: text.as_bytes().to_vec(), truncated: false },
+            });
+        }
+        events.push(Event::Sync);
+        let found = check(&Transcript { events, ending: Ending::Closed }, &Policy::default());
+        found.into_iter().map(|f| (f.rule, f.event)).collect()
+    }
+
+    #[test]
+    fn a_refusal_after_a_batch_whose_requests_were_cancelled_refuses_that_batch() {
+        // rmcp 3.11.0: the batch's one request cancelled after it (or inside it); the id-less -32600 that refuses
+        // the batch was a reply to the cancel notification to a first oracle.
+        let one = r#">> [{"jsonrpc":"2.0","id":2,"method":"tools/list"}]"#;
+        let cancel = r#">> {"jsonrpc":"2.0","method":"notifications/cancelled","params":{"requestId":2}}"#;
+        let refusal = format!("<< {REFUSAL}");
+        assert_eq!(session(&[one, cancel, &refusal]), [(BATCH, Some(3))]);
+        let inside = r#">> [{"jsonrpc":"2.0","id":2,"method":"tools/list"},{"jsonrpc":"2.0","method":"notifications/cancelled","params":{"requestId":2}}]"#;
+        assert_eq!(session(&[inside, &refusal]), [(BATCH, Some(3))]);
+        // Cancelled and not refused: nothing owed, nothing found.
+        assert_eq!(session(&[one, cancel]), []);
+        // Two batches, both refusals after the second: each batch is refused once, in order.
+        let notes = r#">> [{"jsonrpc":"2.0","method":"notifications/wirefuzz"}]"#;
+        assert_eq!(session(&[notes, inside, &refusal, &refusal]), [(BATCH, Some(3)), (BATCH, Some(4))]);
+    }
+
+    #[test]
+    fn a_batch_answered_by_id_takes_no_refusal_and_a_reply_to_a_later_notification_is_still_found() {
+        let one = r#">> [{"jsonrpc":"2.0","id":2,"method":"tools/list"}]"#;
+        let answer = r#"<< [{"jsonrpc":"2.0","id":2,"result":{"tools":[]}}]"#;
+        let note = r#">> {"jsonrpc":"2.0","method":"notifications/wirefuzz"}"#;
+        let refusal = format!("<< {REFUSAL}");
+        assert_eq!(session(&[one, answer, note]), []);
+        assert_eq!(session(&[one, answer, note, &refusal]), [(NOTIFICATION_REPLY, Some(6))]);
+        // With no batch at all, the same reply is the notification's.
+        assert_eq!(session(&[note, &refusal]), [(NOTIFICATION_REPLY, Some(4))]);
+        // The events a finding's text names are the original transcript's, not the spread one's.
+        let answers = r#"[{"jsonrpc":"2.0","id":1,"result":{}},{"jsonrpc":"2.0","id":2,"result":{"tools":[]}}]"#;
+        let mut events = vec![
+            Event::Sent(init("2025-03-26").into_bytes()),
+            Event::Received { line: init_ok("2025-03-26").into_bytes(), truncated: false },
+            Event::Sync,
+            Event::Sent(BATCH_2.as_bytes().to_vec()),
+            Event::Received { line: answers.as_bytes().to_vec(), truncated: false },
+        ];
+        events.push(Event::Sent(note[3..].as_bytes().to_vec()));
+        events.push(Event::Received { line: REFUSAL.as_bytes().to_vec(), truncated: false });
+        let found = check(&Transcript { events, ending: Ending::Closed }, &Policy::default());
+        assert_eq!(found.len(), 1, "{found:?}");
+        assert!(found[0].detail.starts_with("a reply to the notification at event 5:"), "{found:?}");
     }
 
     #[test]

@@ -460,7 +460,7 @@ mod tests {
             Event::Sent(BATCH_2.as_bytes().to_vec()),
             Event::Received { line: answers.as_bytes().to_vec(), truncated: false },
         ];
-        events.push(Event::Sent(note[3..].as_bytes().to_vec()));
+        events.push(Event::Sent(note.as_bytes()[3..].to_vec()));
         events.push(Event::Received { line: REFUSAL.as_bytes().to_vec(), truncated: false });
         let found = check(&Transcript { events, ending: Ending::Closed }, &Policy::default());
         assert_eq!(found.len(), 1, "{found:?}");

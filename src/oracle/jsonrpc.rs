@@ -334,6 +334,12 @@ struct Connection<'t> {
     explained: HashMap<RequestId, usize>,
     /// A notification sent since the last sync point or received line.
     notification: Option<usize>,
+    /// The event of the last sync point or received line: the lines sent after it are the current stretch.
+    stretch: usize,
+    /// Id-less errors that answer a notification or a request of their stretch, whichever: (the error's event, the
+    /// notification's event, the slots of the requests still open). Settled at the end: the error is a request's
+    /// when one of them never got a response with its id, else the notification's.
+    contested: Vec<(usize, usize, Vec<usize>)>,
     /// The latest sent line that a reply with its id answered: the server has read at least this far.
     read_past: Option<usize>,
     /// For each event index, the received line that answers it when it is a request answered by an exact id.
@@ -381,6 +387,8 @@ pub(super) fn check(transcript: &Transcript, reads: &[Read], findings: &mut Find
         claims: Vec::new(),
         explained: HashMap::default(),
         notification: None,
+        stretch: 0,
+        contested: Vec::new(),
         read_past: None,
         answers: vec![None; reads.len()],
     };
@@ -394,6 +402,7 @@ pub(super) fn check(transcript: &Transcript, reads: &[Read], findings: &mut Find
                     connection.reply(index, id, outcome.as_ref());
                 }
                 connection.notification = None;
+                connection.stretch = index;
             }
             Read::Sync => {
                 // After an early exit or a hang, the trailing sync points wait on a server that is gone: those
@@ -402,6 +411,7 @@ pub(super) fn check(transcript: &Transcript, reads: &[Read], findings: &mut Find
                     connection.deadline();
                 }
                 connection.notification = None;
+                connection.stretch = index;
             }
             Read::Http => {}
         }
@@ -776,6 +786,18 @@ impl Connection<'_> {
             None => {}
         }
         if let Some(notification) = self.notification.take() {
+            // A request of the same stretch still open may be what the error answers (rmcp refuses a request
+            // whose `_meta` is not an object with an id-less -32600): settled at the end.
+            let stretch = self.stretch;
+            let open: Vec<usize> = (0..self.requests.len())
+                .filter(|&slot| {
+                    let sent = &self.requests[slot];
+                    sent.event > stretch && !sent.answered && !sent.cancelled && sent.needs_reply
+                })
+                .collect();
+            if !open.is_empty() && outcome.is_some_and(|o| matches!(o, Outcome::Error(_))) {
+                return self.contested.push((index, notification, open));
+            }
             return self.add(
                 NOTIFICATION_REPLY,
                 index,
@@ -902,6 +924,25 @@ impl Connection<'_> {
     /// The end of the transcript: what was due and never came. A request is missing only when no reply ever came
     /// (a late one, after its sync point, is its answer).
     fn end(&mut self) {
+        for (index, notification, open) in std::mem::take(&mut self.contested) {
+            let line = shown(self.transcript, index);
+            let request = open.iter().map(|&slot| &self.requests[slot]).find(|s| !s.answered && !s.cancelled);
+            match request.map(|sent| sent.event) {
+                Some(event) => self.add(
+                    NULL_ID,
+                    index,
+                    format!(
+                        "an error without an id, though the request at event {event} (open, and never answered \
+                         with its id) had one: {line}"
+                    ),
+                ),
+                None => self.add(
+                    NOTIFICATION_REPLY,
+                    index,
+                    format!("a reply to the notification at event {notification}: {line}"),
+                ),
+            }
+        }
         // In a cut transcript, a reply may have come after the cut: no request is judged missing.
         let cut = matches!(self.transcript.ending, Ending::Cut { .. });
         let mut group_answered = vec![false; self.requests.len()];

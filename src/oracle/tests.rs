@@ -277,6 +277,18 @@ fn notification_reply() {
     // A null-id error after a malformed line answers that line, not the notification.
     let parse_error = r#"{"jsonrpc":"2.0","id":null,"error":{"code":-32700,"message":"Parse error"}}"#;
     only(&[S(NOTE), S("{oops"), R(parse_error)], &[]);
+    // rmcp 3.11.0 refuses a request whose _meta is a string with an id-less -32600, and is silent on a
+    // notification: with both in the stretch, the error is the request's when the request never gets its own
+    // response, and the notification's when it does.
+    let meta = r#"{"jsonrpc":"2.0","id":2,"method":"tools/call","params":{"name":"add","_meta":"x"}}"#;
+    let refusal = r#"{"jsonrpc":"2.0","error":{"code":-32600,"message":"Invalid request"}}"#;
+    only(&[S(NOTE), S(meta), R(refusal), Sync], &[RESPONSE_MISSING, NULL_ID]);
+    let f = fires(&[S(NOTE), S(meta), R(refusal), Sync], NULL_ID);
+    assert!(f.event == Some(2) && f.detail.contains("the request at event 1"), "{f:?}");
+    let answered = r#"{"jsonrpc":"2.0","id":2,"error":{"code":-32602,"message":"_meta"}}"#;
+    only(&[S(NOTE), S(meta), R(refusal), R(answered), Sync], &[NOTIFICATION_REPLY]);
+    // A request answered before the error, or from an earlier stretch, leaves it to the notification.
+    only(&[S(meta), R(answered), S(NOTE), R(refusal), Sync], &[NOTIFICATION_REPLY]);
 }
 
 #[test]

@@ -12,7 +12,7 @@ use super::catalogue::{
 use super::coverage::{Counts, Coverage};
 use super::{Findings, Policy, Read, ServerLine};
 use crate::protocol::codes::{INVALID_PARAMS, METHOD_NOT_FOUND, RESOURCE_NOT_FOUND};
-use crate::protocol::envelope::{self, CLIENT_CAPABILITIES_KEY, PROTOCOL_VERSION_KEY};
+use crate::protocol::envelope::{self, CLIENT_CAPABILITIES_KEY, META, PROTOCOL_VERSION_KEY};
 use crate::protocol::era::LATEST_MODERN_VERSION;
 use crate::protocol::methods::{CANCELLED, INITIALIZE, PROMPTS_LIST, RESOURCES_LIST, TOOLS_CALL, TOOLS_LIST};
 use crate::protocol::{Era, ErrorObject, Frame, Outcome};
@@ -152,6 +152,11 @@ pub(super) fn check(
         let Some(Event::Sent(line)) = transcript.events.get(index) else { continue };
         let Ok(sent) = serde_json::from_slice::<Value>(line) else { continue };
         let params = sent.get("params").and_then(Value::as_object).cloned().unwrap_or_default();
+        // A `_meta` that is not an object makes the params invalid whatever the rest says (schema.ts
+        // RequestParams): any error answers such a request (the Python SDK's -32602), so none is judged here.
+        if params.get(META).is_some_and(|meta| !meta.is_object()) && matches!(outcome, Outcome::Error(_)) {
+            continue;
+        }
         match request.method.as_str() {
             TOOLS_CALL => judge.tool_call(surface, &params, outcome),
             PROMPTS_GET => judge.prompt_get(surface, &params, outcome),
@@ -697,6 +702,16 @@ mod tests {
         // Content types this harness does not know are not judged.
         let future = json!({"content":[{"type":"hologram"}]});
         assert!(rules(&answered("tools/call", json!({"name":"logo","arguments":{}}), future)).is_empty());
+        // Valid arguments, a listed resource, but a `_meta` that is not an object: the params are invalid, and the
+        // Python SDK's -32602 is legal; with an object `_meta` the same refusal is a finding.
+        let invalid = json!({"code":-32602,"message":"Invalid request parameters"});
+        let call = |meta: Value| json!({"name":"add","arguments":{"a":2,"b":9},"_meta":meta});
+        assert!(rules(&answered("tools/call", call(json!("")), invalid.clone())).is_empty());
+        assert!(rules(&answered("tools/call", call(json!(true)), invalid.clone())).is_empty());
+        assert_eq!(rules(&answered("tools/call", call(json!({})), invalid.clone())), [TOOL_VALID_ARGS]);
+        let read = |meta: Value| json!({"uri":"calc://readme","_meta":meta});
+        assert!(rules(&answered("resources/read", read(json!("")), invalid.clone())).is_empty());
+        assert_eq!(rules(&answered("resources/read", read(json!({})), invalid)), [RESOURCE_READABLE]);
     }
 
     #[test]

@@ -119,6 +119,8 @@ pub const ENVELOPE_MISSING_KEY: &str = "MCP-ENVELOPE-MISSING-KEY";
 pub const ENVELOPE_KEY_NAMED: &str = "MCP-ENVELOPE-KEY-NAMED";
 /// An unsupported version gets a well-formed -32022.
 pub const UNSUPPORTED_VERSION: &str = "MCP-UNSUPPORTED-VERSION";
+/// A protocol version that is not a string gets -32602.
+pub const VERSION_NOT_STRING: &str = "MCP-VERSION-NOT-STRING";
 /// Methods 2026-07-28 removed are refused.
 pub const MODERN_REMOVED_METHOD: &str = "MCP-MODERN-REMOVED-METHOD";
 /// Cacheable modern results carry `ttlMs` and `cacheScope`.
@@ -405,10 +407,20 @@ pub static RULES: &[Rule] = &[
         UNSUPPORTED_VERSION,
         MODERN,
         "An unsupported string protocolVersion gets -32022 with data.supported (non-empty strings, without it) and \
-         data.requested equal to it; a non-string one gets -32602, never -32022. Supported: the policy's versions \
-         and any the server names in server/discover supportedVersions or -32022 data.supported anywhere in the \
-         run (since issue 12 the model's probe included, not only this conversation).",
+         data.requested equal to it. Supported: the policy's versions and any the server names in server/discover \
+         supportedVersions or -32022 data.supported anywhere in the run (since issue 12 the model's probe included, \
+         not only this conversation). A version that is not a string is MCP-VERSION-NOT-STRING's.",
         "MCP 2026-07-28 versioning.mdx; schema.ts UnsupportedProtocolVersionError",
+    ),
+    should(
+        VERSION_NOT_STRING,
+        MODERN,
+        "A modern request whose protocolVersion is not a string (a number, null, an object) gets -32602 (schema.ts \
+         types it as a string), neither -32022, whose data.requested must be a string, nor a result. A SHOULD since \
+         it split from MCP-UNSUPPORTED-VERSION: the spec's MUST -32022 names versions the server does not implement, \
+         and says nothing of values that are no version at all.",
+        "MCP 2026-07-28 schema.ts RequestMetaObject, UnsupportedProtocolVersionError; JSON-RPC 2.0 §5.1; \
+         shared/PROTOCOL-REFERENCE.md §7 I20",
     ),
     should(
         MODERN_REMOVED_METHOD,

@@ -12,12 +12,12 @@
 use super::catalogue::{
     ADVERTISED_METHODS, CACHE_HINTS, DISCOVER_SHAPE, ENVELOPE_KEY_NAMED, ENVELOPE_MISSING_KEY, ERA_SINGLE,
     HANDSHAKE_NO_RESULT_TYPE, INITIALIZE_PARAMS, INITIALIZE_SHAPE, MODERN_REMOVED_METHOD, MODERN_RESULT_TYPE,
-    MODERN_SERVER_INFO, PING, UNSOLICITED_REQUEST, UNSUPPORTED_VERSION,
+    MODERN_SERVER_INFO, PING, UNSOLICITED_REQUEST, UNSUPPORTED_VERSION, VERSION_NOT_STRING,
 };
 use super::{Findings, Policy, Read, ServerLine, shown};
 use crate::model::ServerModel;
 use crate::protocol::codes::{INVALID_PARAMS, INVALID_REQUEST, METHOD_NOT_FOUND, UNSUPPORTED_PROTOCOL_VERSION};
-use crate::protocol::envelope::{self, PROTOCOL_VERSION_KEY, SERVER_INFO_KEY};
+use crate::protocol::envelope::{self, CLIENT_CAPABILITIES_KEY, PROTOCOL_VERSION_KEY, SERVER_INFO_KEY};
 use crate::protocol::era::HANDSHAKE_VERSIONS;
 use crate::protocol::id::is_integer_literal;
 use crate::protocol::methods::{
@@ -298,6 +298,16 @@ fn supported_versions(
     supported
 }
 
+/// True when the request's `params._meta` is a valid 2026-07-28 envelope: both keys present, a string version and
+/// an object of client capabilities.
+fn valid_envelope(request: &Request) -> bool {
+    envelope::meta(request.params.as_ref()).is_some_and(|meta| {
+        envelope::missing_keys(meta).is_empty()
+            && meta.get(PROTOCOL_VERSION_KEY).is_some_and(Value::is_string)
+            && meta.get(CLIENT_CAPABILITIES_KEY).is_some_and(Value::is_object)
+    })
+}
+
 fn advertised(exchanges: &[Exchange]) -> Advertised {
     let mut advertised = Advertised::default();
     for exchange in exchanges.iter().filter(|e| !matches!(e.judge, Judge::Refused(_))) {
@@ -469,7 +479,10 @@ impl Reply<'_, '_> {
 
     /// An enveloped request on a connection an `initialize` or an un-enveloped request opened: -32600 or any other
     /// error (a well-formed -32022 when it refuses a version the server does not name), a handshake-era result, or
-    /// a modern result that passes the modern rules.
+    /// a modern result that passes the modern rules. A request whose envelope is not valid (a key missing, a version
+    /// that is not a string, capabilities that are not an object) is no modern request such a server must see:
+    /// rmcp serves it as the handshake-era request it also is, and after a second `initialize` stamps `resultType`
+    /// on every result, so its result is judged as a handshake-era one.
     fn excused(&mut self, request: &Request, sent: usize) {
         match self.outcome {
             Outcome::Error(error) if error.code == UNSUPPORTED_PROTOCOL_VERSION => {
@@ -481,7 +494,9 @@ impl Reply<'_, '_> {
                 }
             }
             Outcome::Error(_) => {}
-            Outcome::Result(result) if result.get("resultType").is_some() => self.modern(request),
+            Outcome::Result(result) if result.get("resultType").is_some() && valid_envelope(request) => {
+                self.modern(request)
+            }
             Outcome::Result(_) => self.handshake(request, sent, false),
         }
     }
@@ -557,9 +572,10 @@ impl Reply<'_, '_> {
             return self.expect_code(ENVELOPE_MISSING_KEY, INVALID_PARAMS, "a request without a params._meta object");
         };
         let missing = envelope::missing_keys(meta);
-        if !missing.is_empty() && REMOVED_IN_MODERN.contains(&method) {
-            // A method 2026-07-28 removed, in an incomplete envelope: a dual-era server may serve it as the
-            // handshake-era method it still is there (rmcp answers such a `ping` with `{}`), so no answer is wrong.
+        if REMOVED_IN_MODERN.contains(&method) && !valid_envelope(request) {
+            // A method 2026-07-28 removed, in an incomplete or invalid envelope (a key missing, a version that is
+            // not a string): a dual-era server may serve it as the handshake-era method it still is there (rmcp
+            // answers such a `ping` with `{}`), so no answer is wrong.
             return;
         }
         if !missing.is_empty() {
@@ -576,7 +592,7 @@ impl Reply<'_, '_> {
             return;
         }
         let Some(version) = meta.get(PROTOCOL_VERSION_KEY).and_then(Value::as_str) else {
-            return self.expect_code(UNSUPPORTED_VERSION, INVALID_PARAMS, "a non-string protocol version");
+            return self.expect_code(VERSION_NOT_STRING, INVALID_PARAMS, "a non-string protocol version");
         };
         if !self.checker.supported.contains(version) {
             return self.unsupported_version(version);

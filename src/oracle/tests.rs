@@ -1064,7 +1064,10 @@ fn unsupported_version() {
     fires(&[S(&old), R(&good.replace(r#"["2026-07-28"]"#, "[1]"))], UNSUPPORTED_VERSION);
     fires(&[S(&old), R(&error("1", -32602))], UNSUPPORTED_VERSION);
     let numeric = modern("1", "tools/list", "").replace(r#""2026-07-28""#, "20260728");
-    fires(&[S(&numeric), R(&error("1", -32022))], UNSUPPORTED_VERSION);
+    // A version that is not a string: -32602 is right; -32022 or a result is a SHOULD finding of its own.
+    let f = fires(&[S(&numeric), R(&error("1", -32022))], VERSION_NOT_STRING);
+    assert_eq!(f.level, Level::Warning);
+    only(&[S(&numeric), R(&modern_ok("1", HINTS))], &[VERSION_NOT_STRING]);
     only(&[S(&numeric), R(&error("1", -32602))], &[]);
     // What counts as supported is the policy's.
     let future = modern("1", "tools/list", "").replace("2026-07-28", "2099-01-01");
@@ -1072,6 +1075,18 @@ fn unsupported_version() {
     fires(&served, UNSUPPORTED_VERSION);
     let wider = Policy::default().with_supported_versions(["2026-07-28", "2099-01-01"]);
     assert!(check(&t(&served, Ending::Closed), &wider).is_empty());
+    // After initialize, a dual-era server may serve a valid envelope as modern (then the modern rules apply) or
+    // the request as the handshake-era one it also is. With an invalid envelope it is no modern request at all:
+    // rmcp stamps resultType on every result after a second initialize, so resultType is no sign of 2026-07-28.
+    let stamped =
+        r#"{"jsonrpc":"2.0","id":1,"result":{"resultType":"complete","ttlMs":0,"cacheScope":"private","tools":[]}}"#;
+    let dual = dual();
+    let after_init = |request: &str| check(&t(&[S(INIT), R(INIT_OK), S(request), R(stamped)], Ending::Closed), &dual);
+    assert_eq!(ids(&after_init(&numeric)), [HANDSHAKE_NO_RESULT_TYPE]);
+    let no_capabilities = modern("1", "tools/list", "").replace(r#":{}}"#, r#":"none"}"#);
+    assert!(no_capabilities.contains(r#""none""#), "{no_capabilities}");
+    assert_eq!(ids(&after_init(&no_capabilities)), [HANDSHAKE_NO_RESULT_TYPE]);
+    assert!(ids(&after_init(&future)).contains(&UNSUPPORTED_VERSION));
 }
 
 #[test]
@@ -1080,6 +1095,14 @@ fn modern_removed_method() {
     fires(&[S(&ping), R(&modern_ok("1", ""))], MODERN_REMOVED_METHOD);
     fires(&[S(&ping), R(EMPTY_1)], MODERN_REMOVED_METHOD);
     only(&[S(&ping), R(&error("1", -32601))], &[]);
+    // rmcp serves a ping whose envelope is invalid (a version that is not a string, capabilities that are not an
+    // object) as the handshake-era ping: no answer is wrong. A string version it does not support is judged.
+    for version in ["null", "20260728"] {
+        let invalid = ping.replace(r#""2026-07-28""#, version);
+        only(&[S(&invalid), R(EMPTY_1)], &[]);
+    }
+    only(&[S(&ping.replace(r#":{}}"#, r#":"x"}"#)), R(EMPTY_1)], &[]);
+    fires(&[S(&ping.replace("2026-07-28", "")), R(EMPTY_1)], UNSUPPORTED_VERSION);
     let subscribe = modern("1", "resources/subscribe", r#""uri":"x","#);
     only(&[S(&subscribe), R(&error("1", -32603))], &[]);
 }

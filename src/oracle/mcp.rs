@@ -444,8 +444,11 @@ impl Reply<'_, '_> {
             return self.initialize(request.params.as_ref(), refusal, maybe);
         }
         // Before any initialize, a server that serves 2026-07-28 may take a plain request for a modern one that
-        // lacks the envelope (the spec does not say which era a claim-less request selects).
-        let refusal = refusal || (!initialized && !self.checker.handshake_only);
+        // lacks the envelope (the spec does not say which era a claim-less request selects), and after a modern
+        // request it may refuse the other era. Once an `initialize` it answered selected legacy semantics
+        // (versioning.mdx), it must serve them (lifecycle.mdx: both parties MUST respect the negotiated version):
+        // rmcp answers initialize after a modern request, then refuses a plain ping as lacking `_meta`.
+        let refusal = !initialized && (refusal || !self.checker.handshake_only);
         if let Outcome::Error(error) = self.outcome
             && refusal
             && matches!(error.code, INVALID_PARAMS | INVALID_REQUEST)

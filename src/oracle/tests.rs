@@ -590,6 +590,23 @@ fn a_dual_era_policy_judges_each_request_by_its_own_era() {
     assert_eq!(ids(&check(&t(&events, Ending::Closed), &dual)), [HANDSHAKE_NO_RESULT_TYPE]);
     let events = [S(&discover), R(&discovered("1", r#"["2026-07-28"]"#)), S(PING_1), R(&error("1", -32601))];
     assert_eq!(ids(&check(&t(&events, Ending::Closed), &dual)), [PING]);
+    // After a modern request a plain ping may be refused as a modern one lacking the envelope; not once an
+    // initialize the server answered selected legacy semantics (rmcp 3.11.0 answers it, then refuses the ping).
+    let lacking = [S(&discover), R(&discovered("1", r#"["2026-07-28"]"#)), S(PING_1), R(&error("1", -32602))];
+    assert_eq!(ids(&check(&t(&lacking, Ending::Closed), &dual)), Vec::<&str>::new());
+    let init_then_ping = |init_reply: &str| {
+        let events = [
+            S(&discover),
+            R(&discovered("1", r#"["2026-07-28"]"#)),
+            S(INIT),
+            R(init_reply),
+            S(PING_1),
+            R(&error("1", -32602)),
+        ];
+        ids(&check(&t(&events, Ending::Closed), &dual))
+    };
+    assert_eq!(init_then_ping(INIT_OK), [PING]);
+    assert_eq!(init_then_ping(&error("0", -32022)), Vec::<&str>::new());
 }
 
 #[test]

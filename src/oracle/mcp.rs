@@ -448,10 +448,14 @@ impl Reply<'_, '_> {
         // request it may refuse the other era. Once an `initialize` it answered selected legacy semantics
         // (versioning.mdx), it must serve them (lifecycle.mdx: both parties MUST respect the negotiated version):
         // rmcp answers initialize after a modern request, then refuses a plain ping as lacking `_meta`.
+        // After a modern request, a method 2026-07-28 removed does not exist for a server that took the connection
+        // for a modern one: -32601 is that era's refusal (TS server 2.4.0 answers a plain ping so after a modern
+        // tools/call).
+        let removed = refusal && !initialized && REMOVED_IN_MODERN.contains(&method);
         let refusal = !initialized && (refusal || !self.checker.handshake_only);
         if let Outcome::Error(error) = self.outcome
             && refusal
-            && matches!(error.code, INVALID_PARAMS | INVALID_REQUEST)
+            && (matches!(error.code, INVALID_PARAMS | INVALID_REQUEST) || (removed && error.code == METHOD_NOT_FOUND))
         {
             return;
         }

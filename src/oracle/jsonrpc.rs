@@ -336,6 +336,8 @@ struct Connection<'t> {
     notification: Option<usize>,
     /// The event of the last sync point or received line: the lines sent after it are the current stretch.
     stretch: usize,
+    /// The ids `notifications/cancelled` named in the current stretch.
+    cancelled_ahead: Vec<RequestId>,
     /// Id-less errors that answer a notification or a request of their stretch, whichever: (the error's event, the
     /// notification's event, the slots of the requests still open). Settled at the end: the error is a request's
     /// when one of them never got a response with its id, else the notification's.
@@ -388,6 +390,7 @@ pub(super) fn check(transcript: &Transcript, reads: &[Read], findings: &mut Find
         explained: HashMap::default(),
         notification: None,
         stretch: 0,
+        cancelled_ahead: Vec::new(),
         contested: Vec::new(),
         read_past: None,
         answers: vec![None; reads.len()],
@@ -403,6 +406,7 @@ pub(super) fn check(transcript: &Transcript, reads: &[Read], findings: &mut Find
                 }
                 connection.notification = None;
                 connection.stretch = index;
+                connection.cancelled_ahead.clear();
             }
             Read::Sync => {
                 // After an early exit or a hang, the trailing sync points wait on a server that is gone: those
@@ -412,6 +416,7 @@ pub(super) fn check(transcript: &Transcript, reads: &[Read], findings: &mut Find
                 }
                 connection.notification = None;
                 connection.stretch = index;
+                connection.cancelled_ahead.clear();
             }
             Read::Http => {}
         }
@@ -464,7 +469,10 @@ impl Connection<'_> {
                     due: false,
                     needs_reply,
                     group,
-                    cancelled: false,
+                    // A cancel for its id came first in its stretch (the client broke cancellation.mdx: a cancel
+                    // names a request already issued): a server that reads both at once may cancel it (the TS SDK
+                    // handles notifications a microtask late), so it may go unanswered.
+                    cancelled: self.cancelled_ahead.contains(id),
                     twin_line,
                     unsure,
                 });
@@ -550,9 +558,11 @@ impl Connection<'_> {
     }
 
     /// A `notifications/cancelled` for an open request (its `requestId` the request's id, as the same JSON value)
-    /// lets it go unanswered; one for an unknown or finished id changes nothing.
+    /// lets it go unanswered, and so it does for a request with that id sent after it in the same stretch; one for
+    /// an unknown or finished id changes nothing else.
     fn cancel(&mut self, params: Option<&Value>) {
         let Some(id) = IdField::of(params.and_then(|p| p.get("requestId"))).valid().cloned() else { return };
+        self.cancelled_ahead.push(id.clone());
         if let Some(slots) = self.by_id.get(&id) {
             let from = self.open_from.get(&id).copied().unwrap_or(0);
             for &slot in &slots[from..] {

@@ -795,8 +795,15 @@ fn cancelled_requests_may_go_unanswered() {
     // The cancel names the id as the same JSON value: "1" is another id, and a finished or unknown id changes nothing.
     only(&[S(&one), S(&cancel(r#""1""#)), Sync], &[RESPONSE_MISSING]);
     only(&[S(&one), S(&cancel("1.0")), Sync], &[RESPONSE_MISSING]);
-    only(&[S(PING_1), R(EMPTY_1), S(&cancel("1")), S(PING_1), Sync], &[RESPONSE_MISSING]);
-    only(&[S(&cancel("1")), S(PING_1), Sync], &[RESPONSE_MISSING]);
+    // A cancel that comes before a request with its id, in the same stretch, may cancel it (the TS SDK handles a
+    // notification a microtask after the lines read with it): the client broke cancellation.mdx (a cancel names a
+    // request already issued), so silence is no finding. After a reply or a sync point, it cancels nothing ahead.
+    only(&[S(&cancel("1")), S(PING_1), Sync], &[]);
+    only(&[S(PING_1), R(EMPTY_1), S(&cancel("1")), S(PING_1), Sync], &[]);
+    only(&[S(&cancel("1")), Sync, S(PING_1), Sync], &[RESPONSE_MISSING]);
+    let (ping_7, empty_7) = (r#"{"jsonrpc":"2.0","id":7,"method":"ping"}"#, r#"{"jsonrpc":"2.0","id":7,"result":{}}"#);
+    only(&[S(ping_7), S(&cancel("1")), R(empty_7), S(PING_1), Sync], &[RESPONSE_MISSING]);
+    only(&[S(&cancel("2")), S(PING_1), Sync], &[RESPONSE_MISSING]);
     // A cancelled big id needs no reply either.
     let big = r#"{"jsonrpc":"2.0","id":9007199254740993,"method":"ping"}"#;
     only(&[S(big), S(&cancel("9007199254740993")), Sync], &[]);

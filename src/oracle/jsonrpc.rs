@@ -424,8 +424,21 @@ pub(super) fn check(transcript: &Transcript, reads: &[Read], findings: &mut Find
     if closed {
         connection.deadline();
     }
+    // A server that hung after it answered a later line by id had read past the requests it left unanswered before
+    // that line: it dropped them (server-everything, kept alive by a timer, drops a 2025-03-26 batch). Their silence
+    // is judged, and they are not what the hang owes.
+    let read_past = connection.read_past.filter(|_| matches!(transcript.ending, Ending::Hung { .. }));
+    if let Some(past) = read_past {
+        for sent in connection.requests.iter_mut().filter(|sent| sent.event < past) {
+            sent.due |= !sent.answered;
+        }
+    }
     connection.end();
-    let owed = connection.requests.iter().any(|sent| sent.needs_reply && !sent.answered && !sent.cancelled)
+    let dropped = |event: usize| read_past.is_some_and(|past| event < past);
+    let owed = connection
+        .requests
+        .iter()
+        .any(|sent| sent.needs_reply && !sent.answered && !sent.cancelled && !dropped(sent.event))
         || connection.deep.iter().any(|&line| !connection.pending[line].explained);
     Matched { answers: connection.answers, owed, read_past: connection.read_past }
 }

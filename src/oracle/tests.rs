@@ -263,6 +263,14 @@ fn response_missing() {
     assert_eq!(ids(&check(&crashed, &Policy::default())), [SERVER_CRASH]);
     let hung = t(&[S(PING_1), Sync, S(PING_1)], Ending::Hung { waited_ms: 5000 });
     assert_eq!(ids(&check(&hung, &Policy::default())), [RESPONSE_MISSING, SERVER_HANG]);
+    // A server that answered a later request and then did not exit (server-everything's timer) dropped the earlier
+    // one: its silence is the finding, and the ending only a shutdown it missed.
+    let ping_2 = r#"{"jsonrpc":"2.0","id":2,"method":"ping"}"#;
+    let dropped = t(&[S(PING_1), S(ping_2), R(r#"{"jsonrpc":"2.0","id":2,"result":{}}"#), Sync], hung.ending.clone());
+    assert_eq!(ids(&check(&dropped, &Policy::default())), [RESPONSE_MISSING, SERVER_SHUTDOWN]);
+    // One sent after the last line it answered is still owed: a hang.
+    let owed = t(&[S(ping_2), R(r#"{"jsonrpc":"2.0","id":2,"result":{}}"#), S(PING_1), Sync], hung.ending.clone());
+    assert_eq!(ids(&check(&owed, &Policy::default())), [SERVER_HANG]);
     quiet(&[S(PING_1), R(EMPTY_1), Sync], RESPONSE_MISSING);
 }
 

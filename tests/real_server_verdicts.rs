@@ -158,8 +158,16 @@ const SERVERS: &[Server] = &[
             ),
             (
                 "MCP-UNSUPPORTED-VERSION",
-                "a claim-less notification sent first pins legacy, then a request enveloped at 2030-01-01 is served: \
-                 versioning.mdx §Protocol Version Negotiation (MUST answer -32022)",
+                "a claim-less notification sent first pins legacy (R1), or a modern request other than \
+                 server/discover was served (R2), then a request enveloped at 2030-01-01 is served: versioning.mdx \
+                 §Protocol Version Negotiation (MUST answer -32022); basic/index.mdx (MUST NOT rely on prior \
+                 requests for the protocol version)",
+            ),
+            (
+                "MCP-ENVELOPE-MISSING-KEY",
+                "a claim-less notification sent first pins legacy (R1), then a modern request lacking \
+                 clientCapabilities gets -32601 (a fresh process answers -32602): basic/index.mdx (a request missing \
+                 a required field MUST get -32602)",
             ),
             (
                 "MCP-MODERN-RESULT-TYPE",

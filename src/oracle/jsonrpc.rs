@@ -813,9 +813,11 @@ impl Connection<'_> {
             // whose `_meta` is not an object with an id-less -32600): settled at the end.
             let stretch = self.stretch;
             let open: Vec<usize> = (0..self.requests.len())
+                .rev()
+                .take_while(|&slot| self.requests[slot].event > stretch)
                 .filter(|&slot| {
                     let sent = &self.requests[slot];
-                    sent.event > stretch && !sent.answered && !sent.cancelled && sent.needs_reply
+                    !sent.answered && !sent.cancelled && sent.needs_reply
                 })
                 .collect();
             if !open.is_empty() && outcome.is_some_and(|o| matches!(o, Outcome::Error(_))) {

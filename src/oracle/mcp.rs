@@ -445,12 +445,12 @@ impl Reply<'_, '_> {
         }
         // Before any initialize, a server that serves 2026-07-28 may take a plain request for a modern one that
         // lacks the envelope (the spec does not say which era a claim-less request selects), and after a modern
-        // request it may refuse the other era. Once an `initialize` it answered selected legacy semantics
-        // (versioning.mdx), it must serve them (lifecycle.mdx: both parties MUST respect the negotiated version):
-        // rmcp answers initialize after a modern request, then refuses a plain ping as lacking `_meta`.
-        // After a modern request, a method 2026-07-28 removed does not exist for a server that took the connection
-        // for a modern one: -32601 is that era's refusal (TS server 2.4.0 answers a plain ping so after a modern
-        // tools/call).
+        // request it may refuse the other era; a method 2026-07-28 removed then does not exist, so -32601 is that
+        // era's refusal too (TS server 2.4.0 answers a plain ping so after a modern tools/call).
+        //
+        // Once an `initialize` it answered selected legacy semantics (versioning.mdx), the server must serve them
+        // (lifecycle.mdx: both parties MUST respect the negotiated version): rmcp answers initialize after a modern
+        // request, then refuses a plain ping as lacking `_meta`.
         let removed = refusal && !initialized && REMOVED_IN_MODERN.contains(&method);
         let refusal = !initialized && (refusal || !self.checker.handshake_only);
         if let Outcome::Error(error) = self.outcome

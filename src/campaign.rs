@@ -762,6 +762,11 @@ mod tests {
         assert_eq!(summary.broken().iter().filter(|r| **r == RESPONSE_MISSING).count(), 1);
         let shown = crate::report::human::summary(&summary, &Baseline::default());
         assert!(shown.contains("more trigger(s) not kept (at most 8 per rule)"), "{shown}");
+        // A baselined rule the run did not break is stale: said with the run's size, not as a fact about the server.
+        let baseline = Baseline::parse("JSONRPC-ID-ECHO  # known\n").unwrap();
+        let shown = crate::report::human::summary(&summary, &baseline);
+        let stale = "stale baseline entry: JSONRPC-ID-ECHO did not break in these 300 conversations";
+        assert!(shown.contains(stale), "{shown}");
     }
 
     #[test]

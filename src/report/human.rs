@@ -130,7 +130,12 @@ pub fn summary(summary: &Summary, baseline: &Baseline) -> String {
         }
     }
     for rule in baseline.stale(&summary.broken()) {
-        let _ = writeln!(out, "stale baseline entry: {rule} no longer breaks; remove it from the baseline");
+        let _ = writeln!(
+            out,
+            "stale baseline entry: {rule} did not break in these {} conversations; once its case file no longer \
+             reproduces either (`mcp-wirefuzz replay`), remove it from the baseline",
+            summary.conversations
+        );
     }
     out
 }

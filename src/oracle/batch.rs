@@ -15,6 +15,7 @@ use crate::protocol::methods::{CANCELLED, INITIALIZE};
 use crate::protocol::{Frame, IdField, RequestId};
 use crate::transcript::{Event, Transcript};
 use serde_json::Value;
+use std::collections::HashMap;
 
 /// A transcript with its batch lines spread into items, and the way back to the original events.
 pub(super) struct Spread {
@@ -137,7 +138,7 @@ impl Spread {
             }
             kept.push(finding);
         }
-        let answered: Vec<bool> = (0..self.batches.len()).map(|batch| self.answered_by_id(batch)).collect();
+        let answered = self.answered_by_id();
         let refusal = |finding: &Finding| {
             matches!(finding.rule, NULL_ID | NOTIFICATION_REPLY)
                 && finding.event.is_some_and(|at| idless_refusal(original, at))
@@ -187,29 +188,37 @@ impl Spread {
         kept
     }
 
-    /// True when a request of the batch got a reply carrying its id (as a line of its own or in an array reply).
-    fn answered_by_id(&self, batch: usize) -> bool {
-        let at = self.batches[batch].event;
-        let mut ids = Vec::new();
+    /// For each batch, true when a request of it got a reply carrying its id (as a line of its own or in an array
+    /// reply), read in one pass over the spread transcript.
+    fn answered_by_id(&self) -> Vec<bool> {
+        let mut answered = vec![false; self.batches.len()];
+        let batch_of: HashMap<usize, usize> =
+            self.batches.iter().enumerate().map(|(b, batch)| (batch.event, b)).collect();
+        // The batches with a request under each id, as sent so far.
+        let mut sent: HashMap<RequestId, Vec<usize>> = HashMap::new();
         for (index, event) in self.transcript.events.iter().enumerate() {
             match event {
-                Event::Sent(line) if self.origin[index] == at => {
-                    if let Frame::Request(request) = Frame::parse(line) {
-                        ids.push(request.id);
+                Event::Sent(line) => {
+                    if let Some(&batch) = batch_of.get(&self.origin[index])
+                        && let Frame::Request(request) = Frame::parse(line)
+                    {
+                        sent.entry(request.id).or_default().push(batch);
                     }
                 }
-                Event::Received { line, .. } if self.origin[index] > at && !ids.is_empty() => {
+                Event::Received { line, .. } if !sent.is_empty() => {
                     let reply = serde_json::from_slice::<Value>(line).ok();
                     if let Some(IdField::Valid(id)) = reply.map(|r| IdField::of(r.get("id")))
-                        && ids.contains(&id)
+                        && let Some(batches) = sent.get(&id)
                     {
-                        return true;
+                        for &batch in batches.iter().filter(|&&b| self.batches[b].event < self.origin[index]) {
+                            answered[batch] = true;
+                        }
                     }
                 }
                 _ => {}
             }
         }
-        false
+        answered
     }
 
     /// A finding's text with the events it names ("event N") numbered as in the original transcript.

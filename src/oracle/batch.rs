@@ -122,9 +122,9 @@ impl Spread {
         let mut refused_at: Vec<Option<usize>> = vec![None; self.batches.len()];
         let mut kept = Vec::with_capacity(findings.len());
         for mut finding in findings {
+            finding.detail = self.renumbered(&finding.detail, finding.event);
             let event = finding.event.map(|e| self.origin[e]);
             finding.event = event;
-            finding.detail = self.renumbered(&finding.detail);
             // An item of a batch that got no response is the batch's finding, whatever its id or members. These
             // three rules point at a sent line only for its silence (a rounded big id points at the reply), and
             // `batch_at` finds sent batches only, so a big id or an extra member is judged on its own only where a
@@ -221,10 +221,17 @@ impl Spread {
         answered
     }
 
-    /// A finding's text with the events it names ("event N") numbered as in the original transcript.
-    fn renumbered(&self, detail: &str) -> String {
+    /// A finding's text with the events it names ("event N") numbered as in the original transcript. The line it
+    /// quotes at its end (the one at `event` of the spread transcript) is the server's or client's bytes, kept as
+    /// they are.
+    fn renumbered(&self, detail: &str, event: Option<usize>) -> String {
+        let quote = event.map(|e| super::shown(&self.transcript, e)).unwrap_or_default();
+        let (text, quote) = match detail.strip_suffix(quote.as_str()) {
+            Some(text) if !quote.is_empty() => (text, quote.as_str()),
+            _ => (detail, ""),
+        };
         let mut out = String::with_capacity(detail.len());
-        let mut rest = detail;
+        let mut rest = text;
         while let Some(at) = rest.find("event ") {
             let (head, tail) = rest.split_at(at + "event ".len());
             out.push_str(head);
@@ -236,6 +243,7 @@ impl Spread {
             rest = &tail[digits..];
         }
         out.push_str(rest);
+        out.push_str(quote);
         out
     }
 }
@@ -471,9 +479,16 @@ mod tests {
         ];
         events.push(Event::Sent(note.as_bytes()[3..].to_vec()));
         events.push(Event::Received { line: REFUSAL.as_bytes().to_vec(), truncated: false });
-        let found = check(&Transcript { events, ending: Ending::Closed }, &Policy::default());
+        let found = check(&Transcript { events: events.clone(), ending: Ending::Closed }, &Policy::default());
         assert_eq!(found.len(), 1, "{found:?}");
         assert!(found[0].detail.starts_with("a reply to the notification at event 5:"), "{found:?}");
+        // The line a finding quotes is left as the server wrote it, numbers after "event " included.
+        let quoted = r#"{"jsonrpc":"2.0","error":{"code":-32600,"message":"bad event 7"}}"#;
+        let last = events.len() - 1;
+        events[last] = Event::Received { line: quoted.as_bytes().to_vec(), truncated: false };
+        let found = check(&Transcript { events, ending: Ending::Closed }, &Policy::default());
+        assert!(found[0].detail.starts_with("a reply to the notification at event 5:"), "{found:?}");
+        assert!(found[0].detail.ends_with(r#""bad event 7"}}"#), "{found:?}");
     }
 
     #[test]

@@ -17,7 +17,7 @@ use super::catalogue::{
 use super::{Findings, Policy, Read, ServerLine, shown};
 use crate::model::ServerModel;
 use crate::protocol::codes::{INVALID_PARAMS, INVALID_REQUEST, METHOD_NOT_FOUND, UNSUPPORTED_PROTOCOL_VERSION};
-use crate::protocol::envelope::{self, CLIENT_CAPABILITIES_KEY, PROTOCOL_VERSION_KEY, SERVER_INFO_KEY};
+use crate::protocol::envelope::{self, PROTOCOL_VERSION_KEY, SERVER_INFO_KEY};
 use crate::protocol::era::HANDSHAKE_VERSIONS;
 use crate::protocol::id::is_integer_literal;
 use crate::protocol::methods::{
@@ -298,14 +298,9 @@ fn supported_versions(
     supported
 }
 
-/// True when the request's `params._meta` is a valid 2026-07-28 envelope: both keys present, a string version and
-/// an object of client capabilities.
+/// True when the request's `params._meta` is a valid 2026-07-28 envelope ([`envelope::is_valid`]).
 fn valid_envelope(request: &Request) -> bool {
-    envelope::meta(request.params.as_ref()).is_some_and(|meta| {
-        envelope::missing_keys(meta).is_empty()
-            && meta.get(PROTOCOL_VERSION_KEY).is_some_and(Value::is_string)
-            && meta.get(CLIENT_CAPABILITIES_KEY).is_some_and(Value::is_object)
-    })
+    envelope::meta(request.params.as_ref()).is_some_and(envelope::is_valid)
 }
 
 fn advertised(exchanges: &[Exchange]) -> Advertised {

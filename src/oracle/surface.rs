@@ -12,7 +12,7 @@ use super::catalogue::{
 use super::coverage::{Counts, Coverage};
 use super::{Findings, Policy, Read, ServerLine};
 use crate::protocol::codes::{INVALID_PARAMS, METHOD_NOT_FOUND, RESOURCE_NOT_FOUND};
-use crate::protocol::envelope::{self, CLIENT_CAPABILITIES_KEY, META, PROTOCOL_VERSION_KEY};
+use crate::protocol::envelope::{self, META, PROTOCOL_VERSION_KEY};
 use crate::protocol::era::LATEST_MODERN_VERSION;
 use crate::protocol::methods::{CANCELLED, INITIALIZE, PROMPTS_LIST, RESOURCES_LIST, TOOLS_CALL, TOOLS_LIST};
 use crate::protocol::{Era, ErrorObject, Frame, Outcome};
@@ -87,11 +87,9 @@ pub(super) fn check(
         count(coverage.methods.entry(request.method.clone()).or_default(), reply.map(|(_, o)| o));
         let params = request.params.as_ref();
         let era = if envelope::carries_modern_envelope(&request.method, params) {
-            let meta = envelope::meta(params);
+            let meta = envelope::meta(params).filter(|meta| envelope::is_valid(meta));
             let version = meta.and_then(|m| m.get(PROTOCOL_VERSION_KEY)).and_then(Value::as_str);
-            let capabilities = meta.and_then(|m| m.get(CLIENT_CAPABILITIES_KEY)).is_some_and(Value::is_object);
-            (serves_modern && !plain_seen && version == Some(LATEST_MODERN_VERSION) && capabilities)
-                .then_some(Era::Modern)
+            (serves_modern && !plain_seen && version == Some(LATEST_MODERN_VERSION)).then_some(Era::Modern)
         } else {
             plain_seen = true;
             if request.method == INITIALIZE {

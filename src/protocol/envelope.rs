@@ -41,6 +41,13 @@ pub fn missing_keys(meta: &Map<String, Value>) -> Vec<&'static str> {
     REQUIRED_KEYS.into_iter().filter(|k| !meta.contains_key(*k)).collect()
 }
 
+/// True when `meta` is a valid 2026-07-28 envelope: both required keys, a string version and an object of client
+/// capabilities.
+pub fn is_valid(meta: &Map<String, Value>) -> bool {
+    meta.get(PROTOCOL_VERSION_KEY).is_some_and(Value::is_string)
+        && meta.get(CLIENT_CAPABILITIES_KEY).is_some_and(Value::is_object)
+}
+
 /// A complete envelope for `version` with empty client capabilities.
 pub fn envelope(version: &str) -> Value {
     json!({ PROTOCOL_VERSION_KEY: version, CLIENT_CAPABILITIES_KEY: {} })
@@ -60,6 +67,15 @@ mod tests {
         assert_eq!(opening_era("tools/list", Some(&caps_only)), Era::Handshake);
         let null_version = json!({ META: { PROTOCOL_VERSION_KEY: null } });
         assert_eq!(opening_era("ping", Some(&null_version)), Era::Modern);
+    }
+
+    #[test]
+    fn a_valid_envelope_has_a_string_version_and_object_capabilities() {
+        let valid = |meta: Value| is_valid(meta.as_object().unwrap());
+        assert!(valid(envelope("")));
+        assert!(!valid(json!({ PROTOCOL_VERSION_KEY: 20260728, CLIENT_CAPABILITIES_KEY: {} })));
+        assert!(!valid(json!({ PROTOCOL_VERSION_KEY: "2026-07-28", CLIENT_CAPABILITIES_KEY: "x" })));
+        assert!(!valid(json!({ PROTOCOL_VERSION_KEY: "2026-07-28" })));
     }
 
     #[test]

@@ -2,7 +2,10 @@
 //! through the three entry points, with its planted bug off and on (feature `planted-bug`): the property test
 //! finds the bug, shrinks it to a small script and persists the seed; the fuzz target's body finds it (and
 //! `cargo +nightly fuzz run wirefuzz` does, when cargo-fuzz is installed); the replay test fails on the bug's case
-//! file; with the bug off all three pass. It builds rmcp, so it runs only with WIREFUZZ_REAL_SERVERS=1.
+//! file; with the bug off all three pass. It builds rmcp, so it is in the slow tier (`WIREFUZZ_SLOW=1`).
+
+#[path = "common/tier.rs"]
+mod tier;
 
 use std::path::PathBuf;
 use std::process::{Command, Output};
@@ -16,11 +19,7 @@ fn example() -> PathBuf {
 }
 
 fn enabled() -> bool {
-    if std::env::var_os("WIREFUZZ_REAL_SERVERS").is_some_and(|v| v == "1") {
-        return true;
-    }
-    eprintln!("SKIPPED the example rmcp server: set WIREFUZZ_REAL_SERVERS=1 (it builds rmcp)");
-    false
+    tier::slow("the example rmcp server (it builds rmcp)")
 }
 
 /// `cargo test` in the example crate, with the planted bug or without.
@@ -82,8 +81,7 @@ fn cargo_fuzz_finds_the_planted_bug() {
     }
     let available = Command::new("cargo").args(["+nightly", "fuzz", "--version"]).output();
     if !available.is_ok_and(|o| o.status.success()) {
-        eprintln!("SKIPPED cargo fuzz on the example: `cargo +nightly fuzz` is not available");
-        return;
+        return tier::skip("cargo fuzz on the example", "`cargo +nightly fuzz` is not available");
     }
     let artifacts = std::env::temp_dir().join(format!("wirefuzz-example-artifacts-{}", std::process::id()));
     std::fs::create_dir_all(&artifacts).unwrap();

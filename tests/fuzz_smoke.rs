@@ -1,10 +1,14 @@
-//! A short libFuzzer run of every cargo-fuzz target (`cargo +nightly fuzz run TARGET`), when nightly and cargo-fuzz
-//! are installed (skipped with a message otherwise): `conversation`, `server_lines` and `oracle` survive 2,000 runs
+//! A short libFuzzer run of every cargo-fuzz target (`cargo +nightly fuzz run TARGET`), in the slow tier
+//! (`WIREFUZZ_SLOW=1`; about 20 minutes of instrumented builds and runs) when nightly and cargo-fuzz are installed
+//! (skipped with a message otherwise): `conversation`, `server_lines` and `oracle` survive 2,000 runs
 //! from their seed corpus; `mutant` and `mutant_bytes`, each pinned to one planted bug and started from an empty
 //! corpus, find it.
 //!
 //! The runs work on copies of the corpora and write artifacts to a temporary folder, so the committed corpus stays
 //! as `mcp-wirefuzz corpus` made it.
+
+#[path = "common/tier.rs"]
+mod tier;
 
 use mcp_wirefuzz::fuzz_targets::{FuzzTarget, MUTANT_VARIABLE};
 use std::path::{Path, PathBuf};
@@ -47,11 +51,12 @@ fn fuzz(target: FuzzTarget, corpus: &Path, artifacts: &Path, runs: u32, mutant: 
 
 #[test]
 fn every_fuzz_target_survives_or_finds_its_bug() {
-    if !cargo_fuzz_available() {
-        eprintln!(
-            "SKIPPED fuzz smoke: `cargo +nightly fuzz` is not available (rustup toolchain install nightly; cargo install cargo-fuzz)"
-        );
+    if !tier::slow("the libFuzzer smoke runs") {
         return;
+    }
+    if !cargo_fuzz_available() {
+        let why = "`cargo +nightly fuzz` is not available (rustup toolchain install nightly; cargo install cargo-fuzz)";
+        return tier::skip("the libFuzzer smoke runs", why);
     }
     for target in [FuzzTarget::Conversation, FuzzTarget::ServerLines, FuzzTarget::Oracle] {
         let (corpus, artifacts) = (scratch(&format!("{target}-corpus")), scratch(&format!("{target}-artifacts")));

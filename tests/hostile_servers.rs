@@ -1,10 +1,12 @@
 //! The harness keeps its promises under hostile servers (tests/hostile/server.py): `fuzz --time T` returns within
 //! T + 10 s with a report and leaves no process behind; `kill -9` of the harness after its first finding leaves
 //! that finding's case file on disk and no server running; SIGTERM ends every server, grandchildren too. Quick
-//! (`--time 3`) by default; with WIREFUZZ_REAL_SERVERS=1, the issue's `--time 15`.
+//! (`--time 3`) in the quick tier; `--time 15` in the slow tier (`WIREFUZZ_SLOW=1`).
 
 #[path = "hostile/common.rs"]
 mod common;
+#[path = "common/tier.rs"]
+mod tier;
 
 use mcp_wirefuzz::case::Case;
 use std::path::{Path, PathBuf};
@@ -61,7 +63,7 @@ fn wait(child: &mut Child, limit: Duration) -> Option<std::process::ExitStatus> 
 
 #[test]
 fn every_hostile_server_gets_a_bounded_run_a_report_and_nothing_left_behind() {
-    let secs = if std::env::var("WIREFUZZ_REAL_SERVERS").is_ok_and(|v| v == "1") { 15 } else { 3 };
+    let secs = if tier::asked() { 15 } else { 3 };
     let started = Instant::now();
     // All at once: the bound must hold on a busy machine too.
     let runs: Vec<_> = MODES

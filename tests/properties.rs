@@ -1,8 +1,11 @@
-//! The property tests of the harness itself: the reference server breaks no rule in 2,000 generated
-//! conversations, and every planted bug is caught within 2,000 with the rule it is meant to break, then shrunk by
+//! The property tests of the harness itself: the reference server breaks no rule in generated conversations
+//! (256 in the quick tier, 2,000 in the slow tier, `WIREFUZZ_SLOW=1`), and every planted bug is caught within 2,000 with the rule it is meant to break, then shrunk by
 //! proptest to a small script that still breaks it.
 //!
 //! A Rust server author needs none of this: `mcp-wirefuzz init` writes a property test on `harness::property`.
+
+#[path = "common/tier.rs"]
+mod tier;
 
 use mcp_wirefuzz::model::ServerModel;
 use mcp_wirefuzz::oracle::{Policy, check};
@@ -29,8 +32,13 @@ fn surface_policy() -> Policy {
     Policy::default().with_model(ServerModel::built_in()).with_surface(Surface::built_in())
 }
 
+/// Conversations per property: a contributor's `cargo test` runs a modest number, the slow tier the full count.
+fn cases() -> u32 {
+    if tier::asked() { 2_000 } else { 256 }
+}
+
 proptest! {
-    #![proptest_config(ProptestConfig { cases: 2_000, ..ProptestConfig::default() })]
+    #![proptest_config(ProptestConfig { cases: cases(), ..ProptestConfig::default() })]
 
     #[test]
     fn the_reference_server_breaks_no_rule(script in scripts()) {

@@ -7,8 +7,11 @@
 //!   MUST-level rule outside the server's vetted list ([`SERVERS`]), each entry with the spec line that makes it a
 //!   bug. SHOULD-level findings are printed, not asserted.
 //!
-//! Runs only with `WIREFUZZ_REAL_SERVERS=1` (`.ci/run` sets it); a server whose runtime is not installed is
-//! skipped with a message.
+//! In the slow tier (`WIREFUZZ_SLOW=1`; `.ci/run` sets it); a server whose runtime is not installed is skipped
+//! with a message.
+
+#[path = "common/tier.rs"]
+mod tier;
 
 use mcp_wirefuzz::campaign::{self, Options};
 use mcp_wirefuzz::case::Case;
@@ -24,9 +27,6 @@ use std::collections::BTreeSet;
 use std::path::{Path, PathBuf};
 use std::sync::Mutex;
 use std::time::Duration;
-
-/// The environment variable that turns the file on.
-const GATE: &str = "WIREFUZZ_REAL_SERVERS";
 
 /// One server, one test at a time (the machine's cores go to the server under test).
 static TURN: Mutex<()> = Mutex::new(());
@@ -89,13 +89,15 @@ fn free_port() -> u16 {
 /// The server started by the harness on a free port, or `None` (with a message) when the gate is off or its
 /// runtime is missing.
 fn spec(server: &Server) -> Option<HttpSpec> {
-    if std::env::var(GATE).as_deref() != Ok("1") {
-        eprintln!("SKIPPED: set {GATE}=1 to run the real-server HTTP verdicts");
+    if !tier::slow(&format!("the real-server HTTP verdicts of {}", server.argv[1])) {
         return None;
     }
     let (needed, maker) = server.needs;
     if !root().join(needed).exists() {
-        eprintln!("SKIPPED: {needed} is missing; run {maker}");
+        tier::skip(
+            &format!("the real-server HTTP verdicts of {}", server.argv[1]),
+            &format!("{needed} is missing; run {maker}"),
+        );
         return None;
     }
     let port = free_port();

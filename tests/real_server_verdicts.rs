@@ -12,10 +12,15 @@
 //!   asserted;
 //! - the baseline the server ships with (`fuzz --baseline`) lists every vetted MUST rule.
 //!
-//! Slow (minutes, Node servers answer under one conversation a second), so the file runs only with
-//! `WIREFUZZ_REAL_SERVERS=1` (`.ci/run` sets it); without it every test prints SKIPPED and passes. A server whose
-//! runtime is not installed is skipped with a message too. The tests take turns (one lock), so one server at a
-//! time has the two cores and no reply timeout is crossed because of the others.
+//! Slow (minutes, Node servers answer under one conversation a second), so the file is in the slow tier
+//! (`WIREFUZZ_SLOW=1`; `.ci/run` sets it); without it every test says SKIPPED and passes. A server whose runtime
+//! is not installed is skipped with a message too. The tests take turns (one lock), so one server at a time has
+//! the two cores and no reply timeout is crossed because of the others.
+
+#[path = "common/rmcp_calc.rs"]
+mod rmcp_calc;
+#[path = "common/tier.rs"]
+mod tier;
 
 use mcp_wirefuzz::baseline::Baseline;
 use mcp_wirefuzz::case::Case;
@@ -31,9 +36,6 @@ use std::path::{Path, PathBuf};
 use std::process::Command;
 use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
-
-/// The environment variable that turns the file on.
-const GATE: &str = "WIREFUZZ_REAL_SERVERS";
 
 /// Conversations of the seeded fuzz run per server (2 jobs, seed 1).
 const FUZZ_CASES: &str = "40";
@@ -94,7 +96,7 @@ const SERVERS: &[Server] = &[
     },
     Server {
         name: "rmcp-calc",
-        argv: &["tests/servers/rmcp-calc/target/release/rmcp-calc"],
+        argv: &[rmcp_calc::BINARY],
         needs: &[],
         cases: "tests/servers/rmcp-calc/cases",
         baseline: "tests/servers/rmcp-calc.baseline",
@@ -193,35 +195,19 @@ const SERVERS: &[Server] = &[
 /// One server at a time.
 static TURN: Mutex<()> = Mutex::new(());
 
-/// Whether the file is asked to run; says why not otherwise.
-fn asked(name: &str) -> bool {
-    if std::env::var(GATE).is_ok_and(|v| v == "1") {
-        return true;
-    }
-    eprintln!("SKIPPED real-server verdicts for {name}: slow (minutes); set {GATE}=1 to run them (.ci/run does)");
-    false
-}
-
 /// Whether the server can start; says what to run otherwise. rmcp-calc is built here.
 fn ready(server: &Server) -> bool {
-    if server.name == "rmcp-calc" {
-        // The case files name tests/servers/rmcp-calc/target/release/rmcp-calc, so the build ignores the caller's
-        // CARGO_TARGET_DIR.
-        let manifest = root().join("tests/servers/rmcp-calc/Cargo.toml");
-        let build = Command::new("cargo")
-            .args(["build", "--release", "--quiet", "--manifest-path"])
-            .arg(&manifest)
-            .env_remove("CARGO_TARGET_DIR")
-            .status();
-        assert!(build.is_ok_and(|s| s.success()), "cannot build tests/servers/rmcp-calc");
+    let what = format!("the real-server verdicts of {}", server.name);
+    if server.argv == [rmcp_calc::BINARY] {
+        rmcp_calc::build();
     }
     if server.argv.contains(&"node") && Command::new("node").arg("--version").output().is_err() {
-        eprintln!("SKIPPED {}: no `node` on PATH (Node 20 is needed; then run .ci/node-servers)", server.name);
+        tier::skip(&what, "no `node` on PATH (Node 20 is needed; then run .ci/node-servers)");
         return false;
     }
     for (path, how) in server.needs {
         if !root().join(path).exists() {
-            eprintln!("SKIPPED {}: {path} is missing (run {how})", server.name);
+            tier::skip(&what, &format!("{path} is missing (run {how})"));
             return false;
         }
     }
@@ -371,7 +357,7 @@ fn keep_or_remove(scratch: &Path) {
 
 /// The whole verdict of one server.
 fn verdict(name: &str) {
-    if !asked(name) {
+    if !tier::slow(&format!("the real-server verdicts of {name}")) {
         return;
     }
     let _turn = TURN.lock().unwrap_or_else(|poisoned| poisoned.into_inner());

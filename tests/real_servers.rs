@@ -5,13 +5,19 @@
 //!
 //! The Python SDK (`tests/servers/calc.py`, `mcp==2.3.0` in `.venv`, made by `.ci/python-venv`): it passes the seed
 //! transcripts; each of its cases (`corpus/regressions/python-*.case`) breaks exactly the rules it expects: a real
-//! deviation under its rule id and nothing else, a former false alarm (invalid UTF-8 in a string) nothing; and a short fuzz run with the committed baseline is green. Skipped with a
-//! message when `.venv` has no `mcp`.
+//! deviation under its rule id and nothing else, a former false alarm (invalid UTF-8 in a string) nothing; and a
+//! short fuzz run with the committed baseline is green (without the fork server, one interpreter per
+//! conversation: slow tier). Skipped with a message when `.venv` has no `mcp`.
 //!
-//! rmcp (`tests/servers/rmcp-calc`, built here with cargo): every vetted case in `tests/servers/rmcp-calc/cases`
-//! breaks exactly the rules it expects (real deviations) or none (former false alarms of the oracle).
+//! rmcp (`tests/servers/rmcp-calc`, built here with cargo; slow tier): every vetted case in
+//! `tests/servers/rmcp-calc/cases` breaks exactly the rules it expects (real deviations) or none (former false
+//! alarms of the oracle).
 
 mod common;
+#[path = "common/rmcp_calc.rs"]
+mod rmcp_calc;
+#[path = "common/tier.rs"]
+mod tier;
 
 use common::{ForkServer, root};
 use mcp_wirefuzz::case::Case;
@@ -29,7 +35,7 @@ const SERVER: &str = "tests/servers/calc.py";
 fn python_server() -> Option<ServerCommand> {
     let ready = Command::new(root().join(PYTHON)).args(["-c", "import mcp"]).output().is_ok_and(|o| o.status.success());
     if !ready {
-        eprintln!("SKIPPED Python SDK interop: {PYTHON} cannot import mcp (run .ci/python-venv)");
+        tier::skip("the Python SDK interop tests", &format!("{PYTHON} cannot import mcp (run .ci/python-venv)"));
         return None;
     }
     Some(ServerCommand::from_argv(&[PYTHON.into(), SERVER.into()]).unwrap())
@@ -120,6 +126,10 @@ fn a_short_fuzz_run_is_green(name: &str, server: &[String]) {
 
 #[test]
 fn a_short_fuzz_run_with_the_baseline_is_green() {
+    // One interpreter start per conversation: about a minute.
+    if !tier::slow("the Python SDK's fuzz run without the fork server") {
+        return;
+    }
     let Some(_) = python_server() else { return };
     a_short_fuzz_run_is_green("fresh", &[PYTHON.into(), SERVER.into()]);
 }
@@ -133,10 +143,10 @@ fn a_short_fuzz_run_behind_the_fork_server_is_green() {
 
 #[test]
 fn every_vetted_rmcp_case_breaks_exactly_what_it_expects() {
-    let manifest = root().join("tests/servers/rmcp-calc/Cargo.toml");
-    let build =
-        Command::new("cargo").args(["build", "--release", "--quiet", "--manifest-path"]).arg(&manifest).status();
-    assert!(build.is_ok_and(|s| s.success()), "cannot build tests/servers/rmcp-calc");
+    if !tier::slow("the rmcp cases (it builds rmcp)") {
+        return;
+    }
+    rmcp_calc::build();
     let dir = root().join("tests/servers/rmcp-calc/cases");
     let mut paths: Vec<PathBuf> = std::fs::read_dir(&dir).unwrap().map(|e| e.unwrap().path()).collect();
     paths.sort();

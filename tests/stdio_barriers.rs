@@ -1,7 +1,10 @@
 //! Sentinel barriers give the verdicts the clock gives: the same conversations, run through `mcp-wirefuzz serve
 //! --mutant NAME` once with sentinel barriers (and process reuse) and once with reply timeouts and settle windows
 //! only, break the same rules; a dropped request is a finding in milliseconds; and the same seed gives the same
-//! findings on a loaded machine.
+//! findings on a loaded machine (slow tier, `WIREFUZZ_SLOW=1`).
+
+#[path = "common/tier.rs"]
+mod tier;
 
 use mcp_wirefuzz::campaign::conversation;
 use mcp_wirefuzz::model::Eras;
@@ -68,7 +71,7 @@ for line in sys.stdin:
 
 #[test]
 fn a_dropped_request_is_a_finding_in_milliseconds() {
-    let Ok(python) = which("python3") else { return eprintln!("SKIPPED: no python3") };
+    let Ok(python) = which("python3") else { return tier::skip("the dropped-request test", "no python3 on PATH") };
     let command = ServerCommand::from_argv(&[python, "-c".into(), DROPPER.into()]).unwrap();
     let slow = Timeouts { reply: Duration::from_secs(5), settle: Duration::from_secs(1), ..Timeouts::default() };
     let line = |text: &str| Input::Line(text.as_bytes().to_vec());
@@ -176,6 +179,9 @@ fn fuzz_findings(mutant: Mutant, niced: bool) -> BTreeSet<String> {
 
 #[test]
 fn the_same_seed_gives_the_same_findings_on_a_loaded_machine() {
+    if !tier::slow("the loaded-machine run (busy loops on every core)") {
+        return;
+    }
     for mutant in [Mutant::DuplicateReply, Mutant::CrashOnBatch] {
         let quiet = fuzz_findings(mutant, false);
         assert!(quiet.iter().any(|f| f.contains(mutant.expected_rule())), "{mutant}: {quiet:?}");

@@ -16,6 +16,7 @@ use super::Target;
 use crate::model::Eras;
 use crate::protocol::envelope::{self, META};
 use crate::protocol::era::{BATCH_VERSION, LATEST_HANDSHAKE_VERSION, LATEST_MODERN_VERSION};
+use crate::protocol::id::is_big;
 use crate::protocol::methods::{CANCELLED, DISCOVER, INITIALIZE, INITIALIZED, PING, TOOLS_CALL, TOOLS_LIST};
 use crate::protocol::{Era, Frame, IdField, Outcome, RequestId, Response};
 use crate::transcript::{Ending, Event, Input, Transcript};
@@ -1599,11 +1600,7 @@ fn tool_call_cancel(line: &[u8]) -> Option<Vec<u8>> {
         return None;
     }
     let plain = message.as_object()?.keys().all(|key| matches!(key.as_str(), "jsonrpc" | "id" | "method" | "params"));
-    let id_alike = match message.get("id")? {
-        serde_json::Value::String(_) => true,
-        serde_json::Value::Number(n) => crate::protocol::json::is_safe_integer(&n.to_string()),
-        _ => false,
-    };
+    let id_alike = IdField::of(message.get("id")).valid().is_some_and(|id| !is_big(id));
     if !plain || !id_alike {
         return None;
     }

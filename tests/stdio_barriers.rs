@@ -6,11 +6,11 @@
 use mcp_wirefuzz::campaign::conversation;
 use mcp_wirefuzz::model::Eras;
 use mcp_wirefuzz::oracle::check;
-use mcp_wirefuzz::server::Target;
 use mcp_wirefuzz::server::builtin::mutants::Mutant;
 use mcp_wirefuzz::server::builtin::reference::Planted;
 use mcp_wirefuzz::server::run_in_process;
-use mcp_wirefuzz::server::stdio::{ServerCommand, StdioTarget, Timeouts};
+use mcp_wirefuzz::server::stdio::StdioTarget;
+use mcp_wirefuzz::server::{ServerCommand, Target, Timeouts};
 use mcp_wirefuzz::transcript::Input;
 use std::collections::BTreeSet;
 use std::process::{Child, Command, Stdio};

@@ -20,8 +20,8 @@
 pub mod mutate;
 pub mod wire;
 
-use super::Target;
-use super::stdio::{MAX_EVENTS, MAX_LINE_BYTES, STDERR_TAIL_BYTES, ServerCommand, Timeouts, read_tail};
+use super::stdio::read_tail;
+use super::{MAX_EVENTS, MAX_LINE_BYTES, STDERR_TAIL_BYTES, ServerCommand, Target, Timeouts};
 use crate::protocol::envelope::{self, PROTOCOL_VERSION_KEY};
 use crate::protocol::era::LATEST_MODERN_VERSION;
 use crate::protocol::http::{header_value, mirrored_name};

@@ -37,8 +37,10 @@ use mcp_wirefuzz::oracle::{Policy, check};
 use mcp_wirefuzz::protocol::Frame;
 use mcp_wirefuzz::server::builtin::mutants::Mutant;
 use mcp_wirefuzz::server::builtin::reference::{Calc, Planted};
-use mcp_wirefuzz::server::stdio::{self, ServerCommand, StdioTarget, Timeouts};
-use mcp_wirefuzz::server::{InProcess, InProcessServer, ServerConnection, ServerSpec, Target, run_in_process};
+use mcp_wirefuzz::server::stdio::{self, StdioTarget};
+use mcp_wirefuzz::server::{
+    InProcess, InProcessServer, ServerCommand, ServerConnection, ServerSpec, Target, Timeouts, run_in_process,
+};
 use mcp_wirefuzz::shrink::Budget;
 use mcp_wirefuzz::transcript::Input;
 use nix::sys::resource::{UsageWho, getrusage};

@@ -3,8 +3,8 @@
 //! back as JSON values.
 
 use crate::protocol::IdField;
-use crate::server::stdio::{ServerCommand, StdioTarget, Timeouts};
-use crate::server::{InProcessServer, ServerConnection, Target};
+use crate::server::stdio::StdioTarget;
+use crate::server::{InProcessServer, ServerCommand, ServerConnection, Target, Timeouts};
 use crate::transcript::{Ending, Input};
 use anyhow::{Context, Result, bail};
 use serde_json::Value;

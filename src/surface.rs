@@ -8,7 +8,7 @@ use crate::model::ServerModel;
 use crate::oracle::Policy;
 use crate::protocol::envelope::{self, META};
 use crate::protocol::era::{LATEST_HANDSHAKE_VERSION, LATEST_MODERN_VERSION};
-use crate::protocol::methods::{INITIALIZE, INITIALIZED, PROMPTS_LIST, RESOURCES_LIST, TOOLS_LIST};
+use crate::protocol::methods::{INITIALIZE, INITIALIZED, PROMPTS_LIST, RESOURCES_LIST, TEMPLATES_LIST, TOOLS_LIST};
 use crate::protocol::{Era, Frame};
 use crate::script::message::{Call, Envelope, HandshakeVersion, Message, Request};
 use crate::script::{Bounded, IdKind, Opening, Script, Step};
@@ -18,8 +18,6 @@ use serde_json::{Map, Value, json};
 use std::fmt;
 use std::sync::{Arc, LazyLock, OnceLock};
 
-/// `resources/templates/list`.
-pub const TEMPLATES_LIST: &str = "resources/templates/list";
 /// The most pages read of one list.
 pub const MAX_PAGES: usize = 16;
 /// The four lists, each with the member that holds its items.

@@ -6,8 +6,8 @@
 mod common;
 
 use common::ForkServer;
-use mcp_wirefuzz::server::Target;
-use mcp_wirefuzz::server::stdio::{ServerCommand, StdioTarget, Timeouts};
+use mcp_wirefuzz::server::stdio::StdioTarget;
+use mcp_wirefuzz::server::{ServerCommand, Target, Timeouts};
 use mcp_wirefuzz::transcript::{Ending, Event, Input};
 use nix::sys::socket::{ControlMessage, MsgFlags, UnixAddr, sendmsg};
 use std::io::{BufRead, BufReader, IoSlice, Write};

@@ -4,10 +4,9 @@
 
 use mcp_wirefuzz::model::{Eras, ServerModel};
 use mcp_wirefuzz::oracle::{Policy, check};
-use mcp_wirefuzz::server::Target;
 use mcp_wirefuzz::server::builtin::http::{self, HttpBug};
 use mcp_wirefuzz::server::http::{Directive, HttpSpec};
-use mcp_wirefuzz::server::stdio::Timeouts;
+use mcp_wirefuzz::server::{Target, Timeouts};
 use mcp_wirefuzz::transcript::{Ending, Event, Input};
 use std::io::{Read, Write};
 use std::net::TcpListener;
@@ -192,7 +191,7 @@ fn a_refused_connection_is_a_clear_error() {
 fn a_started_server_that_never_listens_is_a_clear_error_with_its_output() {
     let port = TcpListener::bind("127.0.0.1:0").unwrap().local_addr().unwrap().port();
     let url = format!("http://127.0.0.1:{port}/mcp");
-    let command = mcp_wirefuzz::server::stdio::ServerCommand::from_argv(&[
+    let command = mcp_wirefuzz::server::ServerCommand::from_argv(&[
         "sh".into(),
         "-c".into(),
         "echo 'no port for me' >&2; exit 3".into(),
@@ -251,7 +250,7 @@ http.server.HTTPServer(("127.0.0.1", int(sys.argv[1])), H).serve_forever()
 "#;
     let port = TcpListener::bind("127.0.0.1:0").unwrap().local_addr().unwrap().port();
     let argv: Vec<String> = vec!["python3".into(), "-c".into(), script.into(), port.to_string()];
-    let command = mcp_wirefuzz::server::stdio::ServerCommand::from_argv(&argv).unwrap();
+    let command = mcp_wirefuzz::server::ServerCommand::from_argv(&argv).unwrap();
     let spec = HttpSpec::new(&format!("http://127.0.0.1:{port}/mcp"), Some(command)).unwrap();
     let note = br#"{"jsonrpc":"2.0","method":"notifications/initialized"}"#.to_vec();
     let mut target = spec.target(quick());

@@ -5,8 +5,8 @@
 #[path = "hostile/common.rs"]
 mod common;
 
-use mcp_wirefuzz::server::Target;
-use mcp_wirefuzz::server::stdio::{ServerCommand, StdioTarget, Timeouts};
+use mcp_wirefuzz::server::stdio::StdioTarget;
+use mcp_wirefuzz::server::{ServerCommand, Target, Timeouts};
 use mcp_wirefuzz::transcript::Input;
 use std::time::{Duration, Instant};
 

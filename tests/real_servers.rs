@@ -23,7 +23,7 @@ use common::{ForkServer, root};
 use mcp_wirefuzz::case::Case;
 use mcp_wirefuzz::oracle::check;
 use mcp_wirefuzz::seeds;
-use mcp_wirefuzz::server::stdio::{ServerCommand, Timeouts};
+use mcp_wirefuzz::server::{ServerCommand, Timeouts};
 use serde_json::Value;
 use std::path::PathBuf;
 use std::process::Command;

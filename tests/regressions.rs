@@ -3,8 +3,7 @@
 
 use mcp_wirefuzz::case::Case;
 use mcp_wirefuzz::oracle::check;
-use mcp_wirefuzz::server::ServerSpec;
-use mcp_wirefuzz::server::stdio::Timeouts;
+use mcp_wirefuzz::server::{ServerSpec, Timeouts};
 use std::path::PathBuf;
 
 fn cases() -> Vec<(PathBuf, Case)> {

@@ -3,7 +3,7 @@
 
 use mcp_wirefuzz::seeds::{self, Expected};
 use mcp_wirefuzz::server::builtin::reference::Calc;
-use mcp_wirefuzz::server::stdio::{ServerCommand, Timeouts};
+use mcp_wirefuzz::server::{ServerCommand, Timeouts};
 use serde_json::json;
 
 fn serve_command() -> ServerCommand {

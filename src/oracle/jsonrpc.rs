@@ -7,8 +7,8 @@ use super::catalogue::{
 };
 use super::{Findings, Read, SentLine, ServerLine, ServerReading, shown};
 use crate::protocol::codes::{INVALID_REQUEST, PARSE_ERROR};
-use crate::protocol::id::is_integer_literal;
-use crate::protocol::json::{self, Noted, is_safe_integer, whole_integer};
+use crate::protocol::id::{is_big, is_integer_literal};
+use crate::protocol::json::{self, Noted, whole_integer};
 use crate::protocol::message::Problem;
 use crate::protocol::methods::CANCELLED;
 use crate::protocol::{ErrorObject, Frame, IdField, Outcome, RequestId};
@@ -229,11 +229,6 @@ pub(super) fn ambiguous(oddities: Oddities, frame: &Frame) -> Option<Ambiguous> 
         _ => {}
     }
     ambiguous.then_some(Ambiguous { ids, literal, beyond_limits })
-}
-
-/// True for an integer id beyond ±(2^53 − 1): the interop tier of ids ([`BIG_ID`]).
-fn is_big(id: &RequestId) -> bool {
-    matches!(id, RequestId::Integer(digits) if !is_safe_integer(digits))
 }
 
 /// A valid request the client sent (with an id within ±(2^53 − 1), or a string id).

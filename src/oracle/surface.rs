@@ -14,11 +14,13 @@ use super::{Findings, Policy, Read, ServerLine};
 use crate::protocol::codes::{INVALID_PARAMS, METHOD_NOT_FOUND, RESOURCE_NOT_FOUND};
 use crate::protocol::envelope::{self, META, PROTOCOL_VERSION_KEY};
 use crate::protocol::era::LATEST_MODERN_VERSION;
-use crate::protocol::methods::{CANCELLED, INITIALIZE, PROMPTS_LIST, RESOURCES_LIST, TOOLS_CALL, TOOLS_LIST};
+use crate::protocol::methods::{
+    CANCELLED, INITIALIZE, PROMPTS_GET, PROMPTS_LIST, RESOURCES_LIST, RESOURCES_READ, TEMPLATES_LIST, TOOLS_CALL,
+    TOOLS_LIST,
+};
 use crate::protocol::{Era, ErrorObject, Frame, Outcome};
-use crate::script::message::{PROMPTS_GET, RESOURCES_READ};
 use crate::script::{BAD_CURSOR, UNKNOWN_URI};
-use crate::surface::{Surface, TEMPLATES_LIST, compile};
+use crate::surface::{Surface, compile};
 use crate::transcript::{Event, Transcript};
 use serde_json::{Map, Value};
 use std::collections::{BTreeSet, HashMap, HashSet};

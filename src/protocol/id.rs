@@ -1,6 +1,7 @@
 //! Request ids, kept exactly as sent: `1`, `"1"` and `1.0` are three different things, and an integer of any
 //! length is echoed digit for digit.
 
+use super::json::is_safe_integer;
 use serde_json::{Number, Value};
 use std::fmt;
 
@@ -86,6 +87,12 @@ impl fmt::Display for RequestId {
 pub fn is_integer_literal(text: &str) -> bool {
     let digits = text.strip_prefix('-').unwrap_or(text);
     !digits.is_empty() && digits.bytes().all(|b| b.is_ascii_digit()) && (digits == "0" || !digits.starts_with('0'))
+}
+
+/// True for an integer id beyond ±(2^53 − 1): one that not every parser reads alike (RFC 8259 §6), the interop tier
+/// of ids (the oracle's `JSONRPC-BIG-ID`).
+pub fn is_big(id: &RequestId) -> bool {
+    matches!(id, RequestId::Integer(digits) if !is_safe_integer(digits))
 }
 
 #[cfg(test)]

@@ -20,6 +20,12 @@ pub const TOOLS_CALL: &str = "tools/call";
 pub const PROMPTS_LIST: &str = "prompts/list";
 /// `resources/list`.
 pub const RESOURCES_LIST: &str = "resources/list";
+/// `prompts/get`.
+pub const PROMPTS_GET: &str = "prompts/get";
+/// `resources/read`.
+pub const RESOURCES_READ: &str = "resources/read";
+/// `resources/templates/list`.
+pub const TEMPLATES_LIST: &str = "resources/templates/list";
 
 /// Client requests defined in the handshake era (2025-11-25).
 pub const HANDSHAKE_REQUESTS: &[&str] = &[
@@ -28,10 +34,10 @@ pub const HANDSHAKE_REQUESTS: &[&str] = &[
     TOOLS_LIST,
     TOOLS_CALL,
     PROMPTS_LIST,
-    "prompts/get",
+    PROMPTS_GET,
     RESOURCES_LIST,
-    "resources/read",
-    "resources/templates/list",
+    RESOURCES_READ,
+    TEMPLATES_LIST,
     "resources/subscribe",
     "resources/unsubscribe",
     "logging/setLevel",
@@ -44,10 +50,10 @@ pub const MODERN_REQUESTS: &[&str] = &[
     TOOLS_LIST,
     TOOLS_CALL,
     PROMPTS_LIST,
-    "prompts/get",
+    PROMPTS_GET,
     RESOURCES_LIST,
-    "resources/read",
-    "resources/templates/list",
+    RESOURCES_READ,
+    TEMPLATES_LIST,
     "completion/complete",
     "subscriptions/listen",
 ];
@@ -57,8 +63,7 @@ pub const REMOVED_IN_MODERN: &[&str] =
     &[INITIALIZE, PING, "logging/setLevel", "resources/subscribe", "resources/unsubscribe"];
 
 /// Modern results that must carry the caching hints `ttlMs` and `cacheScope`.
-pub const CACHEABLE: &[&str] =
-    &[DISCOVER, TOOLS_LIST, PROMPTS_LIST, RESOURCES_LIST, "resources/templates/list", "resources/read"];
+pub const CACHEABLE: &[&str] = &[DISCOVER, TOOLS_LIST, PROMPTS_LIST, RESOURCES_LIST, TEMPLATES_LIST, RESOURCES_READ];
 
 /// True when `era` defines `method` as a client request.
 pub fn is_request_of(method: &str, era: Era) -> bool {

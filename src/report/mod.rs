@@ -98,7 +98,7 @@ mod tests {
     #[test]
     fn a_reproduction_command_repeats_the_options_that_change_the_run() {
         let argv = ["python3".to_string(), "my server.py".to_string()];
-        let server = ServerSpec::Command(crate::server::stdio::ServerCommand::from_argv(&argv).unwrap());
+        let server = ServerSpec::Command(crate::server::ServerCommand::from_argv(&argv).unwrap());
         let plain = Rerun::new(42, &server);
         assert_eq!(plain.command(&found(Some("out/a.case"))), "mcp-wirefuzz replay out/a.case");
         assert_eq!(plain.command(&found(None)), "mcp-wirefuzz fuzz --seed 42 --cases 7 -- python3 'my server.py'");

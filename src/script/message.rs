@@ -6,14 +6,9 @@ use super::arguments::ArgPlan;
 use super::id::IdKind;
 use crate::protocol::Era;
 use crate::protocol::methods::{
-    CANCELLED, DISCOVER, INITIALIZE, INITIALIZED, PING, PROMPTS_LIST, RESOURCES_LIST, TOOLS_CALL, TOOLS_LIST,
+    CANCELLED, DISCOVER, INITIALIZE, INITIALIZED, PING, PROMPTS_GET, PROMPTS_LIST, RESOURCES_LIST, RESOURCES_READ,
+    TEMPLATES_LIST, TOOLS_CALL, TOOLS_LIST,
 };
-use crate::surface::TEMPLATES_LIST;
-
-/// `prompts/get`.
-pub const PROMPTS_GET: &str = "prompts/get";
-/// `resources/read`.
-pub const RESOURCES_READ: &str = "resources/read";
 
 /// A method no MCP version defines.
 pub const UNKNOWN_METHOD: &str = "wirefuzz/unknown";

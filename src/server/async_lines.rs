@@ -34,7 +34,7 @@ pub const REPLY: Duration = Duration::from_secs(2);
 const CAPACITY: usize = 64 << 10;
 
 /// A line the server writes is cut here (as over stdio).
-const MAX_LINE_BYTES: usize = super::stdio::MAX_LINE_BYTES;
+const MAX_LINE_BYTES: usize = super::MAX_LINE_BYTES;
 
 /// Output in reaction to one line beyond this counts as a server that will never stop writing.
 const MAX_REACTION_BYTES: usize = 64 << 20;

@@ -1,6 +1,10 @@
 //! Servers under test: the in-process server interface, the built-in servers (`builtin`), async servers in-process
 //! (`async_lines`, and `rmcp` for rmcp servers), servers over HTTP (`http`), and child processes over stdio (and the stub that attaches such a
 //! process to a fork server).
+//!
+//! The transport contract lives here, shared by every transport and the commands that start one: the [`Target`]
+//! trait, a server's command line ([`ServerCommand`]), the waits ([`Timeouts`]) and the bounds ([`MAX_LINE_BYTES`],
+//! [`STDERR_TAIL_BYTES`], [`MAX_EVENTS`], [`END_GRACE`]).
 
 #[cfg(feature = "async-lines")]
 pub mod async_lines;
@@ -14,9 +18,82 @@ pub mod stdio;
 use builtin::{mutants, reference};
 
 use crate::transcript::{Ending, Event, Input, Transcript};
+use anyhow::{Result, bail};
 use std::borrow::Cow;
 use std::io::{self, BufRead, Write};
 use std::panic::{AssertUnwindSafe, catch_unwind};
+use std::time::{Duration, Instant};
+
+/// The longest stdout line kept whole; the rest of a longer line is read and discarded.
+pub const MAX_LINE_BYTES: usize = 1 << 20;
+/// How much of the server's stderr is kept (its last bytes).
+pub const STDERR_TAIL_BYTES: usize = 64 << 10;
+/// The most events one conversation records; a server that floods its output is cut off there.
+pub const MAX_EVENTS: usize = 100_000;
+/// How long a server's process group has between SIGTERM and SIGKILL when its conversation ends.
+pub const END_GRACE: Duration = Duration::from_millis(100);
+/// The command line of a server: a program and its arguments, run without a shell.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct ServerCommand {
+    /// The program (a path, or a name looked up on PATH).
+    pub program: String,
+    /// Its arguments.
+    pub args: Vec<String>,
+}
+
+impl ServerCommand {
+    /// Splits `[program, args...]`; fails on an empty list.
+    pub fn from_argv(argv: &[String]) -> Result<ServerCommand> {
+        let Some((program, args)) = argv.split_first() else { bail!("no server command given") };
+        Ok(ServerCommand { program: program.clone(), args: args.to_vec() })
+    }
+
+    /// The command as argv.
+    pub fn argv(&self) -> Vec<String> {
+        std::iter::once(self.program.clone()).chain(self.args.iter().cloned()).collect()
+    }
+}
+
+/// Timing of a conversation with a server out of process (a child over stdio, or over HTTP).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Timeouts {
+    /// How long a reply the server owes may take.
+    pub reply: Duration,
+    /// How long the output must stay quiet at a barrier before the harness goes on.
+    pub settle: Duration,
+    /// Extra time a process gets until it has written its first line (start-up: an interpreter importing its SDK
+    /// takes over a second, more on a loaded machine).
+    pub startup: Duration,
+    /// How long a server that has started may take to exit once its input is closed.
+    pub shutdown: Duration,
+    /// How long the harness waits, after the last barrier, for the server to end on its own before it closes its
+    /// input (0 while fuzzing; replay of a crash case waits, so a crash a little slower than the settle time is
+    /// still seen as a crash).
+    pub linger: Duration,
+    /// When the whole run must be over (`fuzz --time`): a process still running then is killed, and its
+    /// conversation is an error ([`DeadlinePassed`]), not a transcript to judge.
+    pub deadline: Option<Instant>,
+}
+
+impl Default for Timeouts {
+    fn default() -> Timeouts {
+        Timeouts {
+            reply: Duration::from_secs(2),
+            settle: Duration::from_millis(20),
+            startup: Duration::from_secs(10),
+            shutdown: Duration::from_secs(5),
+            linger: Duration::ZERO,
+            deadline: None,
+        }
+    }
+}
+
+impl Timeouts {
+    /// The reply timeout, with the start-up allowance while the server has written nothing yet.
+    fn reply_for(&self, heard: bool) -> Duration {
+        if heard { self.reply } else { self.reply + self.startup }
+    }
+}
 
 /// How a server connection stands after it has handled one line.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -179,14 +256,14 @@ pub enum ServerSpec {
     /// The reference server with one planted bug, in-process.
     Mutant(mutants::Mutant),
     /// A server started as a child process over stdio.
-    Command(stdio::ServerCommand),
+    Command(ServerCommand),
     /// A server reached over Streamable HTTP (started by the harness when it has a command).
     Http(http::HttpSpec),
 }
 
 impl ServerSpec {
     /// A target for a few runs (a replay, a check): a child process is started when each run starts.
-    pub fn target(&self, timeouts: stdio::Timeouts) -> Box<dyn Target + Send> {
+    pub fn target(&self, timeouts: Timeouts) -> Box<dyn Target + Send> {
         match self {
             ServerSpec::Command(command) => Box::new(stdio::StdioTarget::new(command.clone(), timeouts).cold()),
             ServerSpec::Http(spec) => Box::new(spec.target(timeouts)),
@@ -196,7 +273,7 @@ impl ServerSpec {
 
     /// A target for a campaign worker: a child process keeps one spare started ahead, so start-up overlaps the
     /// previous conversation.
-    pub fn pooled_target(&self, timeouts: stdio::Timeouts) -> Box<dyn Target + Send> {
+    pub fn pooled_target(&self, timeouts: Timeouts) -> Box<dyn Target + Send> {
         match self {
             ServerSpec::BuiltIn => Box::new(InProcess(reference::Calc)),
             ServerSpec::Mutant(mutant) => Box::new(InProcess(reference::Planted(*mutant))),
@@ -208,7 +285,7 @@ impl ServerSpec {
     /// [`ServerSpec::pooled_target`] for a server known to serve `eras`: a child process is also told its eras, so
     /// it can use sentinel barriers and keep a process across self-contained modern conversations
     /// ([`stdio::StdioTarget::with_sentinels`]).
-    pub fn sentinel_target(&self, timeouts: stdio::Timeouts, eras: crate::model::Eras) -> Box<dyn Target + Send> {
+    pub fn sentinel_target(&self, timeouts: Timeouts, eras: crate::model::Eras) -> Box<dyn Target + Send> {
         match self {
             ServerSpec::Command(command) => {
                 Box::new(stdio::StdioTarget::new(command.clone(), timeouts).with_sentinels(eras))
@@ -219,7 +296,7 @@ impl ServerSpec {
 
     /// [`ServerSpec::sentinel_target`] with a fresh process for every conversation (`check`'s probes): what each
     /// probe sees is what a freshly started server does.
-    pub fn probe_target(&self, timeouts: stdio::Timeouts, eras: crate::model::Eras) -> Box<dyn Target + Send> {
+    pub fn probe_target(&self, timeouts: Timeouts, eras: crate::model::Eras) -> Box<dyn Target + Send> {
         match self {
             ServerSpec::Command(command) => {
                 Box::new(stdio::StdioTarget::new(command.clone(), timeouts).with_sentinels(eras).fresh_each())
@@ -237,7 +314,7 @@ impl ServerSpec {
     }
 
     /// The child-process command, if any.
-    pub fn command(&self) -> Option<&stdio::ServerCommand> {
+    pub fn command(&self) -> Option<&ServerCommand> {
         match self {
             ServerSpec::Command(command) => Some(command),
             _ => None,

@@ -12,10 +12,11 @@
 //! [`END_GRACE`], so a grandchild holding stdout open or a server deaf to SIGTERM is not left behind. The threads
 //! around a process poll their pipe and stop when the conversation ends: none outlives it.
 
-use super::Target;
+use super::{END_GRACE, MAX_EVENTS, MAX_LINE_BYTES, STDERR_TAIL_BYTES, ServerCommand, Target, Timeouts};
 use crate::model::Eras;
 use crate::protocol::envelope::{self, META};
 use crate::protocol::era::{BATCH_VERSION, LATEST_HANDSHAKE_VERSION, LATEST_MODERN_VERSION};
+use crate::protocol::id::is_big;
 use crate::protocol::methods::{CANCELLED, DISCOVER, INITIALIZE, INITIALIZED, PING, TOOLS_CALL, TOOLS_LIST};
 use crate::protocol::{Era, Frame, IdField, Outcome, RequestId, Response};
 use crate::transcript::{Ending, Event, Input, Transcript};
@@ -35,19 +36,11 @@ use std::sync::{Arc, Mutex};
 use std::thread::{self, JoinHandle};
 use std::time::{Duration, Instant};
 
-/// The longest stdout line kept whole; the rest of a longer line is read and discarded.
-pub const MAX_LINE_BYTES: usize = 1 << 20;
-/// How much of the server's stderr is kept (its last bytes).
-pub const STDERR_TAIL_BYTES: usize = 64 << 10;
 /// How many stdout lines may wait unread before the server is made to wait (bounds memory).
 const PENDING_LINES: usize = 64;
-/// The most events one conversation records; a server that floods its output is cut off there.
-pub const MAX_EVENTS: usize = 100_000;
 /// How long the stderr tail of an exited server may take to reach its end (a process that inherited the server's
 /// stderr can hold it open; then the tail is taken as it stands).
 const STDERR_DRAIN: Duration = Duration::from_millis(500);
-/// How long a server's process group has between SIGTERM and SIGKILL when its conversation ends.
-pub const END_GRACE: Duration = Duration::from_millis(100);
 /// How often a thread blocked on a server's pipe looks whether its conversation has ended.
 const POLL_TICK: Duration = Duration::from_millis(20);
 /// How long the output of a server that has exited is still read when something it started holds the output open.
@@ -80,28 +73,6 @@ pub fn end_all() {
     }
 }
 
-/// The command line of a server: a program and its arguments, run without a shell.
-#[derive(Clone, Debug, PartialEq, Eq)]
-pub struct ServerCommand {
-    /// The program (a path, or a name looked up on PATH).
-    pub program: String,
-    /// Its arguments.
-    pub args: Vec<String>,
-}
-
-impl ServerCommand {
-    /// Splits `[program, args...]`; fails on an empty list.
-    pub fn from_argv(argv: &[String]) -> Result<ServerCommand> {
-        let Some((program, args)) = argv.split_first() else { bail!("no server command given") };
-        Ok(ServerCommand { program: program.clone(), args: args.to_vec() })
-    }
-
-    /// The command as argv.
-    pub fn argv(&self) -> Vec<String> {
-        std::iter::once(self.program.clone()).chain(self.args.iter().cloned()).collect()
-    }
-}
-
 /// One stdout line of the server.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct OutputLine {
@@ -109,47 +80,6 @@ pub struct OutputLine {
     pub bytes: Vec<u8>,
     /// True when the line was longer than [`MAX_LINE_BYTES`] and was cut.
     pub truncated: bool,
-}
-
-/// Timing of a stdio conversation.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub struct Timeouts {
-    /// How long a reply the server owes may take.
-    pub reply: Duration,
-    /// How long the output must stay quiet at a barrier before the harness goes on.
-    pub settle: Duration,
-    /// Extra time a process gets until it has written its first line (start-up: an interpreter importing its SDK
-    /// takes over a second, more on a loaded machine).
-    pub startup: Duration,
-    /// How long a server that has started may take to exit once its input is closed.
-    pub shutdown: Duration,
-    /// How long the harness waits, after the last barrier, for the server to end on its own before it closes its
-    /// input (0 while fuzzing; replay of a crash case waits, so a crash a little slower than the settle time is
-    /// still seen as a crash).
-    pub linger: Duration,
-    /// When the whole run must be over (`fuzz --time`): a process still running then is killed, and its
-    /// conversation is an error ([`super::DeadlinePassed`]), not a transcript to judge.
-    pub deadline: Option<Instant>,
-}
-
-impl Default for Timeouts {
-    fn default() -> Timeouts {
-        Timeouts {
-            reply: Duration::from_secs(2),
-            settle: Duration::from_millis(20),
-            startup: Duration::from_secs(10),
-            shutdown: Duration::from_secs(5),
-            linger: Duration::ZERO,
-            deadline: None,
-        }
-    }
-}
-
-impl Timeouts {
-    /// The reply timeout, with the start-up allowance while the server has written nothing yet.
-    fn reply_for(&self, heard: bool) -> Duration {
-        if heard { self.reply } else { self.reply + self.startup }
-    }
 }
 
 /// A server started as a child process for every conversation, with one process started ahead (warm) so start-up
@@ -1599,11 +1529,7 @@ fn tool_call_cancel(line: &[u8]) -> Option<Vec<u8>> {
         return None;
     }
     let plain = message.as_object()?.keys().all(|key| matches!(key.as_str(), "jsonrpc" | "id" | "method" | "params"));
-    let id_alike = match message.get("id")? {
-        serde_json::Value::String(_) => true,
-        serde_json::Value::Number(n) => crate::protocol::json::is_safe_integer(&n.to_string()),
-        _ => false,
-    };
+    let id_alike = IdField::of(message.get("id")).valid().is_some_and(|id| !is_big(id));
     if !plain || !id_alike {
         return None;
     }

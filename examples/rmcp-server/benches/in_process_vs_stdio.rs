@@ -6,8 +6,7 @@
 use mcp_wirefuzz::campaign::conversation;
 use mcp_wirefuzz::oracle::check;
 use mcp_wirefuzz::server::rmcp::{Rmcp, policy};
-use mcp_wirefuzz::server::stdio::{ServerCommand, Timeouts};
-use mcp_wirefuzz::server::{InProcess, ServerSpec, Target};
+use mcp_wirefuzz::server::{InProcess, ServerCommand, ServerSpec, Target, Timeouts};
 use std::path::Path;
 use std::process::Command;
 use std::time::{Duration, Instant};

@@ -13,12 +13,11 @@ use crate::protocol::codes::{
 use crate::protocol::envelope::{self, CLIENT_CAPABILITIES_KEY, PROTOCOL_VERSION_KEY, SERVER_INFO_KEY};
 use crate::protocol::era::{BATCH_VERSION, HANDSHAKE_VERSIONS, LATEST_HANDSHAKE_VERSION, MODERN_VERSIONS};
 use crate::protocol::methods::{
-    CACHEABLE, DISCOVER, INITIALIZE, PING, PROMPTS_LIST, RESOURCES_LIST, TOOLS_CALL, TOOLS_LIST,
+    CACHEABLE, DISCOVER, INITIALIZE, PING, PROMPTS_GET, PROMPTS_LIST, RESOURCES_LIST, RESOURCES_READ, TEMPLATES_LIST,
+    TOOLS_CALL, TOOLS_LIST,
 };
 use crate::protocol::{Era, Frame, Problem, Request};
-use crate::script::message::{PROMPTS_GET, RESOURCES_READ};
 use crate::server::{InProcessServer, ServerConnection, Status};
-use crate::surface::TEMPLATES_LIST;
 use serde_json::{Value, json};
 
 /// The server's name, in `serverInfo`.

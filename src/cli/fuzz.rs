@@ -1,0 +1,272 @@
+//! `mcp-wirefuzz fuzz`: its options, and the run: the server model and surface learned first, then the campaign,
+//! the summary and the reports.
+
+use super::options::{MAX_DURATION, REPLY_TIMEOUT_MS, ReplyTimeout, RuleOptions, millis_option, seconds_option};
+use super::output::{progress_bar, writable_file, writable_folder, write_report};
+use super::server::{end_servers_on_signal, server_model, server_spec};
+use anyhow::{Result, bail};
+use mcp_wirefuzz::baseline::Baseline;
+use mcp_wirefuzz::campaign::{self, Options, Progress};
+use mcp_wirefuzz::model;
+use mcp_wirefuzz::oracle::Policy;
+use mcp_wirefuzz::report::{self, Rerun};
+use mcp_wirefuzz::server::{DeadlinePassed, ServerSpec, Timeouts};
+use mcp_wirefuzz::shrink;
+use mcp_wirefuzz::surface;
+use mcp_wirefuzz::transcript::{Ending, Transcript};
+use std::path::PathBuf;
+use std::process::ExitCode;
+use std::sync::Arc;
+use std::time::{Duration, Instant};
+
+/// `--startup-timeout`'s default, in milliseconds.
+const STARTUP_TIMEOUT_MS: u64 = 10_000;
+/// `--settle`'s default, in milliseconds.
+const SETTLE_MS: u64 = 20;
+/// The most parallel workers `--jobs` takes.
+const MAX_JOBS: usize = 256;
+
+/// The options of `fuzz`.
+#[derive(clap::Args)]
+#[command(mut_arg("timeout", |arg| arg.value_name("MS")))]
+pub struct FuzzArgs {
+    /// Stop after this many conversations (default 10000 when --time is not given).
+    #[arg(long)]
+    cases: Option<u64>,
+    /// Stop after this many seconds: the whole run, probe and minimization included.
+    #[arg(long, value_name = "SECS")]
+    time: Option<f64>,
+    /// The seed (printed by every run; the same seed gives the same conversations).
+    #[arg(long)]
+    seed: Option<u64>,
+    /// Parallel fuzzing workers, each with its own server (1 to 256; one more worker minimizes findings).
+    #[arg(long, default_value_t = 1)]
+    jobs: usize,
+    /// `--timeout`.
+    #[command(flatten)]
+    timeout: ReplyTimeout,
+    /// Extra time a child server gets until its first line (start-up), in milliseconds.
+    #[arg(long, value_name = "MS", default_value_t = STARTUP_TIMEOUT_MS)]
+    startup_timeout: u64,
+    /// How long a child server's output must stay quiet at a sync point, in milliseconds (to see late extra lines).
+    #[arg(long, value_name = "MS", default_value_t = SETTLE_MS)]
+    settle: u64,
+    /// Plant one bug in the built-in server (`mcp-wirefuzz serve --mutant list` lists them).
+    #[arg(long, value_name = "NAME")]
+    mutant: Option<String>,
+    /// Reach the server over Streamable HTTP at this endpoint, http://HOST:PORT/PATH (with `-- CMD ARGS...`,
+    /// start it first, restart it after a crash, stop it at the end).
+    #[arg(long, value_name = "URL", conflicts_with = "mutant")]
+    url: Option<String>,
+    /// Where case files of findings are written, the moment they are found (a writable folder, checked first).
+    #[arg(long, value_name = "DIR", default_value = "wirefuzz-findings")]
+    out: PathBuf,
+    /// Also write the JSON report here.
+    #[arg(long, value_name = "FILE")]
+    json: Option<PathBuf>,
+    /// Also write a JUnit XML report here (one test case per checked rule).
+    #[arg(long, value_name = "FILE")]
+    junit: Option<PathBuf>,
+    /// Also write a SARIF 2.1.0 report here.
+    #[arg(long, value_name = "FILE")]
+    sarif: Option<PathBuf>,
+    /// Known findings, one rule id per line: they are reported but do not fail the run; entries that no longer
+    /// break are reported as stale.
+    #[arg(long, value_name = "FILE")]
+    baseline: Option<PathBuf>,
+    /// `--eras`, `--profile`, `--allow` and `--deny`.
+    #[command(flatten)]
+    rules: RuleOptions,
+    /// How many server runs one finding's minimization may take.
+    #[arg(long, default_value_t = 2_000)]
+    shrink_budget: usize,
+    /// How many seconds one finding's minimization may take (within --time).
+    #[arg(long, value_name = "SECS", default_value_t = 60)]
+    shrink_time: u64,
+    /// Do not learn the server's tools, prompts and resources at the start of the run (tool calls then name
+    /// unknown tools, and the surface rules do not judge).
+    #[arg(long)]
+    no_surface: bool,
+    /// Call only this tool (of those the server lists); repeatable.
+    #[arg(long, value_name = "NAME", conflicts_with = "no_surface")]
+    tool: Vec<String>,
+    /// Never call this tool (one with side effects, or one that runs longer than --timeout); repeatable.
+    #[arg(long, value_name = "NAME", conflicts_with = "no_surface")]
+    skip_tool: Vec<String>,
+    /// Also write an HTML coverage page here (one table per tool, the worst finding first).
+    #[arg(long, value_name = "FILE")]
+    html: Option<PathBuf>,
+    /// The server to start (no shell), after `--`.
+    #[arg(last = true)]
+    command: Vec<String>,
+}
+
+/// Runs the campaign, then prints and writes its reports: exit 1 on findings not in the baseline.
+pub fn run(args: FuzzArgs) -> Result<ExitCode> {
+    let began = Instant::now();
+    end_servers_on_signal()?;
+    let server = server_spec(args.mutant.as_deref(), args.url.as_deref(), &args.command)?;
+    let baseline = match &args.baseline {
+        Some(path) => Baseline::load(path)?,
+        None => Baseline::default(),
+    };
+    if !(1..=MAX_JOBS).contains(&args.jobs) {
+        bail!("--jobs must be between 1 and {MAX_JOBS}, not {}", args.jobs);
+    }
+    let time = args.time.map(|secs| seconds_option("--time", secs)).transpose()?;
+    let deadline = time.map(|time| began + time);
+    if !(1..=MAX_DURATION.as_secs()).contains(&args.shrink_time) {
+        bail!(
+            "--shrink-time must be between 1 and {} seconds (a year), not {}",
+            MAX_DURATION.as_secs(),
+            args.shrink_time
+        );
+    }
+    let shrink_time = Duration::from_secs(args.shrink_time);
+    let reply = args.timeout.duration()?;
+    let startup = millis_option("--startup-timeout", args.startup_timeout)?;
+    let settle = millis_option("--settle", args.settle)?;
+    if settle.is_zero() {
+        eprintln!(
+            "mcp-wirefuzz: warning: --settle 0 does not wait for lines after the replies owed: late replies, duplicates and replies to notifications may be missed"
+        );
+    }
+    let out_created = writable_folder("--out", &args.out)?;
+    for (option, path) in [("--json", &args.json), ("--junit", &args.junit), ("--sarif", &args.sarif)] {
+        if let Some(path) = path {
+            writable_file(option, path)?;
+        }
+    }
+    let seed = args.seed.unwrap_or_else(|| {
+        std::time::SystemTime::now().duration_since(std::time::UNIX_EPOCH).map_or(0, |d| d.as_nanos() as u64)
+    });
+    // The probe gets a third of --time at most, so a server that hangs on it still leaves time to fuzz.
+    let probe_deadline = time.map(|time| began + time / 3);
+    let probe_timeouts = Timeouts { reply, startup, deadline: probe_deadline, ..Timeouts::default() };
+    let model = match server_model(&server, args.rules.eras.eras.as_deref(), probe_timeouts) {
+        Err(error) if error.is::<DeadlinePassed>() => {
+            eprintln!("mcp-wirefuzz: the probe of the server model ran out of its third of --time (--eras skips it)");
+            let unanswered = Transcript { events: Vec::new(), ending: Ending::Hung { waited_ms: 0 } };
+            model::classify(&unanswered, &unanswered, &unanswered)
+        }
+        model => model?,
+    };
+    eprintln!("server model: {model}");
+    let surface = match args.no_surface {
+        true => None,
+        false => match surface::learn(server.target(probe_timeouts).as_mut(), &model) {
+            Err(error) if error.is::<DeadlinePassed>() => {
+                eprintln!(
+                    "mcp-wirefuzz: learning the server's surface ran out of its third of --time: fuzzing without it"
+                );
+                None
+            }
+            learned => {
+                let learned = learned?.focus(&args.tool)?.skip(&args.skip_tool)?;
+                eprintln!("server surface: {learned}");
+                for note in &learned.notes {
+                    eprintln!("  {note}");
+                }
+                Some(Arc::new(learned))
+            }
+        },
+    };
+    let base = match server.mutant() {
+        Some(mutant) => mutant.policy(),
+        None => Policy::default(),
+    };
+    let base = match &surface {
+        Some(surface) => base.with_surface(surface.clone()),
+        None => base,
+    };
+    let options = Options {
+        seed,
+        cases: args.cases.or(if time.is_none() { Some(10_000) } else { None }),
+        time: deadline.map(|deadline| deadline.saturating_duration_since(Instant::now())),
+        policy: args.rules.policy(base.with_model(model.clone()))?,
+        out: Some(args.out.clone()),
+        shrink: shrink::Budget { runs: args.shrink_budget, time: Some(shrink_time) },
+        baseline: baseline.clone(),
+    };
+    let timeouts = Timeouts { reply, startup, settle, deadline, ..Timeouts::default() };
+    let targets = (0..args.jobs).map(|_| server.sentinel_target(timeouts, model.eras)).collect();
+    let shrinker = server.target(timeouts);
+    eprintln!("mcp-wirefuzz fuzz: seed {seed}, {}, {} job(s)", server.describe(), args.jobs);
+    let rerun = rerun(&args, seed, &server);
+    let bar = progress_bar(options.cases);
+    let summary = campaign::run(targets, shrinker, &options, &server, |event| match event {
+        Progress::Ran { done } => bar.tick(*done),
+        Progress::Found(found) => bar.println(&report::human::finding(found, &rerun)),
+        Progress::Minimized(found) => bar.println(&report::human::minimized(found)),
+    })?;
+    // A worker left busy past the deadline may still hold a server: end them all.
+    mcp_wirefuzz::server::stdio::end_all();
+    if out_created && summary.found.is_empty() {
+        // Made for the check before the run, and nothing was found: not left behind empty.
+        let _ = std::fs::remove_dir(&args.out);
+    }
+    bar.finish();
+    println!("{}", report::human::summary(&summary, &baseline).trim_end());
+    println!("server model: {model}");
+    if let Some(surface) = &surface {
+        println!("server surface: {surface}");
+        print!("{}", report::coverage::text(&summary.coverage));
+    }
+    if let Some(path) = &args.html {
+        let title = format!("mcp-wirefuzz coverage: {}, seed {seed}", server.describe());
+        write_report(path, &report::coverage::html(&summary.coverage, &title))?;
+    }
+    if let Some(path) = &args.json {
+        let mut json = report::json::report(&summary, &rerun, &baseline);
+        json["server_model"] = model.to_json();
+        json["surface"] = surface.as_ref().map_or(serde_json::Value::Null, |s| s.to_json());
+        json["coverage"] = summary.coverage.to_json();
+        let text = serde_json::to_string_pretty(&json)?;
+        write_report(path, &(text + "\n"))?;
+    }
+    if let Some(path) = &args.junit {
+        write_report(path, &report::junit::report(&summary, &rerun, &options.policy, &baseline))?;
+    }
+    if let Some(path) = &args.sarif {
+        let mut sarif = report::sarif::report(&summary, &rerun, &options.policy, &baseline);
+        sarif["runs"][0]["properties"] = serde_json::json!({ "serverModel": model.to_json() });
+        let text = serde_json::to_string_pretty(&sarif)?;
+        write_report(path, &(text + "\n"))?;
+    }
+    Ok(if summary.fails(&baseline) { ExitCode::from(1) } else { ExitCode::SUCCESS })
+}
+
+/// The options of a fuzz run that a command reproducing one of its findings repeats: the reply timeout for a
+/// replay; for the run narrowed to one conversation, every option that changes what is sent or how it is judged.
+fn rerun<'a>(args: &FuzzArgs, seed: u64, server: &'a ServerSpec) -> Rerun<'a> {
+    let mut rerun = Rerun::new(seed, server);
+    let mut option = |name: &str, value: String| rerun.fuzz.extend([name.to_string(), value]);
+    for (name, value, default) in [
+        ("--timeout", args.timeout.timeout, REPLY_TIMEOUT_MS),
+        ("--startup-timeout", args.startup_timeout, STARTUP_TIMEOUT_MS),
+        ("--settle", args.settle, SETTLE_MS),
+    ] {
+        if value != default {
+            option(name, value.to_string());
+        }
+    }
+    if let Some(eras) = &args.rules.eras.eras {
+        option("--eras", eras.clone());
+    }
+    for (name, values) in [
+        ("--profile", &args.rules.profile),
+        ("--allow", &args.rules.allow),
+        ("--deny", &args.rules.deny),
+        ("--tool", &args.tool),
+        ("--skip-tool", &args.skip_tool),
+    ] {
+        values.iter().for_each(|value| option(name, value.clone()));
+    }
+    if args.no_surface {
+        rerun.fuzz.push("--no-surface".to_string());
+    }
+    if args.timeout.timeout != REPLY_TIMEOUT_MS {
+        rerun.replay.extend(["--timeout".to_string(), args.timeout.timeout.to_string()]);
+    }
+    rerun
+}

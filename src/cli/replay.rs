@@ -1,0 +1,105 @@
+//! `mcp-wirefuzz replay`: one case file against the server it names (or another), checked; its exit codes are a
+//! contract (0 clean, 1 a rule breaks, 3 no longer reproduces, 2 a bad case file or a harness error).
+
+use super::options::{ReplyTimeout, RuleOptions};
+use super::server::{end_servers_on_signal, server_model, server_spec, stated_eras};
+use anyhow::{Result, bail};
+use mcp_wirefuzz::case::Case;
+use mcp_wirefuzz::oracle::check;
+use mcp_wirefuzz::server::{ServerSpec, Timeouts};
+use mcp_wirefuzz::surface;
+use std::path::PathBuf;
+use std::process::ExitCode;
+use std::time::Duration;
+
+/// The options of `replay`.
+#[derive(clap::Args)]
+#[command(
+    mut_arg("eras", |arg| arg.help("The eras the server serves (handshake, modern, dual), instead of the case's `eras:`")),
+    mut_arg("profile", |arg| arg.help("Turn on a profile's rules (spec, strict-jsonrpc, mcp-python-2.3.0); repeatable")),
+    mut_arg("allow", |arg| arg.help("Turn a rule off, on top of the case's own `allow:`; repeatable")),
+    mut_arg("deny", |arg| arg.help("Turn a rule on, on top of the case's own `deny:`; repeatable")),
+)]
+pub struct ReplayArgs {
+    /// The case file.
+    file: PathBuf,
+    /// Run against the built-in server with this planted bug instead.
+    #[arg(long, value_name = "NAME")]
+    mutant: Option<String>,
+    /// Run against the built-in server, whatever the case names.
+    #[arg(long, conflicts_with = "mutant")]
+    built_in: bool,
+    /// Reach the server over Streamable HTTP at this endpoint (with `-- CMD ARGS...`, start it first).
+    #[arg(long, value_name = "URL", conflicts_with_all = ["mutant", "built_in"])]
+    url: Option<String>,
+    /// `--timeout`.
+    #[command(flatten)]
+    timeout: ReplyTimeout,
+    /// `--eras`, `--profile`, `--allow` and `--deny`.
+    #[command(flatten)]
+    rules: RuleOptions,
+    /// The server to start (no shell), after `--`.
+    #[arg(last = true)]
+    command: Vec<String>,
+}
+
+/// The exit code of `replay` when a case's expected rules do not all break again on its server.
+const NO_LONGER_REPRODUCES: u8 = 3;
+
+/// Replays the case and checks it: exit 0 clean, 1 when a rule breaks, 3 when the case no longer reproduces.
+pub fn run(args: ReplayArgs) -> Result<ExitCode> {
+    let (file, rules) = (args.file.as_path(), &args.rules);
+    let timeout = args.timeout.duration()?;
+    end_servers_on_signal()?;
+    let case = Case::load(file)?;
+    let server = match (args.built_in, args.mutant.as_deref(), args.command.is_empty()) {
+        (true, _, true) => ServerSpec::BuiltIn,
+        (true, _, false) => bail!("--built-in cannot be combined with `-- CMD`"),
+        (false, None, true) if args.url.is_none() => case.server(),
+        (false, mutant, _) => server_spec(mutant, args.url.as_deref(), &args.command)?,
+    };
+    // A crash case waits (up to the reply timeout) for the server to exit on its own before closing its input.
+    let linger = if case.expect.iter().any(|rule| rule == "SERVER-CRASH") { timeout } else { Duration::ZERO };
+    let timeouts = Timeouts { reply: timeout, linger, ..Timeouts::default() };
+    // The model: `--eras`, else the case's `eras:` on the case's own server, else the built-in server's or a probe.
+    let model = match stated_eras(rules.eras.eras.as_deref())? {
+        Some(stated) => Some(stated),
+        None if case.eras.is_some() && server == case.server() => None,
+        None => Some(server_model(&server, None, timeouts)?),
+    };
+    let transcript = server.target(timeouts).run(&case.inputs)?;
+    let base = case.policy();
+    let base = match model {
+        Some(model) => base.with_model(model),
+        None => base,
+    };
+    let policy = rules.policy(base)?;
+    let policy = surface::with_learned(policy, server.target(timeouts).as_mut())?;
+    let findings = check(&transcript, &policy);
+    println!("replaying {} against {}", file.display(), server.describe());
+    if let Some(model) = policy.model() {
+        println!("server model: {model}");
+    }
+    print!("{}", transcript.render());
+    for finding in &findings {
+        println!("{finding}");
+    }
+    let broke = if findings.is_empty() { ExitCode::SUCCESS } else { ExitCode::from(1) };
+    if server != case.server() {
+        return Ok(broke);
+    }
+    let fired: Vec<&str> = findings.iter().map(|f| f.rule).collect();
+    let expected = if case.expect.is_empty() { "clean".to_string() } else { case.expect.join(", ") };
+    let reproduced = if case.expect.is_empty() {
+        fired.is_empty()
+    } else {
+        case.expect.iter().all(|rule| fired.contains(&rule.as_str()))
+    };
+    let verdict = if reproduced { "as expected" } else { "NOT as expected" };
+    println!("the case expects {expected} on {}: {verdict}", server.describe());
+    if !case.expect.is_empty() && !reproduced {
+        println!("the case no longer reproduces (exit {NO_LONGER_REPRODUCES})");
+        return Ok(ExitCode::from(NO_LONGER_REPRODUCES));
+    }
+    Ok(broke)
+}

@@ -1,0 +1,94 @@
+//! `mcp-wirefuzz serve`: the built-in reference server "calc" on stdin/stdout, or over Streamable HTTP.
+
+use anyhow::{Context, Result, anyhow, bail};
+use mcp_wirefuzz::server::builtin::http::{self as http_server, HttpBug};
+use mcp_wirefuzz::server::builtin::mutants::Mutant;
+use mcp_wirefuzz::server::builtin::quirks::{self, Quirky};
+use mcp_wirefuzz::server::builtin::reference::{Calc, Planted};
+use mcp_wirefuzz::server::{Status, serve};
+use std::io::{self, BufReader};
+use std::process::ExitCode;
+
+/// The options of `serve`.
+#[derive(clap::Args)]
+pub struct ServeArgs {
+    /// Plant one bug in the server (`--mutant list` lists them).
+    #[arg(long, value_name = "NAME")]
+    mutant: Option<String>,
+    /// Run the quirky server instead: calc doing everything legal but unusual (replies out of order, split
+    /// writes, odd layout and escapes, a slow start, stderr noise), drawn from SEED.
+    #[arg(long, value_name = "SEED", num_args = 0..=1, default_missing_value = "0", conflicts_with = "mutant")]
+    quirks: Option<u64>,
+    /// Serve over Streamable HTTP on ADDR (HOST:PORT; port 0 picks one), endpoint /mcp, until killed.
+    #[arg(long, value_name = "ADDR", conflicts_with_all = ["mutant", "quirks"])]
+    http: Option<String>,
+    /// With --http: plant one HTTP bug (`--http-bug list` lists them).
+    #[arg(long, value_name = "NAME")]
+    http_bug: Option<String>,
+    /// With --http: the eras served, `dual` (both, the default) or `modern` (2026-07-28 only: GET and DELETE
+    /// get 405, no sessions). The bugs modern-get-200 and modern-mints-session serve modern only anyway.
+    #[arg(long, value_name = "ERAS", value_parser = ["dual", "modern"], requires = "http")]
+    http_era: Option<String>,
+}
+
+/// Serves until end of input (over stdio) or until killed (over HTTP).
+pub fn run(args: ServeArgs) -> Result<ExitCode> {
+    match args {
+        ServeArgs { http: Some(address), http_bug, http_era, .. } => {
+            serve_http(&address, http_bug.as_deref(), http_era.as_deref() == Some("modern"))
+        }
+        ServeArgs { http_bug: Some(name), .. } if name == "list" => serve_http("", Some("list"), false),
+        ServeArgs { http_bug: Some(_), .. } => Err(anyhow!("--http-bug needs --http ADDR")),
+        ServeArgs { mutant, quirks, .. } => serve_stdio(mutant.as_deref(), quirks),
+    }
+}
+
+/// Serves calc over Streamable HTTP on `address` (or lists the HTTP bugs, for `--http-bug list`).
+fn serve_http(address: &str, bug: Option<&str>, modern_only: bool) -> Result<ExitCode> {
+    let bug =
+        match bug {
+            Some("list") => {
+                for bug in HttpBug::ALL {
+                    println!("{:<28} {:<28} {}", bug.name(), bug.expected_rule(), bug.description());
+                }
+                return Ok(ExitCode::SUCCESS);
+            }
+            Some(name) => Some(HttpBug::from_name(name).with_context(|| {
+                format!("unknown HTTP bug `{name}`; `mcp-wirefuzz serve --http-bug list` lists them")
+            })?),
+            None => None,
+        };
+    http_server::serve(address, bug, modern_only, |local| {
+        eprintln!("mcp-wirefuzz: serving MCP over HTTP at http://{local}/mcp")
+    })?;
+    Ok(ExitCode::SUCCESS)
+}
+
+/// Serves calc, a planted bug or the quirky server on stdin/stdout (or lists the bugs, for `--mutant list`).
+fn serve_stdio(mutant: Option<&str>, quirks: Option<u64>) -> Result<ExitCode> {
+    // Locked only where it is read here: the quirky server reads stdin on a thread of its own.
+    let input = || BufReader::new(io::stdin().lock());
+    let status = match (mutant, quirks) {
+        (None, Some(seed)) => quirks::serve(&Quirky::new(seed), io::stdin(), io::stdout().lock(), io::stderr())?,
+        (None, None) => serve(&Calc, input(), io::stdout().lock())?,
+        (Some("list"), _) => {
+            for mutant in Mutant::ALL {
+                println!("{:<28} {:<28} {}", mutant.name(), mutant.expected_rule(), mutant.description());
+            }
+            return Ok(ExitCode::SUCCESS);
+        }
+        (Some(name), _) => {
+            let Some(mutant) = Mutant::from_name(name) else {
+                bail!("unknown mutant `{name}`; `mcp-wirefuzz serve --mutant list` lists them");
+            };
+            serve(&Planted(mutant), input(), io::stdout().lock())?
+        }
+    };
+    match status {
+        Status::Running => Ok(ExitCode::SUCCESS),
+        Status::Exited(code) => Ok(ExitCode::from(u8::try_from(code).unwrap_or(1))),
+        Status::Hung => loop {
+            std::thread::park();
+        },
+    }
+}

@@ -1,0 +1,69 @@
+//! The server a subcommand runs against and what is known of it before it runs: the spec named by `--mutant`,
+//! `--url` and `-- CMD`, the server model (stated with `--eras` or probed), and the ending of every server when a
+//! signal stops the harness.
+
+use anyhow::{Context, Result, bail};
+use mcp_wirefuzz::model::{self, Eras, ServerModel};
+use mcp_wirefuzz::server::builtin::mutants::Mutant;
+use mcp_wirefuzz::server::http::HttpSpec;
+use mcp_wirefuzz::server::{ServerCommand, ServerSpec, Timeouts};
+
+/// Ends every server the harness started when SIGINT, SIGTERM or SIGHUP stops it (their process groups, which a
+/// terminal's Ctrl-C does not reach), then exits with 128 + the signal's number. Call before any thread starts: the
+/// signals are blocked in every thread and taken by one that waits for them (children start with none blocked).
+pub fn end_servers_on_signal() -> Result<()> {
+    use nix::sys::signal::{SigSet, Signal};
+    let mut signals = SigSet::empty();
+    for signal in [Signal::SIGINT, Signal::SIGTERM, Signal::SIGHUP] {
+        signals.add(signal);
+    }
+    signals.thread_block().context("cannot block signals")?;
+    std::thread::spawn(move || {
+        if let Ok(signal) = signals.wait() {
+            eprintln!("mcp-wirefuzz: {signal}: ending the servers");
+            mcp_wirefuzz::server::stdio::end_all();
+            std::process::exit(128 + signal as i32);
+        }
+    });
+    Ok(())
+}
+
+/// The server named by `--mutant`, `--url` and `-- CMD`, or the built-in one.
+pub fn server_spec(mutant: Option<&str>, url: Option<&str>, command: &[String]) -> Result<ServerSpec> {
+    if let Some(url) = url {
+        if mutant.is_some() {
+            bail!("--mutant plants a bug in the built-in server; it cannot be combined with --url");
+        }
+        let command = if command.is_empty() { None } else { Some(ServerCommand::from_argv(command)?) };
+        return Ok(ServerSpec::Http(HttpSpec::new(url, command)?));
+    }
+    match (mutant, command.is_empty()) {
+        (Some(_), false) => bail!("--mutant plants a bug in the built-in server; it cannot be combined with `-- CMD`"),
+        (Some(name), true) => match Mutant::from_name(name) {
+            Some(mutant) => Ok(ServerSpec::Mutant(mutant)),
+            None => bail!("unknown mutant `{name}`; `mcp-wirefuzz serve --mutant list` lists them"),
+        },
+        (None, false) => Ok(ServerSpec::Command(ServerCommand::from_argv(command)?)),
+        (None, true) => Ok(ServerSpec::BuiltIn),
+    }
+}
+
+/// The model stated by `--eras`, if given.
+pub fn stated_eras(eras: Option<&str>) -> Result<Option<ServerModel>> {
+    let Some(name) = eras else { return Ok(None) };
+    match Eras::from_name(name) {
+        Some(eras) => Ok(Some(ServerModel::stated(eras))),
+        None => bail!("--eras takes handshake, modern or dual, not `{name}`"),
+    }
+}
+
+/// The server model: stated with `--eras`, the built-in server's, or probed on fresh processes of a child.
+pub fn server_model(server: &ServerSpec, eras: Option<&str>, timeouts: Timeouts) -> Result<ServerModel> {
+    if let Some(stated) = stated_eras(eras)? {
+        return Ok(stated);
+    }
+    match server {
+        ServerSpec::Command(_) | ServerSpec::Http(_) => model::probe(server.target(timeouts).as_mut()),
+        _ => Ok(ServerModel::built_in()),
+    }
+}

@@ -1,7 +1,7 @@
 //! The JSON-RPC layer, true of any JSON-RPC 2.0 server: what each server line is, which request each response
 //! answers, and what was left unanswered, answered twice, or answered when it should not have been.
 
-use super::catalogue::{
+use super::rules::{
     BIG_ID, DUPLICATE_RESPONSE, ERROR_SHAPE, EXTRA_MEMBER, FRAMING, ID_ECHO, MALFORMED_REPLY, MALFORMED_SERVED,
     MESSAGE_SHAPE, NOTIFICATION_REPLY, NULL_ID, NULL_PARAMS, RESPONSE_MISSING, RESPONSE_SHAPE, VERSION,
 };

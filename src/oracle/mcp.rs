@@ -9,7 +9,7 @@
 //! request, `initialize` may get an error and an un-enveloped request the other era's refusal. The one-era lock of
 //! mcp 2.3.0 is the profile rule MCP-ERA-SINGLE.
 
-use super::catalogue::{
+use super::rules::{
     ADVERTISED_METHODS, CACHE_HINTS, DISCOVER_SHAPE, ENVELOPE_KEY_NAMED, ENVELOPE_MISSING_KEY, ERA_SINGLE,
     HANDSHAKE_NO_RESULT_TYPE, INITIALIZE_PARAMS, INITIALIZE_SHAPE, MODERN_REMOVED_METHOD, MODERN_RESULT_TYPE,
     MODERN_SERVER_INFO, PING, UNSOLICITED_REQUEST, UNSUPPORTED_VERSION, VERSION_NOT_STRING,

@@ -5,29 +5,31 @@
 //! also checks their framing and shape. Then two layers run over the same reading: [`jsonrpc`] (ids, liveness,
 //! malformed input; true of any JSON-RPC server; lines parsers legitimately differ on are judged leniently) and
 //! [`mcp`] (the connection's era, fixed by the first request that gets a result, and the replies each era calls
-//! for). The rules, their levels and sources are in [`catalogue`]. Nothing here does I/O, and no transcript makes
-//! it panic.
+//! for). The rules, their levels and sources are in [`rules`], the opt-in sets of rules in [`profiles`], and
+//! which rules a run checks in [`policy`]. Nothing here does I/O, and no transcript makes it panic.
 
 mod batch;
-pub mod catalogue;
 pub mod coverage;
 mod http;
 mod jsonrpc;
 mod mcp;
 mod memo;
+pub mod policy;
+pub mod profiles;
+pub mod rules;
 mod surface;
 mod template;
 #[cfg(test)]
 mod tests;
 
-pub use catalogue::{
-    Level, PROFILES, Policy, Profile, RULES, Rule, UnknownProfile, UnknownRule, profile, render_catalogue, rule,
-};
+pub use policy::{Policy, UnknownProfile, UnknownRule};
+pub use profiles::{PROFILES, Profile, profile, render_catalogue};
+pub use rules::{Level, RULES, Rule, rule};
 
 use crate::protocol::json;
 use crate::protocol::{Frame, IdField, Outcome, RequestId};
 use crate::transcript::{Ending, Event, Transcript, show_bytes};
-use catalogue::{SERVER_CRASH, SERVER_HANG, SERVER_SHUTDOWN};
+use rules::{SERVER_CRASH, SERVER_HANG, SERVER_SHUTDOWN};
 use std::fmt;
 use std::rc::Rc;
 
@@ -326,7 +328,7 @@ struct Findings(Vec<Finding>);
 
 impl Findings {
     fn add(&mut self, rule: &'static str, event: Option<usize>, detail: String) {
-        let level = catalogue::rule(rule).map_or(Level::Error, |r| r.level);
+        let level = rules::rule(rule).map_or(Level::Error, |r| r.level);
         self.0.push(Finding { rule, level, event, detail });
     }
 }

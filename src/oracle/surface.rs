@@ -4,12 +4,12 @@
 //! 2026-07-28 request on a server that serves 2026-07-28 before any plain request; a reply that refuses the era or
 //! the lifecycle is the MCP layer's business.
 
-use super::catalogue::{
+use super::coverage::{Counts, Coverage};
+use super::rules::{
     CONTENT_SHAPE, CURSOR_INVALID, ERROR_CODE_RESERVED, LIST_DUPLICATE_NAME, LIST_SHAPE, PROMPT_ARGUMENTS,
     PROMPT_UNKNOWN, RESOURCE_READABLE, RESOURCE_UNKNOWN, TOOL_INVALID_ARGS, TOOL_OUTPUT_SCHEMA, TOOL_UNKNOWN,
     TOOL_VALID_ARGS,
 };
-use super::coverage::{Counts, Coverage};
 use super::{Findings, Policy, Read, ServerLine};
 use crate::protocol::codes::{INVALID_PARAMS, METHOD_NOT_FOUND, RESOURCE_NOT_FOUND};
 use crate::protocol::envelope::{self, META, PROTOCOL_VERSION_KEY};

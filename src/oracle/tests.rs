@@ -1,6 +1,6 @@
 //! Rule-by-rule tests on hand-written transcripts, the reference server's zero-findings baseline, and garbage.
 
-use super::catalogue::*;
+use super::rules::*;
 use super::{Finding, Level, Policy, check};
 use crate::model::{Eras, ServerModel};
 use crate::protocol::envelope::{CLIENT_CAPABILITIES_KEY, PROTOCOL_VERSION_KEY};

@@ -20,6 +20,8 @@ pub mod rules;
 mod surface;
 mod template;
 #[cfg(test)]
+mod test_support;
+#[cfg(test)]
 mod tests;
 
 pub use policy::{Policy, UnknownProfile, UnknownRule};

@@ -12,6 +12,8 @@ mod ids;
 mod matching;
 mod read;
 mod sent;
+#[cfg(test)]
+mod tests;
 
 pub(super) use client_line::{Ambiguous, Oddities, ambiguous, has_extra_members, lenient_id, top_level_id};
 pub(super) use read::read_line;

@@ -732,3 +732,6 @@ fn name_and_version(value: Option<&Value>) -> bool {
 fn show_value(value: &Value) -> String {
     show_bytes(value.to_string().as_bytes(), 40)
 }
+
+#[cfg(test)]
+mod tests;

@@ -571,7 +571,7 @@ impl Shrinker<'_> {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::oracle::catalogue::RESPONSE_MISSING;
+    use crate::oracle::rules::RESPONSE_MISSING;
     use crate::server::builtin::mutants::Mutant;
     use crate::transcript::{Ending, Event};
 

@@ -13,7 +13,7 @@
 //! `mcp-wirefuzz init` writes the three files into your crate.
 
 use crate::case::Case;
-use crate::oracle::catalogue::SERVER_CRASH;
+use crate::oracle::rules::SERVER_CRASH;
 use crate::oracle::{Finding, Policy, check};
 use crate::script::{Script, scripts};
 use crate::server::{InProcessServer, ServerSpec, run_in_process};

@@ -9,7 +9,7 @@
 //! finding from the server.
 
 use super::Finding;
-use super::catalogue::{BATCH, BIG_ID, EXTRA_MEMBER, NOTIFICATION_REPLY, NULL_ID, RESPONSE_MISSING};
+use super::rules::{BATCH, BIG_ID, EXTRA_MEMBER, NOTIFICATION_REPLY, NULL_ID, RESPONSE_MISSING};
 use crate::protocol::era::BATCH_VERSION;
 use crate::protocol::methods::{CANCELLED, INITIALIZE};
 use crate::protocol::{Frame, IdField, RequestId};
@@ -180,7 +180,7 @@ impl Spread {
             );
             kept.push(Finding {
                 rule: BATCH,
-                level: super::catalogue::rule(BATCH).map_or(super::Level::Error, |r| r.level),
+                level: super::rules::rule(BATCH).map_or(super::Level::Error, |r| r.level),
                 event: Some(b.event),
                 detail,
             });
@@ -328,8 +328,8 @@ mod tests {
     use crate::server::run_in_process;
     use crate::transcript::{Ending, Input};
 
-    const FRAMING: &str = super::super::catalogue::FRAMING;
-    const MALFORMED_REPLY: &str = super::super::catalogue::MALFORMED_REPLY;
+    const FRAMING: &str = super::super::rules::FRAMING;
+    const MALFORMED_REPLY: &str = super::super::rules::MALFORMED_REPLY;
 
     fn init(version: &str) -> String {
         format!(
@@ -499,7 +499,7 @@ mod tests {
         let half = [r#"{"jsonrpc":"2.0","id":1,"result":{}}"#];
         assert_eq!(rules("2025-03-26", BATCH_2, &half, &policy), vec![BATCH]);
         let twice = r#"[{"jsonrpc":"2.0","id":1,"result":{}},{"jsonrpc":"2.0","id":1,"result":{}},{"jsonrpc":"2.0","id":2,"result":{"tools":[]}}]"#;
-        assert_eq!(rules("2025-03-26", BATCH_2, &[twice], &policy), vec![super::super::catalogue::DUPLICATE_RESPONSE]);
+        assert_eq!(rules("2025-03-26", BATCH_2, &[twice], &policy), vec![super::super::rules::DUPLICATE_RESPONSE]);
     }
 
     #[test]

@@ -3,13 +3,13 @@
 //! [`Event::Received`] after it). The JSON-RPC and MCP layers judge those lines as they judge stdio; here only
 //! what HTTP adds: statuses, media types, routing headers, sessions and origins.
 
-use super::catalogue::{
+use super::rules::{
     BATCH, BIG_ID, DUPLICATE_RESPONSE, EXTRA_MEMBER, HTTP_CONTENT_TYPE, HTTP_ERROR_STATUS, HTTP_GET,
     HTTP_HEADER_MISMATCH, HTTP_MODERN_GET_DELETE_405, HTTP_MODERN_NO_SESSION, HTTP_NOTIFICATION_202, HTTP_ORIGIN,
     HTTP_PROTOCOL_VERSION_HEADER, HTTP_RESPONSE, HTTP_SESSION_DELETED, HTTP_SESSION_REQUIRED, ID_ECHO,
     MALFORMED_SERVED, NOTIFICATION_REPLY, NULL_ID, RESPONSE_MISSING,
 };
-use super::{Finding, Level, Policy, catalogue};
+use super::{Finding, Level, Policy, rules};
 use crate::model::Eras;
 use crate::protocol::codes::{HEADER_MISMATCH, METHOD_NOT_FOUND, PARSE_ERROR, UNSUPPORTED_PROTOCOL_VERSION};
 use crate::protocol::envelope::{self, PROTOCOL_VERSION_KEY};
@@ -168,7 +168,7 @@ pub fn check(transcript: &Transcript, policy: &Policy, findings: &mut Vec<Findin
     // serves GET streams and sessions to its legacy clients, and an unknown one may be either.
     let modern_only = policy.model().is_some_and(|m| m.eras == Eras::Modern);
     let mut add = |rule: &'static str, event: usize, detail: String| {
-        let level = catalogue::rule(rule).map_or(Level::Error, |r| r.level);
+        let level = rules::rule(rule).map_or(Level::Error, |r| r.level);
         findings.push(Finding { rule, level, event: Some(event), detail });
     };
     let last = seen.last().map(|s| s.index);

@@ -2,32 +2,47 @@
 //!
 //! Each line is parsed into a value once: sent lines with [`Frame::skim`] (which builds of `params` only what the
 //! MCP layer reads, and notes what makes them ambiguous; then classified), received lines by [`jsonrpc`], which
-//! also checks their framing and shape. Then two layers run over the same reading: [`jsonrpc`] (ids, liveness,
-//! malformed input; true of any JSON-RPC server; lines parsers legitimately differ on are judged leniently) and
-//! [`mcp`] (the connection's era, fixed by the first request that gets a result, and the replies each era calls
-//! for). The rules, their levels and sources are in [`catalogue`]. Nothing here does I/O, and no transcript makes
-//! it panic.
+//! also checks their framing and shape. Then the layers run over that same reading, in this order:
+//!
+//! - [`jsonrpc`] (ids, liveness, malformed input; true of any JSON-RPC server; lines parsers legitimately differ on
+//!   are judged leniently) receives the transcript and its reading and returns its matching
+//!   ([`jsonrpc::Matched`]): which reply answers each request, what is still owed, how far the server read.
+//! - [`mcp`] (the connection's era, fixed by the first request that gets a result, and the replies each era calls
+//!   for) and [`surface`] (tools, prompts, resources and lists, judged against what the server listed) receive
+//!   one [`LayerInput`]: the transcript, its reading, that matching and the policy.
+//! - [`http`] judges the HTTP exchanges of the transcript as recorded, apart from the line layers.
+//!
+//! Every layer pushes its findings and returns nothing else but what a later layer reads; the layers differ in what
+//! they receive because each reads what an earlier one learned, so the contract is this order, not one signature.
+//! [`batch`] spreads 2025-03-26 batches into single lines before the line layers run and puts their findings back
+//! on the batch after. The rules, their levels and sources are in [`rules`], the opt-in sets of rules in
+//! [`profiles`], and which rules a run checks in [`policy`]. Nothing here does I/O, and no transcript makes it
+//! panic.
 
 mod batch;
-pub mod catalogue;
 pub mod coverage;
 mod http;
 mod jsonrpc;
 mod mcp;
 mod memo;
+pub mod policy;
+pub mod profiles;
+pub mod rules;
 mod surface;
 mod template;
 #[cfg(test)]
+mod test_support;
+#[cfg(test)]
 mod tests;
 
-pub use catalogue::{
-    Level, PROFILES, Policy, Profile, RULES, Rule, UnknownProfile, UnknownRule, profile, render_catalogue, rule,
-};
+pub use policy::{Policy, UnknownProfile, UnknownRule};
+pub use profiles::{PROFILES, Profile, profile, render_catalogue};
+pub use rules::{Level, RULES, Rule, rule};
 
 use crate::protocol::json;
 use crate::protocol::{Frame, IdField, Outcome, RequestId};
 use crate::transcript::{Ending, Event, Transcript, show_bytes};
-use catalogue::{SERVER_CRASH, SERVER_HANG, SERVER_SHUTDOWN};
+use rules::{SERVER_CRASH, SERVER_HANG, SERVER_SHUTDOWN};
 use std::fmt;
 use std::rc::Rc;
 
@@ -73,8 +88,9 @@ pub fn check_covered(transcript: &Transcript, policy: &Policy) -> (Vec<Finding>,
     let mut findings = Findings::default();
     let reads = read(judged, &mut findings);
     let jsonrpc::Matched { answers, owed, read_past } = jsonrpc::check(judged, &reads, &mut findings);
-    mcp::check(judged, &reads, &answers, policy, &mut findings);
-    surface::check(judged, &reads, &answers, policy, &mut findings, &mut coverage);
+    let input = LayerInput { transcript: judged, reads: &reads, answers: &answers, policy };
+    mcp::check(&input, &mut findings);
+    surface::check(&input, &mut findings, &mut coverage);
     check_ending(judged, owed, crash_line(&reads, read_past), &mut findings);
     let mut findings = match &spread {
         Some(spread) => spread.put_back(findings.0, transcript),
@@ -94,6 +110,22 @@ pub fn check_covered(transcript: &Transcript, policy: &Policy) -> (Vec<Finding>,
         counts.findings.retain(|rule, _| policy.enabled(rule));
     }
     (findings, coverage)
+}
+
+/// What a layer that judges replies by the request they answer receives ([`mcp`], [`surface`]): the transcript as
+/// judged (batches spread, see [`batch`]), each of its events read once, which reply answers each request (the
+/// JSON-RPC layer's matching), and the policy. Such a layer pushes its findings to a [`Findings`] and returns
+/// nothing.
+#[derive(Clone, Copy)]
+struct LayerInput<'t> {
+    /// The transcript as judged.
+    transcript: &'t Transcript,
+    /// Each event, read once (indexed like `transcript.events`).
+    reads: &'t [Read],
+    /// For each event, the received line that answers the request sent there ([`jsonrpc::Matched::answers`]).
+    answers: &'t [Option<usize>],
+    /// The rules on, and what is known of the server.
+    policy: &'t Policy,
 }
 
 /// An event of the transcript, read once (lines read before are shared, see [`memo`] and [`template`]).
@@ -326,7 +358,7 @@ struct Findings(Vec<Finding>);
 
 impl Findings {
     fn add(&mut self, rule: &'static str, event: Option<usize>, detail: String) {
-        let level = catalogue::rule(rule).map_or(Level::Error, |r| r.level);
+        let level = rules::rule(rule).map_or(Level::Error, |r| r.level);
         self.0.push(Finding { rule, level, event, detail });
     }
 }

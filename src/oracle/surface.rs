@@ -4,13 +4,13 @@
 //! 2026-07-28 request on a server that serves 2026-07-28 before any plain request; a reply that refuses the era or
 //! the lifecycle is the MCP layer's business.
 
-use super::catalogue::{
+use super::coverage::{Counts, Coverage};
+use super::rules::{
     CONTENT_SHAPE, CURSOR_INVALID, ERROR_CODE_RESERVED, LIST_DUPLICATE_NAME, LIST_SHAPE, PROMPT_ARGUMENTS,
     PROMPT_UNKNOWN, RESOURCE_READABLE, RESOURCE_UNKNOWN, TOOL_INVALID_ARGS, TOOL_OUTPUT_SCHEMA, TOOL_UNKNOWN,
     TOOL_VALID_ARGS,
 };
-use super::coverage::{Counts, Coverage};
-use super::{Findings, Policy, Read, ServerLine};
+use super::{Findings, LayerInput, ServerLine};
 use crate::protocol::codes::{INVALID_PARAMS, METHOD_NOT_FOUND, RESOURCE_NOT_FOUND};
 use crate::protocol::envelope::{self, META, PROTOCOL_VERSION_KEY};
 use crate::protocol::era::LATEST_MODERN_VERSION;
@@ -49,14 +49,8 @@ pub const RULES: [&str; 13] = [
 
 /// Checks the replies to the surface methods (with the policy's surface) and the codes of modern errors, and
 /// counts what was sent and what came back into `coverage`.
-pub(super) fn check(
-    transcript: &Transcript,
-    reads: &[Read],
-    answers: &[Option<usize>],
-    policy: &Policy,
-    findings: &mut Findings,
-    coverage: &mut Coverage,
-) {
+pub(super) fn check(input: &LayerInput, findings: &mut Findings, coverage: &mut Coverage) {
+    let LayerInput { transcript, reads, answers, policy } = *input;
     let serves_modern = policy.model().and_then(|m| m.serves(Era::Modern)) == Some(true);
     if let Some(surface) = policy.surface().filter(|s| s.learned) {
         for tool in &surface.tools {
@@ -550,7 +544,7 @@ fn shorten(text: &str) -> String {
 mod tests {
     use super::*;
     use crate::model::ServerModel;
-    use crate::oracle::check;
+    use crate::oracle::{Policy, check};
     use crate::server::builtin::mutants::Mutant;
     use crate::server::builtin::reference::{Calc, Planted};
     use crate::server::run_in_process;

@@ -63,6 +63,8 @@ fn plain_id(token: &[u8]) -> Option<RequestId> {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::oracle::test_support::E::*;
+    use crate::oracle::test_support::{fires, only};
     use crate::protocol::{Frame, IdField};
 
     fn split_of(line: &str) -> Option<(String, RequestId)> {
@@ -112,5 +114,20 @@ mod tests {
         ] {
             assert_eq!(split_of(line), None, "{line}");
         }
+    }
+
+    #[test]
+    fn requests_that_share_a_template_keep_their_own_ids() {
+        let ping = |id: &str| format!(r#"{{"jsonrpc":"2.0","id":{id},"method":"ping"}}"#);
+        let pong = |id: &str| format!(r#"{{"jsonrpc":"2.0","id":{id},"result":{{}}}}"#);
+        let (p0, p7, p8, pa) = (ping("0"), ping("7"), ping("8"), ping(r#""a""#));
+        let (r0, r7, r8, ra) = (pong("0"), pong("7"), pong("8"), pong(r#""a""#));
+        only(&[S(&p0), S(&p7), S(&p8), S(&pa), R(&ra), R(&r8), R(&r0), R(&r7)], &[]);
+        let wrong = fires(&[S(&p7), S(&p8), R(&r7), R(&r7)], "JSONRPC-DUPLICATE-RESPONSE");
+        assert_eq!(wrong.event, Some(3));
+        let missing = fires(&[S(&p7), S(&p8), R(&r7), R(&r7)], "JSONRPC-RESPONSE-MISSING");
+        assert_eq!(missing.event, Some(1), "the request with id 8 is the one left unanswered");
+        let echo = fires(&[S(&p7), R(&pong(r#""7""#))], "JSONRPC-ID-ECHO");
+        assert!(echo.detail.contains(r#""7""#), "{}", echo.detail);
     }
 }

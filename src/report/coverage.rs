@@ -1,8 +1,8 @@
 //! The coverage report: per method and per tool, what was sent and what came back, and which surface rules the
 //! run exercised; as terminal text and as a small HTML page (one table per tool, the worst finding first).
 
-use crate::oracle::catalogue::{Level, rule};
 use crate::oracle::coverage::{Counts, Coverage};
+use crate::oracle::rules::{Level, rule};
 use crate::report::junit::escape;
 use std::fmt::Write as _;
 

@@ -95,7 +95,7 @@ impl HttpBug {
     }
 
     fn facts(self) -> (&'static str, &'static str, &'static str) {
-        use crate::oracle::catalogue as c;
+        use crate::oracle::rules as c;
         match self {
             HttpBug::ErrorStatus200 => ("error-status-200", c::HTTP_ERROR_STATUS, "modern errors come with status 200"),
             HttpBug::NotificationBody => {

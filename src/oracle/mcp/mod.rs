@@ -9,12 +9,12 @@
 //! request, `initialize` may get an error and an un-enveloped request the other era's refusal. The one-era lock of
 //! mcp 2.3.0 is the profile rule MCP-ERA-SINGLE.
 
-use super::catalogue::{
+use super::rules::{
     ADVERTISED_METHODS, CACHE_HINTS, DISCOVER_SHAPE, ENVELOPE_KEY_NAMED, ENVELOPE_MISSING_KEY, ERA_SINGLE,
     HANDSHAKE_NO_RESULT_TYPE, INITIALIZE_PARAMS, INITIALIZE_SHAPE, MODERN_REMOVED_METHOD, MODERN_RESULT_TYPE,
     MODERN_SERVER_INFO, PING, UNSOLICITED_REQUEST, UNSUPPORTED_VERSION, VERSION_NOT_STRING,
 };
-use super::{Findings, Policy, Read, ServerLine, shown};
+use super::{Findings, LayerInput, Policy, Read, ServerLine, shown};
 use crate::model::ServerModel;
 use crate::protocol::codes::{INVALID_PARAMS, INVALID_REQUEST, METHOD_NOT_FOUND, UNSUPPORTED_PROTOCOL_VERSION};
 use crate::protocol::envelope::{self, PROTOCOL_VERSION_KEY, SERVER_INFO_KEY};
@@ -166,13 +166,8 @@ impl Serves {
 /// server's own requests on a connection open to 2026-07-28.
 ///
 /// Requests on which parsers legitimately differ ([`super::jsonrpc::Ambiguous`]) are not judged here at all.
-pub(super) fn check(
-    transcript: &Transcript,
-    reads: &[Read],
-    answers: &[Option<usize>],
-    policy: &Policy,
-    findings: &mut Findings,
-) {
+pub(super) fn check(input: &LayerInput, findings: &mut Findings) {
+    let LayerInput { transcript, reads, answers, policy } = *input;
     let reply_of = |sent: usize| {
         answers[sent].and_then(|at| match reads[at].server_line() {
             Some(ServerLine::Reply { outcome: Some(outcome), .. }) => Some((at, outcome)),
@@ -732,3 +727,6 @@ fn name_and_version(value: Option<&Value>) -> bool {
 fn show_value(value: &Value) -> String {
     show_bytes(value.to_string().as_bytes(), 40)
 }
+
+#[cfg(test)]
+mod tests;

@@ -1,13 +1,8 @@
-//! The invariant catalogue: every rule the oracle checks, with its stable id, level, eras and source, and the
-//! [`Policy`] that says which rules are on for a run.
+//! The rule catalogue: every invariant the oracle checks, with its stable id (one constant per rule), one-line
+//! statement, eras, level and source, in the [`RULES`] table.
 
-use crate::model::ServerModel;
 use crate::protocol::Era;
-use crate::protocol::era::MODERN_VERSIONS;
-use crate::surface::Surface;
-use std::collections::BTreeMap;
 use std::fmt;
-use std::sync::Arc;
 
 /// How bad a finding is.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
@@ -49,7 +44,7 @@ pub struct Rule {
     pub source: &'static str,
     /// True when implementations legitimately differ here, so a user may relax (or tighten) it.
     pub policy: bool,
-    /// Whether the rule is checked when the [`Policy`] says nothing about it.
+    /// Whether the rule is checked when the [`Policy`](super::Policy) says nothing about it.
     pub enabled_by_default: bool,
 }
 
@@ -712,216 +707,9 @@ pub fn rule(id: &str) -> Option<&'static Rule> {
     RULES.iter().find(|r| r.id == id)
 }
 
-/// An id that names no rule of the catalogue.
-#[derive(Clone, Debug, PartialEq, Eq)]
-pub struct UnknownRule(
-    /// The id that was asked for.
-    pub String,
-);
-
-impl fmt::Display for UnknownRule {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        write!(f, "no rule has the id {:?} (see docs/invariants.md)", self.0)
-    }
-}
-
-impl std::error::Error for UnknownRule {}
-
-/// A named set of rules that are off by default, turned on together (`--profile NAME`).
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub struct Profile {
-    /// The name `--profile` takes.
-    pub name: &'static str,
-    /// What the profile checks, in one sentence.
-    pub description: &'static str,
-    /// The rules it turns on.
-    pub rules: &'static [&'static str],
-}
-
-/// The profiles: `spec` (the default: what every conforming server must do), then the opt-in ones.
-pub static PROFILES: &[Profile] = &[
-    Profile {
-        name: "spec",
-        description: "What the specification requires of every conforming server (the default).",
-        rules: &[],
-    },
-    Profile {
-        name: "strict-jsonrpc",
-        description: "Malformed input gets a -32700 or -32600 reply, as JSON-RPC 2.0 §5.1 says (most SDKs stay silent).",
-        rules: &[MALFORMED_REPLY],
-    },
-    Profile {
-        name: "mcp-python-2.3.0",
-        description: "The Python SDK 2.3.0's exact behaviours: one era per connection (-32600 for an enveloped request \
-                      after initialize, -32022 for initialize after a modern request), -32602 messages that name the \
-                      missing envelope keys.",
-        rules: &[ERA_SINGLE, ENVELOPE_KEY_NAMED],
-    },
-];
-
-/// The profile with this name.
-pub fn profile(name: &str) -> Option<&'static Profile> {
-    PROFILES.iter().find(|p| p.name == name)
-}
-
-/// The names of the profiles that hold the rule (`spec` for a rule on by default).
-pub fn profiles_of(id: &str) -> Vec<&'static str> {
-    let mut names: Vec<&'static str> = PROFILES.iter().filter(|p| p.rules.contains(&id)).map(|p| p.name).collect();
-    if rule(id).is_some_and(|r| r.enabled_by_default) {
-        names.insert(0, "spec");
-    }
-    names
-}
-
-/// A name that names no profile.
-#[derive(Clone, Debug, PartialEq, Eq)]
-pub struct UnknownProfile(
-    /// The name that was asked for.
-    pub String,
-);
-
-impl fmt::Display for UnknownProfile {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        let names: Vec<&str> = PROFILES.iter().map(|p| p.name).collect();
-        write!(f, "no profile is named {:?} (profiles: {})", self.0, names.join(", "))
-    }
-}
-
-impl std::error::Error for UnknownProfile {}
-
-/// Which rules a run checks, and what the server under test is expected to support.
-///
-/// The words follow linters: [`Policy::allow`] lets the behaviour a rule forbids (turns the rule off),
-/// [`Policy::deny`] forbids it (turns the rule on).
-#[derive(Clone, Debug, PartialEq, Eq)]
-pub struct Policy {
-    overrides: BTreeMap<&'static str, bool>,
-    supported_versions: Vec<String>,
-    model: Option<ServerModel>,
-    surface: Option<Arc<Surface>>,
-}
-
-impl Default for Policy {
-    /// Every rule at its default, modern versions as [`MODERN_VERSIONS`].
-    fn default() -> Policy {
-        Policy {
-            overrides: BTreeMap::new(),
-            supported_versions: MODERN_VERSIONS.iter().map(|v| v.to_string()).collect(),
-            model: None,
-            surface: None,
-        }
-    }
-}
-
-impl Policy {
-    /// Turns the rule off: the behaviour it forbids is accepted.
-    pub fn allow(self, id: &str) -> Result<Policy, UnknownRule> {
-        self.set(id, false)
-    }
-
-    /// Turns the rule on.
-    pub fn deny(self, id: &str) -> Result<Policy, UnknownRule> {
-        self.set(id, true)
-    }
-
-    fn set(mut self, id: &str, enabled: bool) -> Result<Policy, UnknownRule> {
-        let rule = rule(id).ok_or_else(|| UnknownRule(id.to_string()))?;
-        self.overrides.insert(rule.id, enabled);
-        Ok(self)
-    }
-
-    /// Turns on every rule of the profile ([`PROFILES`]).
-    pub fn with_profile(mut self, name: &str) -> Result<Policy, UnknownProfile> {
-        let profile = profile(name).ok_or_else(|| UnknownProfile(name.to_string()))?;
-        for rule in profile.rules {
-            self.overrides.insert(rule, true);
-        }
-        Ok(self)
-    }
-
-    /// Judges with what is known of the server: the eras it serves and the versions it names. Without a model the
-    /// oracle infers from each transcript whether the server serves 2026-07-28.
-    pub fn with_model(mut self, model: ServerModel) -> Policy {
-        self.model = Some(model);
-        self
-    }
-
-    /// Judges tool calls, prompt gets, resource reads and lists with what the server listed. Without a surface the
-    /// surface rules do not judge.
-    pub fn with_surface(mut self, surface: Arc<Surface>) -> Policy {
-        self.surface = Some(surface);
-        self
-    }
-
-    /// The server's surface, when one was given.
-    pub fn surface(&self) -> Option<&Arc<Surface>> {
-        self.surface.as_ref()
-    }
-
-    /// The server model, when one was given.
-    pub fn model(&self) -> Option<&ServerModel> {
-        self.model.as_ref()
-    }
-
-    /// The modern protocol versions the server is expected to support (an enveloped request for any other gets
-    /// -32022).
-    pub fn with_supported_versions<S: Into<String>>(mut self, versions: impl IntoIterator<Item = S>) -> Policy {
-        self.supported_versions = versions.into_iter().map(Into::into).collect();
-        self
-    }
-
-    /// The modern protocol versions the server is expected to support.
-    pub fn supported_versions(&self) -> &[String] {
-        &self.supported_versions
-    }
-
-    /// Whether the rule is checked (false for an unknown id).
-    pub fn enabled(&self, id: &str) -> bool {
-        match rule(id) {
-            Some(rule) => self.overrides.get(rule.id).copied().unwrap_or(rule.enabled_by_default),
-            None => false,
-        }
-    }
-}
-
-/// The catalogue as a Markdown table (id, level, eras, policy, default, profiles, statement, source), then the
-/// profiles.
-pub fn render_catalogue() -> String {
-    let mut out = String::from("| Rule | Level | Eras | Policy | Default | Profiles | Statement | Source |\n");
-    out.push_str("|---|---|---|---|---|---|---|---|\n");
-    for rule in RULES {
-        let eras = if rule.eras.len() == Era::ALL.len() {
-            "both".to_string()
-        } else {
-            rule.eras.iter().map(|e| e.name()).collect::<Vec<_>>().join(", ")
-        };
-        out.push_str(&format!(
-            "| `{}` | {} | {} | {} | {} | {} | {} | {} |\n",
-            rule.id,
-            if rule.level == Level::Error { "MUST" } else { "SHOULD" },
-            eras,
-            if rule.policy { "yes" } else { "no" },
-            if rule.enabled_by_default { "on" } else { "off" },
-            profiles_of(rule.id).join(", "),
-            rule.statement.replace('|', "\\|"),
-            rule.source.replace('|', "\\|"),
-        ));
-    }
-    out.push_str("\n| Profile | Rules | What it checks |\n|---|---|---|\n");
-    for profile in PROFILES {
-        let rules: Vec<String> = profile.rules.iter().map(|r| format!("`{r}`")).collect();
-        let rules = if rules.is_empty() { "every rule on by default".to_string() } else { rules.join(", ") };
-        out.push_str(&format!("| `{}` | {} | {} |\n", profile.name, rules, profile.description));
-    }
-    out
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
-
-    /// The line in docs/invariants.md after which the generated table starts.
-    const MARKER: &str = "<!-- generated: the table below is render_catalogue() -->\n";
 
     #[test]
     fn ids_are_unique_and_found() {
@@ -931,72 +719,5 @@ mod tests {
             assert!(!r.eras.is_empty() && !r.statement.is_empty() && !r.source.is_empty(), "{}", r.id);
         }
         assert_eq!(rule("NO-SUCH-RULE"), None);
-    }
-
-    #[test]
-    fn policy_overrides_defaults_and_refuses_unknown_ids() {
-        let default = Policy::default();
-        assert!(!default.enabled(ERA_SINGLE));
-        assert!(default.enabled(NULL_PARAMS));
-        assert!(!default.clone().allow(NULL_PARAMS).unwrap().enabled(NULL_PARAMS));
-        assert!(!default.enabled(MALFORMED_REPLY));
-        let strict =
-            default.clone().deny(MALFORMED_REPLY).unwrap().deny(ERA_SINGLE).unwrap().allow(ERA_SINGLE).unwrap();
-        assert!(strict.enabled(MALFORMED_REPLY));
-        assert!(!strict.enabled(ERA_SINGLE));
-        assert_eq!(default.clone().allow("JSONRPC-NOPE"), Err(UnknownRule("JSONRPC-NOPE".into())));
-        assert!(default.deny("").is_err());
-        assert!(!Policy::default().enabled("JSONRPC-NOPE"));
-        let versions = Policy::default().with_supported_versions(["2026-07-28", "2027-01-01"]);
-        assert_eq!(versions.supported_versions(), ["2026-07-28", "2027-01-01"]);
-        assert_eq!(Policy::default().supported_versions(), MODERN_VERSIONS);
-    }
-
-    #[test]
-    fn the_table_has_a_row_per_rule() {
-        let table = render_catalogue();
-        assert_eq!(table.lines().count(), RULES.len() + 2 + 3 + PROFILES.len());
-        assert!(
-            table.contains("| `JSONRPC-MALFORMED-REPLY` | SHOULD | both | yes | off | strict-jsonrpc |"),
-            "{table}"
-        );
-        assert!(table.contains("| `MCP-PING` | MUST | handshake | no | on | spec |"), "{table}");
-        assert!(table.contains("| `JSONRPC-NULL-PARAMS` | SHOULD | both | yes | on | spec |"), "{table}");
-        assert!(table.contains("| `MCP-ERA-SINGLE` | MUST | both | yes | off | mcp-python-2.3.0 |"), "{table}");
-        assert!(table.contains("| `mcp-python-2.3.0` | `MCP-ERA-SINGLE`, `MCP-ENVELOPE-KEY-NAMED` |"), "{table}");
-    }
-
-    #[test]
-    fn profiles_turn_their_rules_on_and_name_only_known_rules() {
-        for profile in PROFILES {
-            assert!(profile.rules.iter().all(|id| rule(id).is_some_and(|r| !r.enabled_by_default)), "{}", profile.name);
-            let policy = Policy::default().with_profile(profile.name).unwrap();
-            assert!(profile.rules.iter().all(|id| policy.enabled(id)), "{}", profile.name);
-        }
-        assert_eq!(Policy::default().with_profile("spec").unwrap(), Policy::default());
-        let python = Policy::default().with_profile("mcp-python-2.3.0").unwrap();
-        assert!(python.enabled(ERA_SINGLE) && python.enabled(ENVELOPE_KEY_NAMED) && !python.enabled(MALFORMED_REPLY));
-        assert!(!python.allow(ERA_SINGLE).unwrap().enabled(ERA_SINGLE), "--allow overrides a profile");
-        assert_eq!(Policy::default().with_profile("nope"), Err(UnknownProfile("nope".into())));
-        assert_eq!(profiles_of(MALFORMED_REPLY), ["strict-jsonrpc"]);
-        assert_eq!(profiles_of(PING), ["spec"]);
-    }
-
-    /// docs/invariants.md is the intro above [`MARKER`] followed by the rendered table. To regenerate it after
-    /// changing the catalogue: `MCP_WIREFUZZ_BLESS=1 cargo test --lib oracle::catalogue`.
-    #[test]
-    fn docs_invariants_md_is_current() {
-        let path = concat!(env!("CARGO_MANIFEST_DIR"), "/docs/invariants.md");
-        let current = std::fs::read_to_string(path).unwrap_or_default();
-        let intro = current.split_once(MARKER).map_or("# Invariants\n\n", |(intro, _)| intro);
-        let expected = format!("{intro}{MARKER}\n{}", render_catalogue());
-        if std::env::var_os("MCP_WIREFUZZ_BLESS").is_some() {
-            std::fs::write(path, &expected).unwrap();
-            return;
-        }
-        assert!(
-            current == expected,
-            "docs/invariants.md is stale; regenerate it with `MCP_WIREFUZZ_BLESS=1 cargo test --lib oracle::catalogue`"
-        );
     }
 }

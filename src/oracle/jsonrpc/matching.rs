@@ -1,0 +1,322 @@
+//! Matching each reply to what it answers: by id to an open request or a pending line, whenever it comes; a
+//! near miss of an id is an echo finding; an id-less -32700/-32600 is a claim on some pending line, settled at
+//! the end; and a reply to a notification, a second reply, or a result to malformed input is a finding.
+
+use super::ids::{difference, loosely_equal, loosely_equal_value};
+use super::{Connection, Fault, Pending};
+use crate::oracle::rules::{
+    BIG_ID, DUPLICATE_RESPONSE, ID_ECHO, MALFORMED_REPLY, MALFORMED_SERVED, NOTIFICATION_REPLY, NULL_ID, NULL_PARAMS,
+};
+use crate::oracle::shown;
+use crate::protocol::codes::{INVALID_REQUEST, PARSE_ERROR};
+use crate::protocol::{IdField, Outcome, RequestId};
+
+impl Connection<'_> {
+    /// Takes in a reply the server wrote at `index`, under its id field.
+    pub(super) fn reply(&mut self, index: usize, id: &IdField, outcome: Option<&Outcome>) {
+        match id {
+            IdField::Valid(id) => {
+                if let Some(owed) = self.owed.get_mut(id) {
+                    *owed = owed.saturating_sub(1);
+                }
+                self.reply_with_id(index, id, outcome)
+            }
+            IdField::Null | IdField::Absent => self.reply_without_id(index, outcome),
+            IdField::Invalid(value) => {
+                let literal = self.pending.iter().position(|p| !p.explained && p.literal.as_ref() == Some(value));
+                if let Some(line) = literal {
+                    return self.explain(line, index, outcome);
+                }
+                let line = shown(self.transcript, index);
+                if let Some(slot) = self.near_match(|sent| loosely_equal_value(value, sent)) {
+                    let sent = &self.requests[slot];
+                    let detail = format!(
+                        "the response id {value} is not the id {} of the request at event {}: {line}",
+                        sent.id, sent.event
+                    );
+                    self.answer(slot);
+                    return self.add(ID_ECHO, index, detail);
+                }
+                let near_pending = self.near_pending(|sent| loosely_equal_value(value, sent));
+                if let Some((pending, sent)) = near_pending {
+                    return self.misechoed(pending, index, &value.to_string(), &sent, "");
+                }
+                self.add(ID_ECHO, index, format!("the response id {value} is not a string or integer: {line}"));
+            }
+        }
+    }
+
+    /// A reply under a valid id: its open request's, else its pending line's, else a duplicate, a near miss, a
+    /// reply to a notification or an unknown id.
+    fn reply_with_id(&mut self, index: usize, id: &RequestId, outcome: Option<&Outcome>) {
+        if let Some(slot) = self.open(id) {
+            // When the client reused the id while this request was open, which of the twins this reply answers is
+            // not known: the MCP layer judges neither. A result is the request's all the same when its twin is a
+            // malformed line (which is never to be executed), not one a server may execute.
+            let group = self.requests[slot].group;
+            let error = matches!(outcome, Some(Outcome::Error(_)));
+            let twin = self.requests[slot].twin_line.map(|line| self.pending[line].fault);
+            let executable = |fault| matches!(fault, Fault::Ambiguous | Fault::BigId | Fault::ExtraMember);
+            let shared = self.requests[slot].unsure
+                || twin.is_some_and(|fault| error || executable(fault))
+                || self.group_size[group] > 1;
+            self.answer(slot);
+            let sent = &mut self.requests[slot];
+            self.read_past = self.read_past.max(Some(sent.event));
+            let cancelled_error = sent.cancelled && matches!(outcome, Some(Outcome::Error(_)));
+            if outcome.is_some() && !cancelled_error && !shared {
+                self.answers[sent.event] = Some(index);
+            }
+            return;
+        }
+        // Of several lines with this id (the client reused it), the newest: claims count only on older lines.
+        if let Some(line) = self.pending_by_id.get(id).and_then(|lines| lines.last().copied()) {
+            return self.explain(line, index, outcome);
+        }
+        let line = shown(self.transcript, index);
+        if let Some(&first) = self.by_id.get(id).and_then(|slots| slots.first()) {
+            let event = self.requests[first].event;
+            return self.add(
+                DUPLICATE_RESPONSE,
+                index,
+                format!("a second response for id {id} (sent at event {event}): {line}"),
+            );
+        }
+        if let Some(&event) = self.explained.get(id) {
+            let detail = format!("a second response for id {id} (the line at event {event} was answered): {line}");
+            return self.add(DUPLICATE_RESPONSE, index, detail);
+        }
+        if let Some(slot) = self.near_match(|sent| loosely_equal(id, sent)) {
+            let sent = &self.requests[slot];
+            let detail = format!(
+                "the response id {id} is not the id {} of the request at event {} ({}): {line}",
+                sent.id,
+                sent.event,
+                difference(id, &sent.id)
+            );
+            self.answer(slot);
+            return self.add(ID_ECHO, index, detail);
+        }
+        if let Some((pending, sent)) = self.near_pending(|sent| loosely_equal(id, sent)) {
+            let how = format!(" ({})", difference(id, &sent));
+            return self.misechoed(pending, index, &id.to_string(), &sent, &how);
+        }
+        if let Some(notification) = self.notification.take()
+            && self.window_is_empty()
+        {
+            let detail =
+                format!("a reply to the notification at event {notification} (id {id} was never sent): {line}");
+            return self.add(NOTIFICATION_REPLY, index, detail);
+        }
+        self.add(ID_ECHO, index, format!("no request with id {id} was sent: {line}"));
+    }
+
+    /// A reply under an id that a pending line's id turns into (a big id rounded through a double, `1` for `"1"`):
+    /// the pending line's answer, and a finding.
+    fn misechoed(&mut self, pending: usize, index: usize, got: &str, sent: &RequestId, how: &str) {
+        let line = shown(self.transcript, index);
+        let (event, fault) = (self.pending[pending].event, self.pending[pending].fault);
+        self.mark_explained(pending, false);
+        let (rule, tier) = match fault {
+            Fault::BigId => (BIG_ID, ", an id beyond ±(2^53 − 1) rounded or retyped"),
+            _ => (ID_ECHO, ""),
+        };
+        let detail =
+            format!("the response id {got} is not the id {sent} of the line at event {event}{how}{tier}: {line}");
+        self.add(rule, index, detail);
+    }
+
+    /// True when every pending line of the current window is explained.
+    fn window_is_empty(&self) -> bool {
+        self.pending[self.window..].iter().all(|p| p.explained)
+    }
+
+    /// An id-less -32700/-32600 is a claim on some pending line sent before it, whichever (which one is settled
+    /// at the end, when it matters), when the current window has one; else when an earlier window has one the server
+    /// has not read past yet (a late reply from a server still starting); else it is a reply to a notification of
+    /// the window (a finding); else a claim on a line of an earlier window. With no line left to claim, it is a
+    /// finding. Any other id-less error may answer an ambiguous line of the window; for another line it is a
+    /// finding. A result without an id is always one.
+    fn reply_without_id(&mut self, index: usize, outcome: Option<&Outcome>) {
+        let line = || shown(self.transcript, index);
+        let refusal = is_malformed_code(outcome);
+        let window = self.window..self.pending.len();
+        // Hall's condition: every line pending now was sent before this reply, so one more claim fits when there
+        // are more such lines than claims; else every pending line is spoken for.
+        let claimable = self.unexplained > self.claims.len();
+        let in_window = window.clone().find(|&p| !self.pending[p].explained).filter(|_| claimable);
+        match outcome {
+            Some(Outcome::Result(_)) => {
+                self.add(NULL_ID, index, format!("a result without an id: {}", line()));
+                if in_window.is_some() {
+                    return;
+                }
+            }
+            Some(Outcome::Error(_)) if refusal => {
+                if in_window.is_some() {
+                    return self.claims.push(index);
+                }
+                // A line of an earlier window the server has not read past (no line sent after it was answered).
+                let read_past = self.read_past;
+                let unread = self.pending[..self.window]
+                    .iter()
+                    .rev()
+                    .take_while(|p| read_past.is_none_or(|past| past < p.event))
+                    .any(|p| !p.explained);
+                if claimable && unread {
+                    return self.claims.push(index);
+                }
+            }
+            Some(Outcome::Error(error)) => {
+                // Any error may answer an ambiguous line; another code for a malformed line is a finding.
+                let ambiguous = window
+                    .clone()
+                    .find(|&p| !self.pending[p].explained && self.pending[p].fault == Fault::Ambiguous)
+                    .filter(|_| claimable);
+                if let Some(pending) = ambiguous {
+                    return self.mark_explained(pending, true);
+                }
+                if let Some(pending) = in_window {
+                    let event = self.pending[pending].event;
+                    self.mark_explained(pending, true);
+                    let detail = format!(
+                        "an error without an id must be -32700 or -32600, not {} (for the line at event {event}): {}",
+                        error.code,
+                        line()
+                    );
+                    return self.add(NULL_ID, index, detail);
+                }
+            }
+            None => {}
+        }
+        if let Some(notification) = self.notification.take() {
+            // A request of the same stretch still open may be what the error answers (rmcp refuses a request
+            // whose `_meta` is not an object with an id-less -32600): settled at the end.
+            let stretch = self.stretch;
+            let open: Vec<usize> = (0..self.requests.len())
+                .rev()
+                .take_while(|&slot| self.requests[slot].event > stretch)
+                .filter(|&slot| {
+                    let sent = &self.requests[slot];
+                    !sent.answered && !sent.cancelled && sent.needs_reply
+                })
+                .collect();
+            if !open.is_empty() && outcome.is_some_and(|o| matches!(o, Outcome::Error(_))) {
+                return self.contested.push((index, notification, open));
+            }
+            return self.add(
+                NOTIFICATION_REPLY,
+                index,
+                format!("a reply to the notification at event {notification}: {}", line()),
+            );
+        }
+        if refusal && claimable {
+            return self.claims.push(index);
+        }
+        if let Some(Outcome::Error(_)) = outcome {
+            self.add(
+                NULL_ID,
+                index,
+                format!("an error without an id, but no malformed line to explain it: {}", line()),
+            );
+        }
+    }
+
+    /// Marks a pending line explained and drops it from the indexes; `quietly` when the reply carried no id (else the
+    /// claims are checked: a line one of them counted on got its own reply).
+    fn mark_explained(&mut self, pending: usize, quietly: bool) {
+        if std::mem::replace(&mut self.pending[pending].explained, true) {
+            return;
+        }
+        self.unexplained -= 1;
+        for id in &self.pending[pending].ids {
+            if let Some(lines) = self.pending_by_id.get_mut(id) {
+                lines.retain(|&p| p != pending);
+            }
+        }
+        if !quietly {
+            let reused = self.pending[pending].reused;
+            self.check_claims(!reused);
+        }
+    }
+
+    /// A pending line is answered by a reply under one of its ids.
+    fn explain(&mut self, pending: usize, index: usize, outcome: Option<&Outcome>) {
+        self.read_past = self.read_past.max(Some(self.pending[pending].event));
+        for id in &self.pending[pending].ids {
+            self.explained.insert(id.clone(), self.pending[pending].event);
+        }
+        let request = matches!(self.pending[pending].fault, Fault::BigId | Fault::ExtraMember);
+        if request && outcome.is_some() && !self.pending[pending].reused {
+            self.answers[self.pending[pending].event] = Some(index);
+        }
+        self.mark_explained(pending, false);
+        self.judge(pending, index, outcome);
+    }
+
+    /// What the reply at `index` to a pending line shows.
+    fn judge(&mut self, pending: usize, index: usize, outcome: Option<&Outcome>) {
+        let Pending { event, fault, reused, .. } = self.pending[pending];
+        if reused {
+            return;
+        }
+        let line = || shown(self.transcript, index);
+        let sent = || shown(self.transcript, event);
+        match (fault, outcome) {
+            (Fault::Ambiguous | Fault::BigId | Fault::ExtraMember, _) => {}
+            (Fault::Malformed, Some(Outcome::Result(_))) => {
+                let detail = format!("a result for the malformed line at event {event} ({}): {}", sent(), line());
+                self.add(MALFORMED_SERVED, index, detail);
+            }
+            (Fault::NullParams, Some(Outcome::Result(_))) => {
+                let detail =
+                    format!("the request with \"params\": null at event {event} ({}) was served: {}", sent(), line());
+                self.add(NULL_PARAMS, index, detail);
+            }
+            (_, Some(Outcome::Error(error))) if !is_malformed_code(outcome) => {
+                let detail = format!("malformed input got error {}, not -32700 or -32600: {}", error.code, line());
+                self.add(MALFORMED_REPLY, index, detail);
+            }
+            _ => {}
+        }
+    }
+
+    /// The claims of id-less errors need, the k-th (in the order received) k unexplained pending lines sent before
+    /// it. A claim left without a line is a finding (when `report`): every line it could answer got its
+    /// own reply. Not when the line that went was one whose id the client reused: who answered what is not judged.
+    fn check_claims(&mut self, report: bool) {
+        while !self.claims.is_empty() {
+            let lines: Vec<usize> = self.pending.iter().filter(|p| !p.explained).map(|p| p.event).collect();
+            let short =
+                self.claims.iter().enumerate().position(|(k, &claim)| lines.partition_point(|&e| e < claim) <= k);
+            let Some(k) = short else { return };
+            let claim = self.claims.remove(k);
+            if !report {
+                continue;
+            }
+            let detail = format!(
+                "an error without an id, but every line it could answer got its own reply: {}",
+                shown(self.transcript, claim)
+            );
+            self.add(NULL_ID, claim, detail);
+        }
+    }
+
+    /// The first open request whose id is not this one but could be mistaken for it.
+    fn near_match(&self, similar: impl Fn(&RequestId) -> bool) -> Option<usize> {
+        (0..self.requests.len()).find(|&slot| !self.requests[slot].answered && similar(&self.requests[slot].id))
+    }
+
+    /// The first unexplained pending line with an id that could be mistaken for this one, and that id.
+    fn near_pending(&self, similar: impl Fn(&RequestId) -> bool) -> Option<(usize, RequestId)> {
+        self.pending.iter().enumerate().filter(|(_, p)| !p.explained).find_map(|(at, p)| {
+            let sent = p.ids.iter().find(|sent| similar(sent))?;
+            Some((at, sent.clone()))
+        })
+    }
+}
+
+/// True for an error with the code JSON-RPC gives malformed input.
+fn is_malformed_code(outcome: Option<&Outcome>) -> bool {
+    matches!(outcome, Some(Outcome::Error(e)) if e.code == PARSE_ERROR || e.code == INVALID_REQUEST)
+}

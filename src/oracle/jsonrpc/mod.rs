@@ -1,0 +1,273 @@
+//! The JSON-RPC layer, true of any JSON-RPC 2.0 server: what each server line is, which request each response
+//! answers, and what was left unanswered, answered twice, or answered when it should not have been.
+//!
+//! This file holds the layer's entry, [`check`], and the state it follows the conversation with
+//! ([`Connection`]); the rest, by idea: [`read`] (a line the server wrote), [`client_line`] (what a line the client
+//! sent shows beyond its frame), [`sent`] (taking in what the client sent), [`matching`] (which line each reply
+//! answers), [`due`] (deadlines, and what never came), [`ids`] (how ids compare).
+
+mod client_line;
+mod due;
+mod ids;
+mod matching;
+mod read;
+mod sent;
+#[cfg(test)]
+mod tests;
+
+pub(super) use client_line::{Ambiguous, Oddities, ambiguous, has_extra_members, lenient_id, top_level_id};
+pub(super) use read::read_line;
+
+use super::{Findings, Read, ServerLine};
+use crate::protocol::RequestId;
+use crate::transcript::{Ending, Event, Transcript};
+use rustc_hash::FxHashMap as HashMap;
+use serde_json::Value;
+
+/// A valid request the client sent (with an id within ±(2^53 − 1), or a string id).
+struct Sent {
+    /// Its event index.
+    event: usize,
+    /// Its id.
+    id: RequestId,
+    /// Whether a response carrying its id has come.
+    answered: bool,
+    /// Whether it passed a deadline (a sync point, or the end of a closed connection) unanswered: it is missing
+    /// unless its reply comes later.
+    due: bool,
+    /// False for requests with array params: JSON-RPC-valid but not MCP-valid, so silence is acceptable.
+    needs_reply: bool,
+    /// The first of the requests that shared this id while open (the client reused it), or its own index.
+    group: usize,
+    /// The client cancelled it while it was open: a reply, or none, is fine.
+    cancelled: bool,
+    /// A pending line that shared its id while both were open (the client reused it): a reply to either is the
+    /// answer.
+    twin_line: Option<usize>,
+    /// Its id was on another line still owed a reply (by count of lines and replies with the id) when it was sent,
+    /// or a later line took it while it was: which reply answers which is not known.
+    unsure: bool,
+}
+
+/// Why a client line is not a plain request, and so what its reply may be.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum Fault {
+    /// Not a valid JSON-RPC message: never executed; strict JSON-RPC refuses it with -32700/-32600.
+    Malformed,
+    /// A request valid but for `"params": null`: a result is JSONRPC-NULL-PARAMS, not MALFORMED-SERVED.
+    NullParams,
+    /// A line parsers legitimately differ on ([`Ambiguous`]): silence, any error, or a result under its id.
+    Ambiguous,
+    /// A valid request whose integer id is beyond ±(2^53 − 1): its exact id, or an id-less -32700/-32600, answers
+    /// it; silence or a rounded id is [`BIG_ID`].
+    BigId,
+    /// A valid request with members beyond `jsonrpc`, `id`, `method` and `params`, which a strict schema may
+    /// refuse: any reply under its id, or an id-less -32700/-32600, answers it; silence is [`EXTRA_MEMBER`].
+    ExtraMember,
+}
+
+/// A client line that is not a plain request and may still get its reply.
+struct Pending {
+    /// Its event index.
+    event: usize,
+    /// The ids a reply to it may carry (for a malformed line, the one a lenient reader finds).
+    ids: Vec<RequestId>,
+    /// An invalid id a reply to it may carry (a whole-valued id as sent).
+    literal: Option<Value>,
+    /// Whether strict JSON-RPC asks for a reply (not to a malformed *response* from the client, nor to most
+    /// ambiguous lines).
+    wants_reply: bool,
+    /// What is wrong with it.
+    fault: Fault,
+    /// Whether a reply explained it.
+    explained: bool,
+    /// Whether it passed a deadline unexplained.
+    due: bool,
+    /// The client cancelled it while it was waiting.
+    cancelled: bool,
+    /// It shared an id with another open line (the client reused the id): undefined behaviour, so what it gets is
+    /// not judged.
+    reused: bool,
+}
+
+/// The connection as the JSON-RPC layer follows it.
+///
+/// How replies are matched: a reply with an id answers the open request with that id, else the pending line with
+/// that id (a malformed or ambiguous line, or a request whose id is beyond 2^53), whenever it comes (a late reply
+/// is still its request's). An id-less -32700/-32600 answers a pending line without an id when the current window
+/// (since the last deadline) has one; else it is a *claim* on some pending line with an id, sent before it, left
+/// open until the end: only when every such line got its own reply is it a finding. Windows matter only for an
+/// id-less reply: a notification in the current window takes it before a line of an earlier window, unless the
+/// server has not read past that line yet (nothing sent after it was answered: a server still starting).
+struct Connection<'t> {
+    transcript: &'t Transcript,
+    findings: &'t mut Findings,
+    /// The pending lines that are requests nested past the parser's limit (see [`Matched::owed`]).
+    deep: Vec<usize>,
+    requests: Vec<Sent>,
+    by_id: HashMap<RequestId, Vec<usize>>,
+    /// Requests before this index have passed a deadline.
+    due_requests: usize,
+    /// Malformed, ambiguous and big-id lines in the order sent, explained or not.
+    pending: Vec<Pending>,
+    /// The unexplained pending lines with each id.
+    pending_by_id: HashMap<RequestId, Vec<usize>>,
+    /// How many pending lines are unexplained.
+    unexplained: usize,
+    /// Pending lines before this index were sent before the last deadline.
+    window: usize,
+    /// Id-less -32700/-32600 errors (their event indices), each a claim on some pending line sent before it.
+    claims: Vec<usize>,
+    /// The ids under which a pending line got its reply, with the line's event index: a second reply is a duplicate.
+    explained: HashMap<RequestId, usize>,
+    /// A notification sent since the last sync point or received line.
+    notification: Option<usize>,
+    /// The event of the last sync point or received line: the lines sent after it are the current stretch.
+    stretch: usize,
+    /// The ids `notifications/cancelled` named in the current stretch.
+    cancelled_ahead: Vec<RequestId>,
+    /// Id-less errors that answer a notification or a request of their stretch, whichever: (the error's event, the
+    /// notification's event, the slots of the requests still open). Settled at the end: the error is a request's
+    /// when one of them never got a response with its id, else the notification's.
+    contested: Vec<(usize, usize, Vec<usize>)>,
+    /// The latest sent line that a reply with its id answered: the server has read at least this far.
+    read_past: Option<usize>,
+    /// For each event index, the received line that answers it when it is a request answered by an exact id.
+    answers: Vec<Option<usize>>,
+    /// For each id, how many lines sent with it are not yet matched by a reply carrying it.
+    owed: HashMap<RequestId, usize>,
+    /// For each id, how many of its requests (in `by_id`) are answered before the first open one: the search for
+    /// an open request starts there, so ids used again and again cost no more than fresh ones.
+    open_from: HashMap<RequestId, usize>,
+    /// For each id, how many of its requests are already marked unsure.
+    unsure_from: HashMap<RequestId, usize>,
+    /// For each request that leads a group (by its slot), how many requests the group holds.
+    group_size: Vec<usize>,
+}
+
+/// What the JSON-RPC layer learned that the other layers use.
+pub(super) struct Matched {
+    /// For each event, the event of the request a reply answers.
+    pub answers: Vec<Option<usize>>,
+    /// True when a request that needs a reply (or one nested past the parser's limit) had none by the end, whether
+    /// or not it was due.
+    pub owed: bool,
+    /// The latest sent line a reply with its id answered: the server had read at least this far.
+    pub read_past: Option<usize>,
+}
+
+/// Follows the conversation: matches responses to requests, and reports wrong, missing, duplicate and unwanted
+/// replies. Returns what the other layers use of it ([`Matched`]).
+pub(super) fn check(transcript: &Transcript, reads: &[Read], findings: &mut Findings) -> Matched {
+    let mut connection = Connection {
+        transcript,
+        findings,
+        deep: Vec::new(),
+        requests: Vec::new(),
+        by_id: HashMap::default(),
+        due_requests: 0,
+        pending: Vec::new(),
+        pending_by_id: HashMap::default(),
+        owed: HashMap::default(),
+        open_from: HashMap::default(),
+        unsure_from: HashMap::default(),
+        group_size: Vec::new(),
+        unexplained: 0,
+        window: 0,
+        claims: Vec::new(),
+        explained: HashMap::default(),
+        notification: None,
+        stretch: 0,
+        cancelled_ahead: Vec::new(),
+        contested: Vec::new(),
+        read_past: None,
+        answers: vec![None; reads.len()],
+    };
+    let closed = transcript.ending == Ending::Closed;
+    let last_sent = transcript.events.iter().rposition(|e| matches!(e, Event::Sent(_)));
+    for (index, read) in reads.iter().enumerate() {
+        match read {
+            Read::Sent(sent, id) => connection.sent(index, sent, id.as_ref()),
+            Read::Received(reading) => {
+                if let Some(ServerLine::Reply { id, outcome }) = &reading.line {
+                    connection.reply(index, id, outcome.as_ref());
+                }
+                connection.notification = None;
+                connection.stretch = index;
+                connection.cancelled_ahead.clear();
+            }
+            Read::Sync => {
+                // After an early exit or a hang, the trailing sync points wait on a server that is gone: those
+                // requests are the ending's finding, not this one's.
+                if closed || last_sent.is_some_and(|last| index < last) {
+                    connection.deadline();
+                }
+                connection.notification = None;
+                connection.stretch = index;
+                connection.cancelled_ahead.clear();
+            }
+            Read::Http => {}
+        }
+    }
+    if closed {
+        connection.deadline();
+    }
+    // A server that hung after it answered a later line by id had read past the requests it left unanswered before
+    // that line: it dropped them (server-everything, kept alive by a timer, drops a 2025-03-26 batch). Their silence
+    // is judged, and they are not what the hang owes.
+    let read_past = connection.read_past.filter(|_| matches!(transcript.ending, Ending::Hung { .. }));
+    if let Some(past) = read_past {
+        for sent in connection.requests.iter_mut().filter(|sent| sent.event < past) {
+            sent.due |= !sent.answered;
+        }
+    }
+    connection.end();
+    let dropped = |event: usize| read_past.is_some_and(|past| event < past);
+    let owed = connection
+        .requests
+        .iter()
+        .any(|sent| sent.needs_reply && !sent.answered && !sent.cancelled && !dropped(sent.event))
+        || connection.deep.iter().any(|&line| !connection.pending[line].explained);
+    Matched { answers: connection.answers, owed, read_past: connection.read_past }
+}
+
+/// The connection's indexes: open requests and unexplained pending lines by id.
+impl Connection<'_> {
+    /// The first request with this id that has no response yet.
+    fn open(&self, id: &RequestId) -> Option<usize> {
+        let from = self.open_from.get(id).copied().unwrap_or(0);
+        self.by_id.get(id)?[from..].iter().copied().find(|&slot| !self.requests[slot].answered)
+    }
+
+    /// Marks a request answered, and moves the start of the search for its id's open request past the answered
+    /// ones.
+    fn answer(&mut self, slot: usize) {
+        self.requests[slot].answered = true;
+        let id = &self.requests[slot].id;
+        let Some(slots) = self.by_id.get(id) else { return };
+        let from = self.open_from.entry(id.clone()).or_default();
+        while slots.get(*from).is_some_and(|&s| self.requests[s].answered) {
+            *from += 1;
+        }
+    }
+
+    /// Marks every request with this id unsure (each is marked once, however often the id comes back).
+    fn mark_unsure(&mut self, id: &RequestId) {
+        let Some(slots) = self.by_id.get(id) else { return };
+        let from = self.unsure_from.entry(id.clone()).or_default();
+        for &slot in &slots[*from..] {
+            self.requests[slot].unsure = true;
+        }
+        *from = slots.len();
+    }
+
+    /// The oldest unexplained pending line with this id.
+    fn unexplained_pending(&self, id: &RequestId) -> Option<usize> {
+        self.pending_by_id.get(id)?.first().copied()
+    }
+
+    /// A finding at `event`.
+    fn add(&mut self, rule: &'static str, event: usize, detail: String) {
+        self.findings.add(rule, Some(event), detail);
+    }
+}

@@ -1,0 +1,167 @@
+//! Taking in what the client sent: a valid request opens a slot to be answered by id; a malformed, ambiguous,
+//! big-id or extra-member line becomes a pending line; a reused id marks who answers what as unsure; and
+//! `notifications/cancelled` lets its request go unanswered.
+
+use super::{Connection, Fault, Pending, Sent};
+use crate::oracle::SentLine;
+use crate::protocol::id::is_big;
+use crate::protocol::message::Problem;
+use crate::protocol::methods::CANCELLED;
+use crate::protocol::{Frame, IdField, RequestId};
+use crate::transcript::Event;
+use serde_json::Value;
+
+impl Connection<'_> {
+    /// Takes in a sent line; `id` is the request id when the reading is its template's.
+    pub(super) fn sent(&mut self, index: usize, sent: &SentLine, id: Option<&RequestId>) {
+        if let Some(ambiguous) = &sent.ambiguous {
+            let (ids, literal) = (ambiguous.ids.clone(), ambiguous.literal.clone());
+            return self.push_pending(index, ids, literal, ambiguous.beyond_limits, Fault::Ambiguous);
+        }
+        let ids = |id: &Option<RequestId>| id.iter().cloned().collect::<Vec<_>>();
+        match &sent.frame {
+            Frame::Request(request) => {
+                let id = id.unwrap_or(&request.id);
+                let needs_reply = !matches!(request.params, Some(Value::Array(_)));
+                if is_big(id) {
+                    let fault = if needs_reply { Fault::BigId } else { Fault::Ambiguous };
+                    return self.push_pending(index, vec![id.clone()], None, false, fault);
+                }
+                if sent.extra_members && needs_reply {
+                    return self.push_pending(index, vec![id.clone()], None, false, Fault::ExtraMember);
+                }
+                let open_twin = self.open(id);
+                let slot = self.requests.len();
+                let group = open_twin.map_or(slot, |twin| self.requests[twin].group);
+                let twin_line = self.unexplained_pending(id);
+                if let Some(line) = twin_line {
+                    self.pending[line].reused = true;
+                }
+                let owed = self.owed.entry(id.clone()).or_default();
+                let unsure = *owed > 0;
+                *owed += 1;
+                if unsure {
+                    self.mark_unsure(id);
+                }
+                self.requests.push(Sent {
+                    event: index,
+                    id: id.clone(),
+                    answered: false,
+                    due: false,
+                    needs_reply,
+                    group,
+                    // A cancel for its id came first in its stretch (the client broke cancellation.mdx: a cancel
+                    // names a request already issued): a server that reads both at once may cancel it (the TS SDK
+                    // handles notifications a microtask late), so it may go unanswered.
+                    cancelled: self.cancelled_ahead.contains(id),
+                    twin_line,
+                    unsure,
+                });
+                self.by_id.entry(id.clone()).or_default().push(slot);
+                self.group_size.push(0);
+                self.group_size[group] += 1;
+            }
+            Frame::Notification(notification) => {
+                self.notification = Some(index);
+                if notification.method == CANCELLED {
+                    self.cancel(notification.params.as_ref());
+                }
+            }
+            Frame::NotJson { error, .. } => {
+                // Nested past this parser's limit: valid JSON that a server with a higher limit reads as what it is
+                // (RFC 8259 §9 lets each parser set its limit), so no reply under its id (a result, or a refusal of
+                // its params) is judged; with an id at the top it is a request to such a server.
+                let deep = error.contains("recursion limit");
+                if deep && sent.lenient_id.is_some() {
+                    self.deep.push(self.pending.len());
+                }
+                let fault = if deep { Fault::Ambiguous } else { Fault::Malformed };
+                self.push_pending(index, ids(&sent.lenient_id), None, true, fault)
+            }
+            Frame::Batch(_) | Frame::NotObject(_) => self.push_pending(index, Vec::new(), None, true, Fault::Malformed),
+            Frame::Invalid { problem, id, .. } => {
+                let response_shaped =
+                    matches!(problem, Problem::ResultAndError | Problem::ErrorMalformed | Problem::ResponseIdInvalid);
+                let fault = if *problem == Problem::ParamsNotStructured && self.params_null(index) {
+                    Fault::NullParams
+                } else {
+                    Fault::Malformed
+                };
+                self.push_pending(index, ids(id), None, !response_shaped, fault);
+            }
+            Frame::Blank | Frame::Response(_) => {}
+        }
+    }
+
+    /// Adds a pending line; when one of its ids is an open line's too (the client reused it), both are marked.
+    fn push_pending(&mut self, event: usize, ids: Vec<RequestId>, literal: Option<Value>, wants: bool, fault: Fault) {
+        let line = self.pending.len();
+        for id in &ids {
+            let owed = self.owed.entry(id.clone()).or_default();
+            let unsure = *owed > 0;
+            *owed += 1;
+            if unsure {
+                self.mark_unsure(id);
+            }
+        }
+        let mut reused = false;
+        for id in &ids {
+            if let Some(slot) = self.open(id) {
+                reused = true;
+                let group = self.requests[slot].group;
+                let from = self.open_from.get(id).copied().unwrap_or(0);
+                for &twin in &self.by_id[id][from..] {
+                    if self.requests[twin].group == group && !self.requests[twin].answered {
+                        self.requests[twin].twin_line.get_or_insert(line);
+                    }
+                }
+            }
+            if let Some(other) = self.unexplained_pending(id) {
+                reused = true;
+                self.pending[other].reused = true;
+            }
+        }
+        self.unexplained += 1;
+        for id in &ids {
+            self.pending_by_id.entry(id.clone()).or_default().push(line);
+        }
+        self.pending.push(Pending {
+            event,
+            ids,
+            literal,
+            wants_reply: wants,
+            fault,
+            explained: false,
+            due: false,
+            cancelled: false,
+            reused,
+        });
+    }
+
+    /// A `notifications/cancelled` for an open request (its `requestId` the request's id, as the same JSON value)
+    /// lets it go unanswered, and so it does for a request with that id sent after it in the same stretch; one for
+    /// an unknown or finished id changes nothing else.
+    fn cancel(&mut self, params: Option<&Value>) {
+        let Some(id) = IdField::of(params.and_then(|p| p.get("requestId"))).valid().cloned() else { return };
+        self.cancelled_ahead.push(id.clone());
+        if let Some(slots) = self.by_id.get(&id) {
+            let from = self.open_from.get(&id).copied().unwrap_or(0);
+            for &slot in &slots[from..] {
+                if !self.requests[slot].answered {
+                    self.requests[slot].cancelled = true;
+                }
+            }
+        }
+        if let Some(lines) = self.pending_by_id.get(&id) {
+            for &line in lines {
+                self.pending[line].cancelled = true;
+            }
+        }
+    }
+
+    /// True when the line sent at `index` is an object whose `params` is `null`.
+    fn params_null(&self, index: usize) -> bool {
+        let Some(Event::Sent(line)) = self.transcript.events.get(index) else { return false };
+        serde_json::from_slice::<Value>(line).is_ok_and(|v| v.get("params") == Some(&Value::Null))
+    }
+}

@@ -37,7 +37,7 @@ use mcp_wirefuzz::oracle::{Policy, check};
 use mcp_wirefuzz::protocol::Frame;
 use mcp_wirefuzz::server::builtin::mutants::Mutant;
 use mcp_wirefuzz::server::builtin::reference::{Calc, Planted};
-use mcp_wirefuzz::server::stdio::{self, StdioTarget};
+use mcp_wirefuzz::server::transport::stdio::{self, StdioTarget};
 use mcp_wirefuzz::server::{
     InProcess, InProcessServer, ServerCommand, ServerConnection, ServerSpec, Target, Timeouts, run_in_process,
 };

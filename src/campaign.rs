@@ -451,7 +451,7 @@ impl Worker<'_> {
             (_, None) => conversation_on(self.options.seed, index, &crate::surface::Surface::default()),
         };
         match self.server {
-            ServerSpec::Http(_) => crate::server::http::mutate::mutate(inputs, self.options.seed, index),
+            ServerSpec::Http(_) => crate::server::transport::http::mutate::mutate(inputs, self.options.seed, index),
             _ => inputs,
         }
     }

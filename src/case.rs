@@ -126,7 +126,7 @@ impl Case {
                         case.command = Some(argv);
                     }
                     "url" => {
-                        crate::server::http::Endpoint::parse(value).with_context(at)?;
+                        crate::server::transport::http::Endpoint::parse(value).with_context(at)?;
                         case.url = Some(value.to_string());
                     }
                     "trigger" => case.trigger = Some(value.to_string()).filter(|t| !t.is_empty()),
@@ -301,7 +301,7 @@ impl Case {
     pub fn server(&self) -> ServerSpec {
         if let Some(url) = &self.url {
             let command = self.command.as_deref().and_then(|argv| ServerCommand::from_argv(argv).ok());
-            if let Ok(spec) = crate::server::http::HttpSpec::new(url, command) {
+            if let Ok(spec) = crate::server::transport::http::HttpSpec::new(url, command) {
                 return ServerSpec::Http(spec);
             }
         }

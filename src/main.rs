@@ -12,7 +12,7 @@ use std::process::ExitCode;
 static ALLOCATOR: mimalloc::MiMalloc = mimalloc::MiMalloc;
 
 fn main() -> ExitCode {
-    mcp_wirefuzz::server::stdio::no_huge_pages();
+    mcp_wirefuzz::server::transport::stdio::no_huge_pages();
     match cli::Cli::parse().command.run() {
         Ok(code) => code,
         Err(error) => {

@@ -3,7 +3,7 @@
 //! back as JSON values.
 
 use crate::protocol::IdField;
-use crate::server::stdio::StdioTarget;
+use crate::server::transport::stdio::StdioTarget;
 use crate::server::{InProcessServer, ServerCommand, ServerConnection, Target, Timeouts};
 use crate::transcript::{Ending, Input};
 use anyhow::{Context, Result, bail};

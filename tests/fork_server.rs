@@ -6,7 +6,7 @@
 mod common;
 
 use common::ForkServer;
-use mcp_wirefuzz::server::stdio::StdioTarget;
+use mcp_wirefuzz::server::transport::stdio::StdioTarget;
 use mcp_wirefuzz::server::{ServerCommand, Target, Timeouts};
 use mcp_wirefuzz::transcript::{Ending, Event, Input};
 use nix::sys::socket::{ControlMessage, MsgFlags, UnixAddr, sendmsg};
@@ -168,9 +168,9 @@ fn attach_without_a_fork_server_fails_clearly() {
         .args(["attach", "/no/such/wirefuzz.sock", "--wait", "0.1"])
         .output()
         .unwrap();
-    assert_eq!(output.status.code(), Some(mcp_wirefuzz::server::attach::LOST_EXIT.into()));
+    assert_eq!(output.status.code(), Some(mcp_wirefuzz::server::transport::stdio::attach::LOST_EXIT.into()));
     let stderr = String::from_utf8_lossy(&output.stderr);
-    assert!(stderr.contains(mcp_wirefuzz::server::attach::LOST_NOTE), "{stderr}");
+    assert!(stderr.contains(mcp_wirefuzz::server::transport::stdio::attach::LOST_NOTE), "{stderr}");
     assert!(stderr.contains("no fork server at /no/such/wirefuzz.sock"), "{stderr}");
 }
 

@@ -5,7 +5,7 @@
 use mcp_wirefuzz::model::{Eras, ServerModel};
 use mcp_wirefuzz::oracle::{Policy, check};
 use mcp_wirefuzz::server::builtin::http::{self, HttpBug};
-use mcp_wirefuzz::server::http::{Directive, HttpSpec};
+use mcp_wirefuzz::server::transport::http::{Directive, HttpSpec};
 use mcp_wirefuzz::server::{Target, Timeouts};
 use mcp_wirefuzz::transcript::{Ending, Event, Input};
 use std::io::{Read, Write};

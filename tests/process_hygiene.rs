@@ -5,7 +5,7 @@
 #[path = "hostile/common.rs"]
 mod common;
 
-use mcp_wirefuzz::server::stdio::StdioTarget;
+use mcp_wirefuzz::server::transport::stdio::StdioTarget;
 use mcp_wirefuzz::server::{ServerCommand, Target, Timeouts};
 use mcp_wirefuzz::transcript::Input;
 use std::time::{Duration, Instant};

@@ -19,7 +19,7 @@ use mcp_wirefuzz::model;
 use mcp_wirefuzz::oracle::{Level, Policy, check};
 use mcp_wirefuzz::server::builtin::http::HttpBug;
 use mcp_wirefuzz::server::builtin::mutants::Mutant;
-use mcp_wirefuzz::server::http::HttpSpec;
+use mcp_wirefuzz::server::transport::http::HttpSpec;
 use mcp_wirefuzz::server::{ServerCommand, ServerSpec, Target, Timeouts};
 use mcp_wirefuzz::transcript::Input;
 use std::collections::BTreeSet;

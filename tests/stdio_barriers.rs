@@ -12,7 +12,7 @@ use mcp_wirefuzz::oracle::check;
 use mcp_wirefuzz::server::builtin::mutants::Mutant;
 use mcp_wirefuzz::server::builtin::reference::Planted;
 use mcp_wirefuzz::server::run_in_process;
-use mcp_wirefuzz::server::stdio::StdioTarget;
+use mcp_wirefuzz::server::transport::stdio::StdioTarget;
 use mcp_wirefuzz::server::{ServerCommand, Target, Timeouts};
 use mcp_wirefuzz::transcript::Input;
 use std::collections::BTreeSet;

@@ -4,7 +4,7 @@
 use mcp_wirefuzz::seeds;
 use mcp_wirefuzz::server::builtin::mutants::Mutant;
 use mcp_wirefuzz::server::builtin::reference::{Calc, Planted};
-use mcp_wirefuzz::server::stdio::StdioTarget;
+use mcp_wirefuzz::server::transport::stdio::StdioTarget;
 use mcp_wirefuzz::server::{InProcessServer, ServerCommand, Target, Timeouts, run_in_process};
 use mcp_wirefuzz::transcript::{Ending, Input, Transcript};
 use std::mem::discriminant;

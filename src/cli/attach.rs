@@ -1,9 +1,9 @@
 //! `mcp-wirefuzz attach`: the stand-in server command of a fork server (the library's
-//! [`mcp_wirefuzz::server::attach`]).
+//! [`mcp_wirefuzz::server::transport::stdio::attach`]).
 
 use super::options::seconds_option;
 use anyhow::Result;
-use mcp_wirefuzz::server::attach;
+use mcp_wirefuzz::server::transport::stdio::attach;
 use std::path::PathBuf;
 use std::process::ExitCode;
 use std::time::Duration;

@@ -200,7 +200,7 @@ pub fn run(args: FuzzArgs) -> Result<ExitCode> {
         Progress::Minimized(found) => bar.println(&report::human::minimized(found)),
     })?;
     // A worker left busy past the deadline may still hold a server: end them all.
-    mcp_wirefuzz::server::stdio::end_all();
+    mcp_wirefuzz::server::transport::stdio::end_all();
     if out_created && summary.found.is_empty() {
         // Made for the check before the run, and nothing was found: not left behind empty.
         let _ = std::fs::remove_dir(&args.out);

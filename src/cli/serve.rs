@@ -1,11 +1,12 @@
 //! `mcp-wirefuzz serve`: the built-in reference server "calc" on stdin/stdout, or over Streamable HTTP.
 
 use anyhow::{Context, Result, anyhow, bail};
+use mcp_wirefuzz::server::Status;
 use mcp_wirefuzz::server::builtin::http::{self as http_server, HttpBug};
 use mcp_wirefuzz::server::builtin::mutants::Mutant;
 use mcp_wirefuzz::server::builtin::quirks::{self, Quirky};
 use mcp_wirefuzz::server::builtin::reference::{Calc, Planted};
-use mcp_wirefuzz::server::{Status, serve};
+use mcp_wirefuzz::server::transport::in_process::serve;
 use std::io::{self, BufReader};
 use std::process::ExitCode;
 

@@ -5,7 +5,7 @@
 use anyhow::{Context, Result, bail};
 use mcp_wirefuzz::model::{self, Eras, ServerModel};
 use mcp_wirefuzz::server::builtin::mutants::Mutant;
-use mcp_wirefuzz::server::http::HttpSpec;
+use mcp_wirefuzz::server::transport::http::HttpSpec;
 use mcp_wirefuzz::server::{ServerCommand, ServerSpec, Timeouts};
 
 /// Ends every server the harness started when SIGINT, SIGTERM or SIGHUP stops it (their process groups, which a
@@ -21,7 +21,7 @@ pub fn end_servers_on_signal() -> Result<()> {
     std::thread::spawn(move || {
         if let Ok(signal) = signals.wait() {
             eprintln!("mcp-wirefuzz: {signal}: ending the servers");
-            mcp_wirefuzz::server::stdio::end_all();
+            mcp_wirefuzz::server::transport::stdio::end_all();
             std::process::exit(128 + signal as i32);
         }
     });

@@ -15,7 +15,7 @@ use crate::protocol::envelope::{self, PROTOCOL_VERSION_KEY};
 use crate::protocol::era::{HANDSHAKE_VERSIONS, MODERN_VERSIONS};
 use crate::protocol::http::{decode_header_value, foreign_origin, mirrored_name};
 use crate::protocol::methods::INITIALIZE;
-use crate::server::http::Directive;
+use crate::server::transport::http::Directive;
 use crate::server::{InProcessServer, ServerConnection};
 use anyhow::{Context, Result};
 use serde_json::{Value, json};
@@ -143,9 +143,9 @@ impl HttpBug {
         let initialized = br#"{"jsonrpc":"2.0","method":"notifications/initialized"}"#.to_vec();
         let list = br#"{"jsonrpc":"2.0","id":2,"method":"tools/list"}"#.to_vec();
         let set = |name: &str, value: &str| {
-            Directive::Next(crate::server::http::Tweak::Set(name.into(), value.into())).line()
+            Directive::Next(crate::server::transport::http::Tweak::Set(name.into(), value.into())).line()
         };
-        let drop = |name: &str| Directive::Next(crate::server::http::Tweak::Drop(name.into())).line();
+        let drop = |name: &str| Directive::Next(crate::server::transport::http::Tweak::Drop(name.into())).line();
         match self {
             HttpBug::ErrorStatus200 => vec![modern(1, "no/such/method", json!({}))],
             HttpBug::NotificationBody => vec![initialize, initialized],

@@ -241,7 +241,7 @@ const IDLE: Duration = Duration::from_millis(15);
 
 /// Serves one connection of `server` over stdio with the stdio quirks too: a slow start, replies released late
 /// when the input goes quiet, each reply in several flushed pieces with pauses between, noise on `noise` (stderr).
-/// Returns as [`crate::server::serve`] does.
+/// Returns as [`crate::server::transport::in_process::serve`] does.
 pub fn serve(
     server: &Quirky,
     input: impl Read + Send + 'static,

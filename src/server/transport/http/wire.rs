@@ -5,7 +5,7 @@
 //! read and a deadline for the whole response, and server-sent events are split by [`read_event`] one bounded
 //! line at a time, so a never-ending stream or a gigabyte body ends in a recorded problem, never a hang.
 
-use crate::server::stdio::read_bounded_line;
+use crate::server::transport::lines::read_bounded_line;
 use std::io::{self, BufRead, Read, Write};
 use std::net::TcpStream;
 use std::time::{Duration, Instant};

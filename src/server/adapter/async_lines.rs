@@ -12,7 +12,7 @@
 //! `Ok`, 1 for `Err`, see [`ServiceExit`]), and so is a panic, in the service or in any task it spawned (the server
 //! exited with code 101, the panic message as its stderr).
 
-use super::{InProcessServer, ServerConnection, Status};
+use crate::server::{InProcessServer, ServerConnection, Status};
 use std::cell::{Cell, RefCell};
 use std::future::{Future, poll_fn};
 use std::panic::{AssertUnwindSafe, PanicHookInfo};
@@ -34,7 +34,7 @@ pub const REPLY: Duration = Duration::from_secs(2);
 const CAPACITY: usize = 64 << 10;
 
 /// A line the server writes is cut here (as over stdio).
-const MAX_LINE_BYTES: usize = super::MAX_LINE_BYTES;
+const MAX_LINE_BYTES: usize = crate::server::MAX_LINE_BYTES;
 
 /// Output in reaction to one line beyond this counts as a server that will never stop writing.
 const MAX_REACTION_BYTES: usize = 64 << 20;

@@ -6,10 +6,10 @@
 //! with exit code 1 when rmcp refuses to start (for example a notification before any request), 0 when it stops on
 //! its own; a panic anywhere in it is a crash (exit code 101).
 
-use super::InProcessServer;
 use super::async_lines::LinesConnection;
 use crate::model::{Eras, ServerModel};
 use crate::oracle::Policy;
+use crate::server::InProcessServer;
 use rmcp::service::ServerInitializeError;
 use rmcp::{ServerHandler, ServiceExt};
 use tokio::io::DuplexStream;

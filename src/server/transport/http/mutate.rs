@@ -3,9 +3,9 @@
 //! both). They are lines of the conversation like any other, so a finding's case file keeps them and shrinking
 //! drops the ones the finding does not need.
 
+use super::wire::Framing;
 use super::{DIRECTIVE, Directive, Tweak};
 use crate::script::draws::Draws;
-use crate::server::http::wire::Framing;
 use crate::transcript::Input;
 
 /// One HTTP-level mutation.

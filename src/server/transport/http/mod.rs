@@ -20,13 +20,13 @@
 pub mod mutate;
 pub mod wire;
 
-use super::stdio::read_tail;
-use super::{MAX_EVENTS, MAX_LINE_BYTES, STDERR_TAIL_BYTES, ServerCommand, Target, Timeouts};
+use super::lines::read_tail;
 use crate::protocol::envelope::{self, PROTOCOL_VERSION_KEY};
 use crate::protocol::era::LATEST_MODERN_VERSION;
 use crate::protocol::http::{header_value, mirrored_name};
 use crate::protocol::methods::{CANCELLED, INITIALIZE};
 use crate::protocol::{Era, Frame};
+use crate::server::{MAX_EVENTS, MAX_LINE_BYTES, STDERR_TAIL_BYTES, ServerCommand, Target, Timeouts};
 use crate::transcript::{Ending, Event, Exchange, Input, Transcript};
 use anyhow::{Context, Result, bail};
 use serde_json::Value;

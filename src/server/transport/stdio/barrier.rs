@@ -1,0 +1,424 @@
+//! The barriers of a stdio conversation: how, at each sync point and before its input closes, the harness knows
+//! the replies owed so far are complete. On the clock ([`Barrier::Clock`]): every owed reply or the reply timeout,
+//! then quiet output for the settle time, so late replies, duplicates and replies to notifications are seen. With
+//! a sentinel ([`Barrier::Sentinel`]) on a server calibrated to answer in order: its reply. A slow tool call is
+//! cancelled rather than waited for; a server whose process ends early has crashed; one that owes replies past the
+//! timeout, or does not exit after its input closes, has hung.
+
+use super::conversation::Conversation;
+use super::process::{EXIT_DRAIN, POLL_TICK, Stdout};
+use super::sentinel::{Form, SENTINEL_PREFIX, sentinel_reply};
+use crate::model::Eras;
+use crate::protocol::{Era, RequestId};
+use crate::server::Timeouts;
+use crate::transcript::{Ending, Event};
+use std::process::ExitStatus;
+use std::sync::mpsc::RecvTimeoutError;
+use std::time::{Duration, Instant};
+
+/// How a conversation knows the replies before a sync point are complete.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Barrier {
+    /// Every owed reply or the reply timeout, then quiet output for the settle time.
+    Clock,
+    /// A sentinel `ping` with a harness-only id, on a server (serving `eras`) calibrated to answer in order:
+    /// once its reply is read, every line before it has been answered or dropped. Sent only where the
+    /// conversation's own state makes a ping harmless (see `Conversation::form`); elsewhere the clock.
+    Sentinel {
+        /// The eras the server serves.
+        eras: Eras,
+        /// True when the calibration showed a ping before `initialize` leaves the handshake as it was.
+        pre_init: bool,
+        /// True when the calibration showed the server answers a [`Form::Neutral`] line by its id, in order, and
+        /// that such a line leaves every era it serves open: a sentinel for where no ping is harmless.
+        neutral: bool,
+        /// How long a sentinel is waited for before the server is taken as silent: shorter than the reply timeout
+        /// when derived from the calibration's pace. Such a guess stands only when the server then writes nothing
+        /// more, not even the sentinel's reply, until its output ends (or the shutdown budget passes); a line after
+        /// it voids the conversation, which runs again waiting the full reply timeout.
+        wait: Duration,
+    },
+}
+
+impl Conversation<'_> {
+    /// Waits for every owed reply (up to the reply timeout), then for quiet output; `Some` when the server ended.
+    /// Requests still unanswered afterwards are not waited for again. Where a sentinel is harmless, its reply ends
+    /// the wait instead of the clock ([`Conversation::sentinel_barrier`]).
+    pub(super) fn barrier(&mut self, timeouts: Timeouts) -> Option<Ending> {
+        if !std::mem::take(&mut self.unsynced) && matches!(self.barrier, Barrier::Sentinel { .. }) {
+            return None;
+        }
+        self.settled = false;
+        let started = Instant::now();
+        let limit = if self.stalled { timeouts.settle } else { timeouts.reply_for(self.heard) };
+        loop {
+            // A sentinel waits for a server still starting (the clock, owed nothing, would wait only the settle
+            // time): so a line it crashes on is read before its input closes, however slow the machine. Not
+            // sent before the conversation has sent anything.
+            if !self.stalled
+                && (self.heard || self.spoke)
+                && let Some(form) = self.form()
+            {
+                return self.sentinel_barrier(form, timeouts);
+            }
+            let left = limit.saturating_sub(started.elapsed());
+            let wait = if self.owes() { left } else { timeouts.settle.min(left) };
+            match self.process.output.recv_timeout(wait) {
+                Ok(Stdout::Line(line)) => self.receive(line),
+                Ok(Stdout::End) | Err(RecvTimeoutError::Disconnected) => return self.ended(timeouts),
+                Err(RecvTimeoutError::Timeout) => {
+                    if !self.owes() || started.elapsed() >= limit {
+                        if !self.stalled {
+                            self.cancel_slow_tools();
+                        }
+                        self.stalled |= self.owes();
+                        self.open.clear();
+                        self.unmatched = 0;
+                        return None;
+                    }
+                }
+            }
+        }
+    }
+
+    /// The sentinel form the conversation may send now, if any: only on a server calibrated to answer in order,
+    /// and only in a state where a `ping` changes nothing the conversation would see. A modern-only server takes
+    /// an enveloped ping at any time; a dual-era server once the conversation's first request opened the modern
+    /// era (a ping must not open the era for it); a handshake connection once the conversation's own `initialize`
+    /// got a result and it sent `notifications/initialized`, or at any time when the calibration showed a ping
+    /// before `initialize` is harmless (on a dual-era server, once the first request opened the handshake era).
+    /// A server calibrated for [`Form::Neutral`] lines gets one at any time instead (it opens no era).
+    fn form(&self) -> Option<Form> {
+        let Barrier::Sentinel { eras, pre_init, neutral, .. } = self.barrier else { return None };
+        if neutral {
+            return Some(Form::Neutral);
+        }
+        let ready = pre_init || (self.handshake.result && self.handshake.initialized);
+        let era = match (self.handshake.opened, self.handshake.ahead) {
+            (Some(era), _) | (None, Some(Some(era))) => Some(era),
+            // No request ahead: a modern ping opens an era no line of the conversation will see.
+            (None, Some(None)) => Some(Era::Modern),
+            (None, None) => None,
+        };
+        match (eras, era) {
+            (Eras::Modern, _) | (Eras::Dual, Some(Era::Modern)) => Some(Form::Modern),
+            (Eras::Handshake, _) | (Eras::Dual, Some(Era::Handshake)) if ready => Some(Form::Handshake),
+            _ => None,
+        }
+    }
+
+    /// Sends a sentinel and reads until its reply; when a request is still owed then, a second one (a server that
+    /// reads its input in chunks may have read the first sentinel with the request and answered it first). Requests
+    /// owed after that were dropped. A sentinel not answered within the barrier's wait stalls the conversation, as an
+    /// owed reply would; when that wait is shorter than the reply timeout, the stall is a guess that stands only while
+    /// the server stays silent (see [`Barrier::Sentinel`]). The start-up allowance counts only until the server's
+    /// first line.
+    fn sentinel_barrier(&mut self, form: Form, timeouts: Timeouts) -> Option<Ending> {
+        let Barrier::Sentinel { wait, .. } = self.barrier else { return None };
+        let guess = wait < timeouts.reply;
+        for _ in 0..2 {
+            let id = format!("{SENTINEL_PREFIX}{}", self.sentinels);
+            self.sentinels += 1;
+            if let Some(input) = &self.process.input {
+                let mut line = form.sentinel(&id);
+                line.push(b'\n');
+                let _ = input.send(line);
+            }
+            let mut until = Instant::now() + if self.heard { wait } else { wait + timeouts.startup };
+            loop {
+                // A server that writes without end never lets the wait time out: the clock is read here too.
+                let received = match Instant::now() < until {
+                    true => self.process.output.recv_timeout(until.saturating_duration_since(Instant::now())),
+                    false => Err(RecvTimeoutError::Timeout),
+                };
+                match received {
+                    Ok(Stdout::Line(line)) => {
+                        let answered = serde_json::from_slice::<serde_json::Value>(&line.bytes)
+                            .is_ok_and(|reply| sentinel_reply(&reply) == Some(id.as_str()));
+                        if guess && !self.heard {
+                            until = until.min(Instant::now() + wait);
+                        }
+                        self.receive(line);
+                        if answered {
+                            break;
+                        }
+                    }
+                    Ok(Stdout::End) | Err(RecvTimeoutError::Disconnected) => return self.ended(timeouts),
+                    Err(RecvTimeoutError::Timeout) => {
+                        self.stalled = true;
+                        self.guessed |= guess;
+                        self.open.clear();
+                        self.unmatched = 0;
+                        return None;
+                    }
+                }
+            }
+            if !self.owes() {
+                break;
+            }
+        }
+        // The sentinel's reply answers everything sent before it: a tool call still open is running, not dropped;
+        // but one whose id the client reused is not waited for once a twin was answered.
+        self.answered_up_to = Some(self.sent);
+        let twins: Vec<RequestId> = self.open.keys().filter(|id| self.twins_answered.contains(*id)).cloned().collect();
+        for id in twins {
+            self.open.remove(&id);
+            self.let_go.insert(id);
+        }
+        if let Some(ending) = self.await_slow_tools(timeouts) {
+            return Some(ending);
+        }
+        self.dropped.extend(self.open.drain().map(|(id, _)| id));
+        self.unmatched = 0;
+        self.settled = true;
+        None
+    }
+
+    /// The open tool calls the server answered later requests past: running, not dropped.
+    fn slow_tools(&self) -> Vec<RequestId> {
+        let Some(up_to) = self.answered_up_to else { return Vec::new() };
+        self.open.keys().filter(|id| self.tool_calls.get(*id).is_some_and(|(_, at)| *at < up_to)).cloned().collect()
+    }
+
+    /// After a sentinel's reply: waits up to the reply timeout for the tool calls still running, then cancels those
+    /// still open ([`Conversation::cancel_slow_tools`]); `Some` when the server ended.
+    fn await_slow_tools(&mut self, timeouts: Timeouts) -> Option<Ending> {
+        let until = Instant::now() + timeouts.reply;
+        while !self.slow_tools().is_empty() && Instant::now() < until {
+            match self.process.output.recv_timeout(until.saturating_duration_since(Instant::now())) {
+                Ok(Stdout::Line(line)) => self.receive(line),
+                Ok(Stdout::End) | Err(RecvTimeoutError::Disconnected) => return self.ended(timeouts),
+                Err(RecvTimeoutError::Timeout) => break,
+            }
+        }
+        self.cancel_slow_tools();
+        None
+    }
+
+    /// Cancels every tool call still open at the reply timeout while the server answered a request sent after it:
+    /// a slow tool, not a hung server (lifecycle.mdx §Timeouts: on a timeout the sender SHOULD issue a
+    /// cancellation notification and stop waiting; cancellation.mdx: no response is owed then). The
+    /// `notifications/cancelled` lines are recorded, so the oracle owes those calls nothing.
+    fn cancel_slow_tools(&mut self) {
+        for id in self.slow_tools() {
+            self.open.remove(&id);
+            if let Some((cancel, _)) = self.tool_calls.get(&id).cloned() {
+                self.record(Event::Sent(cancel.clone()));
+                if let Some(input) = &self.process.input {
+                    let mut framed = cancel;
+                    framed.push(b'\n');
+                    let _ = input.send(framed);
+                }
+            }
+            self.let_go.insert(id);
+        }
+    }
+
+    /// The output ended: how the process exited, once it has (waiting up to the reply timeout for it).
+    fn ended(&mut self, timeouts: Timeouts) -> Option<Ending> {
+        let status = self.process.wait_for_exit(timeouts.reply)?;
+        Some(self.process.exited(status))
+    }
+
+    /// Collects output for up to `linger` with stdin still open; `Some` when the server ended its output in that
+    /// time (then it gets up to `exit` to exit).
+    pub(super) fn linger(&mut self, linger: Duration, exit: Duration) -> Option<Ending> {
+        let until = Instant::now() + linger;
+        while !linger.is_zero() {
+            match self.process.output.recv_timeout(until.saturating_duration_since(Instant::now())) {
+                Ok(Stdout::Line(line)) => self.receive(line),
+                Ok(Stdout::End) | Err(RecvTimeoutError::Disconnected) => {
+                    let status = self.process.wait_for_exit(exit)?;
+                    return Some(self.process.exited(status));
+                }
+                Err(RecvTimeoutError::Timeout) => return None,
+            }
+        }
+        None
+    }
+
+    /// Closes stdin, collects what the server writes until it closes stdout, and waits for it to exit. A server
+    /// that exits while something it started (a grandchild) holds its stdout open has closed: what it wrote is
+    /// read for [`EXIT_DRAIN`] more, and the grandchild is ended with the server's process group.
+    pub(super) fn close(&mut self, timeouts: Timeouts) -> Ending {
+        self.process.input = None;
+        let budget = if self.heard { timeouts.shutdown.max(timeouts.reply) } else { timeouts.reply_for(false) };
+        let until = Instant::now() + budget;
+        let mut exited: Option<Instant> = None;
+        loop {
+            let limit = exited.map_or(until, |at| until.min(at + EXIT_DRAIN));
+            let wait = limit.saturating_duration_since(Instant::now()).min(POLL_TICK);
+            match self.process.output.recv_timeout(wait) {
+                Ok(Stdout::Line(line)) => self.receive(line),
+                Ok(Stdout::End) | Err(RecvTimeoutError::Disconnected) => break,
+                Err(RecvTimeoutError::Timeout) => {
+                    if exited.is_none()
+                        && let Ok(Some(status)) = self.process.child.try_wait()
+                    {
+                        self.exits(status);
+                        exited = Some(Instant::now());
+                    }
+                    if Instant::now() >= limit {
+                        if exited.is_some() {
+                            return Ending::Closed;
+                        }
+                        return Ending::Hung { waited_ms: budget.as_millis() as u64 };
+                    }
+                }
+            }
+        }
+        match self.process.wait_for_exit(until.saturating_duration_since(Instant::now())) {
+            Some(status) => {
+                self.exits(status);
+                Ending::Closed
+            }
+            None => Ending::Hung { waited_ms: budget.as_millis() as u64 },
+        }
+    }
+
+    /// Follows the exit of a server whose input was closed: after a guessed stall, an exit that is not a success
+    /// voids the guess (the server may have been about to crash on a line before its input closed, which the full
+    /// reply timeout would have seen as a crash).
+    fn exits(&mut self, status: ExitStatus) {
+        self.late |= self.guessed && !status.success();
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::super::StdioTarget;
+    use super::super::test_servers::*;
+    use crate::model::Eras;
+    use crate::server::Target;
+    use crate::transcript::{Ending, Event, Input};
+
+    #[test]
+    fn replies_are_collected_and_the_server_closed() {
+        let echo = sh(r#"while read -r line; do echo '{"jsonrpc":"2.0","id":1,"result":{}}'; done"#);
+        let transcript = StdioTarget::new(echo, quick()).run(&[request(1), Input::Sync]).unwrap();
+        assert_eq!(transcript.ending, Ending::Closed);
+        assert_eq!(transcript.events.len(), 3, "{transcript:?}");
+        assert!(matches!(transcript.events[2], Event::Sync));
+    }
+
+    #[test]
+    fn a_server_that_never_answers_has_hung() {
+        let transcript = StdioTarget::new(sh("sleep 10"), quick()).run(&[request(1)]).unwrap();
+        assert_eq!(transcript.ending, Ending::Hung { waited_ms: 500 });
+    }
+    #[test]
+    fn a_slow_tool_call_is_cancelled_when_later_requests_are_answered() {
+        let call = Input::Line(br#"{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"slow"}}"#.to_vec());
+        // Answers every ping (id 2) and never the tool call: a slow tool on a live server.
+        let slow = sh(
+            r#"while read -r line; do case "$line" in *'"ping"'*) echo '{"jsonrpc":"2.0","id":2,"result":{}}';; esac; done"#,
+        );
+        let transcript = StdioTarget::new(slow.clone(), quick()).run(&[call.clone(), request(2), Input::Sync]).unwrap();
+        let cancel =
+            br#"{"jsonrpc":"2.0","method":"notifications/cancelled","params":{"requestId":1,"reason":"timed out"}}"#;
+        assert!(transcript.events.contains(&Event::Sent(cancel.to_vec())), "{transcript:?}");
+        assert_eq!(transcript.ending, Ending::Closed);
+        let findings = crate::oracle::check(&transcript, &crate::oracle::Policy::default());
+        assert!(findings.is_empty(), "{findings:?}");
+        // A call with an id beyond 2^53 that a JavaScript server drops is JSONRPC-BIG-ID, never cancelled.
+        let big = Input::Line(
+            br#"{"jsonrpc":"2.0","id":9007199254740993,"method":"tools/call","params":{"name":"slow"}}"#.to_vec(),
+        );
+        let transcript = StdioTarget::new(slow.clone(), quick()).run(&[big, request(2), Input::Sync]).unwrap();
+        let findings = crate::oracle::check(&transcript, &crate::oracle::Policy::default());
+        assert!(findings.iter().any(|f| f.rule == "JSONRPC-BIG-ID"), "{findings:?}");
+        // The same call with nothing answered after it: no sign of life, so it is still owed.
+        let transcript = StdioTarget::new(slow, quick()).run(&[request(2), Input::Sync, call, Input::Sync]).unwrap();
+        assert!(!transcript.events.iter().any(|e| matches!(e, Event::Sent(line) if line == cancel)));
+        let findings = crate::oracle::check(&transcript, &crate::oracle::Policy::default());
+        assert!(findings.iter().any(|f| f.rule == "JSONRPC-RESPONSE-MISSING"), "{findings:?}");
+    }
+
+    #[test]
+    fn a_tool_call_whose_id_was_reused_is_not_waited_for_once_a_twin_is_answered() {
+        let line = |text: &str| Input::Line(text.as_bytes().to_vec());
+        let call = line(r#"{"jsonrpc":"2.0","id":"4","method":"tools/call","params":{"name":"slow"}}"#);
+        let ping = |id: &str| line(&format!(r#"{{"jsonrpc":"2.0","id":"{id}","method":"ping"}}"#));
+        // Answers everything in order but tool calls: a slow tool on a live server.
+        let server = answering(
+            r#"while read -r l; do case "$l" in *tools/call*) continue;; esac; id=$(idof "$l"); [ -n "$id" ] && reply "$id"; done"#,
+        );
+        // How many cancellations the conversation sent (one per slow tool it waited for); it is judged clean.
+        let cancels = |inputs: &[Input]| {
+            let mut target = StdioTarget::new(server.clone(), quick()).with_sentinels(Eras::Handshake);
+            let transcript = target.run(inputs).unwrap();
+            let findings = crate::oracle::check(&transcript, &crate::oracle::Policy::default());
+            assert!(findings.is_empty(), "{findings:?}");
+            let cancel = |l: &Vec<u8>| l.windows(9).any(|w| w == b"cancelled");
+            transcript.events.iter().filter(|e| matches!(e, Event::Sent(l) if cancel(l))).count()
+        };
+        assert_eq!(cancels(&[call.clone(), ping("5"), Input::Sync]), 1, "a slow tool: waited for, then cancelled");
+        assert_eq!(cancels(&[call, ping("4"), Input::Sync]), 0, "a reused id: who answered what is not judged");
+    }
+    #[test]
+    fn a_barrier_waits_for_the_reply_to_a_batch_on_2025_03_26_only() {
+        let init = |version: &str| {
+            Input::Line(
+                format!(
+                    r#"{{"jsonrpc":"2.0","id":0,"method":"initialize","params":{{"protocolVersion":"{version}"}}}}"#
+                )
+                .into_bytes(),
+            )
+        };
+        let batch = Input::Line(br#"[{"jsonrpc":"2.0","id":1,"method":"ping"}]"#.to_vec());
+        for (version, waits) in [("2025-03-26", true), ("2025-06-18", false)] {
+            let server = sh(&format!(
+                r#"read -r a; echo '{{"jsonrpc":"2.0","id":0,"result":{{"protocolVersion":"{version}"}}}}'; read -r b; sleep 0.2; echo '[{{"jsonrpc":"2.0","id":1,"result":{{}}}}]'; read -r c"#
+            ));
+            let inputs = [init(version), Input::Sync, batch.clone(), Input::Sync];
+            let transcript = StdioTarget::new(server, quick()).cold().run(&inputs).unwrap();
+            let array = transcript
+                .events
+                .iter()
+                .position(|e| matches!(e, Event::Received { line, .. } if line.starts_with(b"[")));
+            let last_sync = transcript.events.iter().rposition(|e| matches!(e, Event::Sync));
+            assert_eq!(array < last_sync, waits, "{version}: {transcript:?}");
+        }
+    }
+    #[test]
+    fn neutral_sentinels_go_everywhere_on_a_server_that_takes_them_and_pings_only_where_harmless() {
+        let line = |text: &str| Input::Line(text.as_bytes().to_vec());
+        let note = line(r#"{"jsonrpc":"2.0","method":"notifications/cancelled"}"#);
+        let modern = line(
+            r#"{"jsonrpc":"2.0","id":"m","method":"tools/list","params":{"_meta":{"io.modelcontextprotocol/protocolVersion":"2026-07-28"}}}"#,
+        );
+        // The second notification is ahead of the first request at the sync point: no ping may go there.
+        let inputs = [note.clone(), Input::Sync, note, modern, Input::Sync];
+        let seen = |answers_neutral: bool| {
+            let log = std::env::temp_dir().join(format!("wirefuzz-neutral-{}-{answers_neutral}", std::process::id()));
+            let _ = std::fs::remove_file(&log);
+            let filter = if answers_neutral { "" } else { r#"case "$l" in *'"method"'*) ;; *) continue;; esac;"# };
+            let server = answering(&format!(
+                r#"while read -r l; do printf '%s\n' "$l" >> '{}'; {filter} id=$(idof "$l"); [ -n "$id" ] && reply "$id"; done"#,
+                log.display()
+            ));
+            let mut target = StdioTarget::new(server, quick()).with_sentinels(Eras::Dual);
+            let transcript = target.run(&inputs).unwrap();
+            assert_eq!(transcript.events.iter().filter(|e| matches!(e, Event::Received { .. })).count(), 1);
+            let lines = std::fs::read_to_string(&log).unwrap();
+            let _ = std::fs::remove_file(&log);
+            // Calibration runs wrote their lines first: the conversation's start with its first notification.
+            let at = lines.find("notifications/cancelled").unwrap();
+            let lines = &lines[lines[..at].rfind('\n').map_or(0, |n| n + 1)..];
+            // The lines the server read, each named by its method, or `neutral` for a sentinel without one.
+            lines
+                .lines()
+                .map(|l| match serde_json::from_str::<serde_json::Value>(l).unwrap().get("method") {
+                    Some(method) => method.as_str().unwrap().to_string(),
+                    None => "neutral".to_string(),
+                })
+                .collect::<Vec<_>>()
+        };
+        assert_eq!(
+            seen(true),
+            ["notifications/cancelled", "neutral", "notifications/cancelled", "tools/list", "neutral"]
+        );
+        // Without them: the clock where the era ahead is unclear, a modern ping once the conversation opened it.
+        assert_eq!(seen(false), ["notifications/cancelled", "notifications/cancelled", "tools/list", "ping"]);
+    }
+}

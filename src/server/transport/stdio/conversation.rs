@@ -1,0 +1,497 @@
+//! One conversation on a stdio server process: the lines sent and the replies read, which requests still owe a
+//! reply (batches once the connection negotiated 2025-03-26, reused ids, tool calls that may be cancelled), the
+//! conversation's own era and handshake (which decide where a ping sentinel is harmless), and how it ended for the
+//! target ([`End`]). Its barriers are in [`super::barrier`].
+
+use super::barrier::Barrier;
+use super::process::Process;
+use super::reply_to;
+use super::sentinel::sentinel_reply;
+use crate::protocol::envelope::{self, META};
+use crate::protocol::era::BATCH_VERSION;
+use crate::protocol::id::is_big;
+use crate::protocol::methods::{CANCELLED, INITIALIZE, INITIALIZED, TOOLS_CALL};
+use crate::protocol::{Era, Frame, IdField, RequestId};
+use crate::server::transport::lines::OutputLine;
+use crate::server::{MAX_EVENTS, Timeouts};
+use crate::transcript::{Ending, Event, Input, Transcript};
+use std::collections::{HashMap, HashSet};
+
+/// How a conversation on a process ended for the target.
+pub(super) enum End {
+    /// The process is done (closed, exited or killed).
+    Done,
+    /// The conversation ended cleanly with the process still serving: it may serve the next one.
+    Kept(Process),
+    /// A reply came after a sentinel had shown its request dropped: the server reorders, the transcript is void.
+    Reordered,
+    /// The server wrote a line after a sentinel was given up before the reply timeout: the transcript is void.
+    Late,
+}
+
+impl Process {
+    /// Runs one conversation on this process. It ends with stdin closed and the process gone, or, with `keep` and a
+    /// clean run (every sentinel answered, nothing dropped), with the process handed back still serving.
+    pub(super) fn converse(
+        mut self,
+        inputs: &[Input],
+        timeouts: Timeouts,
+        barrier: Barrier,
+        keep: bool,
+    ) -> (Transcript, End) {
+        let mut talk = Conversation {
+            process: &mut self,
+            events: Vec::new(),
+            open: HashMap::new(),
+            unmatched: 0,
+            stalled: false,
+            heard: false,
+            cut: false,
+            batches: Batches::default(),
+            barrier,
+            handshake: Handshake::default(),
+            sentinels: 0,
+            settled: false,
+            dropped: HashSet::new(),
+            reordered: false,
+            tool_calls: HashMap::new(),
+            order: HashMap::new(),
+            sent: 0,
+            answered_up_to: None,
+            let_go: HashSet::new(),
+            reused: HashSet::new(),
+            twins_answered: HashSet::new(),
+            guessed: false,
+            late: false,
+            unsynced: false,
+            spoke: false,
+        };
+        // Only a ping sentinel reads the era the lines ahead open (`Conversation::form`): the clock and neutral
+        // sentinels need not parse them at every sync point.
+        let reads_ahead = matches!(barrier, Barrier::Sentinel { neutral: false, .. });
+        for (at, input) in inputs.iter().enumerate() {
+            match input {
+                Input::Line(line) => talk.send(line),
+                Input::Sync => {
+                    if reads_ahead {
+                        talk.handshake.ahead = first_opening(&inputs[at + 1..]);
+                    }
+                    if let Some(ending) = talk.barrier(timeouts) {
+                        return talk.finish(ending);
+                    }
+                    talk.events.push(Event::Sync);
+                }
+            }
+        }
+        talk.handshake.ahead = first_opening(&[]);
+        if let Some(ending) = talk.barrier(timeouts) {
+            return talk.finish(ending);
+        }
+        let idle = talk.dropped.is_empty() && talk.let_go.is_empty();
+        if keep && talk.settled && !talk.stalled && !talk.reordered && !talk.cut && idle {
+            let events = std::mem::take(&mut talk.events);
+            return (Transcript { events, ending: Ending::Closed }, End::Kept(self));
+        }
+        if let Some(ending) = talk.linger(timeouts.linger, timeouts.reply) {
+            return talk.finish(ending);
+        }
+        let ending = talk.close(timeouts);
+        talk.finish(ending)
+    }
+}
+
+/// The state of one conversation: what was recorded and which requests still owe a reply.
+pub(super) struct Conversation<'a> {
+    pub(super) process: &'a mut Process,
+    pub(super) events: Vec<Event>,
+    /// Open request ids and how many requests with that id are open.
+    pub(super) open: HashMap<RequestId, usize>,
+    /// Replies since the last barrier whose id matched no open request (a wrong id, or null).
+    pub(super) unmatched: usize,
+    /// Set once a reply failed to come in time; later barriers only settle.
+    pub(super) stalled: bool,
+    /// Set once the server has written a line (it has started).
+    pub(super) heard: bool,
+    /// Set once an event was dropped past [`MAX_EVENTS`]: the transcript ends as cut.
+    pub(super) cut: bool,
+    /// Whether the connection takes batches (it negotiated 2025-03-26), so a batch's requests owe replies too.
+    pub(super) batches: Batches,
+    /// How barriers know the replies are complete.
+    pub(super) barrier: Barrier,
+    /// How far the conversation's own `initialize` handshake is (when a plain sentinel becomes harmless).
+    pub(super) handshake: Handshake,
+    /// Sentinels sent so far (each gets the next id).
+    pub(super) sentinels: u64,
+    /// True when the last barrier ended on a sentinel's reply.
+    pub(super) settled: bool,
+    /// Requests a sentinel showed dropped; a reply to one later means the server reorders.
+    pub(super) dropped: HashSet<RequestId>,
+    /// Set when a sentinel was given up after a first wait shorter than the reply timeout.
+    pub(super) guessed: bool,
+    /// Set when the server wrote a line after that: the guess was wrong, the transcript is void.
+    pub(super) late: bool,
+    /// Set when a line was sent since the last barrier. Without one, a barrier on a server calibrated to answer in
+    /// order has nothing to wait for: the last barrier (or the start) saw everything the lines before it caused, and
+    /// the clock would only wait for lines the server writes on its own.
+    pub(super) unsynced: bool,
+    /// Set once the conversation has written a line.
+    pub(super) spoke: bool,
+    /// Set when a reply came after a sentinel had shown its request dropped.
+    pub(super) reordered: bool,
+    /// The well-formed `tools/call` requests sent, by id: the `notifications/cancelled` that lets each go, and the
+    /// order it was sent in ([`Conversation::cancel_slow_tools`]).
+    pub(super) tool_calls: HashMap<RequestId, (Vec<u8>, u64)>,
+    /// The send order of every request that owes a reply (the last one sent with that id).
+    pub(super) order: HashMap<RequestId, u64>,
+    /// Requests sent so far.
+    pub(super) sent: u64,
+    /// The latest send order among the requests answered (a sentinel's reply answers everything sent before it).
+    pub(super) answered_up_to: Option<u64>,
+    /// Requests no longer waited for: tool calls cancelled after the reply timeout, and requests whose id the
+    /// client reused while they were open once one of the twins was answered. A late reply to one is neither
+    /// counted nor a reorder.
+    pub(super) let_go: HashSet<RequestId>,
+    /// Ids sent while a request with the same id was open (the client reused them).
+    pub(super) reused: HashSet<RequestId>,
+    /// Reused ids a reply came for: the oracle takes such a group of twins as answered, whichever the reply was
+    /// for, and judges none of them.
+    pub(super) twins_answered: HashSet<RequestId>,
+}
+
+/// The conversation's own handshake, as the server sees it: the era its first request opened, whether an
+/// `initialize` got a result, and whether `notifications/initialized` was sent.
+#[derive(Default)]
+pub(super) struct Handshake {
+    pub(super) opened: Option<Era>,
+    /// At a sync point, the era the next request after it will open ([`first_opening`] of the lines still to send;
+    /// `None` when unclear): a sentinel sent there opens the same era. Lines already sent had their say before any
+    /// sentinel, so only the lines ahead can make it unclear.
+    pub(super) ahead: Option<Option<Era>>,
+    pub(super) initialize_ids: Vec<RequestId>,
+    pub(super) initialized: bool,
+    pub(super) result: bool,
+}
+
+/// How far the connection is from taking batches: the ids of the `initialize` requests that asked for 2025-03-26,
+/// until a result grants it.
+#[derive(Default)]
+pub(super) struct Batches {
+    pub(super) asked: Vec<RequestId>,
+    pub(super) granted: bool,
+}
+
+impl Conversation<'_> {
+    /// Records and sends a line, noting the reply it owes.
+    fn send(&mut self, line: &[u8]) {
+        self.unsynced = true;
+        self.spoke = true;
+        self.record(Event::Sent(line.to_vec()));
+        self.handshake.sent(line);
+        if self.batches.granted && line.trim_ascii_start().starts_with(b"[") {
+            if let Ok(serde_json::Value::Array(items)) = serde_json::from_slice(line) {
+                for item in items {
+                    if let Some(id) = owed_reply(&serde_json::to_vec(&item).unwrap_or_default()) {
+                        self.owe(id);
+                    }
+                }
+            }
+        } else if let Some(id) = owed_reply(line) {
+            if !self.batches.granted && asks_for_batches(line) {
+                self.batches.asked.push(id.clone());
+            }
+            self.sent += 1;
+            self.order.insert(id.clone(), self.sent);
+            if let Some(cancel) = tool_call_cancel(line) {
+                self.tool_calls.insert(id.clone(), (cancel, self.sent));
+            }
+            self.owe(id);
+        }
+        if let Some(input) = &self.process.input {
+            let mut framed = line.to_vec();
+            framed.push(b'\n');
+            let _ = input.send(framed);
+        }
+    }
+
+    /// Follows and records a line the server wrote.
+    pub(super) fn receive(&mut self, line: OutputLine) {
+        self.heard = true;
+        self.late |= self.guessed;
+        let value = serde_json::from_slice(&line.bytes).ok();
+        if let Some(reply) = &value {
+            if sentinel_reply(reply).is_some() {
+                return;
+            }
+            if let Some(Some(id)) = reply_to(reply) {
+                self.reordered |= self.dropped.contains(&id);
+                self.handshake.answered(&id, reply);
+            }
+        }
+        match value {
+            Some(serde_json::Value::Array(items)) if self.batches.granted => {
+                items.iter().for_each(|item| self.take(item))
+            }
+            Some(reply) => {
+                if !self.batches.asked.is_empty() && grants_batches(&reply, &self.batches.asked) {
+                    self.batches = Batches { asked: Vec::new(), granted: true };
+                }
+                self.take(&reply);
+            }
+            None => {}
+        }
+        self.record(Event::Received { line: line.bytes, truncated: line.truncated });
+    }
+
+    /// Counts a request sent with `id` as owed its reply, noting an id reused while a request with it is open.
+    fn owe(&mut self, id: RequestId) {
+        if self.open.contains_key(&id) {
+            self.reused.insert(id.clone());
+        }
+        *self.open.entry(id).or_default() += 1;
+    }
+
+    /// Counts a reply against the request it answers, or as unmatched.
+    fn take(&mut self, reply: &serde_json::Value) {
+        match reply_to(reply) {
+            Some(Some(id)) if self.let_go.contains(&id) && !self.open.contains_key(&id) => {}
+            Some(Some(id)) if self.open.contains_key(&id) => {
+                if self.reused.contains(&id) {
+                    self.twins_answered.insert(id.clone());
+                }
+                let answered = self.order.get(&id).copied();
+                self.answered_up_to = self.answered_up_to.max(answered);
+                let count = self.open.entry(id.clone()).or_default();
+                *count -= 1;
+                if *count == 0 {
+                    self.open.remove(&id);
+                }
+            }
+            Some(_) => self.unmatched += 1,
+            None => {}
+        }
+    }
+
+    /// True while some request has neither its reply nor a reply with a wrong id that may stand for it.
+    pub(super) fn owes(&self) -> bool {
+        self.open.values().sum::<usize>() > self.unmatched
+    }
+
+    pub(super) fn record(&mut self, event: Event) {
+        if self.events.len() < MAX_EVENTS {
+            self.events.push(event);
+        } else {
+            self.cut = true;
+        }
+    }
+
+    /// The transcript, and how the process ended for the target: void when the server showed it reorders, or that
+    /// a guessed stall was wrong.
+    fn finish(self, ending: Ending) -> (Transcript, End) {
+        let end = match (self.reordered, self.late) {
+            (true, _) => End::Reordered,
+            (false, true) => End::Late,
+            (false, false) => End::Done,
+        };
+        let ending = if self.cut { Ending::Cut { events: self.events.len() } } else { ending };
+        (Transcript { events: self.events, ending }, end)
+    }
+}
+
+/// The era the first request of `inputs` opens: `Some(None)` when no line may be a request, `None` when unclear.
+/// A lenient server may take a line that is not a well-formed request as one (a batch, an object with a method
+/// and extra members, a value with trailing bytes), so every line up to the first well-formed request that may be
+/// one must open the same era; a notification before it makes it unclear (a buggy server may let it pick the era).
+fn first_opening(inputs: &[Input]) -> Option<Option<Era>> {
+    let mut era = None;
+    for input in inputs {
+        let Input::Line(line) = input else { continue };
+        let (this, well_formed) = match Frame::parse(line) {
+            Frame::Request(request) => (envelope::opening_era(&request.method, request.params.as_ref()), true),
+            // A server may (wrongly) let a notification pick its era: a sentinel ahead of it would pick first.
+            Frame::Notification(_) => return None,
+            Frame::Blank | Frame::Response(_) => continue,
+            _ => match lenient_opening(line) {
+                Some(this) => (this, false),
+                None => continue,
+            },
+        };
+        if era.is_some_and(|era| era != this) {
+            return None;
+        }
+        era = Some(this);
+        if well_formed {
+            break;
+        }
+    }
+    Some(era)
+}
+
+/// The era a line that is not a well-formed request would open if a lenient server took it as one: its first JSON
+/// value, or a batch's first member, as an object with a method and an id.
+fn lenient_opening(line: &[u8]) -> Option<Era> {
+    let value = serde_json::Deserializer::from_slice(line).into_iter::<serde_json::Value>().next()?.ok()?;
+    let object = match &value {
+        serde_json::Value::Array(items) => items.first()?,
+        object => object,
+    };
+    let method = object.get("method")?;
+    object.get("id")?;
+    Some(envelope::opening_era(method.as_str().unwrap_or_default(), object.get("params")))
+}
+
+impl Handshake {
+    /// Follows a line the conversation sent.
+    fn sent(&mut self, line: &[u8]) {
+        match Frame::parse(line) {
+            Frame::Request(request) => {
+                self.opened.get_or_insert(envelope::opening_era(&request.method, request.params.as_ref()));
+                if request.method == INITIALIZE {
+                    self.initialize_ids.push(request.id);
+                }
+            }
+            Frame::Notification(notification) if notification.method == INITIALIZED => self.initialized = true,
+            _ => {}
+        }
+    }
+
+    /// Follows a reply to request `id`.
+    fn answered(&mut self, id: &RequestId, reply: &serde_json::Value) {
+        if self.initialize_ids.contains(id) && reply.get("result").is_some_and(|r| r.is_object()) {
+            self.result = true;
+        }
+    }
+}
+
+/// The id a line's reply will carry, when the line is a request that owes one: a valid request whose params are
+/// absent or an object (MCP's shape; anything else is malformed and may be answered or not).
+fn owed_reply(line: &[u8]) -> Option<RequestId> {
+    match Frame::parse(line) {
+        Frame::Request(request) if request.params.as_ref().is_none_or(|p| p.is_object()) => Some(request.id),
+        _ => None,
+    }
+}
+
+/// For a well-formed `tools/call` request (params an object naming a tool, `_meta` absent or an object, no member
+/// beyond the four, a string id or an integer one within ±(2^53 − 1): a request every parser reads alike, so that
+/// dropping it is no finding of its own), the `notifications/cancelled` that cancels it, carrying its id as sent and
+/// its `_meta` (the era's envelope).
+fn tool_call_cancel(line: &[u8]) -> Option<Vec<u8>> {
+    let message: serde_json::Value = serde_json::from_slice(line).ok()?;
+    let params = message.get("params")?.as_object()?;
+    if message.get("method")?.as_str()? != TOOLS_CALL || !params.get("name")?.is_string() {
+        return None;
+    }
+    let plain = message.as_object()?.keys().all(|key| matches!(key.as_str(), "jsonrpc" | "id" | "method" | "params"));
+    let id_alike = IdField::of(message.get("id")).valid().is_some_and(|id| !is_big(id));
+    if !plain || !id_alike {
+        return None;
+    }
+    let mut cancel = serde_json::json!({ "requestId": message.get("id")?, "reason": "timed out" });
+    match params.get(META) {
+        None => {}
+        Some(serde_json::Value::Object(meta)) => {
+            let mut meta = meta.clone();
+            meta.remove("progressToken");
+            cancel[META] = serde_json::Value::Object(meta);
+        }
+        Some(_) => return None,
+    }
+    let notification = serde_json::json!({ "jsonrpc": "2.0", "method": CANCELLED, "params": cancel });
+    Some(notification.to_string().into_bytes())
+}
+
+/// True for an `initialize` request asking for the version whose connections take batches.
+fn asks_for_batches(line: &[u8]) -> bool {
+    matches!(Frame::parse(line), Frame::Request(request) if request.method == INITIALIZE
+        && request.params.as_ref().and_then(|p| p.get("protocolVersion")) == Some(&BATCH_VERSION.into()))
+}
+
+/// True for a result to one of the `asked` initialize requests that grants the version whose connections take
+/// batches.
+fn grants_batches(reply: &serde_json::Value, asked: &[RequestId]) -> bool {
+    IdField::of(reply.get("id")).valid().is_some_and(|id| asked.contains(id))
+        && reply.get("result").and_then(|r| r.get("protocolVersion")) == Some(&BATCH_VERSION.into())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::super::test_servers::*;
+    use super::super::{StdioTarget, self_contained};
+    use super::*;
+    use crate::server::{MAX_LINE_BYTES, Target};
+    use std::time::Duration;
+
+    #[test]
+    fn a_flood_and_a_huge_line_stay_bounded() {
+        let huge = sh("head -c 3000000 /dev/zero | tr '\\0' a; echo; yes");
+        let transcript = StdioTarget::new(huge, quick()).run(&[request(1)]).unwrap();
+        let Event::Received { line, truncated: true } = &transcript.events[1] else { panic!("not cut") };
+        assert_eq!(line.len(), MAX_LINE_BYTES);
+        assert_eq!(transcript.ending, Ending::Cut { events: transcript.events.len() });
+    }
+    #[test]
+    fn a_cut_transcript_says_so_and_judges_nothing_it_did_not_see() {
+        // The reply comes after more notifications than the harness keeps.
+        let note = r#"{"jsonrpc":"2.0","method":"notifications/message","params":{"level":"info","data":"x"}}"#;
+        let flood = sh(&format!(
+            r#"read -r line; yes '{note}' | head -n {}; echo '{{"jsonrpc":"2.0","id":1,"result":{{}}}}'; read -r line"#,
+            MAX_EVENTS + 10
+        ));
+        let patient = Timeouts { reply: Duration::from_secs(20), ..quick() };
+        let transcript = StdioTarget::new(flood, patient).cold().run(&[request(1), Input::Sync]).unwrap();
+        let kept = transcript.events.len();
+        assert!(kept >= MAX_EVENTS && transcript.ending == Ending::Cut { events: kept }, "{:?}", transcript.ending);
+        assert!(transcript.render().contains(&format!("CUT: the harness kept {kept} events")));
+        let findings = crate::oracle::check(&transcript, &crate::oracle::Policy::default());
+        assert!(
+            findings.iter().all(|f| f.rule != "JSONRPC-RESPONSE-MISSING" && f.rule != "SERVER-HANG"),
+            "{findings:?}"
+        );
+        // What was seen is still judged, and says the transcript was cut.
+        let mut broken = transcript.clone();
+        broken.events.insert(1, Event::Received { line: b"{oops".to_vec(), truncated: false });
+        let findings = crate::oracle::check(&broken, &crate::oracle::Policy::default());
+        assert!(
+            !findings.is_empty()
+                && findings
+                    .iter()
+                    .all(|f| f.detail.ends_with(&format!("(the transcript was cut after {kept} events)"))),
+            "{findings:?}"
+        );
+    }
+    #[test]
+    fn only_mcp_shaped_requests_owe_a_reply() {
+        assert_eq!(owed_reply(br#"{"jsonrpc":"2.0","id":"a","method":"x","params":{}}"#), Some(RequestId::string("a")));
+        assert_eq!(owed_reply(br#"{"jsonrpc":"2.0","id":1,"method":"x","params":[1]}"#), None);
+        assert_eq!(owed_reply(br#"{"jsonrpc":"2.0","method":"x"}"#), None);
+        assert_eq!(owed_reply(b"{oops"), None);
+        let reply = |line: &str| reply_to(&serde_json::from_str(line).unwrap());
+        assert_eq!(reply(r#"{"jsonrpc":"2.0","id":"a","result":{}}"#), Some(Some(RequestId::string("a"))));
+        assert_eq!(reply(r#"{"jsonrpc":2,"id":null,"error":{},"result":1}"#), Some(None));
+        assert_eq!(reply(r#"{"jsonrpc":"2.0","id":1,"method":"ping"}"#), None);
+        assert_eq!(reply("42"), None);
+    }
+    #[test]
+    fn sentinels_wait_for_the_conversations_own_era_and_handshake() {
+        let line = |text: &str| Input::Line(text.as_bytes().to_vec());
+        let modern = line(
+            r#"{"jsonrpc":"2.0","id":1,"method":"tools/list","params":{"_meta":{"io.modelcontextprotocol/protocolVersion":"2026-07-28"}}}"#,
+        );
+        let legacy = line(r#"{"jsonrpc":"2.0","id":1,"method":"tools/list"}"#);
+        let note = line(r#"{"jsonrpc":"2.0","method":"notifications/cancelled"}"#);
+        let lenient_legacy = line(r#"{"jsonrpc":"2.0","id":1.5,"method":"tools/list"}"#);
+        // A notification before the first request: a buggy server may let it pick the era.
+        assert_eq!(first_opening(&[note.clone(), modern.clone()]), None);
+        assert_eq!(first_opening(&[note.clone(), Input::Sync]), None);
+        assert_eq!(first_opening(&[legacy.clone(), modern.clone()]), Some(Some(Era::Handshake)));
+        assert_eq!(first_opening(&[lenient_legacy.clone(), modern.clone()]), None);
+        assert_eq!(first_opening(&[lenient_legacy, legacy.clone()]), Some(Some(Era::Handshake)));
+        assert!(self_contained(&[modern.clone(), Input::Sync, modern.clone()]));
+        assert!(!self_contained(&[modern.clone(), note]));
+        assert!(!self_contained(&[modern, legacy]));
+        let setlevel = line(
+            r#"{"jsonrpc":"2.0","id":1,"method":"logging/setLevel","params":{"_meta":{"io.modelcontextprotocol/protocolVersion":"2026-07-28"}}}"#,
+        );
+        assert!(!self_contained(&[setlevel]));
+    }
+}

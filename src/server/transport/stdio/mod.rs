@@ -1,0 +1,345 @@
+//! A server under test as a child process over stdio: [`StdioTarget`], which picks a process for each
+//! conversation (a warm spare, or one kept from the last self-contained conversation) and the barrier it uses.
+//! Every wait is bounded and every buffer too. The rooms of the idea:
+//!
+//! - `process.rs`: the process and its hygiene (spawn, process group, parent-death signal, pipes, kill), and the
+//!   thread that starts processes ahead.
+//! - `sentinel.rs`: sentinel requests and the calibration that decides which ones a server takes.
+//! - `conversation.rs`: one conversation on a process: what was sent and read, what is still owed.
+//! - `barrier.rs`: how a conversation knows the replies before a sync point are complete (the clock, or a
+//!   sentinel), and how it closes.
+//! - [`attach`]: the stub `mcp-wirefuzz attach` that runs as the server process and hands its stdio to a fork
+//!   server; the target turns the stub's own failure into a harness error.
+
+pub mod attach;
+mod barrier;
+mod conversation;
+mod process;
+mod sentinel;
+#[cfg(test)]
+mod test_servers;
+
+pub use barrier::Barrier;
+pub use process::{end_all, no_huge_pages};
+
+use crate::model::Eras;
+use crate::protocol::envelope;
+use crate::protocol::methods::{INITIALIZE, INITIALIZED};
+use crate::protocol::{Frame, IdField, RequestId};
+use crate::server::{DeadlinePassed, ServerCommand, Target, Timeouts};
+use crate::transcript::{Ending, Input, Transcript};
+use anyhow::{Result, bail};
+use conversation::End;
+use process::{Process, Spawner};
+use sentinel::{Sentinels, calibrated, first_wait};
+use std::sync::Arc;
+use std::sync::atomic::Ordering;
+use std::time::{Duration, Instant};
+
+/// A server started as a child process for every conversation, with one process started ahead (warm) so start-up
+/// overlaps the previous conversation. Given the server's eras ([`StdioTarget::with_sentinels`]), it knows when
+/// replies are complete from sentinel requests instead of the clock, once a calibration showed the server answers
+/// in order, and runs conversations of self-contained modern requests on a process it keeps, where the calibration
+/// showed a kept process answers them as a fresh one would.
+#[derive(Debug)]
+pub struct StdioTarget {
+    command: ServerCommand,
+    timeouts: Timeouts,
+    warm: bool,
+    sentinels: Sentinels,
+    /// False when every conversation gets a fresh process, even where process reuse would apply.
+    reuse: bool,
+    /// The process kept after a conversation of self-contained modern requests, for the next such conversation.
+    kept: Option<Process>,
+    /// The first wait for a sentinel, set at calibration; doubled each time a server it stalled spoke later.
+    wait: Option<Duration>,
+    /// Starts the warm spare beside the running conversation (declared last: the processes it started are ended
+    /// before it is).
+    spawner: Option<Spawner>,
+}
+
+impl StdioTarget {
+    /// A target that starts `command` for each conversation, with a warm spare process.
+    pub fn new(command: ServerCommand, timeouts: Timeouts) -> StdioTarget {
+        StdioTarget {
+            command,
+            timeouts,
+            warm: true,
+            sentinels: Sentinels::Off,
+            reuse: true,
+            kept: None,
+            wait: None,
+            spawner: None,
+        }
+    }
+
+    /// Runs every conversation on a fresh process, even one that process reuse would apply to: for probes that must
+    /// see what a freshly started server does.
+    pub fn fresh_each(mut self) -> StdioTarget {
+        self.reuse = false;
+        self
+    }
+
+    /// Turns the warm spare off (one fresh process started when each conversation starts).
+    pub fn cold(mut self) -> StdioTarget {
+        self.warm = false;
+        self
+    }
+
+    /// Uses sentinel barriers on a server that serves `eras` (see [`Barrier`]), once a calibration run on a fresh
+    /// process (before the first conversation) shows it answers in order; and, on a server that serves 2026-07-28
+    /// and answers a modern request alike on a fresh process and on one that served others (see `sentinel.rs`),
+    /// keeps a process across conversations of self-contained modern requests. Unknown eras keep the clock.
+    pub fn with_sentinels(mut self, eras: Eras) -> StdioTarget {
+        self.sentinels = if eras == Eras::Unknown { Sentinels::Off } else { Sentinels::Uncalibrated(eras) };
+        self
+    }
+
+    /// The barrier conversations use now: calibrates the server first when that is still to do.
+    fn barrier(&mut self) -> Result<Barrier> {
+        if let Sentinels::Uncalibrated(eras) = self.sentinels {
+            self.warm_up();
+            self.sentinels = calibrated(&self.command, eras, self.timeouts)?;
+        }
+        Ok(match self.sentinels {
+            Sentinels::InOrder { eras, pre_init, neutral, pace, .. } => {
+                let wait = *self.wait.get_or_insert_with(|| first_wait(pace, self.timeouts.reply));
+                Barrier::Sentinel { eras, pre_init, neutral, wait }
+            }
+            _ => Barrier::Clock,
+        })
+    }
+
+    /// True when the target may keep a process for the next conversation of self-contained modern requests: it
+    /// reuses processes, and the calibration showed the server answers such requests alike on a fresh process and on
+    /// one that served others.
+    fn may_keep(&self) -> bool {
+        self.reuse && matches!(self.sentinels, Sentinels::InOrder { fresh_alike: true, .. })
+    }
+
+    /// [`StdioTarget::may_keep`], calibrating the server first if that has not been done.
+    pub fn keeps_processes(&mut self) -> Result<bool> {
+        self.barrier()?;
+        Ok(self.may_keep())
+    }
+
+    /// Starts the spawner of a warm target, when it is not running yet: its first process starts at once.
+    fn warm_up(&mut self) {
+        if self.warm && self.spawner.is_none() {
+            self.spawner = Some(Spawner::new(&self.command, self.timeouts.deadline));
+        }
+    }
+
+    /// A fresh process: the warm spare, with the next spare ordered beside it; on a cold target, one started now.
+    fn fresh(&mut self) -> Result<Process> {
+        self.warm_up();
+        match &mut self.spawner {
+            Some(spawner) => spawner.take(),
+            None => Process::spawn(&self.command, self.timeouts.deadline),
+        }
+    }
+}
+
+impl Target for StdioTarget {
+    fn run(&mut self, inputs: &[Input]) -> Result<Transcript> {
+        if self.timeouts.deadline.is_some_and(|deadline| Instant::now() >= deadline) {
+            self.kept = None;
+            self.spawner = None;
+            return Err(DeadlinePassed.into());
+        }
+        let barrier = self.barrier()?;
+        let keep = self.may_keep() && self_contained(inputs);
+        let mut process = match self.kept.take() {
+            Some(process) if keep => process,
+            kept => {
+                self.kept = kept;
+                self.fresh()?
+            }
+        };
+        let (mut barrier, mut keep) = (barrier, keep);
+        loop {
+            match self.converse(process, inputs, barrier, keep)? {
+                (_, End::Reordered) => {
+                    // The server answers out of order after all: sentinels are off from now on, and the
+                    // conversation runs again on the clock.
+                    self.sentinels = Sentinels::Off;
+                    self.kept = None;
+                    barrier = Barrier::Clock;
+                }
+                (_, End::Late) => {
+                    // A server whose sentinel was given up after the first wait wrote later: it is slow, not
+                    // silent. The conversation runs again waiting the full reply timeout, and later conversations
+                    // first wait twice as long.
+                    let reply = self.timeouts.reply;
+                    self.wait = self.wait.map(|wait| (wait * 2).min(reply));
+                    if let Barrier::Sentinel { wait, .. } = &mut barrier {
+                        *wait = reply;
+                    }
+                }
+                (transcript, End::Kept(process)) => {
+                    self.kept = Some(process);
+                    return Ok(transcript);
+                }
+                (transcript, End::Done) => return Ok(transcript),
+            }
+            keep = false;
+            process = self.fresh()?;
+        }
+    }
+}
+
+impl StdioTarget {
+    /// Runs one conversation on `process`; an error when the run's deadline cut it, or when the process was a stub of
+    /// `mcp-wirefuzz attach` that ran no server.
+    fn converse(&self, process: Process, inputs: &[Input], barrier: Barrier, keep: bool) -> Result<(Transcript, End)> {
+        let watch = Arc::clone(&process.watch);
+        let (transcript, end) = process.converse(inputs, self.timeouts, barrier, keep);
+        if watch.cut.load(Ordering::Relaxed) {
+            return Err(DeadlinePassed.into());
+        }
+        if let Ending::Exited { code: Some(code), stderr_tail, .. } = &transcript.ending
+            && *code == i32::from(attach::LOST_EXIT)
+        {
+            let tail = String::from_utf8_lossy(stderr_tail);
+            if let Some(note) = tail.lines().rev().find(|line| line.starts_with(attach::LOST_NOTE)) {
+                bail!("{note} (the fork server is gone or was never started; a stub's exit is not the server's)");
+            }
+        }
+        Ok((transcript, end))
+    }
+}
+
+/// Methods that leave state on a connection (or open the handshake era): a conversation sending one, even
+/// malformed, gets a process of its own.
+const STATEFUL: &[&str] = &[
+    INITIALIZE,
+    INITIALIZED,
+    "logging/setLevel",
+    "resources/subscribe",
+    "resources/unsubscribe",
+    "subscriptions/listen",
+];
+
+/// True when a conversation may run on a process that served others: every line is a well-formed request that
+/// carries the modern envelope and names no method that leaves state ([`STATEFUL`]). Modern requests are
+/// self-contained, so on a server that serves 2026-07-28 such a conversation sees what it would see on a fresh
+/// process (which, locking its era or not, has seen only such requests). Notifications and malformed lines get a
+/// fresh process: a server may treat them by what its process saw before (rmcp ends on some of them).
+pub fn self_contained(inputs: &[Input]) -> bool {
+    inputs.iter().all(|input| match input {
+        Input::Sync => true,
+        Input::Line(line) => {
+            matches!(Frame::parse(line), Frame::Request(request)
+                if request.params.as_ref().is_some_and(|p| p.is_object())
+                    && envelope::carries_modern_envelope(&request.method, request.params.as_ref()))
+                && !STATEFUL.iter().any(|method| names_method(line, method))
+        }
+    })
+}
+
+/// True when `line` holds `"method"` followed by `method` as a JSON string, anywhere (a batch member, a malformed
+/// line): a byte search, so no parser's leniency can hide it.
+fn names_method(line: &[u8], method: &str) -> bool {
+    let quoted = format!("\"{method}\"");
+    line.windows(quoted.len()).any(|w| w == quoted.as_bytes()) && line.windows(8).any(|w| w == b"\"method\"")
+}
+
+/// Whether a server message is a reply: `Some(Some(id))` for a response carrying a request id, `Some(None)` for
+/// one carrying a null, missing or invalid id or a broken shape, `None` for anything that is not a response.
+fn reply_to(message: &serde_json::Value) -> Option<Option<RequestId>> {
+    let serde_json::Value::Object(object) = message else { return None };
+    if object.contains_key("method") || !(object.contains_key("result") || object.contains_key("error")) {
+        return None;
+    }
+    Some(IdField::of(object.get("id")).valid().cloned())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::sentinel::MIN_WAIT;
+    use super::test_servers::*;
+    use super::*;
+    use crate::transcript::Event;
+
+    #[test]
+    fn a_stub_that_ran_no_server_is_a_harness_error_and_any_other_exit_is_the_servers() {
+        let note = super::attach::LOST_NOTE;
+        let lost = sh(&format!("echo 'starting' >&2; echo '{note} no fork server at /x.sock' >&2; exit 125"));
+        let error = StdioTarget::new(lost, quick()).run(&[request(1), Input::Sync]).unwrap_err();
+        assert!(error.to_string().contains("the fork server is gone"), "{error:#}");
+        // The same code from a server itself, without the stub's note: the server's exit, judged as such.
+        let exits = sh("echo 'bye' >&2; exit 125");
+        let transcript = StdioTarget::new(exits, quick()).run(&[request(1), Input::Sync]).unwrap();
+        assert!(matches!(transcript.ending, Ending::Exited { code: Some(125), .. }), "{transcript:?}");
+    }
+    #[test]
+    fn a_late_reply_after_a_sentinel_turns_sentinels_off_and_reruns_the_conversation() {
+        let late = answering(
+            r#"while read -r l; do id=$(idof "$l"); case "$l" in *'"slow"'*) (sleep 0.1; reply "$id") & ;; *) [ -n "$id" ] && reply "$id";; esac; done; wait"#,
+        );
+        let mut target = StdioTarget::new(late, quick()).with_sentinels(Eras::Modern);
+        let slow = Input::Line(
+            br#"{"jsonrpc":"2.0","id":"s","method":"slow","params":{"_meta":{"io.modelcontextprotocol/protocolVersion":"2026-07-28","io.modelcontextprotocol/clientCapabilities":{}}}}"#.to_vec(),
+        );
+        let transcript = target.run(&[slow, Input::Sync]).unwrap();
+        assert!(matches!(transcript.events[1], Event::Received { .. }), "{}", transcript.render());
+        assert!(matches!(transcript.events[2], Event::Sync));
+        assert_eq!(target.sentinels, Sentinels::Off);
+    }
+
+    #[test]
+    fn a_guessed_stall_stands_only_while_the_server_stays_silent() {
+        // In order, but `slow` takes 1 s: longer than the first wait (the calibration's pace is milliseconds),
+        // well within the reply timeout. `mute` is never answered.
+        let slow = answering(
+            r#"while read -r l; do id=$(idof "$l"); case "$l" in *'"slow"'*) sleep 1; reply "$id";; *'"mute"'*) ;; *) [ -n "$id" ] && reply "$id";; esac; done"#,
+        );
+        let patient = Timeouts { reply: Duration::from_secs(4), ..quick() };
+        let request = |id: &str, method: &str| {
+            Input::Line(format!(r#"{{"jsonrpc":"2.0","id":"{id}","method":"{method}","params":{{"_meta":{{"io.modelcontextprotocol/protocolVersion":"2026-07-28","io.modelcontextprotocol/clientCapabilities":{{}}}}}}}}"#).into_bytes())
+        };
+        let mut target = StdioTarget::new(slow.clone(), patient).with_sentinels(Eras::Modern);
+        target.run(&[]).unwrap();
+        let calibrated = target.wait.unwrap();
+        assert!(calibrated >= MIN_WAIT && calibrated <= patient.reply, "{calibrated:?}");
+        // The calibrated wait depends on the machine's load; the rest of the test sets one well under `slow`'s 1 s.
+        let first = Duration::from_millis(100);
+        target.wait = Some(first);
+        // The slow reply comes after the guess: the conversation runs again, waiting the full reply timeout, so the
+        // reply is before the sync point as on the clock; later conversations first wait twice as long.
+        let inputs = [request("s", "slow"), Input::Sync, request("m", "mute"), Input::Sync];
+        let transcript = target.run(&inputs).unwrap();
+        let clock = StdioTarget::new(slow, patient).run(&inputs).unwrap();
+        assert_eq!(transcript.events, clock.events, "{}", transcript.render());
+        assert!(matches!(transcript.events[1], Event::Received { .. }), "{}", transcript.render());
+        assert_eq!(target.wait, Some((first * 2).min(patient.reply)));
+        // A request that is never answered is found after the first wait, not the reply timeout.
+        let started = Instant::now();
+        let mute = target.run(&[request("m", "mute"), Input::Sync]).unwrap();
+        assert!(started.elapsed() < patient.reply, "{:?}", started.elapsed());
+        assert_eq!(mute.events.len(), 2, "{}", mute.render());
+    }
+    #[test]
+    fn a_kept_process_serves_the_next_self_contained_conversation() {
+        let counting = answering(
+            r#"n=0; while read -r l; do id=$(idof "$l"); case "$l" in *'"tools/list"'*) n=$((n+1)); printf '{"jsonrpc":"2.0","id":"%s","result":{"n":%s}}\n' "$id" "$n";; *) [ -n "$id" ] && reply "$id";; esac; done"#,
+        );
+        let list = Input::Line(
+            br#"{"jsonrpc":"2.0","id":"l","method":"tools/list","params":{"_meta":{"io.modelcontextprotocol/protocolVersion":"2026-07-28","io.modelcontextprotocol/clientCapabilities":{}}}}"#.to_vec(),
+        );
+        let mut target = StdioTarget::new(counting.clone(), quick()).with_sentinels(Eras::Modern);
+        let first = target.run(&[list.clone(), Input::Sync]).unwrap();
+        let second = target.run(&[list.clone(), Input::Sync]).unwrap();
+        let count = |t: &Transcript| t.received().next().map(|l| String::from_utf8_lossy(l).contains(r#""n":2"#));
+        assert_eq!((count(&first), count(&second)), (Some(false), Some(true)), "{}", second.render());
+        assert_eq!(second.ending, Ending::Closed);
+        // A conversation that is not self-contained gets a fresh process.
+        let note = Input::Line(br#"{"jsonrpc":"2.0","method":"notifications/cancelled"}"#.to_vec());
+        let fresh = target.run(&[list.clone(), note, Input::Sync]).unwrap();
+        assert_eq!(count(&fresh), Some(false), "{}", fresh.render());
+        // A target for probes keeps none.
+        let mut probes = StdioTarget::new(counting, quick()).with_sentinels(Eras::Modern).fresh_each();
+        let runs = [probes.run(&[list.clone(), Input::Sync]).unwrap(), probes.run(&[list, Input::Sync]).unwrap()];
+        assert_eq!(runs.map(|run| count(&run)), [Some(false), Some(false)]);
+    }
+}

@@ -32,7 +32,7 @@ mod common;
 use common::{ForkServer, root};
 use mcp_wirefuzz::baseline::Baseline;
 use mcp_wirefuzz::campaign::{self, Options, Progress, Summary, conversation};
-use mcp_wirefuzz::model;
+use mcp_wirefuzz::learn::probe;
 use mcp_wirefuzz::oracle::{Policy, check};
 use mcp_wirefuzz::protocol::Frame;
 use mcp_wirefuzz::server::builtin::mutants::Mutant;
@@ -618,7 +618,7 @@ fn message_bound(argv: &[String], n: u64) -> (f64, usize) {
 fn stdio_row(name: &str, argv: &[String], baseline: Option<&str>, startup_line: &str, forked: bool) {
     let command = ServerCommand::from_argv(argv).unwrap();
     let server = ServerSpec::Command(command.clone());
-    let model = model::probe(server.target(Timeouts::default()).as_mut()).unwrap();
+    let model = probe::probe(server.target(Timeouts::default()).as_mut()).unwrap();
     let mut opts = options(1, None, Some(Duration::from_secs(STDIO_REAL_SECS)));
     opts.policy = Policy::default().with_model(model.clone());
     if let Some(baseline) = baseline {
@@ -728,7 +728,7 @@ const REUSE_CONVERSATIONS: usize = 200;
 fn reuse_row(name: &str, argv: &[String]) {
     let command = ServerCommand::from_argv(argv).unwrap();
     let server = ServerSpec::Command(command.clone());
-    let eras = model::probe(server.target(Timeouts::default()).as_mut()).unwrap().eras;
+    let eras = probe::probe(server.target(Timeouts::default()).as_mut()).unwrap().eras;
     let reusable: Vec<Vec<Input>> = (0..)
         .map(|index| conversation(1, index))
         .filter(|c| stdio::self_contained(c))

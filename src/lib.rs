@@ -7,8 +7,8 @@
 //! [`transcript::Transcript`], the [`oracle`] checks it against the named invariants of its catalogue, and each
 //! finding is named by its [`trigger`], minimized ([`shrink`]) into a readable [`case::Case`] file and reported
 //! ([`report`]). [`campaign`] runs that loop; [`fuzz_targets`] holds the bodies of the `cargo fuzz` targets; [`protocol`] is the wire
-//! vocabulary; [`seeds`] the protocol lesson's transcripts; [`model`] what the harness knows of the server (its
-//! eras); [`baseline`] the known-failures file.
+//! vocabulary; [`seeds`] the protocol lesson's transcripts; [`model`] and [`surface`] what the harness knows of the
+//! server (its eras, what it lists), filled by [`learn`]; [`baseline`] the known-failures file.
 //!
 //! For a Rust server, [`harness`] has the three entry points (a `cargo fuzz` target, a proptest property, a replay
 //! test; `mcp-wirefuzz init` writes them into your crate): give them an rmcp handler in `server::rmcp::Rmcp`
@@ -21,6 +21,7 @@ pub mod case;
 pub mod fuzz_targets;
 pub mod harness;
 pub mod init;
+pub mod learn;
 pub mod model;
 pub mod oracle;
 pub mod protocol;

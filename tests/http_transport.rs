@@ -61,7 +61,7 @@ fn every_http_probe_passes_on_the_reference_server_and_fires_on_its_bug() {
 fn the_modern_only_server_is_probed_as_modern_only_and_refuses_legacy_traffic() {
     let url = http::spawn(None, true).unwrap();
     let mut target = HttpSpec::new(&url, None).unwrap().target(quick());
-    let model = mcp_wirefuzz::model::probe(&mut target).unwrap();
+    let model = mcp_wirefuzz::learn::probe::probe(&mut target).unwrap();
     assert_eq!(model.eras, Eras::Modern, "{model}");
     // A legacy client's conversation: initialize refused, no session minted, GET and DELETE 405.
     let trigger = HttpBug::SessionMissing404.trigger();

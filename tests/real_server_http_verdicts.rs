@@ -139,7 +139,7 @@ fn verdicts(server: &Server) {
         }
     }
     // The probes of `check`, judged with the probed model.
-    let model = model::probe(&mut target).unwrap();
+    let model = mcp_wirefuzz::learn::probe::probe(&mut target).unwrap();
     let judged = Policy::default().with_model(model.clone());
     let triggers = Mutant::ALL.iter().map(|m| m.trigger()).chain(HttpBug::ALL.iter().map(|b| b.trigger()));
     let mut probed = Vec::new();

@@ -239,7 +239,7 @@ fn replay_cases(server: &Server, failures: &mut Vec<String>) -> BTreeMap<String,
         let mut target = case.server().target(timeouts);
         let transcript = target.run(&case.inputs).unwrap();
         // A case file keeps no surface: the surface rules judge with the one learned now, once per server and era
-        // (what `surface::with_learned` learns per case): learning is a conversation per list, one process each,
+        // (what `learn::surface::with_learned` learns per case): learning is a conversation per list, one process each,
         // which cost rmcp-calc's 30 cases about 60 s.
         let policy = case.policy();
         let model = policy.model().cloned().unwrap_or_else(|| ServerModel::stated(Eras::Unknown));
@@ -247,7 +247,7 @@ fn replay_cases(server: &Server, failures: &mut Vec<String>) -> BTreeMap<String,
         let surface = match learned.iter().find(|(k, _)| *k == key) {
             Some((_, surface)) => surface.clone(),
             None => {
-                let surface = Arc::new(mcp_wirefuzz::surface::learn(target.as_mut(), &model).unwrap());
+                let surface = Arc::new(mcp_wirefuzz::learn::surface::learn(target.as_mut(), &model).unwrap());
                 learned.push((key, surface.clone()));
                 surface
             }

@@ -161,10 +161,11 @@ fn every_vetted_rmcp_case_breaks_exactly_what_it_expects() {
     for path in paths {
         let case = Case::load(&path).unwrap();
         let server = case.server();
-        let model = model.get_or_insert_with(|| mcp_wirefuzz::model::probe(server.target(timeouts).as_mut()).unwrap());
+        let model =
+            model.get_or_insert_with(|| mcp_wirefuzz::learn::probe::probe(server.target(timeouts).as_mut()).unwrap());
         assert_eq!(model.eras, mcp_wirefuzz::model::Eras::Dual, "{model}");
         let surface = surface.get_or_insert_with(|| {
-            std::sync::Arc::new(mcp_wirefuzz::surface::learn(server.target(timeouts).as_mut(), model).unwrap())
+            std::sync::Arc::new(mcp_wirefuzz::learn::surface::learn(server.target(timeouts).as_mut(), model).unwrap())
         });
         let transcript = server.target(timeouts).run(&case.inputs).unwrap();
         let policy = case.policy().with_model(model.clone()).with_surface(surface.clone());

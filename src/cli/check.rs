@@ -4,6 +4,7 @@
 use super::options::{ErasOption, ReplyTimeout};
 use super::server::{end_servers_on_signal, server_model, server_spec};
 use anyhow::Result;
+use mcp_wirefuzz::learn::surface;
 use mcp_wirefuzz::model::Source;
 use mcp_wirefuzz::oracle::{Policy, check};
 use mcp_wirefuzz::seeds;
@@ -11,7 +12,6 @@ use mcp_wirefuzz::server::builtin::http::HttpBug;
 use mcp_wirefuzz::server::builtin::mutants::Mutant;
 use mcp_wirefuzz::server::builtin::reference::{Calc, SERVER_NAME, SERVER_VERSION};
 use mcp_wirefuzz::server::{ServerSpec, Timeouts};
-use mcp_wirefuzz::surface;
 use mcp_wirefuzz::transcript::Input;
 use std::process::ExitCode;
 use std::sync::Arc;

@@ -7,12 +7,12 @@ use super::server::{end_servers_on_signal, server_model, server_spec};
 use anyhow::{Result, bail};
 use mcp_wirefuzz::baseline::Baseline;
 use mcp_wirefuzz::campaign::{self, Options, Progress};
-use mcp_wirefuzz::model;
+use mcp_wirefuzz::learn::probe;
+use mcp_wirefuzz::learn::surface;
 use mcp_wirefuzz::oracle::Policy;
 use mcp_wirefuzz::report::{self, Rerun};
 use mcp_wirefuzz::server::{DeadlinePassed, ServerSpec, Timeouts};
 use mcp_wirefuzz::shrink;
-use mcp_wirefuzz::surface;
 use mcp_wirefuzz::transcript::{Ending, Transcript};
 use std::path::PathBuf;
 use std::process::ExitCode;
@@ -147,7 +147,7 @@ pub fn run(args: FuzzArgs) -> Result<ExitCode> {
         Err(error) if error.is::<DeadlinePassed>() => {
             eprintln!("mcp-wirefuzz: the probe of the server model ran out of its third of --time (--eras skips it)");
             let unanswered = Transcript { events: Vec::new(), ending: Ending::Hung { waited_ms: 0 } };
-            model::classify(&unanswered, &unanswered, &unanswered)
+            probe::classify(&unanswered, &unanswered, &unanswered)
         }
         model => model?,
     };

@@ -3,7 +3,8 @@
 //! signal stops the harness.
 
 use anyhow::{Context, Result, bail};
-use mcp_wirefuzz::model::{self, Eras, ServerModel};
+use mcp_wirefuzz::learn::probe;
+use mcp_wirefuzz::model::{Eras, ServerModel};
 use mcp_wirefuzz::server::builtin::mutants::Mutant;
 use mcp_wirefuzz::server::transport::http::HttpSpec;
 use mcp_wirefuzz::server::{ServerCommand, ServerSpec, Timeouts};
@@ -63,7 +64,7 @@ pub fn server_model(server: &ServerSpec, eras: Option<&str>, timeouts: Timeouts)
         return Ok(stated);
     }
     match server {
-        ServerSpec::Command(_) | ServerSpec::Http(_) => model::probe(server.target(timeouts).as_mut()),
+        ServerSpec::Command(_) | ServerSpec::Http(_) => probe::probe(server.target(timeouts).as_mut()),
         _ => Ok(ServerModel::built_in()),
     }
 }

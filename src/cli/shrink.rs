@@ -4,10 +4,10 @@ use super::options::ReplyTimeout;
 use super::server::{end_servers_on_signal, server_model};
 use anyhow::{Result, bail};
 use mcp_wirefuzz::case::Case;
+use mcp_wirefuzz::learn::surface;
 use mcp_wirefuzz::oracle::check;
 use mcp_wirefuzz::server::Timeouts;
 use mcp_wirefuzz::shrink;
-use mcp_wirefuzz::surface;
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 

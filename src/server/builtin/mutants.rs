@@ -143,24 +143,6 @@ impl Mutant {
         self.facts().1
     }
 
-    /// The policy under which the bug is a finding: the built-in server's model and the planted server's surface
-    /// (learned from it), and for the bugs that break a
-    /// profile rule (the one-era lock, named envelope keys) the profile mcp-python-2.3.0.
-    pub fn policy(self) -> crate::oracle::Policy {
-        let surface = crate::surface::learn(
-            &mut crate::server::InProcess(crate::server::builtin::reference::Planted(self)),
-            &crate::model::ServerModel::built_in(),
-        )
-        .unwrap_or_default();
-        let policy = crate::oracle::Policy::default()
-            .with_model(crate::model::ServerModel::built_in())
-            .with_surface(std::sync::Arc::new(surface));
-        match self.profile() {
-            Some(profile) => policy.with_profile(profile).unwrap_or_default(),
-            None => policy,
-        }
-    }
-
     /// The rule profile the bug's rule needs (`fuzz --profile`), if its rule is off by default.
     pub fn profile(self) -> Option<&'static str> {
         match self {

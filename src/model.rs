@@ -7,9 +7,13 @@
 
 use crate::protocol::Era;
 use crate::protocol::era::{HANDSHAKE_VERSIONS, LATEST_HANDSHAKE_VERSION, MODERN_VERSIONS};
-use crate::server::builtin::reference::{SERVER_NAME, SERVER_VERSION};
 use serde_json::{Value, json};
 use std::fmt;
+
+/// The name in `serverInfo` of the seed lesson's calc server, which the built-in server is.
+pub const SERVER_NAME: &str = "calc";
+/// The version in `serverInfo` of the seed lesson's calc server (empty, as in the lesson).
+pub const SERVER_VERSION: &str = "";
 
 /// Which eras a server serves.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]

@@ -1,11 +1,8 @@
 //! The server's surface: the tools, prompts, resources and resource templates it lists, data only. It is learned
 //! once per run ([`crate::learn::surface`]); scripts draw tool calls, prompt gets and resource reads from it
-//! ([`crate::script::Script::encode_on`]) and the sweep a run starts with ([`Surface::sweep`]), and the oracle judges
+//! ([`crate::script::Script::encode_on`]) and the sweep a run starts with (`Surface::sweep`, in `script::sweep`), and the oracle judges
 //! their replies with it (through [`crate::oracle::Policy::with_surface`]).
 
-use crate::protocol::Era;
-use crate::script::message::{Call, Envelope, HandshakeVersion, Message, Request};
-use crate::script::{Bounded, IdKind, Opening, Script, Step};
 use serde_json::{Value, json};
 use std::fmt;
 use std::sync::OnceLock;
@@ -170,89 +167,6 @@ impl Surface {
     }
 }
 
-impl Surface {
-    /// The sweep a run starts with: scripts in `era` that call every tool with valid arguments (the simplest and
-    /// one more) and with arguments that break a type, a required member, the declared members and the object
-    /// shape, get every prompt with and without its
-    /// required arguments, read every listed resource and an expansion of every template, and ask for an unknown
-    /// tool, prompt and resource, and for every list with no cursor and with a cursor never issued. At most 12 requests a script.
-    pub fn sweep(&self, era: Era) -> Vec<Script> {
-        use crate::script::arguments::{ArgPlan, Breakage, OddString};
-        use crate::script::message::{PromptArguments, PromptPlan, ResourcePlan, ResourceUri, ToolPlan};
-        let mut calls = Vec::new();
-        for tool in 0..self.tools.len().min(256) {
-            let tool = tool as u8;
-            let plans = [
-                (Breakage::None, 0),
-                (Breakage::None, 1),
-                (Breakage::WrongType, 0),
-                (Breakage::MissingRequired, 0),
-                (Breakage::ExtraProperty, 0),
-                (Breakage::NotAnObject, 0),
-            ];
-            for (breakage, seed) in plans {
-                calls.push(Call::Tool(ToolPlan { tool, arguments: ArgPlan { breakage, seed } }));
-            }
-        }
-        for prompt in 0..self.prompts.len().min(256) {
-            for arguments in [PromptArguments::Required, PromptArguments::MissingRequired] {
-                calls.push(Call::Prompt(PromptPlan { prompt: prompt as u8, arguments }));
-            }
-        }
-        for index in 0..self.resources.len().min(256) {
-            calls.push(Call::Resource(ResourcePlan { index: index as u8, uri: ResourceUri::Listed }));
-        }
-        for index in 0..self.templates.len().min(256) {
-            let uri = ResourceUri::Template(OddString::Empty);
-            calls.push(Call::Resource(ResourcePlan { index: index as u8, uri }));
-        }
-        calls.extend([Call::ToolsList, Call::PromptsList, Call::ResourcesList, Call::TemplatesList]);
-        calls.extend(unknowns());
-        scripts(era, &calls)
-    }
-
-    /// For a server that serves both eras, besides the sweep in the handshake era: one script in `era` that asks
-    /// for an unknown tool, prompt and resource and for every list with a cursor never issued (the errors whose
-    /// codes differ by era, MCP-ERROR-CODE-RESERVED).
-    pub fn unknowns_in(&self, era: Era) -> Vec<Script> {
-        scripts(era, &unknowns())
-    }
-}
-
-/// The calls of the sweep that ask for what the server does not have: an unknown tool, prompt and resource, and
-/// every list with a cursor never issued.
-fn unknowns() -> Vec<Call> {
-    use crate::script::message::{ListKind, PromptArguments, PromptPlan, ResourcePlan, ResourceUri};
-    let mut calls = vec![
-        Call::ToolsCall(crate::script::ToolCall::UnknownTool),
-        Call::Prompt(PromptPlan { prompt: 0, arguments: PromptArguments::UnknownPrompt }),
-        Call::Resource(ResourcePlan { index: 0, uri: ResourceUri::Unknown }),
-    ];
-    for list in [ListKind::Tools, ListKind::Prompts, ListKind::Resources, ListKind::Templates] {
-        calls.push(Call::BadCursor(list));
-    }
-    calls
-}
-
-/// `calls` as scripts in `era`, at most 12 requests a script.
-fn scripts(era: Era, calls: &[Call]) -> Vec<Script> {
-    let (opening, envelope) = match era {
-        Era::Handshake => (Opening::Handshake(HandshakeVersion::V2025_11_25), Envelope::Plain),
-        Era::Modern => (Opening::Modern, Envelope::Modern),
-    };
-    calls
-        .chunks(12)
-        .map(|chunk| {
-            let steps = chunk
-                .iter()
-                .map(|call| {
-                    Step::Send(Message::Request(Request { call: call.clone(), id: IdKind::SmallInt, envelope }))
-                })
-                .collect();
-            Script { opening, steps: Bounded(steps) }
-        })
-        .collect()
-}
 /// Compiles a schema as MCP uses it (2020-12 unless it names another draft); `None` when it does not compile.
 pub fn compile(schema: &Value) -> Option<jsonschema::Validator> {
     if !schema.is_object() && !schema.is_boolean() {
@@ -293,47 +207,5 @@ impl Surface {
             "resources" => self.resources.extend(text("uri")),
             _ => self.templates.extend(text("uriTemplate")),
         }
-    }
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-    use crate::model::ServerModel;
-
-    #[test]
-    fn the_sweep_calls_every_tool_both_ways_and_reads_every_resource() {
-        let surface = Surface::built_in();
-        let policy = crate::oracle::Policy::default().with_model(ServerModel::built_in()).with_surface(surface.clone());
-        for era in [Era::Handshake, Era::Modern] {
-            let mut coverage = crate::oracle::coverage::Coverage::default();
-            for script in surface.sweep(era) {
-                let transcript = crate::server::run_in_process(
-                    &crate::server::builtin::reference::Calc,
-                    &script.encode_on(&surface),
-                );
-                let (findings, covered) = crate::oracle::check_covered(&transcript, &policy);
-                assert!(findings.is_empty(), "{findings:?}\n{}", transcript.render());
-                coverage.merge(&covered);
-            }
-            for tool in &surface.tools {
-                let counts = &coverage.tools[&tool.name];
-                assert!(counts.valid >= 2 && counts.invalid >= 1, "{era}: {}: {counts:?}", tool.name);
-            }
-            assert_eq!(coverage.methods["resources/read"].results, 3, "{era}: two resources and a template");
-            let exercised: Vec<&str> =
-                crate::oracle::surface_rules().iter().copied().filter(|r| !coverage.exercised.contains(r)).collect();
-            let reserved = if era == Era::Modern { vec![] } else { vec!["MCP-ERROR-CODE-RESERVED"] };
-            assert_eq!(exercised, reserved, "{era}: rules the sweep does not exercise");
-        }
-        // A dual-era server gets the unknowns in the modern era too, where their codes are judged: the planted
-        // -32002 for an unknown resource breaks MCP-ERROR-CODE-RESERVED in the first such script.
-        let scripts = crate::campaign::sweep(&policy);
-        assert_eq!(scripts.len(), surface.sweep(Era::Handshake).len() + 1);
-        let planted =
-            crate::server::builtin::reference::Planted(crate::server::builtin::mutants::Mutant::ReservedErrorCode);
-        let last = crate::server::run_in_process(&planted, &scripts.last().unwrap().encode_on(&surface));
-        let findings = crate::oracle::check(&last, &policy);
-        assert!(findings.iter().any(|f| f.rule == "MCP-ERROR-CODE-RESERVED"), "{findings:?}");
     }
 }

@@ -19,6 +19,7 @@ mod encode;
 pub mod id;
 pub mod message;
 pub mod mutation;
+mod sweep;
 
 pub use bounded::Bounded;
 pub use encode::{BAD_CURSOR, CLIENT_NAME, UNKNOWN_PROMPT, UNKNOWN_URI};

@@ -20,10 +20,9 @@ use crate::protocol::{Era, Frame, Problem, Request};
 use crate::server::{InProcessServer, ServerConnection, Status};
 use serde_json::{Value, json};
 
-/// The server's name, in `serverInfo`.
-pub const SERVER_NAME: &str = "calc";
-/// The server's version, in `serverInfo` (empty, as in the lesson).
-pub const SERVER_VERSION: &str = "";
+/// The server's name and version, in `serverInfo`: the seed lesson's calc server (defined with the data the server
+/// model compares them with).
+pub use crate::model::{SERVER_NAME, SERVER_VERSION};
 /// The -32600 message for an enveloped request on a handshake connection (the lesson's exact words).
 pub const HANDSHAKE_REFUSES_MODERN: &str = "this connection serves the handshake protocol era; requests carrying the 2026-07-28 envelope are not accepted on it";
 /// The -32022 message for `initialize` on a modern connection.

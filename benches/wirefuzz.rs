@@ -423,7 +423,7 @@ fn find() {
         );
         rows.push(FindRow { mutant, times: [engine, structured, bytes] });
     }
-    let plot = root().join("docs/time-to-find.svg");
+    let plot = root().join("docs/src/measured/time-to-find.svg");
     std::fs::write(&plot, time_to_find_svg(&rows, CAP as f64)).unwrap();
     println!("   plot: {}", plot.display());
 }

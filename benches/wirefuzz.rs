@@ -1,4 +1,5 @@
-//! The harness's own benchmarks, side by side in one run; the README quotes their output.
+//! The harness's own benchmarks, side by side in one run; the book's measured pages (docs/src/measured/) quote
+//! their output.
 //!
 //! `cargo bench --bench wirefuzz [-- SECTION...]`, sections (default: all):
 //! - `inprocess`: conversations/s of the fuzz campaign against the built-in server, against the bare cost of the same

@@ -241,15 +241,18 @@ pub static RULES: &[Rule] = &[
     must(
         DUPLICATE_RESPONSE,
         BOTH,
-        "A request gets at most one response. When the client reused an id that was still open (`1` and `1.0`, `1000` and `1e+3` are the same id) each of \
-         the lines may get one reply, in any order, and which reply went to which line is not judged (undefined behaviour).",
+        "A request gets at most one response. When the client reused an id that was still open (`1` and `1.0`, \
+         `1000` and `1e+3` are the same id) each of \
+         the lines may get one reply, in any order, and which reply went to which line is not judged (undefined \
+         behaviour).",
         "JSON-RPC 2.0 §5; shared/PROTOCOL-REFERENCE.md §7 I7",
     ),
     must(
         RESPONSE_MISSING,
         BOTH,
         "Every valid request that was due (a sync point passed, or the harness closed the connection) gets its \
-         response before the transcript ends. A reply that comes late (after its sync point) is its answer, not a missing one; a request the client cancelled with notifications/cancelled while it \
+         response before the transcript ends. A reply that comes late (after its sync point) is its answer, not a \
+         missing one; a request the client cancelled with notifications/cancelled while it \
          was open may go unanswered; integer ids beyond ±(2^53 − 1) fall under JSONRPC-BIG-ID. Lines parsers \
          legitimately differ on (whole-valued float ids, numbers beyond 300 digits or 1e309, duplicate keys, a \
          byte-order mark, lone surrogate escapes, bytes that are not UTF-8 inside a string) may go unanswered or \
@@ -305,7 +308,8 @@ pub static RULES: &[Rule] = &[
     should(
         SERVER_CRASH,
         BOTH,
-        "The server does not exit before the client is done. A SHOULD: no spec line forbids a stdio server to end the connection, and a client that broke the lifecycle (a notification \
+        "The server does not exit before the client is done. A SHOULD: no spec line forbids a stdio server to end \
+         the connection, and a client that broke the lifecycle (a notification \
          before initialize) may be dropped; the requests it leaves open are lost all the same, so a crash still \
          fails the run.",
         "shared/PROTOCOL.md invariant 6; MCP basic/transports.mdx §stdio (the server may close its output); \
@@ -314,7 +318,8 @@ pub static RULES: &[Rule] = &[
     must(
         SERVER_HANG,
         BOTH,
-        "The server does not stop answering: it fires when the server went silent while a request was still owed its reply; a server that answered every request and only did not exit after its \
+        "The server does not stop answering: it fires when the server went silent while a request was still owed its \
+         reply; a server that answered every request and only did not exit after its \
          input closed is SERVER-SHUTDOWN.",
         "shared/PROTOCOL.md invariants 2 and 6",
     ),
@@ -341,7 +346,8 @@ pub static RULES: &[Rule] = &[
         ..must(
             ERA_SINGLE,
             BOTH,
-            "Profile mcp-python-2.3.0 (off by default): one era per connection, fixed by the first request that gets a result: on a handshake connection an enveloped \
+            "Profile mcp-python-2.3.0 (off by default): one era per connection, fixed by the first request that gets \
+             a result: on a handshake connection an enveloped \
              request gets -32600; on a modern connection a valid `initialize` gets -32022 with a non-empty string \
              array data.supported (an invalid one may get -32602). Before the era is fixed, each request is judged \
              by its own era and may get the other era's refusal. Applies only to a server that serves both eras.",
@@ -373,7 +379,8 @@ pub static RULES: &[Rule] = &[
         ENVELOPE_MISSING_KEY,
         MODERN,
         "A modern request whose params._meta is missing, not an object, or lacks a required envelope key gets \
-         -32602 (naming the missing keys in the message is MCP-ENVELOPE-KEY-NAMED). The rule applies only to a server that serves 2026-07-28, on a connection no `initialize` or \
+         -32602 (naming the missing keys in the message is MCP-ENVELOPE-KEY-NAMED). The rule applies only to a \
+         server that serves 2026-07-28, on a connection no `initialize` or \
          un-enveloped request opened. A method 2026-07-28 removed (`ping`, `logging/setLevel`, \
          ...) in an incomplete envelope is not judged (a dual-era server may serve it as the handshake-era method).",
         "MCP 2026-07-28 basic/index.mdx; shared/PROTOCOL-REFERENCE.md §7 I19",
@@ -526,7 +533,8 @@ pub static RULES: &[Rule] = &[
          (after Base64-sentinel decoding) is missing or differs from the body, or whose MCP-Protocol-Version \
          differs from the envelope's version, is rejected with 400 and -32020 (-32022 also accepted when the \
          header names an unsupported version, -32700 when the server's parser refuses the body, and any 4xx when \
-         the header names no version at all: the legacy transport's rules may judge it). A missing MCP-Protocol-Version, or one naming a handshake version \
+         the header names no version at all: the legacy transport's rules may judge it). A missing \
+         MCP-Protocol-Version, or one naming a handshake version \
          on a server that serves the handshake era, may route the request to the legacy transport and is not \
          judged.",
         "MCP 2026-07-28 basic/transports/streamable-http.mdx §Protocol Version Header, §Standard Request Headers, \

@@ -1,4 +1,5 @@
-//! The harness's own benchmarks, side by side in one run; the README quotes their output.
+//! The harness's own benchmarks, side by side in one run; the book's measured pages (docs/src/measured/) quote
+//! their output.
 //!
 //! `cargo bench --bench wirefuzz [-- SECTION...]`, sections (default: all):
 //! - `inprocess`: conversations/s of the fuzz campaign against the built-in server, against the bare cost of the same
@@ -423,7 +424,7 @@ fn find() {
         );
         rows.push(FindRow { mutant, times: [engine, structured, bytes] });
     }
-    let plot = root().join("docs/time-to-find.svg");
+    let plot = root().join("docs/src/measured/time-to-find.svg");
     std::fs::write(&plot, time_to_find_svg(&rows, CAP as f64)).unwrap();
     println!("   plot: {}", plot.display());
 }

@@ -7,7 +7,7 @@ use clap::Parser;
 use std::process::ExitCode;
 
 /// mimalloc: the harness allocates and frees many small JSON values per conversation, where it is markedly faster
-/// than the system allocator (`cargo bench --bench wirefuzz -- inprocess`, see the README).
+/// than the system allocator (`cargo bench --bench wirefuzz -- inprocess`, see docs/src/measured/index.md).
 #[global_allocator]
 static ALLOCATOR: mimalloc::MiMalloc = mimalloc::MiMalloc;
 

@@ -19,7 +19,7 @@ pub struct UnknownRule(
 
 impl fmt::Display for UnknownRule {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        write!(f, "no rule has the id {:?} (see docs/invariants.md)", self.0)
+        write!(f, "no rule has the id {:?} (see docs/src/reference/invariants.md)", self.0)
     }
 }
 

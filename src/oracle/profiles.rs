@@ -86,7 +86,7 @@ pub fn render_catalogue() -> String {
 mod tests {
     use super::*;
 
-    /// The line in docs/invariants.md after which the generated table starts.
+    /// The line in docs/src/reference/invariants.md after which the generated table starts.
     const MARKER: &str = "<!-- generated: the table below is render_catalogue() -->\n";
 
     #[test]
@@ -103,11 +103,12 @@ mod tests {
         assert!(table.contains("| `mcp-python-2.3.0` | `MCP-ERA-SINGLE`, `MCP-ENVELOPE-KEY-NAMED` |"), "{table}");
     }
 
-    /// docs/invariants.md is the intro above [`MARKER`] followed by the rendered table. To regenerate it after
-    /// changing the catalogue: `MCP_WIREFUZZ_BLESS=1 cargo test --lib oracle::profiles`.
+    /// docs/src/reference/invariants.md (the book's rule catalogue page) is the intro above [`MARKER`] followed by
+    /// the rendered table. To regenerate it after changing the catalogue:
+    /// `MCP_WIREFUZZ_BLESS=1 cargo test --lib oracle::profiles`.
     #[test]
     fn docs_invariants_md_is_current() {
-        let path = concat!(env!("CARGO_MANIFEST_DIR"), "/docs/invariants.md");
+        let path = concat!(env!("CARGO_MANIFEST_DIR"), "/docs/src/reference/invariants.md");
         let current = std::fs::read_to_string(path).unwrap_or_default();
         let intro = current.split_once(MARKER).map_or("# Invariants\n\n", |(intro, _)| intro);
         let expected = format!("{intro}{MARKER}\n{}", render_catalogue());
@@ -117,7 +118,8 @@ mod tests {
         }
         assert!(
             current == expected,
-            "docs/invariants.md is stale; regenerate it with `MCP_WIREFUZZ_BLESS=1 cargo test --lib oracle::profiles`"
+            "docs/src/reference/invariants.md is stale; regenerate it with \
+             `MCP_WIREFUZZ_BLESS=1 cargo test --lib oracle::profiles`"
         );
     }
 }

@@ -217,19 +217,17 @@ pub static RULES: &[Rule] = &[
         ID_ECHO,
         BOTH,
         "A response id equals, as the same JSON type and value (big integers digit for digit), the id of a request \
-         that was sent and is still open. Changed in issue 12: replies are matched by id whenever they come \
-         (a late reply is its request's, never a later line's); an id-less -32700/-32600 never takes a valid \
-         request's place; integer ids beyond ±(2^53 − 1) come back rounded under JSONRPC-BIG-ID instead; and a \
-         line that reuses an open id (`1` and `1.0` included: the client's own fault) makes no finding.",
+         that was sent and is still open. Replies are matched by id whenever they come (a late reply is its \
+         request's, never a later line's); an id-less -32700/-32600 never takes a valid request's place; integer \
+         ids beyond ±(2^53 − 1) that come back rounded are JSONRPC-BIG-ID's; and a line that reuses an open id \
+         (`1` and `1.0` included: the client's own fault) makes no finding.",
         "JSON-RPC 2.0 §5; MCP basic/index.mdx §Responses; shared/PROTOCOL-REFERENCE.md §7 I5, I6, I37",
     ),
     should(
         BIG_ID,
         BOTH,
         "A request whose integer id is beyond ±(2^53 − 1) is answered under its exact id, or refused with an \
-         id-less -32700/-32600; not dropped, and not answered under the id rounded through a double. New in issue \
-         12: these ids used to fall under JSONRPC-RESPONSE-MISSING and JSONRPC-ID-ECHO (MUST) up to i64 and were \
-         exempt beyond it.",
+         id-less -32700/-32600; not dropped, and not answered under the id rounded through a double.",
         "RFC 8259 §6 (interoperable integers are ±(2^53 − 1)); shared/PROTOCOL-REFERENCE.md §7 I5",
     ),
     should(
@@ -237,24 +235,24 @@ pub static RULES: &[Rule] = &[
         BOTH,
         "A request with a member beyond jsonrpc, id, method and params is answered under its id (any result or \
          error), or refused with an id-less -32700/-32600; not dropped. JSON-RPC 2.0 defines the four members but \
-         forbids no others, and a strict schema that drops such a request leaves the client waiting. New in issue \
-         12: such requests used to fall under JSONRPC-RESPONSE-MISSING (MUST).",
+         forbids no others, and a strict schema that drops such a request leaves the client waiting.",
         "JSON-RPC 2.0 §4, §5; shared/REAL-SERVERS.md (strict TS SDK schemas drop it: TRUE-SHOULD)",
     ),
     must(
         DUPLICATE_RESPONSE,
         BOTH,
-        "A request gets at most one response. Changed in issue 12: when the client reused an id that was still open \
-         (`1` and `1.0`, `1000` and `1e+3` are the same id) each of the lines may get one reply, in any order, \
-         and which reply went to which line is not judged (undefined behaviour).",
+        "A request gets at most one response. When the client reused an id that was still open (`1` and `1.0`, \
+         `1000` and `1e+3` are the same id) each of \
+         the lines may get one reply, in any order, and which reply went to which line is not judged (undefined \
+         behaviour).",
         "JSON-RPC 2.0 §5; shared/PROTOCOL-REFERENCE.md §7 I7",
     ),
     must(
         RESPONSE_MISSING,
         BOTH,
         "Every valid request that was due (a sync point passed, or the harness closed the connection) gets its \
-         response before the transcript ends. Changed in issue 12: a reply that comes late (after its sync point) \
-         is its answer, not a missing one; a request the client cancelled with notifications/cancelled while it \
+         response before the transcript ends. A reply that comes late (after its sync point) is its answer, not a \
+         missing one; a request the client cancelled with notifications/cancelled while it \
          was open may go unanswered; integer ids beyond ±(2^53 − 1) fall under JSONRPC-BIG-ID. Lines parsers \
          legitimately differ on (whole-valued float ids, numbers beyond 300 digits or 1e309, duplicate keys, a \
          byte-order mark, lone surrogate escapes, bytes that are not UTF-8 inside a string) may go unanswered or \
@@ -272,7 +270,7 @@ pub static RULES: &[Rule] = &[
         NULL_ID,
         BOTH,
         "A response with a null or absent id is an error with code -32700 or -32600 that answers a malformed client \
-         line. Changed in issue 12: it may answer any pending malformed or ambiguous line (or one whose id is \
+         line. It may answer any pending malformed or ambiguous line (or one whose id is \
          beyond 2^53), in any order and however late; it fires only when no such line is left for it.",
         "JSON-RPC 2.0 §5; MCP schema.ts JSONRPCErrorResponse",
     ),
@@ -280,7 +278,7 @@ pub static RULES: &[Rule] = &[
         MALFORMED_SERVED,
         BOTH,
         "A malformed client line never gets a result: an invalid request is not executed (null params: see \
-         JSONRPC-NULL-PARAMS). Changed in issue 12: a line only a lenient reader parses (a byte-order mark, a lone \
+         JSONRPC-NULL-PARAMS). A line only a lenient reader parses (a byte-order mark, a lone \
          surrogate escape, bytes that are not UTF-8 inside a string; RFC 8259 §8.1, §8.2, §9) is ambiguous, not \
          malformed, and may be served.",
         "JSON-RPC 2.0 §5.1; shared/PROTOCOL-REFERENCE.md §7 I12",
@@ -310,8 +308,8 @@ pub static RULES: &[Rule] = &[
     should(
         SERVER_CRASH,
         BOTH,
-        "The server does not exit before the client is done. A SHOULD since issue 12 (it was a MUST): no spec line \
-         forbids a stdio server to end the connection, and a client that broke the lifecycle (a notification \
+        "The server does not exit before the client is done. A SHOULD: no spec line forbids a stdio server to end \
+         the connection, and a client that broke the lifecycle (a notification \
          before initialize) may be dropped; the requests it leaves open are lost all the same, so a crash still \
          fails the run.",
         "shared/PROTOCOL.md invariant 6; MCP basic/transports.mdx §stdio (the server may close its output); \
@@ -320,15 +318,15 @@ pub static RULES: &[Rule] = &[
     must(
         SERVER_HANG,
         BOTH,
-        "The server does not stop answering. Changed after issue 17: it fires when the server went silent while a \
-         request was still owed its reply; a server that answered every request and only did not exit after its \
+        "The server does not stop answering: it fires when the server went silent while a request was still owed its \
+         reply; a server that answered every request and only did not exit after its \
          input closed is SERVER-SHUTDOWN.",
         "shared/PROTOCOL.md invariants 2 and 6",
     ),
     should(
         SERVER_SHUTDOWN,
         BOTH,
-        "New after issue 17. A server that answered every request closes its output and exits within the shutdown \
+        "A server that answered every request closes its output and exits within the shutdown \
          budget once its input closes (timers or background tasks that keep it alive make the client wait, then \
          signal it).",
         "MCP 2025-11-25 basic/lifecycle.mdx §Shutdown (stdio: the client closes the input stream and waits for the \
@@ -337,8 +335,8 @@ pub static RULES: &[Rule] = &[
     must(
         UNSOLICITED_REQUEST,
         MODERN,
-        "On a modern connection the server never sends a request (a line with both `method` and `id`). Since issue \
-         12 a modern connection is one a server that serves 2026-07-28 got a modern request on, before any \
+        "On a modern connection the server never sends a request (a line with both `method` and `id`). A modern \
+         connection is one a server that serves 2026-07-28 got a modern request on, before any \
          `initialize` or un-enveloped request.",
         "MCP 2026-07-28 basic/transports/stdio.mdx; shared/PROTOCOL-REFERENCE.md §7 I26",
     ),
@@ -348,8 +346,8 @@ pub static RULES: &[Rule] = &[
         ..must(
             ERA_SINGLE,
             BOTH,
-            "Profile mcp-python-2.3.0 (off by default; before issue 12 it was on for every server): one era per \
-             connection, fixed by the first request that gets a result: on a handshake connection an enveloped \
+            "Profile mcp-python-2.3.0 (off by default): one era per connection, fixed by the first request that gets \
+             a result: on a handshake connection an enveloped \
              request gets -32600; on a modern connection a valid `initialize` gets -32022 with a non-empty string \
              array data.supported (an invalid one may get -32602). Before the era is fixed, each request is judged \
              by its own era and may get the other era's refusal. Applies only to a server that serves both eras.",
@@ -381,9 +379,9 @@ pub static RULES: &[Rule] = &[
         ENVELOPE_MISSING_KEY,
         MODERN,
         "A modern request whose params._meta is missing, not an object, or lacks a required envelope key gets \
-         -32602. Changed in issue 12: naming the missing keys in the message is now MCP-ENVELOPE-KEY-NAMED, and \
-         the rule applies only to a server that serves 2026-07-28, on a connection no `initialize` or \
-         un-enveloped request opened. Changed in issue 15: a method 2026-07-28 removed (`ping`, `logging/setLevel`, \
+         -32602 (naming the missing keys in the message is MCP-ENVELOPE-KEY-NAMED). The rule applies only to a \
+         server that serves 2026-07-28, on a connection no `initialize` or \
+         un-enveloped request opened. A method 2026-07-28 removed (`ping`, `logging/setLevel`, \
          ...) in an incomplete envelope is not judged (a dual-era server may serve it as the handshake-era method).",
         "MCP 2026-07-28 basic/index.mdx; shared/PROTOCOL-REFERENCE.md §7 I19",
     ),
@@ -403,7 +401,7 @@ pub static RULES: &[Rule] = &[
         MODERN,
         "An unsupported string protocolVersion gets -32022 with data.supported (non-empty strings, without it) and \
          data.requested equal to it. Supported: the policy's versions and any the server names in server/discover \
-         supportedVersions or -32022 data.supported anywhere in the run (since issue 12 the model's probe included, \
+         supportedVersions or -32022 data.supported anywhere in the run (the model's probe included, \
          not only this conversation). A version that is not a string is MCP-VERSION-NOT-STRING's.",
         "MCP 2026-07-28 versioning.mdx; schema.ts UnsupportedProtocolVersionError",
     ),
@@ -411,8 +409,8 @@ pub static RULES: &[Rule] = &[
         VERSION_NOT_STRING,
         MODERN,
         "A modern request whose protocolVersion is not a string (a number, null, an object) gets -32602 (schema.ts \
-         types it as a string), neither -32022, whose data.requested must be a string, nor a result. A SHOULD since \
-         it split from MCP-UNSUPPORTED-VERSION: the spec's MUST -32022 names versions the server does not implement, \
+         types it as a string), neither -32022, whose data.requested must be a string, nor a result. A SHOULD: the \
+         spec's MUST -32022 names versions the server does not implement, \
          and says nothing of values that are no version at all.",
         "MCP 2026-07-28 schema.ts RequestMetaObject, UnsupportedProtocolVersionError; JSON-RPC 2.0 §5.1; \
          shared/PROTOCOL-REFERENCE.md §7 I20",
@@ -421,7 +419,7 @@ pub static RULES: &[Rule] = &[
         MODERN_REMOVED_METHOD,
         MODERN,
         "A fully enveloped request for a method 2026-07-28 removed (ping, logging/setLevel, resources/subscribe, \
-         resources/unsubscribe) gets an error. A SHOULD since issue 12 (it was a MUST): the changelog removes these \
+         resources/unsubscribe) gets an error. A SHOULD: the changelog removes these \
          methods, but no MUST forbids answering one.",
         "MCP 2026-07-28 changelog.mdx; JSON-RPC 2.0 §5.1 (-32601)",
     ),
@@ -436,7 +434,7 @@ pub static RULES: &[Rule] = &[
         DISCOVER_SHAPE,
         MODERN,
         "A fully enveloped server/discover is not -32601, and its result has `supportedVersions` (a non-empty \
-         string array) and `capabilities` (an object). Since issue 12 only on a server that serves 2026-07-28 (a \
+         string array) and `capabilities` (an object). Judged only on a server that serves 2026-07-28 (a \
          -32601 is how a handshake-only server is recognised), before any `initialize` or un-enveloped request; \
          notifications never select an era.",
         "MCP 2026-07-28 server/discover.mdx",
@@ -485,7 +483,7 @@ pub static RULES: &[Rule] = &[
     must(
         HTTP_RESPONSE,
         BOTH,
-        "HTTP transport (new in issue 13): every request gets a well-formed HTTP/1.1 response: a status line and \
+        "HTTP transport: every request gets a well-formed HTTP/1.1 response: a status line and \
          headers httparse reads, a body framed by Content-Length, chunked coding or the connection's close, and \
          not cut short; a connection closed without a response breaks it too (a crash or a hang is reported as \
          such instead).",
@@ -494,7 +492,7 @@ pub static RULES: &[Rule] = &[
     must(
         HTTP_ORIGIN,
         BOTH,
-        "HTTP transport (new in issue 13): a request whose Origin header names a foreign site (not localhost, \
+        "HTTP transport: a request whose Origin header names a foreign site (not localhost, \
          127.0.0.1, [::1] or the Host it was sent to) is not served: the server answers 403 (or another refusal), \
          never 2xx. A security finding: without this check a web page the user visits can reach a local MCP server \
          through DNS rebinding (a hostile name first resolving to the attacker, then to 127.0.0.1) and call its \
@@ -506,7 +504,7 @@ pub static RULES: &[Rule] = &[
     must(
         HTTP_NOTIFICATION_202,
         BOTH,
-        "HTTP transport (new in issue 13): a POST whose body is a notification (or, in the legacy era, a \
+        "HTTP transport: a POST whose body is a notification (or, in the legacy era, a \
          response) that the server accepts (a 2xx) gets 202 Accepted and no body; a refusal is any error status.",
         "MCP 2026-07-28 basic/transports/streamable-http.mdx §Sending Messages 5; 2025-11-25 \
          basic/transports.mdx §Sending Messages to the Server 4",
@@ -514,7 +512,7 @@ pub static RULES: &[Rule] = &[
     must(
         HTTP_CONTENT_TYPE,
         BOTH,
-        "HTTP transport (new in issue 13): a POST whose body is a request, answered with a 2xx, has Content-Type \
+        "HTTP transport: a POST whose body is a request, answered with a 2xx, has Content-Type \
          application/json (one JSON object) or text/event-stream (an SSE stream); an HTML page is neither.",
         "MCP 2026-07-28 basic/transports/streamable-http.mdx §Sending Messages 6; 2025-11-25 \
          basic/transports.mdx §Sending Messages to the Server 5",
@@ -522,7 +520,7 @@ pub static RULES: &[Rule] = &[
     must(
         HTTP_ERROR_STATUS,
         MODERN,
-        "HTTP transport, 2026-07-28 (new in issue 13): a modern request refused with -32022 (unsupported version) or \
+        "HTTP transport, 2026-07-28: a modern request refused with -32022 (unsupported version) or \
          -32020 (header mismatch) comes with status 400 Bad Request, one refused with -32601 (method not found) \
          with 404 Not Found. The other codes the SDKs map to 400 (-32700, -32600, -32602, -32021) have no status \
          MUST in the transport text and are not judged.",
@@ -531,11 +529,12 @@ pub static RULES: &[Rule] = &[
     must(
         HTTP_HEADER_MISMATCH,
         MODERN,
-        "HTTP transport, 2026-07-28 (new in issue 13): a fully enveloped request whose Mcp-Method or Mcp-Name \
+        "HTTP transport, 2026-07-28: a fully enveloped request whose Mcp-Method or Mcp-Name \
          (after Base64-sentinel decoding) is missing or differs from the body, or whose MCP-Protocol-Version \
          differs from the envelope's version, is rejected with 400 and -32020 (-32022 also accepted when the \
          header names an unsupported version, -32700 when the server's parser refuses the body, and any 4xx when \
-         the header names no version at all: the legacy transport's rules may judge it). A missing MCP-Protocol-Version, or one naming a handshake version \
+         the header names no version at all: the legacy transport's rules may judge it). A missing \
+         MCP-Protocol-Version, or one naming a handshake version \
          on a server that serves the handshake era, may route the request to the legacy transport and is not \
          judged.",
         "MCP 2026-07-28 basic/transports/streamable-http.mdx §Protocol Version Header, §Standard Request Headers, \
@@ -544,14 +543,14 @@ pub static RULES: &[Rule] = &[
     must(
         HTTP_GET,
         HANDSHAKE,
-        "HTTP transport, legacy era (new in issue 13): a GET to the MCP endpoint gets an SSE stream \
+        "HTTP transport, legacy era: a GET to the MCP endpoint gets an SSE stream \
          (text/event-stream) or 405 Method Not Allowed; a 2xx with any other body (JSON, an HTML page) breaks it.",
         "MCP 2025-11-25 basic/transports.mdx §Listening for Messages from the Server 2",
     ),
     should(
         HTTP_SESSION_REQUIRED,
         HANDSHAKE,
-        "HTTP transport, legacy era (new in issue 13): when a server that assigned a session refuses a later \
+        "HTTP transport, legacy era: when a server that assigned a session refuses a later \
          request for lacking its Mcp-Session-Id, it answers 400 Bad Request (serving it is legal: the server may \
          not require the session).",
         "MCP 2025-11-25 basic/transports.mdx §Session Management 2",
@@ -559,7 +558,7 @@ pub static RULES: &[Rule] = &[
     must(
         HTTP_SESSION_DELETED,
         HANDSHAKE,
-        "HTTP transport, legacy era (new in issue 13): once a DELETE of the session got a 2xx, a request carrying \
+        "HTTP transport, legacy era: once a DELETE of the session got a 2xx, a request carrying \
          that Mcp-Session-Id gets 404 Not Found (403, 406, 413, 415 and 431 refusals for other reasons are \
          accepted, so are 405 to a GET on a server without a GET stream and 400 to a request whose \
          MCP-Protocol-Version names no version).",
@@ -568,14 +567,14 @@ pub static RULES: &[Rule] = &[
     must(
         HTTP_PROTOCOL_VERSION_HEADER,
         HANDSHAKE,
-        "HTTP transport, legacy era (new in issue 13): on a session that negotiated 2025-06-18 or later, a request \
+        "HTTP transport, legacy era: on a session that negotiated 2025-06-18 or later, a request \
          whose MCP-Protocol-Version names no protocol version gets 400 Bad Request.",
         "MCP 2025-11-25 basic/transports.mdx §Protocol Version Header",
     ),
     should(
         TOOL_VALID_ARGS,
         BOTH,
-        "New in issue 14. A tools/call of a listed tool whose arguments validate against its inputSchema (JSON \
+        "A tools/call of a listed tool whose arguments validate against its inputSchema (JSON \
          Schema 2020-12 unless it names another draft) gets a result; an isError result is the tool's own \
          business. A JSON-RPC error (-32602: the server refuses arguments its own schema accepts; -32603: a failure \
          that belongs in an isError result) breaks it. Crashes and hangs are SERVER-CRASH and SERVER-HANG. A \
@@ -586,7 +585,7 @@ pub static RULES: &[Rule] = &[
     should(
         TOOL_INVALID_ARGS,
         BOTH,
-        "New in issue 14. A tools/call of a listed tool whose arguments break its inputSchema gets an isError result \
+        "A tools/call of a listed tool whose arguments break its inputSchema gets an isError result \
          or -32602, not another error code (-32603, -32600, 0). A successful result is not judged: servers may \
          coerce (\"1\" to 1) or ignore what they do not read.",
         "MCP 2025-11-25 server/tools.mdx §Error Handling (input validation errors are tool execution errors, \
@@ -595,7 +594,7 @@ pub static RULES: &[Rule] = &[
     must(
         TOOL_OUTPUT_SCHEMA,
         BOTH,
-        "New in issue 14. When a listed tool declares outputSchema, each of its results that is not an isError \
+        "When a listed tool declares outputSchema, each of its results that is not an isError \
          result carries structuredContent that validates against the outputSchema.",
         "MCP 2025-11-25 and 2026-07-28 server/tools.mdx §Output Schema (Servers MUST provide structured results \
          that conform to this schema)",
@@ -603,7 +602,7 @@ pub static RULES: &[Rule] = &[
     must(
         CONTENT_SHAPE,
         BOTH,
-        "New in issue 14. A tools/call result has a content array and a boolean isError when present; its content \
+        "A tools/call result has a content array and a boolean isError when present; its content \
          items, prompts/get message contents and resources/read contents are well-formed: text has a string text; \
          image and audio a string mimeType and data in valid base64; resource_link a string uri and name; an \
          embedded resource a uri and a string text or base64 blob. Unknown content types are not judged.",
@@ -613,7 +612,7 @@ pub static RULES: &[Rule] = &[
     should(
         TOOL_UNKNOWN,
         BOTH,
-        "New in issue 14. A tools/call of a tool the server does not list gets a JSON-RPC error (-32602 in the \
+        "A tools/call of a tool the server does not list gets a JSON-RPC error (-32602 in the \
          spec's example) or an isError result (the Python SDK's MCPServer), never a successful result.",
         "MCP 2025-11-25 and 2026-07-28 server/tools.mdx §Error Handling (unknown tools are protocol errors; the \
          code is an example)",
@@ -621,21 +620,21 @@ pub static RULES: &[Rule] = &[
     should(
         PROMPT_UNKNOWN,
         BOTH,
-        "New in issue 14. A prompts/get of a prompt the server does not list gets -32602 (a server that does not \
+        "A prompts/get of a prompt the server does not list gets -32602 (a server that does not \
          serve prompts/get at all, -32601, is not judged).",
         "MCP 2025-11-25 server/prompts.mdx §Error Handling (Servers SHOULD return -32602 for an invalid prompt name)",
     ),
     should(
         PROMPT_ARGUMENTS,
         BOTH,
-        "New in issue 14. A prompts/get of a listed prompt without one of its required arguments gets -32602.",
+        "A prompts/get of a listed prompt without one of its required arguments gets -32602.",
         "MCP 2025-11-25 server/prompts.mdx §Error Handling (Servers SHOULD return -32602 for missing required \
          arguments)",
     ),
     should(
         RESOURCE_UNKNOWN,
         BOTH,
-        "New in issue 14. A resources/read of a URI under a scheme no server uses (and no template matches) gets an \
+        "A resources/read of a URI under a scheme no server uses (and no template matches) gets an \
          error: -32002 or -32602 on a handshake connection, -32602 on a modern one (-32002 there is \
          MCP-ERROR-CODE-RESERVED); not a result.",
         "MCP 2025-11-25 server/resources.mdx §Error Handling (SHOULD: -32002); 2026-07-28 (SEP-2164: -32602); \
@@ -644,7 +643,7 @@ pub static RULES: &[Rule] = &[
     should(
         RESOURCE_READABLE,
         BOTH,
-        "New in issue 14. A resources/read of a URI the server listed in resources/list gets a result with a \
+        "A resources/read of a URI the server listed in resources/list gets a result with a \
          contents array, not an error.",
         "MCP server/resources.mdx §Listing Resources, §Reading Resources (a listed resource is one the client can \
          read; no MUST says so)",
@@ -652,14 +651,14 @@ pub static RULES: &[Rule] = &[
     should(
         CURSOR_INVALID,
         BOTH,
-        "New in issue 14. A list request with a cursor the server never issued gets -32602 (a server that does not \
+        "A list request with a cursor the server never issued gets -32602 (a server that does not \
          serve the list at all, -32601, is not judged).",
         "MCP 2025-11-25 server/utilities/pagination.mdx §Error Handling (Invalid cursors SHOULD result in -32602)",
     ),
     must(
         LIST_SHAPE,
         BOTH,
-        "New in issue 14. A tools/list, prompts/list, resources/list or resources/templates/list result holds its \
+        "A tools/list, prompts/list, resources/list or resources/templates/list result holds its \
          items array; every tool has a string name and an inputSchema that is a JSON Schema object (an \
          outputSchema too, when given); every prompt a string name (and arguments with string names); every \
          resource a string uri and name; every template a string uriTemplate and name; nextCursor, when present, \
@@ -670,13 +669,13 @@ pub static RULES: &[Rule] = &[
     should(
         LIST_DUPLICATE_NAME,
         BOTH,
-        "New in issue 14. A list page names each tool, prompt, resource URI and template once.",
+        "A list page names each tool, prompt, resource URI and template once.",
         "MCP 2025-11-25 and 2026-07-28 server/tools.mdx §Tool Names (Tool names SHOULD be unique within a server)",
     ),
     must(
         ERROR_CODE_RESERVED,
         MODERN,
-        "New in issue 14. On a modern connection the server emits none of the codes 2026-07-28 reserves: -32002, \
+        "On a modern connection the server emits none of the codes 2026-07-28 reserves: -32002, \
          -32042, or any in -32020..-32099 but -32020, -32021 and -32022.",
         "MCP 2026-07-28 basic/index.mdx §Error Codes; shared/PROTOCOL-REFERENCE.md §6",
     ),

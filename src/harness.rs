@@ -9,7 +9,7 @@
 //!
 //! Each checks under the default policy; the `*_under` forms take a [`Policy`] (a profile, rules allowed or
 //! denied, a server model). Whatever the policy, a panic of the server is a finding: a policy that allows
-//! `SERVER-CRASH` (`server::rmcp::policy()` does) lets the server end a connection, never panic.
+//! `SERVER-CRASH` (`sdk::rmcp::policy()` does) lets the server end a connection, never panic.
 //! `mcp-wirefuzz init` writes the three files into your crate.
 
 use crate::case::Case;

@@ -53,7 +53,7 @@ impl Init {
     pub fn files(&self) -> Vec<(&'static str, String)> {
         let (uses, server, policy, features) = if self.rmcp {
             (
-                "use mcp_wirefuzz::server::rmcp::{Rmcp, policy};",
+                "use mcp_wirefuzz::sdk::rmcp::policy;\nuse mcp_wirefuzz::server::rmcp::Rmcp;",
                 format!("Rmcp({})", self.server),
                 "policy()",
                 ", features = [\"rmcp\"]",
@@ -211,7 +211,7 @@ mod tests {
         assert_eq!(std::fs::read_to_string(dir.join("tests/wirefuzz_replay.rs")).unwrap(), "mine");
         let target = std::fs::read_to_string(dir.join("fuzz/fuzz_targets/wirefuzz.rs")).unwrap();
         assert!(target.contains("fuzz_under(&Rmcp(my_server::Server::default()), data, &policy())"));
-        assert!(target.contains("use mcp_wirefuzz::server::rmcp::{Rmcp, policy};"));
+        assert!(target.contains("use mcp_wirefuzz::sdk::rmcp::policy;\nuse mcp_wirefuzz::server::rmcp::Rmcp;"));
         let manifest = std::fs::read_to_string(dir.join("fuzz/Cargo.toml")).unwrap();
         assert!(manifest.contains("features = [\"rmcp\"] }") && manifest.contains("my-server = { path = \"..\" }"));
         let again = init.write(&dir).unwrap();

@@ -27,6 +27,7 @@ pub mod oracle;
 pub mod protocol;
 pub mod report;
 pub mod script;
+pub mod sdk;
 pub mod seeds;
 pub mod server;
 pub mod shrink;

@@ -5,7 +5,8 @@
 
 use mcp_wirefuzz::campaign::conversation;
 use mcp_wirefuzz::oracle::check;
-use mcp_wirefuzz::server::rmcp::{Rmcp, policy};
+use mcp_wirefuzz::sdk::rmcp::policy;
+use mcp_wirefuzz::server::rmcp::Rmcp;
 use mcp_wirefuzz::server::{InProcess, ServerCommand, ServerSpec, Target, Timeouts};
 use std::path::Path;
 use std::process::Command;

@@ -3,7 +3,8 @@
 //! the bug; without, it must find nothing.
 
 use mcp_wirefuzz::campaign::conversation_bytes;
-use mcp_wirefuzz::server::rmcp::{Rmcp, policy};
+use mcp_wirefuzz::sdk::rmcp::policy;
+use mcp_wirefuzz::server::rmcp::Rmcp;
 use std::panic::{AssertUnwindSafe, catch_unwind};
 
 #[test]

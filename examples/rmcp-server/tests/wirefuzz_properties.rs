@@ -1,7 +1,8 @@
 //! mcp-wirefuzz's property test: generated conversations must break no rule. Failures shrink to a small
 //! script (printed as a case file to keep in wirefuzz-cases/) and persist in proptest-regressions/.
 
-use mcp_wirefuzz::server::rmcp::{Rmcp, policy};
+use mcp_wirefuzz::sdk::rmcp::policy;
+use mcp_wirefuzz::server::rmcp::Rmcp;
 
 #[test]
 fn the_server_breaks_no_wirefuzz_rule() {

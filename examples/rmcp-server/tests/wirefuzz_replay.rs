@@ -1,7 +1,8 @@
 //! mcp-wirefuzz's regression test: every case file (and libFuzzer crash-* artifact) in wirefuzz-cases/
 //! must run clean.
 
-use mcp_wirefuzz::server::rmcp::{Rmcp, policy};
+use mcp_wirefuzz::sdk::rmcp::policy;
+use mcp_wirefuzz::server::rmcp::Rmcp;
 
 #[test]
 fn every_wirefuzz_case_passes() {

@@ -7,42 +7,10 @@
 //! its own; a panic anywhere in it is a crash (exit code 101).
 
 use super::async_lines::LinesConnection;
-use crate::model::{Eras, ServerModel};
-use crate::oracle::Policy;
 use crate::server::InProcessServer;
 use rmcp::service::ServerInitializeError;
 use rmcp::{ServerHandler, ServiceExt};
 use tokio::io::DuplexStream;
-
-/// The deviations rmcp 3.11.0 itself has (`tests/servers/rmcp-calc.baseline` in the mcp-wirefuzz repository holds
-/// each one's probe and spec line): a handler cannot change them, so a test of your handler allows them.
-pub const DEVIATIONS: [&str; 11] = [
-    "SERVER-CRASH",
-    "MCP-PING",
-    "JSONRPC-NOTIFICATION-REPLY",
-    "MCP-BATCH",
-    "MCP-UNSUPPORTED-VERSION",
-    "MCP-MODERN-SERVER-INFO",
-    "MCP-MODERN-REMOVED-METHOD",
-    "MCP-HANDSHAKE-NO-RESULT-TYPE",
-    "JSONRPC-NULL-ID",
-    "JSONRPC-NULL-PARAMS",
-    "JSONRPC-RESPONSE-MISSING",
-];
-
-/// The policy for an rmcp server: the default rules without rmcp's own [`DEVIATIONS`], and the server model of an
-/// rmcp server (both eras). The [`crate::harness`] entry points still report any panic of your handler (rmcp's
-/// `SERVER-CRASH` is a connection it ends on a bad first message); a request left unanswered is not reported
-/// (rmcp leaves some unanswered itself).
-///
-/// ```
-/// let policy = mcp_wirefuzz::server::rmcp::policy();
-/// assert!(!policy.enabled("MCP-BATCH") && policy.enabled("JSONRPC-ID-ECHO"));
-/// ```
-pub fn policy() -> Policy {
-    let base = Policy::default().with_model(ServerModel::stated(Eras::Dual));
-    DEVIATIONS.iter().fold(base, |policy, rule| policy.clone().allow(rule).unwrap_or(policy))
-}
 
 /// An rmcp server as an in-process server: each conversation serves a clone of the handler.
 ///
@@ -57,7 +25,7 @@ pub fn policy() -> Policy {
 ///
 /// let server = Rmcp(Hello);
 /// // The body of a fuzz target: panics with a readable report when the server breaks a rule.
-/// mcp_wirefuzz::harness::fuzz_under(&server, b"any fuzzer bytes", &mcp_wirefuzz::server::rmcp::policy());
+/// mcp_wirefuzz::harness::fuzz_under(&server, b"any fuzzer bytes", &mcp_wirefuzz::sdk::rmcp::policy());
 /// ```
 #[derive(Clone, Debug, Default)]
 pub struct Rmcp<H>(pub H);
@@ -84,7 +52,7 @@ impl<H: ServerHandler + Clone> InProcessServer for Rmcp<H> {
 /// impl rmcp::ServerHandler for Hello {}
 ///
 /// let server = AsyncLines(|stream| mcp_wirefuzz::server::rmcp::serve(Hello, stream));
-/// mcp_wirefuzz::harness::fuzz_under(&server, b"any fuzzer bytes", &mcp_wirefuzz::server::rmcp::policy());
+/// mcp_wirefuzz::harness::fuzz_under(&server, b"any fuzzer bytes", &mcp_wirefuzz::sdk::rmcp::policy());
 /// ```
 pub async fn serve<H: ServerHandler>(handler: H, stream: DuplexStream) -> Result<(), ServerInitializeError> {
     let running = match handler.serve(stream).await {

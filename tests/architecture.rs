@@ -1,0 +1,212 @@
+//! The library's modules import one way (ARCHITECTURE.md): no cycle between the top-level modules of `src/`,
+//! and no import the layer table forbids (the wire vocabulary imports nothing; the oracle never reaches a server,
+//! the server never reaches the oracle; the data of what a server is imports no stage).
+//!
+//! Read from the source: every `crate::NAME` in a file's code (comments and the `#[cfg(test)]` module at its end
+//! left out: tests may use anything) is an import of the top-level module `NAME`. The rooms of `server/` count as
+//! modules of their own (`server::builtin`, ...): the built-in servers' planted bugs name the rule each breaks, so
+//! `server::builtin` may import the oracle's rule ids where a transport may not.
+
+use std::collections::{BTreeMap, BTreeSet};
+use std::path::{Path, PathBuf};
+
+/// Which top-level modules each module may not import, and why.
+const FORBIDDEN: &[(&str, &[&str], &str)] = &[
+    ("protocol", &["*"], "the wire vocabulary imports nothing of the crate"),
+    ("transcript", &["*"], "the transcript is the interchange between running and checking, below every stage"),
+    ("model", &["server", "oracle", "script", "learn", "campaign"], "what a server is: data only"),
+    ("surface", &["server", "oracle", "script", "learn", "campaign"], "what a server lists: data only"),
+    ("oracle", &["server", "learn", "campaign", "report", "shrink", "harness"], "the oracle does no I/O"),
+    ("server", &["oracle", "learn", "campaign", "report", "shrink", "harness"], "a transport judges nothing"),
+    (
+        "server::transport",
+        &["oracle", "learn", "campaign", "report", "shrink", "harness"],
+        "a transport judges nothing",
+    ),
+    ("server::adapter", &["oracle", "learn", "campaign", "report", "shrink", "harness"], "an adapter judges nothing"),
+    ("server::builtin", &["learn", "campaign", "report", "shrink", "harness"], "a built-in server runs no stage"),
+    ("script", &["server", "oracle", "learn", "campaign"], "the test input knows no stage that runs it"),
+];
+
+/// Every `.rs` file under `dir`.
+fn sources(dir: &Path, into: &mut Vec<PathBuf>) {
+    for entry in std::fs::read_dir(dir).unwrap() {
+        let path = entry.unwrap().path();
+        if path.is_dir() {
+            sources(&path, into);
+        } else if path.extension().is_some_and(|e| e == "rs") {
+            into.push(path);
+        }
+    }
+}
+
+/// The folders of `server/` that count as modules of their own.
+const SERVER_ROOMS: &[&str] = &["builtin", "transport", "adapter"];
+
+/// The module a path names: its first segment, or `server::ROOM` for a room of `server/`.
+fn unit(segments: &[String]) -> String {
+    match segments {
+        [server, room, ..] if server == "server" && SERVER_ROOMS.contains(&room.as_str()) => format!("server::{room}"),
+        [first, ..] => first.clone(),
+        [] => String::new(),
+    }
+}
+
+/// The module a file of `src/` belongs to (`None` for the crate root, the binary's files and test-only files).
+fn module_of(src: &Path, file: &Path) -> Option<String> {
+    let relative = file.strip_prefix(src).unwrap();
+    let segments: Vec<String> =
+        relative.components().map(|c| c.as_os_str().to_string_lossy().trim_end_matches(".rs").to_string()).collect();
+    let name = unit(&segments);
+    let test_only = ["tests.rs", "test_support.rs"].iter().any(|t| file.ends_with(t));
+    (!matches!(name.as_str(), "lib" | "main" | "cli") && !test_only).then_some(name)
+}
+
+/// The code of a file without comments and without the `#[cfg(test)]` module at its end.
+fn code(text: &str) -> String {
+    let mut kept = Vec::new();
+    let mut lines = text.lines().peekable();
+    while let Some(line) = lines.next() {
+        let trimmed = line.trim_start();
+        if trimmed == "#[cfg(test)]" && lines.peek().is_some_and(|next| next.trim_start().starts_with("mod ")) {
+            break;
+        }
+        if !trimmed.starts_with("//") {
+            kept.push(line);
+        }
+    }
+    kept.join("\n")
+}
+
+/// The modules `code` names as `crate::NAME` (or `crate::server::ROOM`).
+fn imports(code: &str) -> BTreeSet<String> {
+    let word = |text: &str| text.chars().take_while(|c| c.is_alphanumeric() || *c == '_').collect::<String>();
+    code.match_indices("crate::")
+        .filter(|(at, _)| !code[..*at].ends_with(|c: char| c.is_alphanumeric() || c == '_'))
+        .map(|(at, _)| {
+            let rest = &code[at + "crate::".len()..];
+            let first = word(rest);
+            let second = rest[first.len()..].strip_prefix("::").map(word).unwrap_or_default();
+            unit(&[first, second])
+        })
+        .filter(|name| name.chars().next().is_some_and(|c| c.is_lowercase()))
+        .collect()
+}
+
+/// Module → the modules it imports, with one file that does (for the message).
+fn graph() -> BTreeMap<String, BTreeMap<String, PathBuf>> {
+    let src = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("src");
+    let mut files = Vec::new();
+    sources(&src, &mut files);
+    files.sort();
+    let mut graph: BTreeMap<String, BTreeMap<String, PathBuf>> = BTreeMap::new();
+    for file in files {
+        let Some(module) = module_of(&src, &file) else { continue };
+        let edges = graph.entry(module.clone()).or_default();
+        for import in imports(&code(&std::fs::read_to_string(&file).unwrap())) {
+            if import != module {
+                edges.entry(import).or_insert_with(|| file.strip_prefix(&src).unwrap().to_path_buf());
+            }
+        }
+    }
+    graph
+}
+
+/// The cycles of `graph`: its strongly connected components of more than one module (Tarjan's algorithm).
+fn cycles(graph: &BTreeMap<String, BTreeMap<String, PathBuf>>) -> Vec<Vec<String>> {
+    struct Walk<'a> {
+        graph: &'a BTreeMap<String, BTreeMap<String, PathBuf>>,
+        index: BTreeMap<&'a str, usize>,
+        low: BTreeMap<&'a str, usize>,
+        stack: Vec<&'a str>,
+        found: Vec<Vec<String>>,
+    }
+    impl<'a> Walk<'a> {
+        fn visit(&mut self, node: &'a str) {
+            let at = self.index.len();
+            self.index.insert(node, at);
+            self.low.insert(node, at);
+            self.stack.push(node);
+            for next in self.graph.get(node).into_iter().flat_map(|edges| edges.keys()) {
+                let next = next.as_str();
+                if !self.graph.contains_key(next) {
+                    continue;
+                }
+                if !self.index.contains_key(next) {
+                    self.visit(next);
+                    self.low.insert(node, self.low[node].min(self.low[next]));
+                } else if self.stack.contains(&next) {
+                    self.low.insert(node, self.low[node].min(self.index[next]));
+                }
+            }
+            if self.low[node] == self.index[node] {
+                let mut component = Vec::new();
+                while let Some(top) = self.stack.pop() {
+                    component.push(top.to_string());
+                    if top == node {
+                        break;
+                    }
+                }
+                if component.len() > 1 {
+                    component.sort();
+                    self.found.push(component);
+                }
+            }
+        }
+    }
+    let mut walk = Walk { graph, index: BTreeMap::new(), low: BTreeMap::new(), stack: Vec::new(), found: Vec::new() };
+    for node in graph.keys() {
+        if !walk.index.contains_key(node.as_str()) {
+            walk.visit(node);
+        }
+    }
+    walk.found
+}
+
+/// Each edge of `graph` inside `component`, as `a -> b (file)`.
+fn edges_within(graph: &BTreeMap<String, BTreeMap<String, PathBuf>>, component: &[String]) -> Vec<String> {
+    let mut edges = Vec::new();
+    for from in component {
+        for (to, file) in &graph[from] {
+            if component.contains(to) {
+                edges.push(format!("{from} -> {to} ({})", file.display()));
+            }
+        }
+    }
+    edges
+}
+
+#[test]
+fn the_modules_import_one_way() {
+    let graph = graph();
+    assert!(graph.len() >= 10, "read only {} modules: {:?}", graph.len(), graph.keys());
+    let mut problems = Vec::new();
+    for component in cycles(&graph) {
+        problems.push(format!("import cycle {component:?}:\n    {}", edges_within(&graph, &component).join("\n    ")));
+    }
+    for (module, forbidden, why) in FORBIDDEN {
+        for (import, file) in graph.get(*module).into_iter().flatten() {
+            if forbidden.contains(&"*") || forbidden.contains(&import.as_str()) {
+                problems.push(format!("{module} imports {import} ({}): {why}", file.display()));
+            }
+        }
+    }
+    assert!(problems.is_empty(), "see ARCHITECTURE.md:\n{}", problems.join("\n"));
+}
+
+#[test]
+fn the_reader_sees_imports_and_skips_comments_and_tests() {
+    let text = "use crate::protocol::Frame;\n// crate::server in a comment\nfn f() { crate::oracle::check(); }\n\
+                let x = my_crate::model;\nuse crate::server::builtin::Calc;\nuse crate::server::Target;\n\
+                #[cfg(test)]\nmod tests {\n    use crate::campaign;\n}\n";
+    let seen: Vec<String> = imports(&code(text)).into_iter().collect();
+    assert_eq!(seen, ["oracle", "protocol", "server", "server::builtin"]);
+    let graph: BTreeMap<String, BTreeMap<String, PathBuf>> =
+        [("a", vec!["b"]), ("b", vec!["c"]), ("c", vec!["a"]), ("d", vec!["a"])]
+            .into_iter()
+            .map(|(from, to)| {
+                (from.to_string(), to.into_iter().map(|t| (t.to_string(), PathBuf::from("f.rs"))).collect())
+            })
+            .collect();
+    assert_eq!(cycles(&graph), [vec!["a".to_string(), "b".into(), "c".into()]]);
+}

@@ -1,0 +1,319 @@
+//! The campaign's tests: the same seed gives the same conversations; a finding is on disk at once and minimized
+//! after (one case file per trigger, a bounded number per rule, within the time left); baselined rules are not
+//! minimized; a panicking or late worker; a finding that does not come back is flaky.
+
+use super::*;
+use crate::oracle::rules::RESPONSE_MISSING;
+use crate::server::builtin::mutants::Mutant;
+use crate::transcript::{Ending, Event};
+
+fn options(cases: u64, out: Option<PathBuf>) -> Options {
+    let shrink = Budget { runs: 500, time: None };
+    Options {
+        seed: 5,
+        cases: Some(cases),
+        time: None,
+        policy: Policy::default(),
+        out,
+        shrink,
+        baseline: Baseline::default(),
+    }
+}
+
+fn campaign(server: &ServerSpec, jobs: usize, options: &Options) -> Summary {
+    let targets = (0..jobs).map(|_| server.pooled_target(Default::default())).collect();
+    run(targets, server.target(Default::default()), options, server, |_| {}).unwrap()
+}
+
+#[test]
+fn the_same_seed_gives_the_same_conversations() {
+    assert_eq!(conversation(5, 17), conversation(5, 17));
+    assert_ne!(conversation(5, 17), conversation(6, 17));
+    let summary = campaign(&ServerSpec::BuiltIn, 2, &options(300, None));
+    assert_eq!(summary.conversations, 300);
+    assert!(summary.found.is_empty(), "{:?}", summary.found.first().map(|f| &f.finding));
+}
+
+#[test]
+fn a_finding_is_minimized_and_written_as_found() {
+    let dir = std::env::temp_dir().join(format!("wirefuzz-campaign-{}", std::process::id()));
+    let server = ServerSpec::Mutant(Mutant::NoCacheHints);
+    let summary = campaign(&server, 1, &options(200, Some(dir.clone())));
+    assert_eq!(summary.broken(), ["MCP-CACHE-HINTS"]);
+    let found = &summary.found[0];
+    let written = Case::load(found.case_file.as_ref().unwrap()).unwrap();
+    assert_eq!(written, found.case);
+    assert_eq!(written.mutant, Some(Mutant::NoCacheHints));
+    assert!(written.inputs.len() <= 2, "{:?}", written.inputs);
+    assert!(summary.counts["MCP-CACHE-HINTS"] >= 1);
+    std::fs::remove_dir_all(&dir).unwrap();
+}
+
+#[test]
+fn baselined_rules_are_reported_but_not_minimized() {
+    let server = ServerSpec::Mutant(Mutant::NoCacheHints);
+    let mut options = options(200, None);
+    options.baseline = Baseline::parse("MCP-CACHE-HINTS # known").unwrap();
+    let summary = campaign(&server, 1, &options);
+    let found = &summary.found[0];
+    assert_eq!(found.case.inputs, conversation(5, found.conversation));
+    assert!(!summary.fails(&options.baseline) && summary.fails(&Baseline::default()));
+}
+
+/// Crashes on its first conversation only.
+struct OnceBroken(bool);
+
+impl Target for OnceBroken {
+    fn run(&mut self, inputs: &[Input]) -> Result<Transcript> {
+        let mut transcript = crate::server::run_in_process(&crate::server::builtin::reference::Calc, inputs);
+        if !std::mem::replace(&mut self.0, true) {
+            transcript.ending = Ending::Exited { code: Some(9), signal: None, stderr_tail: Vec::new() };
+        }
+        Ok(transcript)
+    }
+}
+
+/// The built-in server, but the replies to requests `deaf` picks are lost: each such request breaks
+/// JSONRPC-RESPONSE-MISSING, with the request's trigger.
+struct Deaf(fn(&serde_json::Map<String, serde_json::Value>) -> bool);
+
+impl Target for Deaf {
+    fn run(&mut self, inputs: &[Input]) -> Result<Transcript> {
+        let mut transcript = crate::server::run_in_process(&crate::server::builtin::reference::Calc, inputs);
+        let id = |line: &[u8]| {
+            let value: serde_json::Value = serde_json::from_slice(line).ok()?;
+            Some((value.get("id")?.clone(), value))
+        };
+        let mut unheard = Vec::new();
+        for event in &transcript.events {
+            if let Event::Sent(line) = event
+                && let Some((id, serde_json::Value::Object(request))) = id(line)
+                && request.contains_key("method")
+                && (self.0)(&request)
+            {
+                unheard.push(id);
+            }
+        }
+        transcript.events.retain(|event| match event {
+            Event::Received { line, .. } => id(line).is_none_or(|(id, _)| !unheard.contains(&id)),
+            _ => true,
+        });
+        Ok(transcript)
+    }
+}
+
+/// Deaf to `ping` and to `tools/list` requests with a string id: two bugs behind one rule.
+fn deaf_to_ping_and_string_ids(request: &serde_json::Map<String, serde_json::Value>) -> bool {
+    let method = request.get("method").and_then(serde_json::Value::as_str);
+    method == Some("ping") || (method == Some("tools/list") && request.get("id").is_some_and(|id| id.is_string()))
+}
+
+fn missing(summary: &Summary) -> Vec<&Found> {
+    summary.found.iter().filter(|f| f.finding.rule == RESPONSE_MISSING).collect()
+}
+
+#[test]
+fn each_trigger_of_a_rule_gets_its_own_case_file() {
+    let dir = std::env::temp_dir().join(format!("wirefuzz-triggers-{}", std::process::id()));
+    let options = options(400, Some(dir.clone()));
+    let deaf = || Box::new(Deaf(deaf_to_ping_and_string_ids));
+    let summary = run(vec![deaf()], deaf(), &options, &ServerSpec::BuiltIn, |_| {}).unwrap();
+    let found = missing(&summary);
+    let triggers: Vec<&str> = found.iter().map(|f| f.trigger.as_str()).collect();
+    let string_id = |t: &&str| !t.starts_with("ping") && t.ends_with("+string-id");
+    assert!(triggers.iter().any(string_id) && triggers.iter().any(|t| t.starts_with("ping")), "{triggers:?}");
+    let mut unique = triggers.clone();
+    unique.sort();
+    unique.dedup();
+    assert_eq!(unique.len(), triggers.len(), "one case per trigger: {triggers:?}");
+    let counts = &summary.trigger_counts[RESPONSE_MISSING];
+    assert!(counts.values().any(|&n| n > 1), "{counts:?}: the same trigger seen again is only counted");
+    assert!(summary.counts[RESPONSE_MISSING] >= counts.values().copied().max().unwrap());
+    for found in found {
+        let path = found.case_file.as_ref().unwrap();
+        let name = path.file_name().unwrap().to_string_lossy().into_owned();
+        let stem = format!("jsonrpc-response-missing-{}-", crate::trigger::file_part(&found.trigger));
+        assert!(name.starts_with(&stem), "{name}");
+        let case = Case::load(path).unwrap();
+        assert_eq!(case.trigger.as_deref(), Some(found.trigger.as_str()));
+        // Shrinking kept the trigger: the case, run again, breaks the rule with it.
+        let transcript = Deaf(deaf_to_ping_and_string_ids).run(&case.inputs).unwrap();
+        let again = crate::oracle::check(&transcript, &case.policy());
+        assert!(
+            again
+                .iter()
+                .any(|f| f.rule == RESPONSE_MISSING && crate::trigger::signature(&transcript, f) == found.trigger),
+            "{}",
+            case.render()
+        );
+    }
+    // Deaf to ping, a ping with an id beyond 2^53 breaks JSONRPC-BIG-ID instead.
+    assert!(!summary.fails(&Baseline::parse("JSONRPC-RESPONSE-MISSING\nJSONRPC-BIG-ID").unwrap()));
+    std::fs::remove_dir_all(&dir).unwrap();
+}
+
+#[test]
+fn shrinking_keeps_the_trigger() {
+    let inputs = vec![
+        Input::Line(br#"{"jsonrpc":"2.0","id":1,"method":"tools/list"}"#.to_vec()),
+        Input::Line(br#"{"jsonrpc":"2.0","id":"req-2","method":"tools/list"}"#.to_vec()),
+        Input::Line(br#"{"jsonrpc":"2.0","id":3,"method":"ping"}"#.to_vec()),
+        Input::Sync,
+    ];
+    let mut target = Deaf(deaf_to_ping_and_string_ids);
+    let budget = Budget { runs: 500, time: None };
+    let policy = Policy::default();
+    let mut shrunk = |trigger| {
+        let found = minimize_finding(&mut target, &inputs, RESPONSE_MISSING, trigger, &policy, budget);
+        found.unwrap().unwrap()
+    };
+    // Free to slide, the shrinker keeps the first finding it can: the string-id one, or the ping.
+    let free = shrunk(None).trigger;
+    assert!(free == "tools/list+string-id" || free == "ping", "{free}");
+    // Held to a trigger, it keeps that bug and drops the other.
+    let kept = shrunk(Some("ping"));
+    assert_eq!(kept.trigger, "ping");
+    assert!(matches!(&kept.inputs[..], [Input::Line(line)] if line.ends_with(br#""method":"ping"}"#)), "{kept:?}");
+    let kept = shrunk(Some("tools/list+string-id"));
+    assert_eq!(kept.trigger, "tools/list+string-id");
+    assert!(
+        matches!(&kept.inputs[..], [Input::Line(line)] if line.starts_with(br#"{"jsonrpc":"2.0","id":""#)),
+        "{kept:?}"
+    );
+    let none = minimize_finding(&mut target, &inputs, RESPONSE_MISSING, Some("big-id"), &policy, budget);
+    assert!(none.unwrap().is_none());
+}
+
+#[test]
+fn the_triggers_of_one_rule_are_bounded() {
+    let deaf = || Box::new(Deaf(|_| true));
+    let summary = run(vec![deaf()], deaf(), &options(300, None), &ServerSpec::BuiltIn, |_| {}).unwrap();
+    let counts = &summary.trigger_counts[RESPONSE_MISSING];
+    assert!(counts.len() > MAX_TRIGGERS_PER_RULE, "{counts:?}");
+    assert_eq!(missing(&summary).len(), MAX_TRIGGERS_PER_RULE);
+    assert_eq!(summary.broken().iter().filter(|r| **r == RESPONSE_MISSING).count(), 1);
+    let shown = crate::report::human::summary(&summary, &Baseline::default());
+    assert!(shown.contains("more trigger(s) not kept (at most 8 per rule)"), "{shown}");
+    // A baselined rule the run did not break is stale: said with the run's size, not as a fact about the server.
+    let baseline = Baseline::parse("JSONRPC-ID-ECHO  # known\n").unwrap();
+    let shown = crate::report::human::summary(&summary, &baseline);
+    let stale = "stale baseline entry: JSONRPC-ID-ECHO did not break in these 300 conversations";
+    assert!(shown.contains(stale), "{shown}");
+}
+
+#[test]
+fn findings_are_minimized_within_the_time_left() {
+    let mut target = Deaf(|_| true);
+    let mut options = options(1, None);
+    options.baseline = Baseline::parse("MCP-CACHE-HINTS").unwrap();
+    let shrinker = Shrinker { target: &mut target, options: &options, server: &ServerSpec::BuiltIn };
+    assert_eq!(shrinker.budget(RESPONSE_MISSING, None), options.shrink);
+    let left = shrinker.budget(RESPONSE_MISSING, Some(Instant::now() + Duration::from_secs(1)));
+    assert!(left.runs == options.shrink.runs && left.time.unwrap() <= Duration::from_secs(1), "{left:?}");
+    assert_eq!(shrinker.budget("MCP-CACHE-HINTS", None).runs, 0);
+}
+
+/// Runs the built-in server, panicking on its `n`-th run.
+struct PanicsAt(usize);
+
+impl Target for PanicsAt {
+    fn run(&mut self, inputs: &[Input]) -> Result<Transcript> {
+        self.0 = self.0.checked_sub(1).expect("planted panic");
+        Ok(crate::server::run_in_process(&crate::server::builtin::reference::Calc, inputs))
+    }
+}
+
+#[test]
+fn a_panicking_worker_fails_the_run_with_its_message() {
+    let server = ServerSpec::BuiltIn;
+    let result = run(vec![Box::new(PanicsAt(3))], Box::new(PanicsAt(0)), &options(50, None), &server, |_| {});
+    let error = format!("{:#}", result.unwrap_err());
+    assert!(error.contains("the fuzzing worker 0 panicked: planted panic"), "{error}");
+    // The shrink worker panics on the first finding it minimizes.
+    let server = ServerSpec::Mutant(Mutant::NoCacheHints);
+    let result =
+        run(vec![server.target(Default::default())], Box::new(PanicsAt(0)), &options(50, None), &server, |_| {});
+    assert!(format!("{:#}", result.unwrap_err()).contains("the shrink worker panicked: planted panic"));
+}
+
+/// The built-in server with a planted bug, whose runs take `delay` and fail as cut by the deadline once
+/// `deadline` has passed (as a child process's runs do).
+struct Slow {
+    delay: Duration,
+    deadline: Instant,
+}
+
+impl Target for Slow {
+    fn run(&mut self, inputs: &[Input]) -> Result<Transcript> {
+        thread::sleep(self.delay);
+        if Instant::now() >= self.deadline {
+            return Err(DeadlinePassed.into());
+        }
+        Ok(crate::server::run_in_process(&crate::server::builtin::reference::Planted(Mutant::NoCacheHints), inputs))
+    }
+}
+
+#[test]
+fn a_finding_is_on_disk_at_once_and_stays_unminimized_when_time_runs_out() {
+    let dir = std::env::temp_dir().join(format!("wirefuzz-write-first-{}", std::process::id()));
+    let mut options = options(1_000_000, Some(dir.clone()));
+    options.cases = None;
+    options.time = Some(Duration::from_millis(400));
+    let deadline = Instant::now() + Duration::from_millis(400);
+    let server = ServerSpec::Mutant(Mutant::NoCacheHints);
+    let shrinker = Box::new(Slow { delay: Duration::from_millis(150), deadline });
+    let mut on_disk = Vec::new();
+    let started = Instant::now();
+    let summary = run(vec![server.target(Default::default())], shrinker, &options, &server, |event| {
+        if let Progress::Found(found) = event {
+            on_disk.push(std::fs::read_to_string(found.case_file.as_ref().unwrap()).unwrap());
+        }
+    })
+    .unwrap();
+    assert!(started.elapsed() < Duration::from_secs(2), "{:?}", started.elapsed());
+    assert!(!on_disk.is_empty() && on_disk[0].contains(UNMINIMIZED), "written when found, marked");
+    let found = &summary.found[0];
+    assert!(!found.minimized && !found.flaky, "{found:?}");
+    let text = std::fs::read_to_string(found.case_file.as_ref().unwrap()).unwrap();
+    assert!(text.contains(UNMINIMIZED), "still marked: {text}");
+    assert_eq!(Case::parse(&text).unwrap(), found.case);
+    assert!(crate::report::human::summary(&summary, &Baseline::default()).contains("not minimized"));
+    std::fs::remove_dir_all(&dir).unwrap();
+}
+
+/// The built-in server, but each run takes `delay`, whatever the deadline (as a check of a huge transcript).
+struct Stuck(Duration);
+
+impl Target for Stuck {
+    fn run(&mut self, inputs: &[Input]) -> Result<Transcript> {
+        thread::sleep(self.0);
+        Ok(crate::server::run_in_process(&crate::server::builtin::reference::Calc, inputs))
+    }
+}
+
+#[test]
+fn a_worker_busy_past_the_deadline_does_not_hold_the_run() {
+    let mut options = options(1_000, None);
+    (options.cases, options.time) = (None, Some(Duration::from_millis(200)));
+    let stuck = || Box::new(Stuck(Duration::from_secs(30)));
+    let started = Instant::now();
+    let summary = run(vec![stuck()], stuck(), &options, &ServerSpec::BuiltIn, |_| {}).unwrap();
+    assert!(started.elapsed() < Duration::from_millis(200) + DEADLINE_GRACE + Duration::from_secs(1));
+    assert_eq!(summary.conversations, 0, "the unfinished conversation is not reported");
+}
+
+#[test]
+fn a_finding_that_does_not_come_back_is_kept_as_flaky() {
+    let summary = run(
+        vec![Box::new(OnceBroken(false))],
+        Box::new(OnceBroken(true)),
+        &options(1, None),
+        &ServerSpec::BuiltIn,
+        |_| {},
+    )
+    .unwrap();
+    let finding = &summary.found[0].finding;
+    assert_eq!((finding.rule, finding.level), ("SERVER-CRASH", Level::Warning));
+    assert!(finding.detail.starts_with("flaky: broke once, then not in 3 reruns"), "{}", finding.detail);
+    assert!(summary.found[0].flaky && !summary.fails(&Default::default()));
+}

@@ -38,7 +38,7 @@ fn copy_corpus(target: FuzzTarget, into: &Path) {
 
 fn fuzz(target: FuzzTarget, corpus: &Path, artifacts: &Path, runs: u32, mutant: Option<&str>) -> Output {
     let mut command = Command::new("cargo");
-    command.current_dir(root()).args(["+nightly", "fuzz", "run", "--dev", target.name()]).arg(corpus).args([
+    command.current_dir(root()).args(["+nightly", "fuzz", "run", target.name()]).arg(corpus).args([
         "--".to_string(),
         format!("-runs={runs}"),
         format!("-artifact_prefix={}/", artifacts.display()),

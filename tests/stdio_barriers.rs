@@ -1,6 +1,7 @@
 //! Sentinel barriers give the verdicts the clock gives: the same conversations, run through `mcp-wirefuzz serve
 //! --mutant NAME` once with sentinel barriers (and process reuse) and once with reply timeouts and settle windows
-//! only, break the same rules; a dropped request is a finding in milliseconds; and the same seed gives the same
+//! only, break the same rules (on each bug's trigger and one generated conversation; the slow tier adds three,
+//! among them the first that shows the bug); a dropped request is a finding in milliseconds; and the same seed gives the same
 //! findings on a loaded machine (slow tier, `WIREFUZZ_SLOW=1`).
 
 #[path = "common/tier.rs"]
@@ -25,14 +26,15 @@ fn serve(mutant: Mutant) -> ServerCommand {
     ServerCommand::from_argv(&[EXE.into(), "serve".into(), "--mutant".into(), mutant.name().into()]).unwrap()
 }
 
-/// The built-in server exits at once when its input closes: a shutdown budget of 2 s (not 5 s) is ample, and is
-/// what a hang costs both targets.
+/// The built-in server starts in milliseconds and exits at once when its input closes: a start-up allowance and a
+/// shutdown budget of 2 s (not 10 s and 5 s) are ample, and are what a hang costs both targets.
 fn timeouts() -> Timeouts {
-    Timeouts { reply: Duration::from_millis(800), shutdown: Duration::from_secs(2), ..Timeouts::default() }
+    let (reply, two) = (Duration::from_millis(800), Duration::from_secs(2));
+    Timeouts { reply, startup: two, shutdown: two, ..Timeouts::default() }
 }
 
 /// The first conversation of `seed` that breaks the mutant's rule in-process.
-fn trigger(mutant: Mutant, seed: u64) -> u64 {
+fn trigger_index(mutant: Mutant, seed: u64) -> u64 {
     (0..100_000)
         .find(|&i| {
             let transcript = run_in_process(&Planted(mutant), &conversation(seed, i));
@@ -50,10 +52,23 @@ fn sentinel_barriers_give_the_clocks_verdicts_on_every_planted_bug() {
     for mutant in Mutant::ALL {
         let mut clock = StdioTarget::new(serve(mutant), timeouts());
         let mut fast = StdioTarget::new(serve(mutant), timeouts()).with_sentinels(Eras::Dual);
-        for index in [trigger(mutant, 1), 0, 1, 2] {
-            let inputs = conversation(1, index);
+        // The bug's own trigger and the seed's first conversation; the slow tier adds the first generated
+        // conversation that shows the bug (thousands in for some tool-level bugs: about 40 s to find in all) and two
+        // more.
+        let trigger: Vec<Input> = mutant.trigger().into_iter().map(Input::Line).collect();
+        let mut conversations =
+            vec![("its trigger".to_string(), trigger), ("conversation 0".into(), conversation(1, 0))];
+        if tier::asked() {
+            for index in [trigger_index(mutant, 1), 1, 2] {
+                conversations.push((format!("conversation {index}"), conversation(1, index)));
+            }
+        }
+        for (which, inputs) in conversations {
             let expected = rules(&mut clock, &inputs, mutant);
-            assert_eq!(rules(&mut fast, &inputs, mutant), expected, "{mutant}, conversation {index}");
+            if which == "its trigger" {
+                assert!(expected.contains(mutant.expected_rule()), "{mutant}: its trigger breaks {expected:?}");
+            }
+            assert_eq!(rules(&mut fast, &inputs, mutant), expected, "{mutant}, {which}");
         }
     }
 }

@@ -100,18 +100,20 @@ fn book_pages() -> Vec<PathBuf> {
     out
 }
 
+/// The lines of a Markdown text outside fenced code blocks (and without the fences).
+fn outside_fences(text: &str) -> impl Iterator<Item = &str> {
+    let mut fence = false;
+    text.lines().filter(move |line| {
+        let marker = line.trim_start().starts_with("```");
+        fence ^= marker;
+        !marker && !fence
+    })
+}
+
 /// The lines of a Markdown text outside fenced code blocks, with inline code spans blanked out.
 fn prose_lines(text: &str) -> Vec<String> {
-    let mut fence = false;
     let mut out = Vec::new();
-    for line in text.lines() {
-        if line.trim_start().starts_with("```") {
-            fence = !fence;
-            continue;
-        }
-        if fence {
-            continue;
-        }
+    for line in outside_fences(text) {
         // Drop code spans: what is between backticks is code, not a link.
         let mut kept = String::new();
         for (i, part) in line.split('`').enumerate() {
@@ -145,15 +147,7 @@ fn slug(heading: &str) -> String {
 fn anchors(text: &str) -> Vec<String> {
     let mut seen: BTreeMap<String, usize> = BTreeMap::new();
     let mut out = Vec::new();
-    let mut fence = false;
-    for line in text.lines() {
-        if line.trim_start().starts_with("```") {
-            fence = !fence;
-            continue;
-        }
-        if fence {
-            continue;
-        }
+    for line in outside_fences(text) {
         let hashes = line.chars().take_while(|&c| c == '#').count();
         if (1..=6).contains(&hashes) && line[hashes..].starts_with(' ') {
             let base = slug(&line[hashes..].replace('`', ""));

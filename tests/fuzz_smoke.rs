@@ -1,6 +1,6 @@
 //! A short libFuzzer run of every cargo-fuzz target (`cargo +nightly fuzz run TARGET`), in the slow tier
-//! (`WIREFUZZ_SLOW=1`; about 20 minutes of instrumented builds and runs) when nightly and cargo-fuzz are installed
-//! (skipped with a message otherwise): `conversation`, `server_lines` and `oracle` survive 2,000 runs
+//! (`WIREFUZZ_SLOW=1`: minutes of instrumented nightly builds, then seconds of runs) when nightly and cargo-fuzz
+//! are installed (skipped with a message otherwise): `conversation`, `server_lines` and `oracle` survive 2,000 runs
 //! from their seed corpus; `mutant` and `mutant_bytes`, each pinned to one planted bug and started from an empty
 //! corpus, find it.
 //!

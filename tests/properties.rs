@@ -1,6 +1,6 @@
 //! The property tests of the harness itself: the reference server breaks no rule in generated conversations
-//! (256 in the quick tier, 2,000 in the slow tier, `WIREFUZZ_SLOW=1`), and every planted bug is caught within 2,000 with the rule it is meant to break, then shrunk by
-//! proptest to a small script that still breaks it.
+//! (256 in the quick tier, 2,000 in the slow tier, `WIREFUZZ_SLOW=1`), and every planted bug is caught within
+//! 2,000 with the rule it is meant to break, then shrunk by proptest to a small script that still breaks it.
 //!
 //! A Rust server author needs none of this: `mcp-wirefuzz init` writes a property test on `harness::property`.
 

@@ -14,9 +14,9 @@ use crate::surface::Surface;
 impl Surface {
     /// The sweep a run starts with: scripts in `era` that call every tool with valid arguments (the simplest and
     /// one more) and with arguments that break a type, a required member, the declared members and the object
-    /// shape, get every prompt with and without its
-    /// required arguments, read every listed resource and an expansion of every template, and ask for an unknown
-    /// tool, prompt and resource, and for every list with no cursor and with a cursor never issued. At most 12 requests a script.
+    /// shape, get every prompt with and without its required arguments, read every listed resource and an
+    /// expansion of every template, and ask for an unknown tool, prompt and resource, and for every list with no
+    /// cursor and with a cursor never issued. At most 12 requests a script.
     pub fn sweep(&self, era: Era) -> Vec<Script> {
         let mut calls = Vec::new();
         for tool in 0..self.tools.len().min(256) {

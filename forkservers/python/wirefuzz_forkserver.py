@@ -130,11 +130,15 @@ class ForkServer:
 
     def __init__(self, path, script, args):
         self.script, self.args = script, args
-        if os.path.exists(path):
-            os.unlink(path)
+        # Bound and listening under a temporary name, then renamed: the path appears only once a client can
+        # connect (a client that saw the path between bind and listen was refused).
+        temporary = "%s.%d.tmp" % (path, os.getpid())
+        if os.path.exists(temporary):
+            os.unlink(temporary)
         self.listener = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
-        self.listener.bind(path)
+        self.listener.bind(temporary)
         self.listener.listen(64)
+        os.replace(temporary, path)
         self.wake_read, self.wake_write = os.pipe()
         os.set_blocking(self.wake_read, False)
         os.set_blocking(self.wake_write, False)

@@ -71,6 +71,9 @@ impl Conversation<'_> {
                         if !self.stalled {
                             self.cancel_slow_tools();
                         }
+                        if self.owes() {
+                            self.note_failure();
+                        }
                         self.stalled |= self.owes();
                         self.open.clear();
                         self.unmatched = 0;
@@ -145,6 +148,7 @@ impl Conversation<'_> {
                     }
                     Ok(Stdout::End) | Err(RecvTimeoutError::Disconnected) => return self.ended(timeouts),
                     Err(RecvTimeoutError::Timeout) => {
+                        self.note_failure();
                         self.stalled = true;
                         self.guessed |= guess;
                         self.open.clear();
@@ -200,7 +204,11 @@ impl Conversation<'_> {
     /// cancellation notification and stop waiting; cancellation.mdx: no response is owed then). The
     /// `notifications/cancelled` lines are recorded, so the oracle owes those calls nothing.
     fn cancel_slow_tools(&mut self) {
-        for id in self.slow_tools() {
+        let slow = self.slow_tools();
+        if !slow.is_empty() {
+            self.note_failure();
+        }
+        for id in slow {
             self.open.remove(&id);
             if let Some((cancel, _)) = self.tool_calls.get(&id).cloned() {
                 self.record(Event::Sent(cancel.clone()));
@@ -306,6 +314,32 @@ mod tests {
         let transcript = StdioTarget::new(sh("sleep 10"), quick()).run(&[request(1)]).unwrap();
         assert_eq!(transcript.ending, Ending::Hung { waited_ms: 500 });
     }
+    #[test]
+    fn a_call_left_unanswered_while_stderr_shows_a_panic_is_a_handler_panic_not_a_slow_tool() {
+        let call = |item: u32| {
+            let line = format!(
+                r#"{{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{{"name":"fetch","arguments":{{"id":{item}}}}}}}"#
+            );
+            Input::Line(line.into_bytes())
+        };
+        // Panics (on stderr, as a Rust server's handler task does) for item 7, answers every other call and ping.
+        let server = sh(r#"while read -r line; do case "$line" in
+            *'"id":7'*) printf "thread 'tokio-runtime-worker' panicked at src/main.rs:40:21:\nindex out of bounds\n" >&2;;
+            *'tools/call'*) echo '{"jsonrpc":"2.0","id":1,"result":{"content":[]}}';;
+            *'"ping"'*) echo '{"jsonrpc":"2.0","id":2,"result":{}}';;
+            esac; done"#);
+        let findings = |item: u32| {
+            let transcript = StdioTarget::new(server.clone(), quick()).run(&[call(item), request(2), Input::Sync]);
+            crate::oracle::check(&transcript.unwrap(), &crate::oracle::Policy::default())
+        };
+        let panicked = findings(7);
+        assert_eq!(panicked.iter().map(|f| f.rule).collect::<Vec<_>>(), ["SERVER-HANDLER-PANIC"], "{panicked:?}");
+        for part in [r#"tool "fetch" with arguments {"id":7}"#, "panicked at src/main.rs:40:21: | index out of bounds"] {
+            assert!(panicked[0].detail.contains(part), "{part}: {}", panicked[0].detail);
+        }
+        assert!(findings(1).is_empty());
+    }
+
     #[test]
     fn a_slow_tool_call_is_cancelled_when_later_requests_are_answered() {
         let call = Input::Line(br#"{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"slow"}}"#.to_vec());

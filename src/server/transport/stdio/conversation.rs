@@ -14,7 +14,7 @@ use crate::protocol::methods::{CANCELLED, INITIALIZE, INITIALIZED, TOOLS_CALL};
 use crate::protocol::{Era, Frame, IdField, RequestId};
 use crate::server::transport::lines::OutputLine;
 use crate::server::{MAX_EVENTS, Timeouts};
-use crate::transcript::{Ending, Event, Input, Transcript};
+use crate::transcript::{Ending, Event, Input, Note, Transcript};
 use std::collections::{HashMap, HashSet};
 
 /// How a conversation on a process ended for the target.
@@ -65,7 +65,9 @@ impl Process {
             late: false,
             unsynced: false,
             spoke: false,
+            failure_seen: None,
         };
+        talk.failure_seen = super::failures::last_excerpt(&talk.process.stderr_now());
         // Only a ping sentinel reads the era the lines ahead open (`Conversation::form`): the clock and neutral
         // sentinels need not parse them at every sync point.
         let reads_ahead = matches!(barrier, Barrier::Sentinel { neutral: false, .. });
@@ -96,6 +98,7 @@ impl Process {
             return talk.finish(ending);
         }
         let ending = talk.close(timeouts);
+        talk.note_failure();
         talk.finish(ending)
     }
 }
@@ -156,6 +159,9 @@ pub(super) struct Conversation<'a> {
     /// Reused ids a reply came for: the oracle takes such a group of twins as answered, whichever the reply was
     /// for, and judges none of them.
     pub(super) twins_answered: HashSet<RequestId>,
+    /// The last handler failure on the server's stderr already accounted for (noted, or there before the
+    /// conversation began on a kept process).
+    pub(super) failure_seen: Option<String>,
 }
 
 /// The conversation's own handshake, as the server sees it: the era its first request opened, whether an
@@ -274,6 +280,16 @@ impl Conversation<'_> {
     /// True while some request has neither its reply nor a reply with a wrong id that may stand for it.
     pub(super) fn owes(&self) -> bool {
         self.open.values().sum::<usize>() > self.unmatched
+    }
+
+    /// Notes a handler failure the server's stderr shows since the last one accounted for (see
+    /// [`super::failures`]): called where the conversation gives up on a request.
+    pub(super) fn note_failure(&mut self) {
+        let excerpt = super::failures::last_excerpt(&self.process.stderr_now());
+        if excerpt.is_some() && excerpt != self.failure_seen {
+            self.failure_seen = excerpt.clone();
+            self.record(Event::Note(Note::Failure(excerpt.unwrap_or_default())));
+        }
     }
 
     pub(super) fn record(&mut self, event: Event) {

@@ -66,6 +66,9 @@ impl Process {
             unsynced: false,
             spoke: false,
             failure_seen: None,
+            tools: HashMap::new(),
+            answered_tools: HashSet::new(),
+            reasked: false,
         };
         talk.failure_seen = super::failures::last_excerpt(&talk.process.stderr_now());
         // Only a ping sentinel reads the era the lines ahead open (`Conversation::form`): the clock and neutral
@@ -98,7 +101,7 @@ impl Process {
             return talk.finish(ending);
         }
         let ending = talk.close(timeouts);
-        talk.note_failure();
+        let _ = talk.note_failure();
         talk.finish(ending)
     }
 }
@@ -159,6 +162,12 @@ pub(super) struct Conversation<'a> {
     /// Reused ids a reply came for: the oracle takes such a group of twins as answered, whichever the reply was
     /// for, and judges none of them.
     pub(super) twins_answered: HashSet<RequestId>,
+    /// The tool and the line of every well-formed `tools/call` sent, by id (for [`Conversation::reask`]).
+    pub(super) tools: HashMap<RequestId, (String, Vec<u8>)>,
+    /// The tools a call of which was answered.
+    pub(super) answered_tools: HashSet<String>,
+    /// Set once a tool call was re-asked ([`Conversation::reask`]).
+    pub(super) reasked: bool,
     /// The last handler failure on the server's stderr already accounted for (noted, or there before the
     /// conversation began on a kept process).
     pub(super) failure_seen: Option<String>,
@@ -188,7 +197,7 @@ pub(super) struct Batches {
 
 impl Conversation<'_> {
     /// Records and sends a line, noting the reply it owes.
-    fn send(&mut self, line: &[u8]) {
+    pub(super) fn send(&mut self, line: &[u8]) {
         self.unsynced = true;
         self.spoke = true;
         self.record(Event::Sent(line.to_vec()));
@@ -209,6 +218,9 @@ impl Conversation<'_> {
             self.order.insert(id.clone(), self.sent);
             if let Some(cancel) = tool_call_cancel(line) {
                 self.tool_calls.insert(id.clone(), (cancel, self.sent));
+                if let Some(tool) = super::reask::called_tool(line) {
+                    self.tools.insert(id.clone(), (tool, line.to_vec()));
+                }
             }
             self.owe(id);
         }
@@ -266,6 +278,9 @@ impl Conversation<'_> {
                 }
                 let answered = self.order.get(&id).copied();
                 self.answered_up_to = self.answered_up_to.max(answered);
+                if let Some((tool, _)) = self.tools.get(&id) {
+                    self.answered_tools.insert(tool.clone());
+                }
                 let count = self.open.entry(id.clone()).or_default();
                 *count -= 1;
                 if *count == 0 {
@@ -283,13 +298,15 @@ impl Conversation<'_> {
     }
 
     /// Notes a handler failure the server's stderr shows since the last one accounted for (see
-    /// [`super::failures`]): called where the conversation gives up on a request.
-    pub(super) fn note_failure(&mut self) {
+    /// [`super::failures`]): called where the conversation gives up on a request. True when it noted one.
+    pub(super) fn note_failure(&mut self) -> bool {
         let excerpt = super::failures::last_excerpt(&self.process.stderr_now());
-        if excerpt.is_some() && excerpt != self.failure_seen {
+        let new = excerpt.is_some() && excerpt != self.failure_seen;
+        if new {
             self.failure_seen = excerpt.clone();
             self.record(Event::Note(Note::Failure(excerpt.unwrap_or_default())));
         }
+        new
     }
 
     pub(super) fn record(&mut self, event: Event) {

@@ -9,6 +9,7 @@
 //! - `barrier.rs`: how a conversation knows the replies before a sync point are complete (the clock, or a
 //!   sentinel), and how it closes.
 //! - `failures.rs`: a handler's panic or traceback on the server's stderr, noted when a request is given up on.
+//! - `reask.rs`: a tool call given up on, asked again to tell a handler that never returns from a slow one.
 //! - [`attach`]: the stub `mcp-wirefuzz attach` that runs as the server process and hands its stdio to a fork
 //!   server; the target turns the stub's own failure into a harness error.
 
@@ -17,6 +18,7 @@ mod barrier;
 mod conversation;
 mod failures;
 mod process;
+mod reask;
 mod sentinel;
 #[cfg(test)]
 mod test_servers;

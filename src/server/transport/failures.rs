@@ -1,6 +1,6 @@
 //! Handler failures on a server's stderr: the excerpt that shows a Rust panic (`panicked at`) or a Python traceback
-//! (`Traceback (most recent call last)`), which the conversation notes ([`Note::Failure`]) when it gives up on a
-//! request, so the oracle reports the request a handler's failure left unanswered (`SERVER-HANDLER-PANIC`) instead of
+//! (`Traceback (most recent call last)`), which a stdio or HTTP conversation notes ([`Note::Failure`]) when it gives
+//! up on a request, so the oracle reports the request a handler's failure left unanswered (`SERVER-HANDLER-PANIC`) instead of
 //! taking it for a slow tool.
 //!
 //! [`Note::Failure`]: crate::transcript::Note::Failure
@@ -16,7 +16,7 @@ const EXCERPT_BYTES: usize = 2000;
 
 /// The last failure report in `tail`: from the start of the line its marker is on, its first lines (a Python
 /// traceback ends with the exception's line, so up to that one when it comes within the bound).
-pub(super) fn last_excerpt(tail: &[u8]) -> Option<String> {
+pub(crate) fn last_excerpt(tail: &[u8]) -> Option<String> {
     let text = String::from_utf8_lossy(tail);
     let at = MARKERS.iter().filter_map(|marker| text.rfind(marker)).max()?;
     let start = text[..at].rfind('\n').map_or(0, |newline| newline + 1);

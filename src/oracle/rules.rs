@@ -344,9 +344,10 @@ pub static RULES: &[Rule] = &[
         BOTH,
         "The handler of a tools/call, prompts/get or resources/read returns: it fires on such a request (params \
          an object, `_meta` and `arguments` objects when present: one an SDK does not drop) that the client did \
-         not cancel and that got no reply after the harness's long wait (in-process: 10 minutes of the paused \
-         virtual clock, milliseconds of real time, while the server went on serving), and names the tool and its \
-         arguments. A slow handler that answers within the wait is not judged; a server that stopped answering \
+         not cancel and that got no reply after the harness's long wait, and names the tool and its arguments. \
+         In-process the wait is 10 minutes of the paused virtual clock at the end (milliseconds of real time); over \
+         stdio a tool call given up on as slow, when another call of that tool was answered, is asked again (same \
+         arguments, a harness id) and waited for 5 times the reply timeout. A slow handler that answers within the wait is not judged; a server that stopped answering \
          altogether is SERVER-HANG.",
         "JSON-RPC 2.0 §4 (the Server MUST reply with a Response); MCP basic/lifecycle.mdx §Timeouts (clients \
          SHOULD time requests out and enforce a maximum timeout to limit the impact of a misbehaving server: a \

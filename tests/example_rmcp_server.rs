@@ -71,7 +71,11 @@ fn the_example_finds_its_planted_bug_through_every_entry_point() {
 
     let (passed, output) = cargo_test(true, Some("wirefuzz_replay"));
     assert!(!passed, "the replay test fails on the bug's case file");
-    assert!(output.contains("add-two-and-two-panics.case") && output.contains("SERVER-HANDLER-PANIC"), "{}", tail(&output));
+    assert!(
+        output.contains("add-two-and-two-panics.case") && output.contains("SERVER-HANDLER-PANIC"),
+        "{}",
+        tail(&output)
+    );
 }
 
 #[test]

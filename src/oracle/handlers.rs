@@ -49,7 +49,9 @@ pub(super) fn check(input: &LayerInput, findings: &mut Findings) {
                     findings.add(
                         HANDLER_HANG,
                         Some(request),
-                        format!("the handler of {what} never returned: no reply after {ms} ms while the server went on"),
+                        format!(
+                            "the handler of {what} never returned: no reply after {ms} ms while the server went on"
+                        ),
                     );
                 }
             }
@@ -89,7 +91,8 @@ fn described(event: &Event) -> String {
     let method = message.get("method").and_then(Value::as_str).unwrap_or("?");
     let params = message.get("params").cloned().unwrap_or(Value::Null);
     let shown = |value: &Value| show_bytes(value.to_string().as_bytes(), 300);
-    let arguments = params.get("arguments").map_or_else(|| "no arguments".into(), |a| format!("arguments {}", shown(a)));
+    let arguments =
+        params.get("arguments").map_or_else(|| "no arguments".into(), |a| format!("arguments {}", shown(a)));
     match (method, params.get("name"), params.get("uri")) {
         (TOOLS_CALL, Some(name), _) => format!("{method} of tool {} with {arguments}", shown(name)),
         (PROMPTS_GET, Some(name), _) => format!("{method} of prompt {} with {arguments}", shown(name)),

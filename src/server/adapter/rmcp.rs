@@ -73,10 +73,10 @@ pub async fn serve<H: ServerHandler>(handler: H, stream: DuplexStream) -> Result
 mod tests {
     use super::*;
     use crate::campaign::conversation;
-    use crate::server::run_in_process;
-    use crate::transcript::{Ending, Input, Transcript};
     use crate::oracle::rules::{HANDLER_HANG, HANDLER_PANIC};
     use crate::oracle::{Level, check};
+    use crate::server::run_in_process;
+    use crate::transcript::{Ending, Input, Transcript};
     use crate::transcript::{Event, Note};
     use rmcp::model::{
         CallToolRequestParams, CallToolResponse, CallToolResult, ContentBlock, ErrorData, ListToolsResult,
@@ -137,7 +137,9 @@ mod tests {
 
     /// The findings of a call of `fetch` with this id on a fresh rmcp connection, under rmcp's policy.
     fn fetch(id: u32) -> (Transcript, Vec<crate::oracle::Finding>) {
-        let call = format!(r#"{{"jsonrpc":"2.0","id":2,"method":"tools/call","params":{{"name":"fetch","arguments":{{"id":{id}}}}}}}"#);
+        let call = format!(
+            r#"{{"jsonrpc":"2.0","id":2,"method":"tools/call","params":{{"name":"fetch","arguments":{{"id":{id}}}}}}}"#
+        );
         let initialized = r#"{"jsonrpc":"2.0","method":"notifications/initialized"}"#;
         let inputs = [line(INITIALIZE), line(initialized), Input::Sync, line(&call), Input::Sync];
         let transcript = run_in_process(&Rmcp(Handler { panics: false }), &inputs);
@@ -152,7 +154,9 @@ mod tests {
         let rules: Vec<_> = findings.iter().map(|f| (f.rule, f.level)).collect();
         assert_eq!(rules, [(HANDLER_PANIC, Level::Error)], "{findings:#?}");
         let detail = &findings[0].detail;
-        for part in ["tools/call of tool \"fetch\"", r#"{"id":7}"#, "index out of bounds", "src/server/adapter/rmcp.rs:"] {
+        for part in
+            ["tools/call of tool \"fetch\"", r#"{"id":7}"#, "index out of bounds", "src/server/adapter/rmcp.rs:"]
+        {
             assert!(detail.contains(part), "{part}: {detail}");
         }
         let (clean, findings) = fetch(1);

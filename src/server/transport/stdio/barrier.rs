@@ -337,7 +337,8 @@ mod tests {
         };
         let panicked = findings(7);
         assert_eq!(panicked.iter().map(|f| f.rule).collect::<Vec<_>>(), ["SERVER-HANDLER-PANIC"], "{panicked:?}");
-        for part in [r#"tool "fetch" with arguments {"id":7}"#, "panicked at src/main.rs:40:21: | index out of bounds"] {
+        for part in [r#"tool "fetch" with arguments {"id":7}"#, "panicked at src/main.rs:40:21: | index out of bounds"]
+        {
             assert!(panicked[0].detail.contains(part), "{part}: {}", panicked[0].detail);
         }
         assert!(findings(1).is_empty());

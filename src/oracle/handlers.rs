@@ -17,9 +17,13 @@ const HANDLER_METHODS: [&str; 3] = [TOOLS_CALL, PROMPTS_GET, RESOURCES_READ];
 
 /// Judges the notes of the transcript against the requests left unanswered.
 pub(super) fn check(input: &LayerInput, findings: &mut Findings) {
-    let unanswered = |index: usize| -> bool {
-        input.answers[index].is_none() && matches!(input.reads[index].sent(), Some((Frame::Request(_), None)))
+    // A request without a reply up to event `by` (a reply after a long wait may be the SDK's own answer to the input
+    // closing, such as the Python SDK's -32000 "Connection closed").
+    let unanswered_by = |index: usize, by: usize| -> bool {
+        input.answers[index].is_none_or(|reply| reply > by)
+            && matches!(input.reads[index].sent(), Some((Frame::Request(_), None)))
     };
+    let unanswered = |index: usize| unanswered_by(index, usize::MAX);
     let mut blamed = HashSet::new();
     for (at, event) in input.transcript.events.iter().enumerate() {
         match event {
@@ -37,7 +41,7 @@ pub(super) fn check(input: &LayerInput, findings: &mut Findings) {
                 );
             }
             Event::Note(Note::Waited { ms }) => {
-                let open: Vec<usize> = (0..at).filter(|&i| unanswered(i) && !blamed.contains(&i)).collect();
+                let open: Vec<usize> = (0..at).filter(|&i| unanswered_by(i, at) && !blamed.contains(&i)).collect();
                 for request in open {
                     let Event::Sent(line) = &input.transcript.events[request] else { continue };
                     let Some(message) = handled(line) else { continue };
@@ -170,6 +174,9 @@ mod tests {
         assert!(hung[1].detail.contains(r#"{"id":7}"#) && hung[1].detail.contains("600000 ms"), "{}", hung[1].detail);
         let slow = check(&transcript(false, vec![got(&answer(2)), waited()]), &dual());
         assert_eq!(ids(&slow), Vec::<&str>::new());
+        // A reply only after the wait (an SDK answering what is in flight when the input closes) is too late.
+        let closing = check(&transcript(false, vec![waited(), got(&answer(2))]), &dual());
+        assert_eq!(ids(&closing), [HANDLER_HANG], "{closing:#?}");
         // No long wait (the clock over stdio): not judged here.
         assert_eq!(ids(&check(&transcript(false, vec![]), &dual())), [RESPONSE_MISSING]);
         // Cancelled by the client: no reply is owed.

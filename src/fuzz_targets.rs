@@ -188,7 +188,7 @@ pub fn encode_transcript(transcript: &Transcript) -> Vec<u8> {
     };
     for event in &transcript.events {
         // The oracle target's format has no HTTP exchanges: its transcripts are stdio ones.
-        if matches!(event, Event::Http(_)) {
+        if matches!(event, Event::Http(_) | Event::Note(_)) {
             continue;
         }
         out.push(b'\n');
@@ -201,7 +201,7 @@ pub fn encode_transcript(transcript: &Transcript) -> Vec<u8> {
                 out.push(b'1');
                 out.extend_from_slice(line);
             }
-            Event::Sync | Event::Http(_) => out.push(b'2'),
+            Event::Sync | Event::Http(_) | Event::Note(_) => out.push(b'2'),
         }
     }
     out

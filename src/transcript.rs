@@ -28,6 +28,33 @@ pub enum Event {
     /// One HTTP exchange (the HTTP transport only): recorded right after the line it carried as its body (a POST),
     /// or alone (a GET or DELETE); the lines of its response follow it as [`Event::Received`].
     Http(Box<Exchange>),
+    /// What the harness learned beside the server's lines, at the point it learned it ([`Note`]).
+    Note(Note),
+}
+
+/// What the harness learned about the server beside its lines.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum Note {
+    /// A handler failed: in-process, a panic's location and message (the server went on serving, as rmcp does
+    /// when a handler's task panics); over stdio and HTTP, the excerpt of the server's stderr that shows a panic
+    /// (`panicked at`) or a Python traceback, taken when a request was left unanswered.
+    Failure(String),
+    /// The harness waited this long (in-process: virtual time) with every reply still owed: a request unanswered
+    /// after such a wait is one its handler never returns from, not a slow one.
+    Waited {
+        /// How long, in milliseconds.
+        ms: u64,
+    },
+}
+
+impl Note {
+    /// One line for a rendered transcript.
+    pub fn summary(&self) -> String {
+        match self {
+            Note::Failure(text) => format!("handler failed: {}", show_bytes(text.as_bytes(), 400)),
+            Note::Waited { ms } => format!("waited {ms} ms for every owed reply"),
+        }
+    }
 }
 
 /// One HTTP request and what came back, as the oracle's HTTP rules judge it.
@@ -151,6 +178,10 @@ impl Transcript {
                 Event::Sync => ("--", &b"sync"[..]),
                 Event::Http(exchange) => {
                     out.push_str(&format!("{index:>4} ht {}\n", exchange.summary()));
+                    continue;
+                }
+                Event::Note(note) => {
+                    out.push_str(&format!("{index:>4} !! {}\n", note.summary()));
                     continue;
                 }
             };

@@ -57,7 +57,7 @@ fn the_example_finds_its_planted_bug_through_every_entry_point() {
 
     let (passed, output) = cargo_test(true, Some("wirefuzz_properties"));
     assert!(!passed, "the property test finds the planted bug");
-    assert!(output.contains("SERVER-CRASH") && output.contains("index out of bounds"), "{}", tail(&output));
+    assert!(output.contains("SERVER-HANDLER-PANIC") && output.contains("index out of bounds"), "{}", tail(&output));
     let report = &output[output.find("smallest failing script").expect("a shrunk script")..];
     let case = &report[report.find("# mcp-wirefuzz case").expect("a case file in the report")..];
     let frames = case.lines().take_while(|l| !l.starts_with("# <<")).filter(|l| l.starts_with(">> ")).count();
@@ -71,7 +71,11 @@ fn the_example_finds_its_planted_bug_through_every_entry_point() {
 
     let (passed, output) = cargo_test(true, Some("wirefuzz_replay"));
     assert!(!passed, "the replay test fails on the bug's case file");
-    assert!(output.contains("add-two-and-two-panics.case") && output.contains("SERVER-CRASH"), "{}", tail(&output));
+    assert!(
+        output.contains("add-two-and-two-panics.case") && output.contains("SERVER-HANDLER-PANIC"),
+        "{}",
+        tail(&output)
+    );
 }
 
 #[test]
@@ -101,7 +105,7 @@ fn cargo_fuzz_finds_the_planted_bug() {
     let stderr = String::from_utf8_lossy(&output.stderr);
     assert!(!output.status.success(), "cargo fuzz did not find the planted bug in 200,000 runs");
     assert!(
-        stderr.contains("mcp-wirefuzz: broke SERVER-CRASH") && stderr.contains("index out of bounds"),
+        stderr.contains("mcp-wirefuzz: broke SERVER-HANDLER-PANIC") && stderr.contains("index out of bounds"),
         "{}",
         tail(&stderr)
     );

@@ -308,7 +308,7 @@ fn cancelled_unanswered(transcript: &Transcript, id: &RequestId) -> bool {
                     return false;
                 }
             }
-            Event::Sync | Event::Http(_) => {}
+            Event::Sync | Event::Http(_) | Event::Note(_) => {}
         }
     }
     cancelled

@@ -21,6 +21,7 @@
 
 mod batch;
 pub mod coverage;
+mod handlers;
 mod http;
 mod jsonrpc;
 mod mcp;
@@ -91,7 +92,9 @@ pub fn check_covered(transcript: &Transcript, policy: &Policy) -> (Vec<Finding>,
     let input = LayerInput { transcript: judged, reads: &reads, answers: &answers, policy };
     mcp::check(&input, &mut findings);
     surface::check(&input, &mut findings, &mut coverage);
-    check_ending(judged, owed, crash_line(&reads, read_past), &mut findings);
+    handlers::check(&input, &mut findings);
+    let unanswered = unanswered_requests(&reads, &answers);
+    check_ending(judged, owed, unanswered, crash_line(&reads, read_past), &mut findings);
     let mut findings = match &spread {
         Some(spread) => spread.put_back(findings.0, transcript),
         None => findings.0,
@@ -137,8 +140,8 @@ enum Read {
     Received(Rc<ServerReading>),
     /// A sync point.
     Sync,
-    /// An HTTP exchange (judged by [`http`], not by the JSON-RPC and MCP layers).
-    Http,
+    /// An HTTP exchange (judged by [`http`]) or a note of the harness: not a line the JSON-RPC and MCP layers read.
+    Aside,
 }
 
 impl Read {
@@ -217,7 +220,7 @@ fn read(transcript: &Transcript, findings: &mut Findings) -> Vec<Read> {
                 Read::Received(reading)
             }
             Event::Sync => Read::Sync,
-            Event::Http(_) => Read::Http,
+            Event::Http(_) | Event::Note(_) => Read::Aside,
         })
         .collect()
 }
@@ -307,9 +310,22 @@ fn crash_line(reads: &[Read], read_past: Option<usize>) -> Option<usize> {
     Some(owing.map_or(first, |(_, index)| index))
 }
 
-/// The ending's finding; `owed` when a request was still owed its reply; `crashed_on` the line a crash is put on
-/// ([`crash_line`]).
-fn check_ending(transcript: &Transcript, owed: bool, crashed_on: Option<usize>, findings: &mut Findings) {
+/// How many valid requests got no reply at all (answered by none of the lines the server wrote, whether or not a
+/// reply was still owed: the client may have cancelled them).
+fn unanswered_requests(reads: &[Read], answers: &[Option<usize>]) -> usize {
+    let request = |read: &Read| matches!(read.sent(), Some((Frame::Request(_), _)));
+    reads.iter().zip(answers).filter(|(read, answer)| request(read) && answer.is_none()).count()
+}
+
+/// The ending's finding; `owed` when a request was still owed its reply; `unanswered` how many requests got no
+/// reply (owed or not); `crashed_on` the line a crash is put on ([`crash_line`]).
+fn check_ending(
+    transcript: &Transcript,
+    owed: bool,
+    unanswered: usize,
+    crashed_on: Option<usize>,
+    findings: &mut Findings,
+) {
     let last_sent = transcript.events.iter().rposition(|e| matches!(e, Event::Sent(_)));
     let after = match last_sent {
         Some(index) => format!("after event {index}"),
@@ -342,11 +358,20 @@ fn check_ending(transcript: &Transcript, owed: bool, crashed_on: Option<usize>, 
             last_sent,
             format!("the server stopped answering {after} (waited {waited_ms} ms)"),
         ),
-        Ending::Hung { waited_ms } => findings.add(
-            SERVER_SHUTDOWN,
-            last_sent,
-            format!("the server answered every request but did not exit {waited_ms} ms after its input closed"),
-        ),
+        Ending::Hung { waited_ms } => {
+            let answered = match unanswered {
+                0 => "the server answered every request".to_string(),
+                n => format!(
+                    "the server owed no reply, but left {n} request(s) unanswered (cancelled by the client as slow, or \
+                     lines a server may leave unanswered),"
+                ),
+            };
+            findings.add(
+                SERVER_SHUTDOWN,
+                last_sent,
+                format!("{answered} but did not exit {waited_ms} ms after its input closed"),
+            )
+        }
         // How a cut conversation ended was not seen.
         Ending::Cut { .. } => {}
     }

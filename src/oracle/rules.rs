@@ -96,7 +96,11 @@ pub const NULL_PARAMS: &str = "JSONRPC-NULL-PARAMS";
 pub const SERVER_CRASH: &str = "SERVER-CRASH";
 /// The server did not stop answering.
 pub const SERVER_HANG: &str = "SERVER-HANG";
-/// A server that answered every request exits when its input closes.
+/// A request is not left unanswered because its handler panicked or raised.
+pub const HANDLER_PANIC: &str = "SERVER-HANDLER-PANIC";
+/// A request's handler returns.
+pub const HANDLER_HANG: &str = "SERVER-HANDLER-HANG";
+/// A server that owes no reply exits when its input closes.
 pub const SERVER_SHUTDOWN: &str = "SERVER-SHUTDOWN";
 /// No server-to-client requests on a modern connection.
 pub const UNSOLICITED_REQUEST: &str = "SERVER-UNSOLICITED-REQUEST";
@@ -323,10 +327,36 @@ pub static RULES: &[Rule] = &[
          input closed is SERVER-SHUTDOWN.",
         "shared/PROTOCOL.md invariants 2 and 6",
     ),
+    must(
+        HANDLER_PANIC,
+        BOTH,
+        "A request is not left unanswered because its handler panicked or raised: it fires on a request that never \
+         got its reply (the harness may have cancelled it as slow) when the server reported a failure after it \
+         (in-process: a panic in the task that ran the handler, caught with its location and message; over stdio \
+         and HTTP: `panicked at` or `Traceback (most recent call last)` on its stderr), and names the method, the \
+         tool and its arguments, and the report. A panic that left every request answered is not judged.",
+        "JSON-RPC 2.0 §4 (When a rpc call is made, the Server MUST reply with a Response, except for in the case of \
+         Notifications); MCP basic/index.mdx §Responses; server/tools.mdx §Error Handling (a failing tool \
+         reports isError: true)",
+    ),
+    must(
+        HANDLER_HANG,
+        BOTH,
+        "The handler of a tools/call, prompts/get or resources/read returns: it fires on such a request (params \
+         an object, `_meta` and `arguments` objects when present: one an SDK does not drop) that the client did \
+         not cancel and that got no reply after the harness's long wait, and names the tool and its arguments. \
+         In-process the wait is 10 minutes of the paused virtual clock at the end (milliseconds of real time); over \
+         stdio a tool call given up on as slow, when another call of that tool was answered, is asked again (same \
+         arguments, a harness id) and waited for 5 times the reply timeout. A slow handler that answers within the wait is not judged; a server that stopped answering \
+         altogether is SERVER-HANG.",
+        "JSON-RPC 2.0 §4 (the Server MUST reply with a Response); MCP basic/lifecycle.mdx §Timeouts (clients \
+         SHOULD time requests out and enforce a maximum timeout to limit the impact of a misbehaving server: a \
+         safeguard against a handler that never returns, not a licence for one)",
+    ),
     should(
         SERVER_SHUTDOWN,
         BOTH,
-        "A server that answered every request closes its output and exits within the shutdown \
+        "A server that owes no reply (every request answered, or cancelled by the client) closes its output and exits within the shutdown \
          budget once its input closes (timers or background tasks that keep it alive make the client wait, then \
          signal it).",
         "MCP 2025-11-25 basic/lifecycle.mdx §Shutdown (stdio: the client closes the input stream and waits for the \

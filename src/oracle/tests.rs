@@ -65,6 +65,13 @@ fn server_shutdown() {
         &Policy::default(),
     );
     assert_eq!(ids(&owed), [SERVER_HANG]);
+    // A tool call the client cancelled as slow is owed nothing, but it was not answered: the text says so.
+    let call = r#"{"jsonrpc":"2.0","id":2,"method":"tools/call","params":{"name":"fetch","arguments":{}}}"#;
+    let cancel = r#"{"jsonrpc":"2.0","method":"notifications/cancelled","params":{"requestId":2}}"#;
+    let cancelled = check(&t(&[S(PING_1), R(EMPTY_1), S(call), S(cancel)], Ending::Hung { waited_ms: 1 }), &dual());
+    assert_eq!(ids(&cancelled), [SERVER_SHUTDOWN]);
+    assert!(!cancelled[0].detail.contains("answered every request"), "{}", cancelled[0].detail);
+    assert!(cancelled[0].detail.contains("left 1 request(s) unanswered"), "{}", cancelled[0].detail);
 }
 
 /// Lines that probe every corner the reference server answers in its own legitimate way.

@@ -44,6 +44,7 @@ pub fn finding(found: &Found, rerun: &Rerun) -> String {
             Event::Received { line, .. } => ("<<", show_bytes(line, 300)),
             Event::Sync => ("--", String::new()),
             Event::Http(exchange) => ("ht", exchange.summary()),
+            Event::Note(note) => ("!!", note.summary()),
         };
         let flag = if f.event == Some(index) { "  <-- here" } else { "" };
         let _ = writeln!(out, "    {mark} {shown}{flag}");

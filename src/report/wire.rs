@@ -92,7 +92,7 @@ impl WireCoverage {
                     };
                     *self.sizes.entry(bucket).or_default() += 1;
                 }
-                Event::Sync | Event::Http(_) => {}
+                Event::Sync | Event::Http(_) | Event::Note(_) => {}
             }
         }
     }

@@ -132,6 +132,21 @@ pub trait ServerConnection {
     fn release(&mut self, out: &mut Vec<Vec<u8>>) {
         let _ = out;
     }
+
+    /// The client is done: it waits for every reply still owed as long as a client ever would, and appends what
+    /// came to `out`. Returns how long it waited, in milliseconds, when that wait is one no slow handler outlasts
+    /// (an async server's virtual clock: a request still unanswered after it is one its handler never returns
+    /// from). The default is [`ServerConnection::release`], and `None`.
+    fn close(&mut self, out: &mut Vec<Vec<u8>>) -> Option<u64> {
+        self.release(out);
+        None
+    }
+
+    /// Takes the handler failures seen since the last call, each one text (a panic's location and message) of a
+    /// failure the connection went on serving after (a panic in a task a handler ran in). The default sees none.
+    fn failures(&mut self) -> Vec<String> {
+        Vec::new()
+    }
 }
 
 /// A server under test as the harness drives it: one conversation per call, each on a fresh connection.

@@ -206,7 +206,7 @@ pub(super) fn check(transcript: &Transcript, reads: &[Read], findings: &mut Find
                 connection.stretch = index;
                 connection.cancelled_ahead.clear();
             }
-            Read::Http => {}
+            Read::Aside => {}
         }
     }
     if closed {

@@ -9,8 +9,12 @@
 //! will do in reaction, and never waits on the wall clock. Runs are fast and repeatable.
 //!
 //! As over stdio, the service ending before the script is done is a finding (the server exited: code 0 for `()` or
-//! `Ok`, 1 for `Err`, see [`ServiceExit`]), and so is a panic, in the service or in any task it spawned (the server
-//! exited with code 101, the panic message as its stderr).
+//! `Ok`, 1 for `Err`, see [`ServiceExit`]), and so is a panic in the service itself (the server exited with code
+//! 101, the panic's location and message as its stderr). A panic in a task it spawned (where rmcp runs each request
+//! handler) kills that task only: the server goes on, the request the task handled is never answered, and the
+//! panic's location and message are the connection's [`failures`](ServerConnection::failures). When the client is
+//! done, the harness waits [`HANG_WAIT`] of virtual time for the replies still owed: a slow handler answers within
+//! it, one that never returns does not.
 
 use crate::server::{InProcessServer, ServerConnection, Status};
 use std::cell::{Cell, RefCell};
@@ -29,6 +33,10 @@ pub const SETTLE: Duration = Duration::from_millis(20);
 
 /// Virtual time a server gets at a sync point (and for taking one line of input) before the harness goes on.
 pub const REPLY: Duration = Duration::from_secs(2);
+
+/// Virtual time the server gets, once the client is done, for every reply it still owes: far beyond any client's
+/// timeout, and free (the clock jumps over it when every task waits).
+pub const HANG_WAIT: Duration = Duration::from_secs(600);
 
 /// The in-memory stream's buffer, each way.
 const CAPACITY: usize = 64 << 10;
@@ -114,6 +122,8 @@ pub struct LinesConnection {
     runtime: Runtime,
     exit: Option<i32>,
     lines: LineBuffer,
+    /// The panics of tasks the service spawned, since the harness last took them.
+    failures: Vec<String>,
 }
 
 impl Drop for LinesConnection {
@@ -162,18 +172,22 @@ impl LinesConnection {
             let future = serve(server);
             Box::pin(async move { future.await.exit_code() }) as Pin<Box<dyn Future<Output = i32>>>
         };
-        LinesConnection { service: Some(service), local, client, runtime, exit: None, lines: LineBuffer::default() }
+        let lines = LineBuffer::default();
+        LinesConnection { service: Some(service), local, client, runtime, exit: None, lines, failures: Vec::new() }
     }
 
     /// Sends `input` (when given), then runs the server until it is idle for `wait` of virtual time; appends what
     /// it wrote to `out`.
-    fn step(&mut self, input: Option<&[u8]>, wait: Duration, out: &mut Vec<Vec<u8>>) -> Status {
+    /// With `once`, it waits `wait` a single time and reads what came, however much that was.
+    fn step(&mut self, input: Option<&[u8]>, wait: Duration, once: bool, out: &mut Vec<Vec<u8>>) -> Status {
         if let Some(code) = self.exit {
             return Status::Exited(code);
         }
-        let LinesConnection { runtime, local, client, service, lines, .. } = self;
+        let LinesConnection { runtime, local, client, service, lines, failures, .. } = self;
         let Some(running) = service.as_mut() else { return Status::Hung };
-        let reaction = watch_panics(|| local.block_on(runtime, react(running, client, lines, input, wait, out)));
+        let react = react(running, client, lines, Step { input, wait, once }, out);
+        let (reaction, panics) = watch_panics(|| local.block_on(runtime, react));
+        failures.extend(panics);
         match reaction {
             Reaction::Idle => Status::Running,
             Reaction::Stuck => Status::Hung,
@@ -188,12 +202,32 @@ impl LinesConnection {
 
 impl ServerConnection for LinesConnection {
     fn receive(&mut self, line: &[u8], out: &mut Vec<Vec<u8>>) -> Status {
-        self.step(Some(line), SETTLE, out)
+        self.step(Some(line), SETTLE, false, out)
     }
 
     fn release(&mut self, out: &mut Vec<Vec<u8>>) {
-        let _ = self.step(None, REPLY, out);
+        let _ = self.step(None, REPLY, false, out);
     }
+
+    fn close(&mut self, out: &mut Vec<Vec<u8>>) -> Option<u64> {
+        self.release(out);
+        match self.step(None, HANG_WAIT, true, out) {
+            Status::Running => Some(HANG_WAIT.as_millis() as u64),
+            Status::Exited(_) | Status::Hung => None,
+        }
+    }
+
+    fn failures(&mut self) -> Vec<String> {
+        std::mem::take(&mut self.failures)
+    }
+}
+
+/// What the harness does in one step: the line it writes (if any), how long the server must stay idle before the
+/// harness reads on, and whether it waits that long only once.
+struct Step<'a> {
+    input: Option<&'a [u8]>,
+    wait: Duration,
+    once: bool,
 }
 
 /// How a server reacted to one line.
@@ -206,15 +240,16 @@ enum Reaction {
     Ended(i32),
 }
 
-/// Writes `input` and a newline, then runs until the server is idle for `wait`, reading what it writes.
+/// Writes the step's input and a newline, then runs until the server is idle for the step's wait, reading what it
+/// writes.
 async fn react(
     service: &mut Pin<Box<dyn Future<Output = i32>>>,
     client: &mut DuplexStream,
     lines: &mut LineBuffer,
-    input: Option<&[u8]>,
-    wait: Duration,
+    step: Step<'_>,
     out: &mut Vec<Vec<u8>>,
 ) -> Reaction {
+    let Step { input, wait, once } = step;
     if let Some(line) = input {
         let mut framed = Vec::with_capacity(line.len() + 1);
         framed.extend_from_slice(line);
@@ -245,6 +280,7 @@ async fn react(
         // The server may have stopped because the stream was full: read, and let it go on until it writes no more.
         match read_available(client, lines, out).await {
             0 => return Reaction::Idle,
+            _ if once => return Reaction::Idle,
             n => received += n,
         }
         if received > MAX_REACTION_BYTES {
@@ -320,26 +356,25 @@ impl LineBuffer {
 thread_local! {
     /// True while this thread runs a server for the harness.
     static WATCHING: Cell<bool> = const { Cell::new(false) };
-    /// The first panic on this thread while watching.
-    static PANICKED: RefCell<Option<String>> = const { RefCell::new(None) };
+    /// The panics on this thread while watching, each its location and message.
+    static PANICKED: RefCell<Vec<String>> = const { RefCell::new(Vec::new()) };
 }
 
-/// Runs `f` (which drives a server's runtime on this thread) and turns a panic in any task it ran, which tokio
-/// would swallow, into a panic here carrying that panic's location and message (the harness records it as the
-/// server crashing).
+/// Runs `f` (which drives a server's runtime on this thread) and returns what it returned with the location and
+/// message of every panic in a task it ran (which tokio catches: the task ends, the server goes on). A panic out of
+/// `f` itself (the service) goes on as a panic carrying the first panic's location and message (the harness records
+/// it as the server crashing).
 ///
 /// A panic hook, installed once, records panics on this thread while the server runs instead of handing them to
 /// the hook that was there before (which still sees every other panic): the harness reports them itself, and a
 /// fuzzer's hook that aborts on any panic sees the harness's report instead.
-fn watch_panics<T>(f: impl FnOnce() -> T) -> T {
+fn watch_panics<T>(f: impl FnOnce() -> T) -> (T, Vec<String>) {
     static HOOK: Once = Once::new();
     HOOK.call_once(|| {
         let previous = std::panic::take_hook();
         std::panic::set_hook(Box::new(move |info: &PanicHookInfo<'_>| {
             if WATCHING.get() {
-                PANICKED.with_borrow_mut(|first| {
-                    first.get_or_insert_with(|| info.to_string());
-                });
+                PANICKED.with_borrow_mut(|panics| panics.push(info.to_string()));
             } else {
                 previous(info);
             }
@@ -349,10 +384,11 @@ fn watch_panics<T>(f: impl FnOnce() -> T) -> T {
     PANICKED.take();
     let outcome = std::panic::catch_unwind(AssertUnwindSafe(f));
     WATCHING.set(false);
-    match (outcome, PANICKED.take()) {
-        (Ok(value), None) => value,
-        (_, Some(message)) => std::panic::resume_unwind(Box::new(message)),
-        (Err(payload), None) => std::panic::resume_unwind(payload),
+    let mut panics = PANICKED.take();
+    match outcome {
+        Ok(value) => (value, panics),
+        Err(payload) if panics.is_empty() => std::panic::resume_unwind(payload),
+        Err(_) => std::panic::resume_unwind(Box::new(panics.swap_remove(0))),
     }
 }
 
@@ -360,11 +396,12 @@ fn watch_panics<T>(f: impl FnOnce() -> T) -> T {
 mod tests {
     use super::*;
     use crate::server::run_in_process;
-    use crate::transcript::{Ending, Event, Input};
+    use crate::transcript::{Ending, Event, Input, Note};
     use tokio::io::{AsyncBufReadExt, BufReader};
 
-    /// Echoes each line back, after a virtual delay of `delay_ms` when the line is `slow`; ends on `quit`,
-    /// panics (in a spawned task) on `panic`, writes a huge line on `big`.
+    /// Echoes each line back; `late` after 500 ms of virtual time for `slow`, `glacial` after 5 minutes for
+    /// `glacial`, never for `never`; ends on `quit`, panics in a spawned task on `panic` and in the service itself
+    /// on `die`, writes a huge line on `big`.
     async fn echo(stream: DuplexStream) -> std::io::Result<()> {
         let (input, output) = tokio::io::split(stream);
         let output = std::sync::Arc::new(tokio::sync::Mutex::new(output));
@@ -375,6 +412,17 @@ mod tests {
                 "fail" => return Err(std::io::Error::other("fail")),
                 "panic" => {
                     tokio::spawn(async { panic!("task bug") });
+                }
+                "die" => panic!("service bug"),
+                "never" => {
+                    tokio::spawn(std::future::pending::<()>());
+                }
+                "glacial" => {
+                    let output = output.clone();
+                    tokio::spawn(async move {
+                        tokio::time::sleep(Duration::from_secs(300)).await;
+                        output.lock().await.write_all(b"glacial\n").await.unwrap();
+                    });
                 }
                 "big" => {
                     let big = vec![b'x'; MAX_LINE_BYTES + 10];
@@ -419,23 +467,40 @@ mod tests {
                 Event::Received { line, .. } => format!("<{}", String::from_utf8_lossy(line)),
                 Event::Sync => "--".into(),
                 Event::Http(exchange) => format!("ht {}", exchange.summary()),
+                Event::Note(note) => format!("!! {}", note.summary()),
             })
             .collect();
-        assert_eq!(shown, [">a", "<a", ">slow", ">b", "<b", "<late", "--", ">c", "<c"]);
+        let waited = format!("!! waited {} ms for every owed reply", HANG_WAIT.as_millis());
+        assert_eq!(shown, [">a", "<a", ">slow", ">b", "<b", "<late", "--", ">c", "<c", &waited]);
     }
 
     #[test]
-    fn an_early_end_and_a_panic_in_any_task_end_the_conversation() {
+    fn a_reply_within_the_long_wait_at_the_end_is_seen_and_one_never_sent_is_not() {
+        let glacial = run_in_process(&AsyncLines(echo), &inputs(&["glacial", "never", "--", "a"]));
+        assert_eq!(received(&glacial.events), ["a", "glacial"]);
+        let last = glacial.events.last().unwrap();
+        assert_eq!(*last, Event::Note(Note::Waited { ms: HANG_WAIT.as_millis() as u64 }));
+    }
+
+    #[test]
+    fn an_early_end_and_a_panic_in_the_service_end_the_conversation_and_a_task_panic_is_noted() {
         let quit = run_in_process(&AsyncLines(echo), &inputs(&["a", "quit", "b"]));
         assert!(matches!(quit.ending, Ending::Exited { code: Some(0), .. }), "{quit:?}");
         assert_eq!(quit.events.len(), 3);
         let failed = run_in_process(&AsyncLines(echo), &inputs(&["fail", "b"]));
         assert!(matches!(failed.ending, Ending::Exited { code: Some(1), .. }), "{failed:?}");
+        let died = run_in_process(&AsyncLines(echo), &inputs(&["a", "die", "b"]));
+        let Ending::Exited { code: Some(101), stderr_tail, .. } = died.ending else { panic!("{died:?}") };
+        assert!(String::from_utf8_lossy(&stderr_tail).contains("service bug"));
+        // A task's panic kills the task: the server goes on, the panic is noted after the line that caused it.
         let panicked = run_in_process(&AsyncLines(echo), &inputs(&["a", "panic", "b"]));
-        let Ending::Exited { code: Some(101), stderr_tail, .. } = panicked.ending else { panic!("{panicked:?}") };
-        assert!(String::from_utf8_lossy(&stderr_tail).contains("task bug"));
+        assert_eq!(panicked.ending, Ending::Closed);
+        assert_eq!(received(&panicked.events), ["a", "b"]);
+        let Event::Note(Note::Failure(failure)) = &panicked.events[3] else { panic!("{panicked:?}") };
+        assert!(failure.contains("task bug") && failure.contains("async_lines.rs:"), "{failure}");
         // The next conversation on the same thread is not blamed for that panic.
-        assert_eq!(run_in_process(&AsyncLines(echo), &inputs(&["a"])).ending, Ending::Closed);
+        let clean = run_in_process(&AsyncLines(echo), &inputs(&["a"]));
+        assert!(!clean.events.iter().any(|e| matches!(e, Event::Note(Note::Failure(_)))), "{clean:?}");
     }
 
     #[test]

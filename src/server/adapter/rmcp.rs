@@ -4,7 +4,10 @@
 //!
 //! The service runs as a stdio rmcp server's `main` does: `handler.serve(transport)`, then `waiting()`. It ends
 //! with exit code 1 when rmcp refuses to start (for example a notification before any request), 0 when it stops on
-//! its own; a panic anywhere in it is a crash (exit code 101).
+//! its own; a panic in rmcp's service is a crash (exit code 101). A handler's panic kills only the task rmcp runs
+//! the request in, as in a real server: the request is never answered, and the panic (location and message) is
+//! noted after it, which the oracle reports as `SERVER-HANDLER-PANIC` naming the tool and its arguments; a handler
+//! that never returns is `SERVER-HANDLER-HANG` after the final wait of virtual time.
 
 use super::async_lines::LinesConnection;
 use crate::server::InProcessServer;
@@ -70,10 +73,17 @@ pub async fn serve<H: ServerHandler>(handler: H, stream: DuplexStream) -> Result
 mod tests {
     use super::*;
     use crate::campaign::conversation;
+    use crate::oracle::rules::{HANDLER_HANG, HANDLER_PANIC};
+    use crate::oracle::{Level, check};
     use crate::server::run_in_process;
-    use crate::transcript::{Ending, Input};
-    use rmcp::model::{ErrorData, ListToolsResult, PaginatedRequestParams};
+    use crate::transcript::{Ending, Input, Transcript};
+    use crate::transcript::{Event, Note};
+    use rmcp::model::{
+        CallToolRequestParams, CallToolResponse, CallToolResult, ContentBlock, ErrorData, ListToolsResult,
+        PaginatedRequestParams,
+    };
     use rmcp::service::{RequestContext, RoleServer};
+    use std::time::{Duration, Instant};
 
     /// rmcp's defaults, except that `tools/list` panics when `panics` is set.
     #[derive(Clone)]
@@ -89,6 +99,24 @@ mod tests {
         ) -> Result<ListToolsResult, ErrorData> {
             assert!(!self.panics, "list_tools bug");
             Ok(ListToolsResult::default())
+        }
+
+        /// `fetch {"id": n}`: indexes a list of three (an author's bug: it panics past them), never returns for 9,
+        /// takes five minutes for 5.
+        async fn call_tool(
+            &self,
+            request: CallToolRequestParams,
+            _: RequestContext<RoleServer>,
+        ) -> Result<CallToolResponse, ErrorData> {
+            let id = request.arguments.and_then(|a| a.get("id")?.as_u64()).unwrap_or(0) as usize;
+            match id {
+                9 => std::future::pending().await,
+                5 => tokio::time::sleep(Duration::from_secs(300)).await,
+                _ => {}
+            }
+            let items = ["a", "b", "c"];
+            let item = if id == 5 { "slow" } else { items[id] };
+            Ok(CallToolResult::success(vec![ContentBlock::text(item)]).into())
         }
     }
 
@@ -107,17 +135,62 @@ mod tests {
         }
     }
 
+    /// The findings of a call of `fetch` with this id on a fresh rmcp connection, under rmcp's policy.
+    fn fetch(id: u32) -> (Transcript, Vec<crate::oracle::Finding>) {
+        let call = format!(
+            r#"{{"jsonrpc":"2.0","id":2,"method":"tools/call","params":{{"name":"fetch","arguments":{{"id":{id}}}}}}}"#
+        );
+        let initialized = r#"{"jsonrpc":"2.0","method":"notifications/initialized"}"#;
+        let inputs = [line(INITIALIZE), line(initialized), Input::Sync, line(&call), Input::Sync];
+        let transcript = run_in_process(&Rmcp(Handler { panics: false }), &inputs);
+        let findings = check(&transcript, &crate::sdk::rmcp::policy());
+        (transcript, findings)
+    }
+
     #[test]
-    fn rmcp_refusing_to_start_and_a_handler_panic_end_the_conversation() {
+    fn a_handler_panic_is_found_with_its_tool_arguments_message_and_location_and_a_clean_call_is_not() {
+        let (transcript, findings) = fetch(7);
+        assert_eq!(transcript.ending, Ending::Closed, "the server goes on: {}", transcript.render());
+        let rules: Vec<_> = findings.iter().map(|f| (f.rule, f.level)).collect();
+        assert_eq!(rules, [(HANDLER_PANIC, Level::Error)], "{findings:#?}");
+        let detail = &findings[0].detail;
+        for part in
+            ["tools/call of tool \"fetch\"", r#"{"id":7}"#, "index out of bounds", "src/server/adapter/rmcp.rs:"]
+        {
+            assert!(detail.contains(part), "{part}: {detail}");
+        }
+        let (clean, findings) = fetch(1);
+        assert!(findings.is_empty(), "{findings:#?}");
+        assert!(!clean.events.iter().any(|e| matches!(e, Event::Note(Note::Failure(_)))), "{}", clean.render());
+    }
+
+    #[test]
+    fn a_handler_that_never_returns_is_found_in_virtual_time_and_a_slow_one_is_not() {
+        let started = Instant::now();
+        let (_, hung) = fetch(9);
+        assert_eq!(hung.iter().map(|f| f.rule).collect::<Vec<_>>(), [HANDLER_HANG], "{hung:#?}");
+        assert!(hung[0].detail.contains(r#"{"id":9}"#), "{}", hung[0].detail);
+        let (slow, findings) = fetch(5);
+        assert!(findings.is_empty(), "{findings:#?}\n{}", slow.render());
+        assert!(started.elapsed() < Duration::from_secs(5), "virtual time: {:?}", started.elapsed());
+    }
+
+    #[test]
+    fn rmcp_refusing_to_start_ends_the_conversation_and_a_handler_panic_does_not() {
         let server = Rmcp(Handler { panics: true });
         let refused = run_in_process(&server, &[line(r#"{"jsonrpc":"2.0","method":"notifications/initialized"}"#)]);
         assert!(matches!(refused.ending, Ending::Exited { code: Some(1), .. }), "{refused:?}");
         let tools = r#"{"jsonrpc":"2.0","id":2,"method":"tools/list"}"#;
         let initialized = r#"{"jsonrpc":"2.0","method":"notifications/initialized"}"#;
         let inputs = [line(INITIALIZE), line(initialized), Input::Sync, line(tools), Input::Sync];
+        // A panic in a handler is noted, and the server goes on.
         let panicked = run_in_process(&server, &inputs);
-        let Ending::Exited { code: Some(101), stderr_tail, .. } = &panicked.ending else { panic!("{panicked:?}") };
-        assert!(String::from_utf8_lossy(stderr_tail).contains("list_tools bug"));
+        assert_eq!(panicked.ending, Ending::Closed);
+        let failure = panicked.events.iter().find_map(|e| match e {
+            Event::Note(Note::Failure(failure)) => Some(failure.clone()),
+            _ => None,
+        });
+        assert!(failure.is_some_and(|f| f.contains("list_tools bug")), "{}", panicked.render());
         let healthy = run_in_process(&Rmcp(Handler { panics: false }), &inputs);
         assert_eq!(healthy.ending, Ending::Closed);
         assert_eq!(healthy.received().count(), 2, "{}", healthy.render());

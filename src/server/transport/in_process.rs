@@ -1,9 +1,10 @@
 //! The in-process transport: a conversation with an [`InProcessServer`] run on the harness's own thread, one line
 //! at a time, each reply attributed to the line that caused it ([`InProcess`], [`run_in_process`]); a panic is the
-//! server crashing. [`serve`] puts such a server on a byte stream (`mcp-wirefuzz serve`).
+//! server crashing, but a handler's panic the server went on serving after is a note ([`Note::Failure`]) after the
+//! line that caused it. At the end the harness waits as long as the connection lets it ([`Note::Waited`]). [`serve`] puts such a server on a byte stream (`mcp-wirefuzz serve`).
 
 use crate::server::{InProcessServer, ServerConnection, Status, Target};
-use crate::transcript::{Ending, Event, Input, Transcript};
+use crate::transcript::{Ending, Event, Input, Note, Transcript};
 use std::borrow::Cow;
 use std::io::{self, BufRead, Write};
 use std::panic::{AssertUnwindSafe, catch_unwind};
@@ -56,6 +57,7 @@ fn converse<'a, S: InProcessServer>(
         let status = catch_unwind(AssertUnwindSafe(|| connection.receive(&line, &mut replies)));
         events.push(Event::Sent(line));
         events.extend(replies.drain(..).map(|line| Event::Received { line, truncated: false }));
+        noted(&mut connection, &mut events);
         let ending = match status {
             Ok(Status::Running) => continue,
             Ok(Status::Exited(code)) => Ending::Exited { code: Some(code), signal: None, stderr_tail: Vec::new() },
@@ -71,11 +73,23 @@ fn converse<'a, S: InProcessServer>(
         };
         return Transcript { events, ending };
     }
-    let ending = match release(&mut connection, &mut replies, &mut events) {
-        Ok(()) => Ending::Closed,
+    replies.clear();
+    let closed = catch_unwind(AssertUnwindSafe(|| connection.close(&mut replies)));
+    events.extend(replies.drain(..).map(|line| Event::Received { line, truncated: false }));
+    noted(&mut connection, &mut events);
+    let ending = match closed {
+        Ok(waited) => {
+            events.extend(waited.map(|ms| Event::Note(Note::Waited { ms })));
+            Ending::Closed
+        }
         Err(panic) => panicked(panic),
     };
     Transcript { events, ending }
+}
+
+/// Records the handler failures the connection saw since it was last asked.
+fn noted(connection: &mut impl ServerConnection, events: &mut Vec<Event>) {
+    events.extend(connection.failures().into_iter().map(|failure| Event::Note(Note::Failure(failure))));
 }
 
 /// Records what a connection held back and releases now; `Err` when the server panicked meanwhile.
@@ -87,6 +101,7 @@ fn release(
     replies.clear();
     let released = catch_unwind(AssertUnwindSafe(|| connection.release(replies)));
     events.extend(replies.drain(..).map(|line| Event::Received { line, truncated: false }));
+    noted(connection, events);
     released
 }
 

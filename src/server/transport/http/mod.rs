@@ -27,7 +27,7 @@ use crate::protocol::http::{header_value, mirrored_name};
 use crate::protocol::methods::{CANCELLED, INITIALIZE};
 use crate::protocol::{Era, Frame};
 use crate::server::{MAX_EVENTS, MAX_LINE_BYTES, STDERR_TAIL_BYTES, ServerCommand, Target, Timeouts};
-use crate::transcript::{Ending, Event, Exchange, Input, Transcript};
+use crate::transcript::{Ending, Event, Exchange, Input, Note, Transcript};
 use anyhow::{Context, Result, bail};
 use serde_json::Value;
 use std::io::BufReader;
@@ -357,7 +357,7 @@ impl Target for HttpTarget {
         if let Some(managed) = &self.spec.managed {
             managed.ensure(self.timeouts.startup)?;
         }
-        let mut talk = Talk::default();
+        let mut talk = Talk { failure_seen: self.failure(), ..Talk::default() };
         for input in inputs {
             match input {
                 Input::Sync => talk.record(Event::Sync),
@@ -400,6 +400,9 @@ struct Talk {
     deleted: bool,
     /// Changes to the next POST.
     tweaks: Vec<Tweak>,
+    /// The last handler failure in the server's output already accounted for (noted, or there before the
+    /// conversation began).
+    failure_seen: Option<String>,
 }
 
 impl Talk {
@@ -530,6 +533,12 @@ impl HttpTarget {
         Ok(self.settle(talk, outcome))
     }
 
+    /// The last handler failure in the output of the server the harness started, if any.
+    fn failure(&self) -> Option<String> {
+        let running = self.spec.managed.as_ref()?.running.lock().ok()?;
+        super::failures::last_excerpt(&running.as_ref()?.tail())
+    }
+
     /// Records an exchange; the ending when the server crashed or hung.
     fn settle(&mut self, talk: &mut Talk, outcome: Outcome) -> Option<Ending> {
         let waited = self.timeouts.reply.as_millis() as u64;
@@ -540,7 +549,14 @@ impl HttpTarget {
         }
         match exited {
             Some(ending) => Some(ending),
-            None if outcome.timed_out => Some(Ending::Hung { waited_ms: waited }),
+            None if outcome.timed_out => {
+                // A handler's panic or traceback in the server's output: the request its failure left unanswered.
+                let failure = self.failure();
+                if failure.is_some() && failure != talk.failure_seen {
+                    talk.record(Event::Note(Note::Failure(failure.unwrap_or_default())));
+                }
+                Some(Ending::Hung { waited_ms: waited })
+            }
             None => None,
         }
     }

@@ -69,7 +69,10 @@ impl Conversation<'_> {
                 Err(RecvTimeoutError::Timeout) => {
                     if !self.owes() || started.elapsed() >= limit {
                         if !self.stalled {
-                            self.cancel_slow_tools();
+                            self.cancel_slow_tools(timeouts);
+                        }
+                        if self.owes() {
+                            let _ = self.note_failure();
                         }
                         self.stalled |= self.owes();
                         self.open.clear();
@@ -145,6 +148,7 @@ impl Conversation<'_> {
                     }
                     Ok(Stdout::End) | Err(RecvTimeoutError::Disconnected) => return self.ended(timeouts),
                     Err(RecvTimeoutError::Timeout) => {
+                        let _ = self.note_failure();
                         self.stalled = true;
                         self.guessed |= guess;
                         self.open.clear();
@@ -191,16 +195,20 @@ impl Conversation<'_> {
                 Err(RecvTimeoutError::Timeout) => break,
             }
         }
-        self.cancel_slow_tools();
+        self.cancel_slow_tools(timeouts);
         None
     }
 
     /// Cancels every tool call still open at the reply timeout while the server answered a request sent after it:
     /// a slow tool, not a hung server (lifecycle.mdx §Timeouts: on a timeout the sender SHOULD issue a
     /// cancellation notification and stop waiting; cancellation.mdx: no response is owed then). The
-    /// `notifications/cancelled` lines are recorded, so the oracle owes those calls nothing.
-    fn cancel_slow_tools(&mut self) {
-        for id in self.slow_tools() {
+    /// `notifications/cancelled` lines are recorded, so the oracle owes those calls nothing. A call may then be
+    /// asked again, to tell a handler that never returns from a slow one ([`Conversation::reask`]).
+    fn cancel_slow_tools(&mut self, timeouts: Timeouts) {
+        let slow = self.slow_tools();
+        // A call a handler's failure left unanswered is not slow: it is not asked again.
+        let failed = !slow.is_empty() && self.note_failure();
+        for id in slow {
             self.open.remove(&id);
             if let Some((cancel, _)) = self.tool_calls.get(&id).cloned() {
                 self.record(Event::Sent(cancel.clone()));
@@ -210,7 +218,10 @@ impl Conversation<'_> {
                     let _ = input.send(framed);
                 }
             }
-            self.let_go.insert(id);
+            self.let_go.insert(id.clone());
+            if !failed {
+                self.reask(&id, timeouts);
+            }
         }
     }
 
@@ -306,6 +317,62 @@ mod tests {
         let transcript = StdioTarget::new(sh("sleep 10"), quick()).run(&[request(1)]).unwrap();
         assert_eq!(transcript.ending, Ending::Hung { waited_ms: 500 });
     }
+    #[test]
+    fn a_call_left_unanswered_while_stderr_shows_a_panic_is_a_handler_panic_not_a_slow_tool() {
+        let call = |item: u32| {
+            let line = format!(
+                r#"{{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{{"name":"fetch","arguments":{{"id":{item}}}}}}}"#
+            );
+            Input::Line(line.into_bytes())
+        };
+        // Panics (on stderr, as a Rust server's handler task does) for item 7, answers every other call and ping.
+        let server = sh(r#"while read -r line; do case "$line" in
+            *'"id":7'*) printf "thread 'tokio-runtime-worker' panicked at src/main.rs:40:21:\nindex out of bounds\n" >&2;;
+            *'tools/call'*) echo '{"jsonrpc":"2.0","id":1,"result":{"content":[]}}';;
+            *'"ping"'*) echo '{"jsonrpc":"2.0","id":2,"result":{}}';;
+            esac; done"#);
+        let findings = |item: u32| {
+            let transcript = StdioTarget::new(server.clone(), quick()).run(&[call(item), request(2), Input::Sync]);
+            crate::oracle::check(&transcript.unwrap(), &crate::oracle::Policy::default())
+        };
+        let panicked = findings(7);
+        assert_eq!(panicked.iter().map(|f| f.rule).collect::<Vec<_>>(), ["SERVER-HANDLER-PANIC"], "{panicked:?}");
+        for part in [r#"tool "fetch" with arguments {"id":7}"#, "panicked at src/main.rs:40:21: | index out of bounds"]
+        {
+            assert!(panicked[0].detail.contains(part), "{part}: {}", panicked[0].detail);
+        }
+        assert!(findings(1).is_empty());
+    }
+
+    #[test]
+    fn a_call_that_never_returns_is_asked_again_and_found_and_a_slow_one_is_not() {
+        let call = |id: &str, item: u32| {
+            let line = format!(
+                r#"{{"jsonrpc":"2.0","id":"{id}","method":"tools/call","params":{{"name":"fetch","arguments":{{"item":{item}}}}}}}"#
+            );
+            Input::Line(line.into_bytes())
+        };
+        let ping = Input::Line(br#"{"jsonrpc":"2.0","id":"p","method":"ping"}"#.to_vec());
+        // Never answers item 9, answers item 5 after 0.6 s (twice the reply timeout), everything else at once.
+        let server = answering(
+            r#"while read -r l; do id=$(idof "$l"); case "$l" in *'"item":9'*) ;; *'"item":5'*) (sleep 0.6; reply "$id") & ;; *) [ -n "$id" ] && reply "$id";; esac; done"#,
+        );
+        let run = |item: u32| {
+            let inputs = [call("a", 1), call("b", item), ping.clone(), Input::Sync];
+            let transcript = StdioTarget::new(server.clone(), quick()).run(&inputs).unwrap();
+            let findings = crate::oracle::check(&transcript, &crate::oracle::Policy::default());
+            (transcript, findings.into_iter().filter(|f| f.rule == "SERVER-HANDLER-HANG").collect::<Vec<_>>())
+        };
+        let (hung, found) = run(9);
+        assert_eq!(found.len(), 1, "{}", hung.render());
+        assert!(found[0].detail.contains(r#"tool "fetch" with arguments {"item":9}"#), "{}", found[0].detail);
+        let (slow, found) = run(5);
+        assert!(found.is_empty(), "{found:?}\n{}", slow.render());
+        assert!(slow.render().contains("mcp-wirefuzz-reask-"), "a slow call is asked again: {}", slow.render());
+        let (quick_call, found) = run(1);
+        assert!(found.is_empty() && !quick_call.render().contains("reask"), "{}", quick_call.render());
+    }
+
     #[test]
     fn a_slow_tool_call_is_cancelled_when_later_requests_are_answered() {
         let call = Input::Line(br#"{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"slow"}}"#.to_vec());

@@ -14,7 +14,7 @@ use crate::protocol::methods::{CANCELLED, INITIALIZE, INITIALIZED, TOOLS_CALL};
 use crate::protocol::{Era, Frame, IdField, RequestId};
 use crate::server::transport::lines::OutputLine;
 use crate::server::{MAX_EVENTS, Timeouts};
-use crate::transcript::{Ending, Event, Input, Transcript};
+use crate::transcript::{Ending, Event, Input, Note, Transcript};
 use std::collections::{HashMap, HashSet};
 
 /// How a conversation on a process ended for the target.
@@ -65,7 +65,12 @@ impl Process {
             late: false,
             unsynced: false,
             spoke: false,
+            failure_seen: None,
+            tools: HashMap::new(),
+            answered_tools: HashSet::new(),
+            reasked: false,
         };
+        talk.failure_seen = crate::server::transport::failures::last_excerpt(&talk.process.stderr_now());
         // Only a ping sentinel reads the era the lines ahead open (`Conversation::form`): the clock and neutral
         // sentinels need not parse them at every sync point.
         let reads_ahead = matches!(barrier, Barrier::Sentinel { neutral: false, .. });
@@ -96,6 +101,7 @@ impl Process {
             return talk.finish(ending);
         }
         let ending = talk.close(timeouts);
+        let _ = talk.note_failure();
         talk.finish(ending)
     }
 }
@@ -156,6 +162,15 @@ pub(super) struct Conversation<'a> {
     /// Reused ids a reply came for: the oracle takes such a group of twins as answered, whichever the reply was
     /// for, and judges none of them.
     pub(super) twins_answered: HashSet<RequestId>,
+    /// The tool and the line of every well-formed `tools/call` sent, by id (for [`Conversation::reask`]).
+    pub(super) tools: HashMap<RequestId, (String, Vec<u8>)>,
+    /// The tools a call of which was answered.
+    pub(super) answered_tools: HashSet<String>,
+    /// Set once a tool call was re-asked ([`Conversation::reask`]).
+    pub(super) reasked: bool,
+    /// The last handler failure on the server's stderr already accounted for (noted, or there before the
+    /// conversation began on a kept process).
+    pub(super) failure_seen: Option<String>,
 }
 
 /// The conversation's own handshake, as the server sees it: the era its first request opened, whether an
@@ -182,7 +197,7 @@ pub(super) struct Batches {
 
 impl Conversation<'_> {
     /// Records and sends a line, noting the reply it owes.
-    fn send(&mut self, line: &[u8]) {
+    pub(super) fn send(&mut self, line: &[u8]) {
         self.unsynced = true;
         self.spoke = true;
         self.record(Event::Sent(line.to_vec()));
@@ -203,6 +218,9 @@ impl Conversation<'_> {
             self.order.insert(id.clone(), self.sent);
             if let Some(cancel) = tool_call_cancel(line) {
                 self.tool_calls.insert(id.clone(), (cancel, self.sent));
+                if let Some(tool) = super::reask::called_tool(line) {
+                    self.tools.insert(id.clone(), (tool, line.to_vec()));
+                }
             }
             self.owe(id);
         }
@@ -260,6 +278,9 @@ impl Conversation<'_> {
                 }
                 let answered = self.order.get(&id).copied();
                 self.answered_up_to = self.answered_up_to.max(answered);
+                if let Some((tool, _)) = self.tools.get(&id) {
+                    self.answered_tools.insert(tool.clone());
+                }
                 let count = self.open.entry(id.clone()).or_default();
                 *count -= 1;
                 if *count == 0 {
@@ -274,6 +295,18 @@ impl Conversation<'_> {
     /// True while some request has neither its reply nor a reply with a wrong id that may stand for it.
     pub(super) fn owes(&self) -> bool {
         self.open.values().sum::<usize>() > self.unmatched
+    }
+
+    /// Notes a handler failure the server's stderr shows since the last one accounted for (see
+    /// `transport::failures`): called where the conversation gives up on a request. True when it noted one.
+    pub(super) fn note_failure(&mut self) -> bool {
+        let excerpt = crate::server::transport::failures::last_excerpt(&self.process.stderr_now());
+        let new = excerpt.is_some() && excerpt != self.failure_seen;
+        if new {
+            self.failure_seen = excerpt.clone();
+            self.record(Event::Note(Note::Failure(excerpt.unwrap_or_default())));
+        }
+        new
     }
 
     pub(super) fn record(&mut self, event: Event) {

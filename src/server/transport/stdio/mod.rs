@@ -8,6 +8,7 @@
 //! - `conversation.rs`: one conversation on a process: what was sent and read, what is still owed.
 //! - `barrier.rs`: how a conversation knows the replies before a sync point are complete (the clock, or a
 //!   sentinel), and how it closes.
+//! - `reask.rs`: a tool call given up on, asked again to tell a handler that never returns from a slow one.
 //! - [`attach`]: the stub `mcp-wirefuzz attach` that runs as the server process and hands its stdio to a fork
 //!   server; the target turns the stub's own failure into a harness error.
 
@@ -15,6 +16,7 @@ pub mod attach;
 mod barrier;
 mod conversation;
 mod process;
+mod reask;
 mod sentinel;
 #[cfg(test)]
 mod test_servers;

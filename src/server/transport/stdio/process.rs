@@ -200,6 +200,11 @@ impl Process {
         self.stderr.lock().map(|tail| tail.clone()).unwrap_or_default()
     }
 
+    /// The stderr tail as read so far (the process may still be running).
+    pub(super) fn stderr_now(&self) -> Vec<u8> {
+        self.stderr.lock().map(|tail| tail.clone()).unwrap_or_default()
+    }
+
     /// The ending of a process that exited with `status`, with its stderr tail.
     pub(super) fn exited(&mut self, status: ExitStatus) -> Ending {
         Ending::Exited { code: status.code(), signal: status.signal(), stderr_tail: self.stderr_tail() }

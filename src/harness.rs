@@ -203,6 +203,7 @@ fn verdict<S: InProcessServer>(server: &S, inputs: &[Input], policy: &Policy) ->
     } else {
         check(&transcript, policy)
     };
+    let findings = crate::sdk::yours(&transcript, findings, policy);
     match findings.first() {
         None => Ok(()),
         Some(first) => Err(report(inputs, &transcript, &findings, first, policy)),

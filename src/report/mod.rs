@@ -23,12 +23,14 @@ pub struct Rerun<'a> {
     /// Options the campaign narrowed to one conversation must repeat: the timeouts, the rules, the eras and the
     /// tools, which change the conversations generated or their verdicts.
     pub fuzz: Vec<String>,
+    /// The SDK the run told its known deviations apart for, and how it was chosen.
+    pub sdk: Option<crate::sdk::Chosen>,
 }
 
 impl<'a> Rerun<'a> {
     /// A campaign run with the default options.
     pub fn new(seed: u64, server: &'a ServerSpec) -> Rerun<'a> {
-        Rerun { seed, server, replay: Vec::new(), fuzz: Vec::new() }
+        Rerun { seed, server, replay: Vec::new(), fuzz: Vec::new(), sdk: None }
     }
 
     /// The one command that reproduces a finding: a replay of its case file when one was written, else the

@@ -622,7 +622,8 @@ impl Shrinker<'_> {
                 continue;
             }
             let began = Instant::now();
-            let budget = self.budget(&job, deadline);
+            let known = self.options.baseline.known(&job.seen.transcript, &job.first, &job.seen.trigger).is_some();
+            let budget = self.budget(known, deadline);
             match self.minimize(&job, budget) {
                 Ok(found) => {
                     let _ = sender.send(Message::Minimized(Box::new(found), began.elapsed()));
@@ -636,11 +637,10 @@ impl Shrinker<'_> {
         }
     }
 
-    /// The minimization budget of a finding: none for a baselined one; the configured one otherwise, cut to the
-    /// time left before the deadline.
-    fn budget(&self, job: &Job, deadline: Option<Instant>) -> Budget {
+    /// The minimization budget of a finding: none for a `known` (baselined) one; the configured one otherwise, cut
+    /// to the time left before the deadline.
+    fn budget(&self, known: bool, deadline: Option<Instant>) -> Budget {
         let options = self.options;
-        let known = options.baseline.known(&job.seen.transcript, &job.first, &job.seen.trigger).is_some();
         let shrink = if known { Budget { runs: 0, time: None } } else { options.shrink };
         match deadline {
             Some(deadline) => {

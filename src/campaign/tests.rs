@@ -207,10 +207,10 @@ fn findings_are_minimized_within_the_time_left() {
     let mut options = options(1, None);
     options.baseline = Baseline::parse("MCP-CACHE-HINTS").unwrap();
     let shrinker = Shrinker { target: &mut target, options: &options, server: &ServerSpec::BuiltIn };
-    assert_eq!(shrinker.budget(RESPONSE_MISSING, None), options.shrink);
-    let left = shrinker.budget(RESPONSE_MISSING, Some(Instant::now() + Duration::from_secs(1)));
+    assert_eq!(shrinker.budget(false, None), options.shrink);
+    let left = shrinker.budget(false, Some(Instant::now() + Duration::from_secs(1)));
     assert!(left.runs == options.shrink.runs && left.time.unwrap() <= Duration::from_secs(1), "{left:?}");
-    assert_eq!(shrinker.budget("MCP-CACHE-HINTS", None).runs, 0);
+    assert_eq!(shrinker.budget(true, None).runs, 0);
 }
 
 /// Runs the built-in server, panicking on its `n`-th run.

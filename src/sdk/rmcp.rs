@@ -100,8 +100,8 @@ pub const SDK: Sdk = Sdk {
     ],
 };
 
-/// The policy for an rmcp server: the default rules, the server model of an rmcp server (both eras), and rmcp as
-/// its SDK. The [`crate::harness`] entry points take a finding that matches one of rmcp's own deviations ([`SDK`])
+/// The policy for an rmcp server: the default rules, the server model of an rmcp server (both eras, the
+/// [`VERSIONS`] it names), and rmcp as its SDK. The [`crate::harness`] entry points take a finding that matches one of rmcp's own deviations ([`SDK`])
 /// for rmcp's, not yours, and do not fail on it; the same rule broken another way still fails (a tool that never
 /// answers is not rmcp's `_meta` refusal), and so does any panic of your handler.
 ///
@@ -110,5 +110,10 @@ pub const SDK: Sdk = Sdk {
 /// assert!(policy.enabled("MCP-BATCH") && policy.sdk() == Some("rmcp"));
 /// ```
 pub fn policy() -> Policy {
-    Policy::default().with_model(ServerModel::stated(Eras::Dual)).with_sdk(SDK.name)
+    let model = ServerModel { versions: VERSIONS.iter().map(|v| v.to_string()).collect(), ..ServerModel::stated(Eras::Dual) };
+    Policy::default().with_model(model).with_sdk(SDK.name)
 }
+
+/// The protocol versions rmcp 3.11.0 supports (`ProtocolVersion::KNOWN_VERSIONS`: what its `server/discover` and
+/// -32022 name), each served statelessly when a request's `_meta` names it.
+pub const VERSIONS: [&str; 5] = ["2024-11-05", "2025-03-26", "2025-06-18", "2025-11-25", "2026-07-28"];

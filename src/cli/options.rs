@@ -40,7 +40,7 @@ pub struct ErasOption {
 pub struct SdkOption {
     /// The SDK the server is written with (rmcp, ts-sdk, ts-server, python): findings that match one of its known
     /// deviations are reported apart, with their upstream reference, and do not fail the run. Without it, the SDK is
-    /// detected where a fingerprint is certain.
+    /// detected where a fingerprint is certain; `none` turns detection off.
     #[arg(long, value_name = "NAME")]
     pub sdk: Option<String>,
 }

@@ -78,6 +78,7 @@ pub fn run(args: ReplayArgs) -> Result<ExitCode> {
     };
     let policy = rules.policy(base)?;
     let sdk = match &rules.sdk.sdk {
+        Some(name) if name == "none" => None,
         Some(name) => Some(sdk::by_name(name).map_err(|e| anyhow!("--sdk: {e}"))?),
         None => None,
     };

@@ -71,8 +71,11 @@ pub fn server_model(server: &ServerSpec, eras: Option<&str>, timeouts: Timeouts)
 }
 
 /// The SDK the server is written with: `--sdk NAME`, else the one the fingerprint conversation shows for certain
-/// (a child server only; the built-in server has no SDK); `None` when neither.
+/// (a child server only; the built-in server has no SDK); `None` when neither, or for `--sdk none`.
 pub fn server_sdk(server: &ServerSpec, stated: Option<&str>, timeouts: Timeouts) -> Result<Option<sdk::Chosen>> {
+    if stated == Some("none") {
+        return Ok(None);
+    }
     if let Some(name) = stated {
         let sdk = sdk::by_name(name).map_err(|e| anyhow::anyhow!("--sdk: {e}"))?;
         return Ok(Some(sdk::Chosen { sdk, source: sdk::Source::Stated }));

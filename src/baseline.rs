@@ -133,7 +133,8 @@ impl Baseline {
 
     /// The entries that cover none of `seen` (rule, trigger, tool): fixed, so their lines can go.
     pub fn stale<'a, S: AsRef<str>>(&'a self, seen: &[(&str, S, Option<S>)]) -> Vec<&'a Entry> {
-        let covers = |e: &Entry| seen.iter().any(|(rule, t, tool)| e.covers(rule, t.as_ref(), tool.as_ref().map(S::as_ref)));
+        let covers =
+            |e: &Entry| seen.iter().any(|(rule, t, tool)| e.covers(rule, t.as_ref(), tool.as_ref().map(S::as_ref)));
         self.entries.iter().filter(|e| !covers(e)).collect()
     }
 }
@@ -173,11 +174,18 @@ mod tests {
         let baseline =
             Baseline::parse("JSONRPC-RESPONSE-MISSING [ping/meta-not-object]  # the SDK's _meta refusal\n").unwrap();
         let entry = &baseline.entries[0];
-        assert_eq!((entry.trigger.as_deref(), entry.reason.as_str()), (Some("ping/meta-not-object"), "the SDK's _meta refusal"));
+        assert_eq!(
+            (entry.trigger.as_deref(), entry.reason.as_str()),
+            (Some("ping/meta-not-object"), "the SDK's _meta refusal")
+        );
         assert!(!baseline.covers("JSONRPC-RESPONSE-MISSING"), "not every finding of the rule");
         assert!(baseline.entry("JSONRPC-RESPONSE-MISSING", "ping/meta-not-object", None).is_some());
-        let finding = Finding { rule: "JSONRPC-RESPONSE-MISSING", level: Level::Error, event: Some(0), detail: String::new() };
-        assert!(baseline.known(&unanswered_call("search"), &finding, "tools/call").is_none(), "a hung tool still fails");
+        let finding =
+            Finding { rule: "JSONRPC-RESPONSE-MISSING", level: Level::Error, event: Some(0), detail: String::new() };
+        assert!(
+            baseline.known(&unanswered_call("search"), &finding, "tools/call").is_none(),
+            "a hung tool still fails"
+        );
         assert_eq!(baseline.stale(&[("JSONRPC-RESPONSE-MISSING", "tools/call", None)]).len(), 1);
         assert!(baseline.stale(&[("JSONRPC-RESPONSE-MISSING", "ping/meta-not-object", None)]).is_empty());
         assert_eq!(entry.to_string(), "JSONRPC-RESPONSE-MISSING [ping/meta-not-object]");
@@ -186,7 +194,8 @@ mod tests {
     #[test]
     fn an_entry_narrowed_to_a_tool_covers_that_tools_calls_only() {
         let baseline = Baseline::parse("JSONRPC-RESPONSE-MISSING tool=slow one # waits on purpose\n").unwrap();
-        let finding = Finding { rule: "JSONRPC-RESPONSE-MISSING", level: Level::Error, event: Some(0), detail: String::new() };
+        let finding =
+            Finding { rule: "JSONRPC-RESPONSE-MISSING", level: Level::Error, event: Some(0), detail: String::new() };
         assert!(baseline.known(&unanswered_call("slow one"), &finding, "tools/call").is_some());
         assert!(baseline.known(&unanswered_call("search"), &finding, "tools/call").is_none());
         assert_eq!(baseline.entries[0].to_string(), "JSONRPC-RESPONSE-MISSING tool=slow one");

@@ -58,7 +58,8 @@ fn rmcps_own_deviations_do_not_fail_the_run_and_are_reported_apart() {
     }
     let dir = scratch("stated");
     let (json, junit, sarif) = (dir.join("r.json"), dir.join("r.xml"), dir.join("r.sarif"));
-    let reports = ["--json", json.to_str().unwrap(), "--junit", junit.to_str().unwrap(), "--sarif", sarif.to_str().unwrap()];
+    let reports =
+        ["--json", json.to_str().unwrap(), "--junit", junit.to_str().unwrap(), "--sarif", sarif.to_str().unwrap()];
     let (code, text) = fuzz(&dir, &[&["--sdk", "rmcp"], &reports[..]].concat());
     assert_eq!(code, Some(0), "{text}");
     assert!(text.contains("SDK: rmcp 3.11.0 (from --sdk)") && text.contains("your SDK's known deviations"), "{text}");

@@ -321,10 +321,7 @@ fn a_finding_that_does_not_come_back_is_kept_as_flaky() {
 #[test]
 fn a_baseline_entry_narrowed_to_a_trigger_or_a_tool_fails_the_other_findings_of_its_rule() {
     let line = r#"{"jsonrpc":"2.0","id":2,"method":"tools/call","params":{"name":"search","arguments":{}}}"#;
-    let transcript = Transcript {
-        events: vec![Event::Sent(line.as_bytes().to_vec())],
-        ending: Ending::Closed,
-    };
+    let transcript = Transcript { events: vec![Event::Sent(line.as_bytes().to_vec())], ending: Ending::Closed };
     let finding = Finding { rule: RESPONSE_MISSING, level: Level::Error, event: Some(0), detail: String::new() };
     let found = Found {
         finding,

@@ -8,14 +8,14 @@ use mcp_wirefuzz::learn::surface;
 use mcp_wirefuzz::model::Source;
 use mcp_wirefuzz::oracle::{Finding, Policy, check};
 use mcp_wirefuzz::sdk::Chosen;
-use mcp_wirefuzz::transcript::Transcript;
-use mcp_wirefuzz::trigger::signature;
 use mcp_wirefuzz::seeds;
 use mcp_wirefuzz::server::builtin::http::HttpBug;
 use mcp_wirefuzz::server::builtin::mutants::Mutant;
 use mcp_wirefuzz::server::builtin::reference::{Calc, SERVER_NAME, SERVER_VERSION};
 use mcp_wirefuzz::server::{ServerSpec, Timeouts};
 use mcp_wirefuzz::transcript::Input;
+use mcp_wirefuzz::transcript::Transcript;
+use mcp_wirefuzz::trigger::signature;
 use std::process::ExitCode;
 use std::sync::Arc;
 

@@ -70,7 +70,7 @@ pub struct FuzzArgs {
     /// Also write a SARIF 2.1.0 report here.
     #[arg(long, value_name = "FILE")]
     sarif: Option<PathBuf>,
-    /// Known findings, one rule id per line (`RULE`, `RULE [TRIGGER]` or `RULE tool=NAME`, then `# reason`): they
+    /// Known findings, one entry per line (`RULE`, `RULE [TRIGGER]` or `RULE tool=NAME`, then `# reason`): they
     /// are reported but do not fail the run; entries that no longer break are reported as stale.
     #[arg(long, value_name = "FILE")]
     baseline: Option<PathBuf>,

@@ -7,8 +7,8 @@ use anyhow::{Result, anyhow, bail};
 use mcp_wirefuzz::case::Case;
 use mcp_wirefuzz::learn::surface;
 use mcp_wirefuzz::oracle::check;
-use mcp_wirefuzz::{sdk, trigger};
 use mcp_wirefuzz::server::{ServerSpec, Timeouts};
+use mcp_wirefuzz::{sdk, trigger};
 use std::path::PathBuf;
 use std::process::ExitCode;
 use std::time::Duration;
@@ -101,7 +101,10 @@ pub fn run(args: ReplayArgs) -> Result<ExitCode> {
         let trigger = trigger::signature(&transcript, finding);
         match sdk.and_then(|sdk| sdk.deviation(&transcript, finding, &trigger)) {
             Some(deviation) => {
-                println!("{finding}\n  your SDK's known deviation: {} (upstream: {})", deviation.what, deviation.reference)
+                println!(
+                    "{finding}\n  your SDK's known deviation: {} (upstream: {})",
+                    deviation.what, deviation.reference
+                )
             }
             None => {
                 yours += 1;

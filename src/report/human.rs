@@ -152,13 +152,17 @@ pub fn sdk_section(seen: &[SdkFound]) -> String {
     if seen.is_empty() {
         return String::new();
     }
-    let mut out = format!(
-        "your SDK's known deviations ({}: not your code, they do not fail the run):\n",
-        seen.len()
-    );
+    let mut out = format!("your SDK's known deviations ({}: not your code, they do not fail the run):\n", seen.len());
     for sdk in seen {
         let d = sdk.deviation;
-        let _ = writeln!(out, "  {:<7} {:<30} in {} conversation(s), e.g. [{}]", sdk.found.finding.level.name(), d.rule, sdk.conversations, sdk.found.trigger);
+        let _ = writeln!(
+            out,
+            "  {:<7} {:<30} in {} conversation(s), e.g. [{}]",
+            sdk.found.finding.level.name(),
+            d.rule,
+            sdk.conversations,
+            sdk.found.trigger
+        );
         let _ = writeln!(out, "            {}", d.what);
         let _ = writeln!(out, "            upstream: {}", d.reference);
     }

@@ -15,7 +15,10 @@ pub fn report(summary: &Summary, rerun: &Rerun, policy: &Policy, baseline: &Base
     let broken = summary.broken();
     // A rule fails when any of its findings is not baselined.
     let fails = |rule: &str| {
-        summary.found.iter().any(|f| f.finding.rule == rule && baseline.known(&f.transcript, &f.finding, &f.trigger).is_none())
+        summary
+            .found
+            .iter()
+            .any(|f| f.finding.rule == rule && baseline.known(&f.transcript, &f.finding, &f.trigger).is_none())
     };
     let failures = broken.iter().filter(|rule| fails(rule)).count();
     let skipped = broken.len() - failures + summary.sdk.len();
@@ -64,8 +67,14 @@ pub fn report(summary: &Summary, rerun: &Rerun, policy: &Policy, baseline: &Base
     }
     for seen in &summary.sdk {
         let (d, title) = (seen.deviation, rerun.sdk.as_ref().map_or(String::new(), |c| format!("{} ", c.sdk.title())));
-        let _ = writeln!(out, "  <testcase classname=\"mcp-wirefuzz.sdk\" name=\"{} [{}]\">", d.rule, escape(&seen.found.trigger));
-        let message = format!("your SDK's known deviation ({title}not your code): {} (upstream: {})", d.what, d.reference);
+        let _ = writeln!(
+            out,
+            "  <testcase classname=\"mcp-wirefuzz.sdk\" name=\"{} [{}]\">",
+            d.rule,
+            escape(&seen.found.trigger)
+        );
+        let message =
+            format!("your SDK's known deviation ({title}not your code): {} (upstream: {})", d.what, d.reference);
         let _ = writeln!(out, "    <skipped message=\"{}\"/>", escape(&message));
         out.push_str("  </testcase>\n");
     }

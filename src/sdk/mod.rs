@@ -17,8 +17,8 @@ use crate::protocol::envelope::{META, PROTOCOL_VERSION_KEY};
 use crate::protocol::era::{LATEST_HANDSHAKE_VERSION, LATEST_MODERN_VERSION};
 use crate::protocol::methods::{INITIALIZE, INITIALIZED, TOOLS_LIST};
 use crate::transcript::{Event, Input, Transcript};
-pub use shape::{Fault, Shape};
 use serde_json::{Value, json};
+pub use shape::{Fault, Shape};
 
 /// One deviation an SDK has whatever the server's author writes.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -159,10 +159,10 @@ pub fn detect(transcript: &Transcript) -> Option<Chosen> {
         let Event::Received { line, .. } = event else { return None };
         let reply: Value = serde_json::from_slice(line).ok()?;
         let message = reply.get("error")?.get("message")?.as_str()?;
-        FINGERPRINTS.iter().find(|(text, _, _)| message.contains(text)).map(|(_, sdk, from)| Chosen {
-            sdk,
-            source: Source::Detected(from.to_string()),
-        })
+        FINGERPRINTS
+            .iter()
+            .find(|(text, _, _)| message.contains(text))
+            .map(|(_, sdk, from)| Chosen { sdk, source: Source::Detected(from.to_string()) })
     })
 }
 

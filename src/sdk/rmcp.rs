@@ -93,7 +93,11 @@ pub const SDK: Sdk = Sdk {
         },
         Deviation {
             rule: "MCP-TOOL-INVALID-ARGS",
-            shape: Shape::All(&[Shape::Method(&["tools/call"]), Shape::ArgumentsNotObject, Shape::ErrorCode(&[-32601])]),
+            shape: Shape::All(&[
+                Shape::Method(&["tools/call"]),
+                Shape::ArgumentsNotObject,
+                Shape::ErrorCode(&[-32601]),
+            ]),
             what: "tools/call whose arguments are not an object gets -32601 \"tools/call\"",
             reference: "tools.mdx §Error Handling (-32602 or an isError result); JSON-RPC 2.0 §5.1 (SHOULD)",
         },
@@ -110,7 +114,8 @@ pub const SDK: Sdk = Sdk {
 /// assert!(policy.enabled("MCP-BATCH") && policy.sdk() == Some("rmcp"));
 /// ```
 pub fn policy() -> Policy {
-    let model = ServerModel { versions: VERSIONS.iter().map(|v| v.to_string()).collect(), ..ServerModel::stated(Eras::Dual) };
+    let model =
+        ServerModel { versions: VERSIONS.iter().map(|v| v.to_string()).collect(), ..ServerModel::stated(Eras::Dual) };
     Policy::default().with_model(model).with_sdk(SDK.name)
 }
 

@@ -4,8 +4,8 @@
 
 use crate::oracle::Finding;
 use crate::protocol::envelope::{META, PROTOCOL_VERSION_KEY, SERVER_INFO_KEY};
-use crate::protocol::methods::{DISCOVER, INITIALIZE, PING};
 use crate::protocol::json::parse_value;
+use crate::protocol::methods::{DISCOVER, INITIALIZE, PING};
 use crate::transcript::{Ending, Event, Transcript};
 use serde_json::Value;
 
@@ -117,12 +117,15 @@ impl Shape {
             Shape::MetaNotObject => fault.params().and_then(|p| p.get(META)).is_some_and(|m| !m.is_object()),
             Shape::ParamsNotObject => fault.params().is_some_and(|p| !p.is_object() && !p.is_null()),
             Shape::ParamsNull => fault.params().is_some_and(Value::is_null),
-            Shape::ArgumentsNotObject => fault.params().and_then(|p| p.get("arguments")).is_some_and(|a| !a.is_object()),
+            Shape::ArgumentsNotObject => {
+                fault.params().and_then(|p| p.get("arguments")).is_some_and(|a| !a.is_object())
+            }
             Shape::Enveloped => fault.params().is_some_and(enveloped),
             Shape::Tag(tag) => trigger.split(['+', '/', ':']).any(|part| part == tag),
-            Shape::IdlessError(code) => fault.reply.as_ref().is_some_and(|reply| {
-                reply.get("id").is_none_or(Value::is_null) && error_code() == Some(code)
-            }),
+            Shape::IdlessError(code) => fault
+                .reply
+                .as_ref()
+                .is_some_and(|reply| reply.get("id").is_none_or(Value::is_null) && error_code() == Some(code)),
             Shape::ErrorCode(codes) => error_code().is_some_and(|code| codes.contains(&code)),
             Shape::NoServerInfo => fault
                 .reply
@@ -159,8 +162,11 @@ impl Shape {
                 }
                 false
             }
-            Shape::AfterModernRequest => requests(&transcript.events[..fault.at.min(transcript.events.len())])
-                .any(|r| r.get("method").and_then(Value::as_str) != Some(DISCOVER) && r.get("params").is_some_and(enveloped)),
+            Shape::AfterModernRequest => {
+                requests(&transcript.events[..fault.at.min(transcript.events.len())]).any(|r| {
+                    r.get("method").and_then(Value::as_str) != Some(DISCOVER) && r.get("params").is_some_and(enveloped)
+                })
+            }
             Shape::All(shapes) => shapes.iter().all(|s| s.matches(transcript, trigger, fault)),
             Shape::Any(shapes) => shapes.iter().any(|s| s.matches(transcript, trigger, fault)),
         }

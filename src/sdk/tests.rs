@@ -61,7 +61,10 @@ fn rmcps_meta_refusal_is_rmcps_and_a_hung_tool_is_yours() {
     assert_eq!(judged(&rmcp::SDK, &meta, "JSONRPC-RESPONSE-MISSING"), [true]);
     assert_eq!(judged(&rmcp::SDK, &meta, "JSONRPC-NULL-ID"), [true]);
     let hung = conversation(
-        vec![sent(r#"{"jsonrpc":"2.0","id":2,"method":"tools/call","params":{"name":"search","arguments":{}}}"#), Event::Sync],
+        vec![
+            sent(r#"{"jsonrpc":"2.0","id":2,"method":"tools/call","params":{"name":"search","arguments":{}}}"#),
+            Event::Sync,
+        ],
         Ending::Closed,
     );
     assert_eq!(judged(&rmcp::SDK, &hung, "JSONRPC-RESPONSE-MISSING"), [false]);
@@ -79,7 +82,10 @@ fn rmcps_meta_refusal_is_rmcps_and_a_hung_tool_is_yours() {
 fn rmcps_refusal_to_start_is_rmcps_and_a_later_exit_or_a_panic_is_yours() {
     let exit = |code, stderr: &str| Ending::Exited { code: Some(code), signal: None, stderr_tail: stderr.into() };
     let notification_first = |ending| Transcript {
-        events: vec![sent(r#"{"jsonrpc":"2.0","method":"notifications/cancelled","params":{"requestId":1}}"#), Event::Sync],
+        events: vec![
+            sent(r#"{"jsonrpc":"2.0","method":"notifications/cancelled","params":{"requestId":1}}"#),
+            Event::Sync,
+        ],
         ending,
     };
     let refused = "Error: ExpectedInitializeRequest(Some(Notification(..)))";
@@ -103,7 +109,8 @@ fn rmcps_refusal_to_start_is_rmcps_and_a_later_exit_or_a_panic_is_yours() {
 #[test]
 fn a_missing_server_info_is_the_sdks_and_a_malformed_one_is_yours() {
     let call = r#"{"jsonrpc":"2.0","id":2,"method":"tools/list","params":{"_meta":{"io.modelcontextprotocol/protocolVersion":"2026-07-28","io.modelcontextprotocol/clientCapabilities":{}}}}"#;
-    let modern = |result: &str| Transcript { events: vec![sent(call), received(result), Event::Sync], ending: Ending::Closed };
+    let modern =
+        |result: &str| Transcript { events: vec![sent(call), received(result), Event::Sync], ending: Ending::Closed };
     let missing = modern(r#"{"jsonrpc":"2.0","id":2,"result":{"resultType":"complete","tools":[]}}"#);
     assert_eq!(judged(&rmcp::SDK, &missing, "MCP-MODERN-SERVER-INFO"), [true]);
     let malformed = modern(
@@ -114,7 +121,8 @@ fn a_missing_server_info_is_the_sdks_and_a_malformed_one_is_yours() {
 
 #[test]
 fn a_finding_is_matched_by_rule_and_shape_together() {
-    let transcript = conversation(vec![sent(r#"{"jsonrpc":"2.0","id":2,"method":"ping","params":{"_meta":7}}"#)], Ending::Closed);
+    let transcript =
+        conversation(vec![sent(r#"{"jsonrpc":"2.0","id":2,"method":"ping","params":{"_meta":7}}"#)], Ending::Closed);
     let finding = |rule| Finding { rule, level: Level::Error, event: Some(4), detail: String::new() };
     let trigger = "ping/meta-not-object";
     assert!(rmcp::SDK.deviation(&transcript, &finding("JSONRPC-RESPONSE-MISSING"), trigger).is_some());

@@ -68,7 +68,11 @@ pub const SDK: Sdk = Sdk {
         SHARED[6],
         Deviation {
             rule: "MCP-TOOL-INVALID-ARGS",
-            shape: Shape::All(&[Shape::Method(&["tools/call"]), Shape::ArgumentsNotObject, Shape::ErrorCode(&[-32603])]),
+            shape: Shape::All(&[
+                Shape::Method(&["tools/call"]),
+                Shape::ArgumentsNotObject,
+                Shape::ErrorCode(&[-32603]),
+            ]),
             what: "tools/call whose arguments are not an object gets -32603 from the request schema's zod error",
             reference: "tools.mdx §Error Handling (malformed requests are protocol errors); JSON-RPC 2.0 §5.1 (SHOULD)",
         },

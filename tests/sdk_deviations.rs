@@ -9,7 +9,7 @@ mod rmcp_calc;
 mod tier;
 
 use serde_json::Value;
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 use std::process::Command;
 
 fn root() -> PathBuf {
@@ -38,7 +38,7 @@ fn built() -> bool {
 }
 
 /// `mcp-wirefuzz fuzz --cases 40 --seed 1 ARGS -- rmcp-calc` (nothing minimized): the exit code and everything it printed.
-fn fuzz(dir: &PathBuf, args: &[&str]) -> (Option<i32>, String) {
+fn fuzz(dir: &Path, args: &[&str]) -> (Option<i32>, String) {
     let output = Command::new(env!("CARGO_BIN_EXE_mcp-wirefuzz"))
         .current_dir(root())
         .args(["fuzz", "--cases", "40", "--seed", "1", "--shrink-budget", "0", "--out"])

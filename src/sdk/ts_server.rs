@@ -56,6 +56,18 @@ pub const SDK: Sdk = Sdk {
             reference: "2026-07-28 changelog: ping removed",
         },
         Deviation {
+            rule: "MCP-CACHE-HINTS",
+            shape: Shape::NotificationFirst,
+            what: "R1: the same legacy-shaped result of a cacheable method has no ttlMs or cacheScope",
+            reference: R1,
+        },
+        Deviation {
+            rule: "MCP-VERSION-NOT-STRING",
+            shape: Shape::NotificationFirst,
+            what: "R1: after a notification sent first, a request whose envelope version is not a string gets -32601",
+            reference: R1,
+        },
+        Deviation {
             rule: "MCP-ENVELOPE-MISSING-KEY",
             shape: Shape::NotificationFirst,
             what: "R1: after a notification sent first, a modern request lacking clientCapabilities gets -32601",

@@ -8,8 +8,9 @@
 //!   any the server still breaks.
 //!
 //! Each checks under the default policy; the `*_under` forms take a [`Policy`] (a profile, rules allowed or
-//! denied, a server model). Whatever the policy, a panic of the server is a finding: a policy that allows
-//! `SERVER-CRASH` (`sdk::rmcp::policy()` does) lets the server end a connection, never panic.
+//! denied, a server model, the SDK: a finding that matches one of its known deviations, `crate::sdk`, is the SDK's
+//! and does not fail). Whatever the policy, a panic of the server is a finding: a policy that allows
+//! `SERVER-CRASH` lets the server end a connection, never panic.
 //! `mcp-wirefuzz init` writes the three files into your crate.
 
 use crate::case::Case;
@@ -203,6 +204,7 @@ fn verdict<S: InProcessServer>(server: &S, inputs: &[Input], policy: &Policy) ->
     } else {
         check(&transcript, policy)
     };
+    let findings = crate::sdk::yours(&transcript, findings, policy);
     match findings.first() {
         None => Ok(()),
         Some(first) => Err(report(inputs, &transcript, &findings, first, policy)),

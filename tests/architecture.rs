@@ -26,6 +26,11 @@ const FORBIDDEN: &[(&str, &[&str], &str)] = &[
     ("server::adapter", &["oracle", "learn", "campaign", "report", "shrink", "harness"], "an adapter judges nothing"),
     ("server::builtin", &["learn", "campaign", "report", "shrink", "harness"], "a built-in server runs no stage"),
     ("script", &["server", "oracle", "learn", "campaign"], "the test input knows no stage that runs it"),
+    (
+        "sdk",
+        &["server", "learn", "campaign", "report", "shrink", "harness"],
+        "an SDK's table judges findings, runs nothing",
+    ),
 ];
 
 /// Every `.rs` file under `dir`.

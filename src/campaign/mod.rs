@@ -16,6 +16,7 @@ use crate::case::Case;
 use crate::oracle::coverage::Coverage;
 use crate::oracle::{Finding, Level, Policy, check_covered};
 use crate::script::Script;
+use crate::sdk::{Deviation, Sdk};
 use crate::server::{DeadlinePassed, ServerSpec, Target};
 use crate::shrink::{Budget, Minimized, minimize_finding};
 use crate::transcript::{Input, Transcript};
@@ -47,6 +48,18 @@ pub struct Options {
     pub baseline: Baseline,
 }
 
+/// A finding that is one of the SDK's known deviations ([`crate::sdk`]; the policy names the SDK): reported in a
+/// section of its own, not minimized, no case file, and it does not fail the run.
+#[derive(Clone, Debug)]
+pub struct SdkFound {
+    /// The deviation it matched.
+    pub deviation: &'static Deviation,
+    /// Its first occurrence, as seen.
+    pub found: Found,
+    /// How many conversations showed the deviation.
+    pub conversations: u64,
+}
+
 /// One broken rule with one trigger, as seen or minimized.
 #[derive(Clone, Debug)]
 pub struct Found {
@@ -70,6 +83,13 @@ pub struct Found {
     pub minimized: bool,
 }
 
+impl Found {
+    /// The tool of the `tools/call` at fault, if the finding is on one.
+    pub fn tool(&self) -> Option<String> {
+        crate::sdk::Fault::of(&self.transcript, &self.finding).tool().map(str::to_string)
+    }
+}
+
 /// What a campaign did.
 #[derive(Clone, Debug)]
 pub struct Summary {
@@ -89,12 +109,27 @@ pub struct Summary {
     pub trigger_counts: BTreeMap<&'static str, BTreeMap<String, u64>>,
     /// What the conversations exercised, per method and per tool.
     pub coverage: Coverage,
+    /// The SDK's known deviations seen, one entry per deviation, in the order found (not in `found` nor counted in
+    /// `counts`).
+    pub sdk: Vec<SdkFound>,
 }
 
 impl Summary {
-    /// True when a finding fails the run: one that is neither baselined nor flaky.
+    /// True when a finding fails the run: one that is neither baselined nor flaky (the SDK's deviations never do).
     pub fn fails(&self, baseline: &Baseline) -> bool {
-        self.found.iter().any(|f| !f.flaky && !baseline.covers(f.finding.rule))
+        self.found.iter().any(|f| !f.flaky && baseline.known(&f.transcript, &f.finding, &f.trigger).is_none())
+    }
+
+    /// What each finding is, for [`Baseline::stale`]: its rule, trigger and the tool of its call.
+    pub fn seen(&self) -> Vec<(&'static str, String, Option<String>)> {
+        let mut seen = Vec::new();
+        for found in &self.found {
+            seen.push((found.finding.rule, found.trigger.clone(), found.tool()));
+        }
+        for (rule, triggers) in &self.trigger_counts {
+            seen.extend(triggers.keys().map(|trigger| (*rule, trigger.clone(), None)));
+        }
+        seen
     }
 
     /// The broken rules, each once, in the order found.
@@ -132,6 +167,8 @@ pub enum Progress {
     Found(Box<Found>),
     /// A finding's case was minimized, and its file replaced.
     Minimized(Box<Found>),
+    /// One of the SDK's known deviations was seen for the first time.
+    Sdk(Box<SdkFound>),
 }
 
 /// The bytes conversation `index` of `seed` is generated from (a SplitMix64 stream, 16 to 1040 bytes long).
@@ -171,16 +208,20 @@ pub fn run(
     let next = Arc::new(AtomicU64::new(0));
     let stop = Arc::new(AtomicBool::new(false));
     let claimed = Arc::new(Mutex::new(HashMap::new()));
+    let sdk_claimed = Arc::new(Mutex::new(Vec::new()));
+    let sdk = crate::sdk::of_policy(&options.policy);
     let (sender, receiver) = mpsc::channel::<Message>();
     let (jobs, queue) = mpsc::channel::<Job>();
     let mut workers = Vec::new();
     for (number, mut target) in targets.into_iter().enumerate() {
         let (next, stop, claimed, sender, jobs) =
             (next.clone(), stop.clone(), claimed.clone(), sender.clone(), jobs.clone());
+        let sdk_claimed = sdk_claimed.clone();
         let (options, server) = (options.clone(), server.clone());
         workers.push(thread::spawn(move || {
             let sweep = sweep(&options.policy);
-            let worker = Worker { target: target.as_mut(), options: &options, server: &server, sweep };
+            let worker =
+                Worker { target: target.as_mut(), options: &options, server: &server, sweep, sdk, sdk_claimed };
             let work = || worker.work(&next, &stop, &claimed, &sender, &jobs, deadline);
             guard(&format!("fuzzing worker {number}"), work, &sender);
         }));
@@ -205,7 +246,9 @@ pub fn run(
         counts: BTreeMap::new(),
         trigger_counts: BTreeMap::new(),
         coverage: Coverage::default(),
+        sdk: Vec::new(),
     };
+    let mut sdk_counts: Vec<(&'static Deviation, u64)> = Vec::new();
     let mut failure = None;
     let mut last_tick = Instant::now();
     let give_up = deadline.and_then(|deadline| deadline.checked_add(DEADLINE_GRACE));
@@ -225,6 +268,12 @@ pub fn run(
                     *summary.trigger_counts.entry(rule).or_default().entry(trigger).or_default() += count;
                 }
                 summary.coverage.merge(&tally.coverage);
+                for (deviation, count) in tally.sdk {
+                    match sdk_counts.iter_mut().find(|(d, _)| *d == deviation) {
+                        Some((_, total)) => *total += count,
+                        None => sdk_counts.push((deviation, count)),
+                    }
+                }
                 if last_tick.elapsed() >= Duration::from_millis(100) {
                     last_tick = Instant::now();
                     progress(&Progress::Ran { done: summary.conversations });
@@ -233,6 +282,10 @@ pub fn run(
             Message::Found(found) => {
                 progress(&Progress::Found(found.clone()));
                 summary.found.push(*found);
+            }
+            Message::Sdk(found) => {
+                progress(&Progress::Sdk(found.clone()));
+                summary.sdk.push(*found);
             }
             Message::Minimized(found, took) => {
                 summary.shrink_time += took;
@@ -266,6 +319,9 @@ pub fn run(
     if let Some(error) = failure {
         return Err(error);
     }
+    for seen in &mut summary.sdk {
+        seen.conversations = sdk_counts.iter().find(|(d, _)| *d == seen.deviation).map_or(1, |(_, n)| *n);
+    }
     summary.elapsed = started.elapsed();
     progress(&Progress::Ran { done: summary.conversations });
     Ok(summary)
@@ -286,6 +342,7 @@ fn guard(name: &str, work: impl FnOnce(), sender: &mpsc::Sender<Message>) {
 enum Message {
     Ran(Tally),
     Found(Box<Found>),
+    Sdk(Box<SdkFound>),
     /// A minimized finding and how long its minimization took.
     Minimized(Box<Found>, Duration),
     Failed(anyhow::Error),
@@ -306,6 +363,8 @@ struct Tally {
     conversations: u64,
     broken: Vec<(&'static str, u64)>,
     triggers: HashMap<(&'static str, String), u64>,
+    /// Conversations per SDK deviation seen.
+    sdk: Vec<(&'static Deviation, u64)>,
     coverage: Coverage,
     since: Option<Instant>,
 }
@@ -315,10 +374,16 @@ impl Tally {
     const BATCH: u64 = 256;
     const PERIOD: Duration = Duration::from_millis(20);
 
-    /// Counts one conversation and the distinct (rule, trigger) pairs it broke.
-    fn add(&mut self, broken: Vec<(&'static str, String)>) {
+    /// Counts one conversation, the distinct (rule, trigger) pairs it broke and the SDK deviations it showed.
+    fn add(&mut self, broken: Vec<(&'static str, String)>, deviations: Vec<&'static Deviation>) {
         self.since.get_or_insert_with(Instant::now);
         self.conversations += 1;
+        for deviation in deviations {
+            match self.sdk.iter_mut().find(|(d, _)| *d == deviation) {
+                Some((_, count)) => *count += 1,
+                None => self.sdk.push((deviation, 1)),
+            }
+        }
         for (index, (rule, _)) in broken.iter().enumerate() {
             if broken[..index].iter().any(|(r, _)| r == rule) {
                 continue;
@@ -356,6 +421,10 @@ struct Worker<'a> {
     server: &'a ServerSpec,
     /// The surface sweep, run as the first conversations.
     sweep: Vec<Script>,
+    /// The SDK whose known deviations are told apart (the policy's).
+    sdk: Option<&'static Sdk>,
+    /// The SDK deviations already reported.
+    sdk_claimed: Arc<Mutex<Vec<&'static Deviation>>>,
 }
 
 /// The surface sweep a run starts with ([`crate::surface::Surface::sweep`]), in the handshake era unless the model
@@ -404,8 +473,16 @@ impl Worker<'_> {
             let (findings, coverage) = check_covered(&transcript, &self.options.policy);
             tally.coverage.merge(&coverage);
             let mut broken: Vec<(&'static str, String)> = Vec::new();
+            let mut deviations: Vec<&'static Deviation> = Vec::new();
             for finding in &findings {
                 let trigger = crate::trigger::signature(&transcript, finding);
+                if let Some(deviation) = self.sdk.and_then(|sdk| sdk.deviation(&transcript, finding, &trigger)) {
+                    if !deviations.contains(&deviation) {
+                        deviations.push(deviation);
+                        self.sdk_seen(index, &transcript, finding, trigger, deviation, sender);
+                    }
+                    continue;
+                }
                 if broken.iter().any(|(rule, t)| *rule == finding.rule && *t == trigger) {
                     continue;
                 }
@@ -434,7 +511,7 @@ impl Worker<'_> {
                     }
                 }
             }
-            tally.add(broken);
+            tally.add(broken, deviations);
             if tally.due() && !tally.flush(sender) {
                 return;
             }
@@ -453,6 +530,40 @@ impl Worker<'_> {
         match self.server {
             ServerSpec::Http(_) => crate::server::transport::http::mutate::mutate(inputs, self.options.seed, index),
             _ => inputs,
+        }
+    }
+
+    /// Reports an SDK deviation the first time any worker sees it: as seen, no case file, no minimization.
+    fn sdk_seen(
+        &self,
+        index: u64,
+        transcript: &Transcript,
+        finding: &Finding,
+        trigger: String,
+        deviation: &'static Deviation,
+        sender: &mpsc::Sender<Message>,
+    ) {
+        let first = self.sdk_claimed.lock().is_ok_and(|mut claimed| {
+            let first = !claimed.contains(&deviation);
+            if first {
+                claimed.push(deviation);
+            }
+            first
+        });
+        if first {
+            let inputs = self.conversation(index);
+            let case = Case::for_finding(&inputs, transcript, finding, self.server, &self.options.policy);
+            let found = Found {
+                finding: finding.clone(),
+                trigger,
+                conversation: index,
+                case,
+                transcript: transcript.clone(),
+                case_file: None,
+                flaky: false,
+                minimized: false,
+            };
+            let _ = sender.send(Message::Sdk(Box::new(SdkFound { deviation, found, conversations: 1 })));
         }
     }
 
@@ -511,7 +622,8 @@ impl Shrinker<'_> {
                 continue;
             }
             let began = Instant::now();
-            let budget = self.budget(job.first.rule, deadline);
+            let known = self.options.baseline.known(&job.seen.transcript, &job.first, &job.seen.trigger).is_some();
+            let budget = self.budget(known, deadline);
             match self.minimize(&job, budget) {
                 Ok(found) => {
                     let _ = sender.send(Message::Minimized(Box::new(found), began.elapsed()));
@@ -525,11 +637,11 @@ impl Shrinker<'_> {
         }
     }
 
-    /// The minimization budget of a finding of `rule`: none for a baselined rule; the configured one otherwise,
-    /// cut to the time left before the deadline.
-    fn budget(&self, rule: &str, deadline: Option<Instant>) -> Budget {
+    /// The minimization budget of a finding: none for a `known` (baselined) one; the configured one otherwise, cut
+    /// to the time left before the deadline.
+    fn budget(&self, known: bool, deadline: Option<Instant>) -> Budget {
         let options = self.options;
-        let shrink = if options.baseline.covers(rule) { Budget { runs: 0, time: None } } else { options.shrink };
+        let shrink = if known { Budget { runs: 0, time: None } } else { options.shrink };
         match deadline {
             Some(deadline) => {
                 let left = deadline.saturating_duration_since(Instant::now());

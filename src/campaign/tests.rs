@@ -207,10 +207,10 @@ fn findings_are_minimized_within_the_time_left() {
     let mut options = options(1, None);
     options.baseline = Baseline::parse("MCP-CACHE-HINTS").unwrap();
     let shrinker = Shrinker { target: &mut target, options: &options, server: &ServerSpec::BuiltIn };
-    assert_eq!(shrinker.budget(RESPONSE_MISSING, None), options.shrink);
-    let left = shrinker.budget(RESPONSE_MISSING, Some(Instant::now() + Duration::from_secs(1)));
+    assert_eq!(shrinker.budget(false, None), options.shrink);
+    let left = shrinker.budget(false, Some(Instant::now() + Duration::from_secs(1)));
     assert!(left.runs == options.shrink.runs && left.time.unwrap() <= Duration::from_secs(1), "{left:?}");
-    assert_eq!(shrinker.budget("MCP-CACHE-HINTS", None).runs, 0);
+    assert_eq!(shrinker.budget(true, None).runs, 0);
 }
 
 /// Runs the built-in server, panicking on its `n`-th run.
@@ -316,4 +316,38 @@ fn a_finding_that_does_not_come_back_is_kept_as_flaky() {
     assert_eq!((finding.rule, finding.level), ("SERVER-CRASH", Level::Warning));
     assert!(finding.detail.starts_with("flaky: broke once, then not in 3 reruns"), "{}", finding.detail);
     assert!(summary.found[0].flaky && !summary.fails(&Default::default()));
+}
+
+#[test]
+fn a_baseline_entry_narrowed_to_a_trigger_or_a_tool_fails_the_other_findings_of_its_rule() {
+    let line = r#"{"jsonrpc":"2.0","id":2,"method":"tools/call","params":{"name":"search","arguments":{}}}"#;
+    let transcript = Transcript { events: vec![Event::Sent(line.as_bytes().to_vec())], ending: Ending::Closed };
+    let finding = Finding { rule: RESPONSE_MISSING, level: Level::Error, event: Some(0), detail: String::new() };
+    let found = Found {
+        finding,
+        trigger: "tools/call".into(),
+        conversation: 0,
+        case: Case::default(),
+        transcript,
+        case_file: None,
+        flaky: false,
+        minimized: true,
+    };
+    let summary = Summary {
+        seed: 1,
+        conversations: 1,
+        elapsed: Duration::ZERO,
+        shrink_time: Duration::ZERO,
+        found: vec![found],
+        counts: BTreeMap::new(),
+        trigger_counts: BTreeMap::new(),
+        coverage: Coverage::default(),
+        sdk: Vec::new(),
+    };
+    let baseline = |text: &str| Baseline::parse(text).unwrap();
+    assert!(summary.fails(&baseline("JSONRPC-RESPONSE-MISSING [ping/meta-not-object]")), "another trigger");
+    assert!(!summary.fails(&baseline("JSONRPC-RESPONSE-MISSING [tools/call]")));
+    assert!(summary.fails(&baseline("JSONRPC-RESPONSE-MISSING tool=store")), "another tool");
+    assert!(!summary.fails(&baseline("JSONRPC-RESPONSE-MISSING tool=search")));
+    assert_eq!(summary.found[0].tool(), Some("search".to_string()));
 }

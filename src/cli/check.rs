@@ -1,18 +1,21 @@
 //! `mcp-wirefuzz check`: a quick, deterministic conformance run: the server model, one probe per invariant, and on
 //! the calc server the protocol lesson's seed transcripts.
 
-use super::options::{ErasOption, ReplyTimeout};
-use super::server::{end_servers_on_signal, server_model, server_spec};
+use super::options::{ErasOption, ReplyTimeout, SdkOption};
+use super::server::{end_servers_on_signal, sdk_line, server_model, server_sdk, server_spec};
 use anyhow::Result;
 use mcp_wirefuzz::learn::surface;
 use mcp_wirefuzz::model::Source;
-use mcp_wirefuzz::oracle::{Policy, check};
+use mcp_wirefuzz::oracle::{Finding, Policy, check};
+use mcp_wirefuzz::sdk::Chosen;
 use mcp_wirefuzz::seeds;
 use mcp_wirefuzz::server::builtin::http::HttpBug;
 use mcp_wirefuzz::server::builtin::mutants::Mutant;
 use mcp_wirefuzz::server::builtin::reference::{Calc, SERVER_NAME, SERVER_VERSION};
 use mcp_wirefuzz::server::{ServerSpec, Timeouts};
 use mcp_wirefuzz::transcript::Input;
+use mcp_wirefuzz::transcript::Transcript;
+use mcp_wirefuzz::trigger::signature;
 use std::process::ExitCode;
 use std::sync::Arc;
 
@@ -32,6 +35,9 @@ pub struct CheckArgs {
     /// `--eras`.
     #[command(flatten)]
     eras: ErasOption,
+    /// `--sdk`.
+    #[command(flatten)]
+    sdk: SdkOption,
     /// Reach the server over Streamable HTTP at this endpoint (adds one probe per HTTP rule).
     #[arg(long, value_name = "URL")]
     url: Option<String>,
@@ -54,6 +60,8 @@ pub fn run(args: CheckArgs) -> Result<ExitCode> {
     let mut target = server.target(timeouts);
     let learned = surface::learn(target.as_mut(), &model)?;
     println!("server surface: {learned}");
+    let sdk = server_sdk(&server, args.sdk.sdk.as_deref(), timeouts)?;
+    println!("{}", sdk_line(sdk.as_ref()));
     let judged = Policy::default().with_model(model.clone()).with_surface(Arc::new(learned));
     // The probes run with a warm spare and, over stdio, sentinel barriers once a calibration shows the server
     // answers in order (a dropped request is seen at once, not after the reply timeout and the start-up
@@ -79,19 +87,21 @@ pub fn run(args: CheckArgs) -> Result<ExitCode> {
             continue;
         }
         let transcript = probes.run(&inputs)?;
-        let findings = check(&transcript, &judged);
+        let (yours, sdks) = split(&transcript, check(&transcript, &judged), sdk.as_ref());
         let name = format!("probe {} ({} frames, the trigger of {mutant})", mutant.expected_rule(), inputs.len());
-        verdict(&name, findings.iter().map(ToString::to_string).collect());
+        verdict(&name, yours);
+        sdks.iter().for_each(|note| println!("{note}"));
         probed.push(inputs);
     }
     if http {
         for bug in HttpBug::ALL {
             let inputs: Vec<Input> = bug.trigger().into_iter().map(Input::Line).collect();
             let transcript = probes.run(&inputs)?;
-            let findings = check(&transcript, &judged);
+            let (yours, sdks) = split(&transcript, check(&transcript, &judged), sdk.as_ref());
             let name =
                 format!("probe {} ({} frames, the trigger of HTTP bug {bug})", bug.expected_rule(), inputs.len());
-            verdict(&name, findings.iter().map(ToString::to_string).collect());
+            verdict(&name, yours);
+            sdks.iter().for_each(|note| println!("{note}"));
         }
     }
     let identity = match (&model.name, &model.server_version) {
@@ -126,4 +136,21 @@ pub fn run(args: CheckArgs) -> Result<ExitCode> {
     }
     println!("{passed} passed, {failed} failed");
     Ok(if failed == 0 { ExitCode::SUCCESS } else { ExitCode::from(1) })
+}
+
+/// A probe's findings split into yours (what fails the probe) and notes on those that are the SDK's known
+/// deviations (printed under it, not failing it).
+fn split(transcript: &Transcript, findings: Vec<Finding>, sdk: Option<&Chosen>) -> (Vec<String>, Vec<String>) {
+    let (mut yours, mut sdks) = (Vec::new(), Vec::new());
+    for finding in findings {
+        let trigger = signature(transcript, &finding);
+        match sdk.and_then(|chosen| chosen.sdk.deviation(transcript, &finding, &trigger)) {
+            Some(deviation) => sdks.push(format!(
+                "      your SDK's known deviation {}: {} (upstream: {})",
+                finding.rule, deviation.what, deviation.reference
+            )),
+            None => yours.push(finding.to_string()),
+        }
+    }
+    (yours, sdks)
 }

@@ -3,7 +3,7 @@
 
 use super::options::{MAX_DURATION, REPLY_TIMEOUT_MS, ReplyTimeout, RuleOptions, millis_option, seconds_option};
 use super::output::{progress_bar, writable_file, writable_folder, write_report};
-use super::server::{end_servers_on_signal, server_model, server_spec};
+use super::server::{end_servers_on_signal, sdk_line, server_model, server_sdk, server_spec};
 use anyhow::{Result, bail};
 use mcp_wirefuzz::baseline::Baseline;
 use mcp_wirefuzz::campaign::{self, Options, Progress};
@@ -70,8 +70,8 @@ pub struct FuzzArgs {
     /// Also write a SARIF 2.1.0 report here.
     #[arg(long, value_name = "FILE")]
     sarif: Option<PathBuf>,
-    /// Known findings, one rule id per line: they are reported but do not fail the run; entries that no longer
-    /// break are reported as stale.
+    /// Known findings, one entry per line (`RULE`, `RULE [TRIGGER]` or `RULE tool=NAME`, then `# reason`): they
+    /// are reported but do not fail the run; entries that no longer break are reported as stale.
     #[arg(long, value_name = "FILE")]
     baseline: Option<PathBuf>,
     /// `--eras`, `--profile`, `--allow` and `--deny`.
@@ -171,12 +171,21 @@ pub fn run(args: FuzzArgs) -> Result<ExitCode> {
             }
         },
     };
+    let sdk = match server_sdk(&server, args.rules.sdk.sdk.as_deref(), probe_timeouts) {
+        Err(error) if error.is::<DeadlinePassed>() => None,
+        sdk => sdk?,
+    };
+    eprintln!("{}", sdk_line(sdk.as_ref()));
     let base = match server.mutant() {
         Some(mutant) => mutant.policy(),
         None => Policy::default(),
     };
     let base = match &surface {
         Some(surface) => base.with_surface(surface.clone()),
+        None => base,
+    };
+    let base = match &sdk {
+        Some(chosen) => base.with_sdk(chosen.sdk.name),
         None => base,
     };
     let options = Options {
@@ -192,12 +201,16 @@ pub fn run(args: FuzzArgs) -> Result<ExitCode> {
     let targets = (0..args.jobs).map(|_| server.sentinel_target(timeouts, model.eras)).collect();
     let shrinker = server.target(timeouts);
     eprintln!("mcp-wirefuzz fuzz: seed {seed}, {}, {} job(s)", server.describe(), args.jobs);
-    let rerun = rerun(&args, seed, &server);
+    let rerun = Rerun { sdk: sdk.clone(), ..rerun(&args, seed, &server) };
     let bar = progress_bar(options.cases);
     let summary = campaign::run(targets, shrinker, &options, &server, |event| match event {
         Progress::Ran { done } => bar.tick(*done),
         Progress::Found(found) => bar.println(&report::human::finding(found, &rerun)),
         Progress::Minimized(found) => bar.println(&report::human::minimized(found)),
+        Progress::Sdk(seen) => bar.println(&format!(
+            "your SDK's known deviation: {} [{}] (conversation {}): {}",
+            seen.deviation.rule, seen.found.trigger, seen.found.conversation, seen.deviation.what
+        )),
     })?;
     // A worker left busy past the deadline may still hold a server: end them all.
     mcp_wirefuzz::server::transport::stdio::end_all();
@@ -208,6 +221,7 @@ pub fn run(args: FuzzArgs) -> Result<ExitCode> {
     bar.finish();
     println!("{}", report::human::summary(&summary, &baseline).trim_end());
     println!("server model: {model}");
+    println!("{}", sdk_line(sdk.as_ref()));
     if let Some(surface) = &surface {
         println!("server surface: {surface}");
         print!("{}", report::coverage::text(&summary.coverage));
@@ -252,6 +266,9 @@ fn rerun<'a>(args: &FuzzArgs, seed: u64, server: &'a ServerSpec) -> Rerun<'a> {
     }
     if let Some(eras) = &args.rules.eras.eras {
         option("--eras", eras.clone());
+    }
+    if let Some(sdk) = &args.rules.sdk.sdk {
+        option("--sdk", sdk.clone());
     }
     for (name, values) in [
         ("--profile", &args.rules.profile),

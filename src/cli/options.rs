@@ -35,12 +35,25 @@ pub struct ErasOption {
     pub eras: Option<String>,
 }
 
-/// The `--eras`, `--profile`, `--allow` and `--deny` options.
+/// `--sdk`: the SDK the server is written with.
+#[derive(clap::Args)]
+pub struct SdkOption {
+    /// The SDK the server is written with (rmcp, ts-sdk, ts-server, python): findings that match one of its known
+    /// deviations are reported apart, with their upstream reference, and do not fail the run. Without it, the SDK is
+    /// detected where a fingerprint is certain; `none` turns detection off.
+    #[arg(long, value_name = "NAME")]
+    pub sdk: Option<String>,
+}
+
+/// The `--eras`, `--sdk`, `--profile`, `--allow` and `--deny` options.
 #[derive(clap::Args)]
 pub struct RuleOptions {
     /// `--eras`.
     #[command(flatten)]
     pub eras: ErasOption,
+    /// `--sdk`.
+    #[command(flatten)]
+    pub sdk: SdkOption,
     /// Turn on a profile's rules (spec, strict-jsonrpc, mcp-python-2.3.0; `mcp-wirefuzz invariants` lists them);
     /// repeatable.
     #[arg(long, value_name = "NAME")]

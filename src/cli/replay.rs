@@ -3,11 +3,12 @@
 
 use super::options::{ReplyTimeout, RuleOptions};
 use super::server::{end_servers_on_signal, server_model, server_spec, stated_eras};
-use anyhow::{Result, bail};
+use anyhow::{Result, anyhow, bail};
 use mcp_wirefuzz::case::Case;
 use mcp_wirefuzz::learn::surface;
 use mcp_wirefuzz::oracle::check;
 use mcp_wirefuzz::server::{ServerSpec, Timeouts};
+use mcp_wirefuzz::{sdk, trigger};
 use std::path::PathBuf;
 use std::process::ExitCode;
 use std::time::Duration;
@@ -19,6 +20,8 @@ use std::time::Duration;
     mut_arg("profile", |arg| arg.help("Turn on a profile's rules (spec, strict-jsonrpc, mcp-python-2.3.0); repeatable")),
     mut_arg("allow", |arg| arg.help("Turn a rule off, on top of the case's own `allow:`; repeatable")),
     mut_arg("deny", |arg| arg.help("Turn a rule on, on top of the case's own `deny:`; repeatable")),
+    mut_arg("sdk", |arg| arg.help("The SDK the server is written with (rmcp, ts-sdk, ts-server, python): a finding \
+        that matches one of its known deviations is printed as the SDK's and does not make the exit code 1")),
 )]
 pub struct ReplayArgs {
     /// The case file.
@@ -74,17 +77,42 @@ pub fn run(args: ReplayArgs) -> Result<ExitCode> {
         None => base,
     };
     let policy = rules.policy(base)?;
+    let sdk = match &rules.sdk.sdk {
+        Some(name) if name == "none" => None,
+        Some(name) => Some(sdk::by_name(name).map_err(|e| anyhow!("--sdk: {e}"))?),
+        None => None,
+    };
+    let policy = match sdk {
+        Some(sdk) => policy.with_sdk(sdk.name),
+        None => policy,
+    };
     let policy = surface::with_learned(policy, server.target(timeouts).as_mut())?;
     let findings = check(&transcript, &policy);
     println!("replaying {} against {}", file.display(), server.describe());
     if let Some(model) = policy.model() {
         println!("server model: {model}");
     }
-    print!("{}", transcript.render());
-    for finding in &findings {
-        println!("{finding}");
+    if let Some(sdk) = sdk {
+        println!("SDK: {} (from --sdk)", sdk.title());
     }
-    let broke = if findings.is_empty() { ExitCode::SUCCESS } else { ExitCode::from(1) };
+    print!("{}", transcript.render());
+    let mut yours = 0;
+    for finding in &findings {
+        let trigger = trigger::signature(&transcript, finding);
+        match sdk.and_then(|sdk| sdk.deviation(&transcript, finding, &trigger)) {
+            Some(deviation) => {
+                println!(
+                    "{finding}\n  your SDK's known deviation: {} (upstream: {})",
+                    deviation.what, deviation.reference
+                )
+            }
+            None => {
+                yours += 1;
+                println!("{finding}");
+            }
+        }
+    }
+    let broke = if yours == 0 { ExitCode::SUCCESS } else { ExitCode::from(1) };
     if server != case.server() {
         return Ok(broke);
     }

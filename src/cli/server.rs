@@ -1,10 +1,11 @@
 //! The server a subcommand runs against and what is known of it before it runs: the spec named by `--mutant`,
-//! `--url` and `-- CMD`, the server model (stated with `--eras` or probed), and the ending of every server when a
-//! signal stops the harness.
+//! `--url` and `-- CMD`, the server model (stated with `--eras` or probed), the SDK it is written with (stated with
+//! `--sdk` or detected), and the ending of every server when a signal stops the harness.
 
 use anyhow::{Context, Result, bail};
 use mcp_wirefuzz::learn::probe;
 use mcp_wirefuzz::model::{Eras, ServerModel};
+use mcp_wirefuzz::sdk;
 use mcp_wirefuzz::server::builtin::mutants::Mutant;
 use mcp_wirefuzz::server::transport::http::HttpSpec;
 use mcp_wirefuzz::server::{ServerCommand, ServerSpec, Timeouts};
@@ -66,5 +67,32 @@ pub fn server_model(server: &ServerSpec, eras: Option<&str>, timeouts: Timeouts)
     match server {
         ServerSpec::Command(_) | ServerSpec::Http(_) => probe::probe(server.target(timeouts).as_mut()),
         _ => Ok(ServerModel::built_in()),
+    }
+}
+
+/// The SDK the server is written with: `--sdk NAME`, else the one the fingerprint conversation shows for certain
+/// (a child server only; the built-in server has no SDK); `None` when neither, or for `--sdk none`.
+pub fn server_sdk(server: &ServerSpec, stated: Option<&str>, timeouts: Timeouts) -> Result<Option<sdk::Chosen>> {
+    if stated == Some("none") {
+        return Ok(None);
+    }
+    if let Some(name) = stated {
+        let sdk = sdk::by_name(name).map_err(|e| anyhow::anyhow!("--sdk: {e}"))?;
+        return Ok(Some(sdk::Chosen { sdk, source: sdk::Source::Stated }));
+    }
+    match server {
+        ServerSpec::Command(_) | ServerSpec::Http(_) => {
+            let transcript = server.target(timeouts).run(&sdk::fingerprint_inputs())?;
+            Ok(sdk::detect(&transcript))
+        }
+        _ => Ok(None),
+    }
+}
+
+/// The line that names the SDK of a run (said in its first lines and in its summary).
+pub fn sdk_line(chosen: Option<&sdk::Chosen>) -> String {
+    match chosen {
+        Some(chosen) => format!("SDK: {chosen}"),
+        None => "SDK: none named or detected (--sdk NAME tells its known deviations apart from yours)".to_string(),
     }
 }

@@ -51,6 +51,7 @@ pub struct Policy {
     supported_versions: Vec<String>,
     model: Option<ServerModel>,
     surface: Option<Arc<Surface>>,
+    sdk: Option<&'static str>,
 }
 
 impl Default for Policy {
@@ -61,6 +62,7 @@ impl Default for Policy {
             supported_versions: MODERN_VERSIONS.iter().map(|v| v.to_string()).collect(),
             model: None,
             surface: None,
+            sdk: None,
         }
     }
 }
@@ -103,6 +105,18 @@ impl Policy {
     pub fn with_surface(mut self, surface: Arc<Surface>) -> Policy {
         self.surface = Some(surface);
         self
+    }
+
+    /// Names the SDK the server is written with (a name of `crate::sdk::SDKS`): the oracle judges as before, and
+    /// the entry points that report take a finding matching one of that SDK's known deviations for the SDK's.
+    pub fn with_sdk(mut self, name: &'static str) -> Policy {
+        self.sdk = Some(name);
+        self
+    }
+
+    /// The SDK the server is written with, when one was named.
+    pub fn sdk(&self) -> Option<&'static str> {
+        self.sdk
     }
 
     /// The server's surface, when one was given.

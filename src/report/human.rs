@@ -3,7 +3,7 @@
 
 use super::Rerun;
 use crate::baseline::Baseline;
-use crate::campaign::{Found, Summary};
+use crate::campaign::{Found, SdkFound, Summary};
 use crate::transcript::{Ending, Event, show_bytes};
 use std::fmt::Write as _;
 
@@ -99,7 +99,8 @@ pub fn summary(summary: &Summary, baseline: &Baseline) -> String {
         for rule in broken {
             let found: Vec<&Found> = summary.found.iter().filter(|f| f.finding.rule == rule).collect();
             let count = summary.counts.get(rule).copied().unwrap_or(0);
-            let known = match (baseline.covers(rule), found.iter().all(|f| f.flaky)) {
+            let baselined = |f: &&Found| baseline.known(&f.transcript, &f.finding, &f.trigger).is_some();
+            let known = match (found.iter().all(baselined), found.iter().all(|f| f.flaky)) {
                 (true, _) => " (baselined)",
                 (false, true) => " (flaky: does not fail the run)",
                 (false, false) => "",
@@ -109,7 +110,11 @@ pub fn summary(summary: &Summary, baseline: &Baseline) -> String {
             let triggers = summary.trigger_counts.get(rule);
             for f in &found {
                 let count = triggers.and_then(|t| t.get(&f.trigger)).copied().unwrap_or(0);
-                let flaky = if f.flaky && !known.contains("flaky") { " (flaky)" } else { "" };
+                let flaky = match (f.flaky && !known.contains("flaky"), baselined(f) && known.is_empty()) {
+                    (true, _) => " (flaky)",
+                    (false, true) => " (baselined)",
+                    (false, false) => "",
+                };
                 let raw = if f.minimized { "" } else { " (not minimized: the run's time ran out)" };
                 let file = f.case_file.as_ref().map(|p| format!(" -> {}", p.display())).unwrap_or_default();
                 let _ = writeln!(out, "            {:<36} in {count}{flaky}{raw}{file}", f.trigger);
@@ -130,13 +135,37 @@ pub fn summary(summary: &Summary, baseline: &Baseline) -> String {
             }
         }
     }
-    for rule in baseline.stale(&summary.broken()) {
+    out.push_str(&sdk_section(&summary.sdk));
+    for entry in baseline.stale(&summary.seen()) {
         let _ = writeln!(
             out,
-            "stale baseline entry: {rule} did not break in these {} conversations; once its case file no longer \
+            "stale baseline entry: {entry} did not break in these {} conversations; once its case file no longer \
              reproduces either (`mcp-wirefuzz replay`), remove it from the baseline",
             summary.conversations
         );
+    }
+    out
+}
+
+/// The section of the SDK's known deviations: each with its rule, what the SDK does, how often, an example trigger
+/// and the upstream reference; empty when none was seen.
+pub fn sdk_section(seen: &[SdkFound]) -> String {
+    if seen.is_empty() {
+        return String::new();
+    }
+    let mut out = format!("your SDK's known deviations ({}: not your code, they do not fail the run):\n", seen.len());
+    for sdk in seen {
+        let d = sdk.deviation;
+        let _ = writeln!(
+            out,
+            "  {:<7} {:<30} in {} conversation(s), e.g. [{}]",
+            sdk.found.finding.level.name(),
+            d.rule,
+            sdk.conversations,
+            sdk.found.trigger
+        );
+        let _ = writeln!(out, "            {}", d.what);
+        let _ = writeln!(out, "            upstream: {}", d.reference);
     }
     out
 }

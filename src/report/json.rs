@@ -2,7 +2,10 @@
 //! level, case_file, step, detail, conversation, reproduce, baselined, flaky, minimized), `shrink_s` (time the
 //! shrink worker spent, beside the fuzzing), `counts` (conversations per broken
 //! rule), `trigger_counts` (conversations per broken rule and trigger, `{rule: {trigger: n}}`, triggers past the
-//! per-rule bound included) and `stale_baseline` (baselined rules that no longer break).
+//! per-rule bound included), `stale_baseline` (baseline entries that covered nothing), `sdk` (the SDK the run
+//! judged with: `name`, `package`, `version`, `source`; null when none) and `sdk_deviations` (the SDK's known
+//! deviations seen, apart from `findings` and `counts`: rule, level, what, reference, trigger, detail,
+//! conversation, conversations).
 
 use super::Rerun;
 use crate::baseline::Baseline;
@@ -24,7 +27,7 @@ pub fn report(summary: &Summary, rerun: &Rerun, baseline: &Baseline) -> Value {
                 "detail": found.finding.detail,
                 "conversation": found.conversation,
                 "reproduce": rerun.command(found),
-                "baselined": baseline.covers(found.finding.rule),
+                "baselined": baseline.known(&found.transcript, &found.finding, &found.trigger).is_some(),
                 "flaky": found.flaky,
                 "minimized": found.minimized,
             })
@@ -39,6 +42,25 @@ pub fn report(summary: &Summary, rerun: &Rerun, baseline: &Baseline) -> Value {
         "findings": findings,
         "counts": summary.counts,
         "trigger_counts": summary.trigger_counts,
-        "stale_baseline": baseline.stale(&summary.broken()),
+        "stale_baseline": baseline.stale(&summary.seen()).iter().map(ToString::to_string).collect::<Vec<_>>(),
+        "sdk": rerun.sdk.as_ref().map(|chosen| json!({
+            "name": chosen.sdk.name,
+            "package": chosen.sdk.package,
+            "version": chosen.sdk.version,
+            "source": match &chosen.source {
+                crate::sdk::Source::Stated => "--sdk".to_string(),
+                crate::sdk::Source::Detected(from) => format!("detected from {from}"),
+            },
+        })),
+        "sdk_deviations": summary.sdk.iter().map(|seen| json!({
+            "rule": seen.deviation.rule,
+            "level": seen.found.finding.level.name(),
+            "what": seen.deviation.what,
+            "reference": seen.deviation.reference,
+            "trigger": seen.found.trigger,
+            "detail": seen.found.finding.detail,
+            "conversation": seen.found.conversation,
+            "conversations": seen.conversations,
+        })).collect::<Vec<_>>(),
     })
 }

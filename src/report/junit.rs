@@ -1,6 +1,7 @@
 //! The JUnit XML report, for CI dashboards: one test case per rule that was checked; a broken rule is a failure
 //! (the detail, reproduction command and transcript of its first trigger inside, and the case file of every trigger),
-//! a baselined one is skipped.
+//! a baselined one is skipped. Each of the SDK's known deviations seen is a skipped test case of its own, in the
+//! class `mcp-wirefuzz.sdk`, its message naming the upstream reference.
 
 use super::Rerun;
 use crate::baseline::Baseline;
@@ -12,13 +13,20 @@ use std::fmt::Write as _;
 pub fn report(summary: &Summary, rerun: &Rerun, policy: &Policy, baseline: &Baseline) -> String {
     let checked: Vec<_> = RULES.iter().filter(|r| policy.enabled(r.id)).collect();
     let broken = summary.broken();
-    let failures = broken.iter().filter(|rule| !baseline.covers(rule)).count();
-    let skipped = broken.len() - failures;
+    // A rule fails when any of its findings is not baselined.
+    let fails = |rule: &str| {
+        summary
+            .found
+            .iter()
+            .any(|f| f.finding.rule == rule && baseline.known(&f.transcript, &f.finding, &f.trigger).is_none())
+    };
+    let failures = broken.iter().filter(|rule| fails(rule)).count();
+    let skipped = broken.len() - failures + summary.sdk.len();
     let mut out = String::from("<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n");
     let _ = writeln!(
         out,
         "<testsuite name=\"mcp-wirefuzz\" tests=\"{}\" failures=\"{failures}\" skipped=\"{skipped}\" errors=\"0\" time=\"{:.3}\">",
-        checked.len(),
+        checked.len() + summary.sdk.len(),
         summary.elapsed.as_secs_f64()
     );
     let model = policy.model().map_or_else(String::new, |model| {
@@ -38,7 +46,7 @@ pub fn report(summary: &Summary, rerun: &Rerun, policy: &Policy, baseline: &Base
             Some(found) => {
                 out.push_str(">\n");
                 let message = escape(&found.finding.detail);
-                if baseline.covers(rule.id) {
+                if !fails(rule.id) {
                     let _ = writeln!(out, "    <skipped message=\"baselined: {message}\"/>");
                 } else {
                     let _ = writeln!(out, "    <failure message=\"{message}\" type=\"{}\">", rule.level.name());
@@ -56,6 +64,19 @@ pub fn report(summary: &Summary, rerun: &Rerun, policy: &Policy, baseline: &Base
                 out.push_str("  </testcase>\n");
             }
         }
+    }
+    for seen in &summary.sdk {
+        let (d, title) = (seen.deviation, rerun.sdk.as_ref().map_or(String::new(), |c| format!("{} ", c.sdk.title())));
+        let _ = writeln!(
+            out,
+            "  <testcase classname=\"mcp-wirefuzz.sdk\" name=\"{} [{}]\">",
+            d.rule,
+            escape(&seen.found.trigger)
+        );
+        let message =
+            format!("your SDK's known deviation ({title}not your code): {} (upstream: {})", d.what, d.reference);
+        let _ = writeln!(out, "    <skipped message=\"{}\"/>", escape(&message));
+        out.push_str("  </testcase>\n");
     }
     out.push_str("</testsuite>\n");
     out

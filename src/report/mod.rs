@@ -23,12 +23,14 @@ pub struct Rerun<'a> {
     /// Options the campaign narrowed to one conversation must repeat: the timeouts, the rules, the eras and the
     /// tools, which change the conversations generated or their verdicts.
     pub fuzz: Vec<String>,
+    /// The SDK the run told its known deviations apart for, and how it was chosen.
+    pub sdk: Option<crate::sdk::Chosen>,
 }
 
 impl<'a> Rerun<'a> {
     /// A campaign run with the default options.
     pub fn new(seed: u64, server: &'a ServerSpec) -> Rerun<'a> {
-        Rerun { seed, server, replay: Vec::new(), fuzz: Vec::new() }
+        Rerun { seed, server, replay: Vec::new(), fuzz: Vec::new(), sdk: None }
     }
 
     /// The one command that reproduces a finding: a replay of its case file when one was written, else the
@@ -121,6 +123,43 @@ mod tests {
                 crate::server::builtin::mutants::Mutant::ALL[0]
             )
         );
+    }
+
+    #[test]
+    fn every_format_reports_the_sdks_deviations_apart_and_none_fails() {
+        use crate::campaign::{SdkFound, Summary};
+        let deviation = &crate::sdk::rmcp::SDK.deviations[3];
+        let summary = Summary {
+            seed: 1,
+            conversations: 9,
+            elapsed: std::time::Duration::ZERO,
+            shrink_time: std::time::Duration::ZERO,
+            found: Vec::new(),
+            counts: Default::default(),
+            trigger_counts: Default::default(),
+            coverage: Default::default(),
+            sdk: vec![SdkFound { deviation, found: found(None), conversations: 4 }],
+        };
+        let baseline = crate::baseline::Baseline::default();
+        assert!(!summary.fails(&baseline));
+        let server = ServerSpec::BuiltIn;
+        let chosen = crate::sdk::Chosen { sdk: &crate::sdk::rmcp::SDK, source: crate::sdk::Source::Stated };
+        let rerun = Rerun { sdk: Some(chosen), ..Rerun::new(1, &server) };
+        let human = human::summary(&summary, &baseline);
+        assert!(human.contains("no findings") && human.contains("your SDK's known deviations (1"), "{human}");
+        assert!(human.contains(deviation.rule) && human.contains(deviation.reference), "{human}");
+        let json = json::report(&summary, &rerun, &baseline);
+        assert_eq!(json["findings"].as_array().map(Vec::len), Some(0));
+        assert_eq!(json["sdk"]["name"], "rmcp");
+        assert_eq!(json["sdk_deviations"][0]["reference"], deviation.reference);
+        assert_eq!(json["sdk_deviations"][0]["conversations"], 4);
+        let policy = crate::oracle::Policy::default();
+        let junit = junit::report(&summary, &rerun, &policy, &baseline);
+        assert!(junit.contains("failures=\"0\" skipped=\"1\"") && junit.contains("mcp-wirefuzz.sdk"), "{junit}");
+        let sarif = sarif::report(&summary, &rerun, &policy, &baseline);
+        let result = &sarif["runs"][0]["results"][0];
+        assert_eq!(result["ruleId"], deviation.rule);
+        assert!(result["suppressions"][0]["justification"].as_str().unwrap().contains(deviation.reference));
     }
 
     #[test]

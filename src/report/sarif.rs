@@ -1,5 +1,6 @@
 //! The SARIF 2.1.0 report, for code-scanning tools: every checked rule as a reporting descriptor, every finding
-//! as a result located at its case file; baselined findings carry an external suppression.
+//! as a result located at its case file; baselined findings carry an external suppression, and so do the SDK's known
+//! deviations (justified by their upstream reference, `properties.sdk` true).
 
 use super::Rerun;
 use crate::baseline::Baseline;
@@ -34,11 +35,22 @@ pub fn report(summary: &Summary, rerun: &Rerun, policy: &Policy, baseline: &Base
                 "locations": [{ "physicalLocation": { "artifactLocation": { "uri": uri } } }],
                 "properties": { "conversation": found.conversation, "event": found.finding.event, "trigger": found.trigger },
             });
-            if baseline.covers(found.finding.rule) {
-                result["suppressions"] = json!([{ "kind": "external", "justification": baseline.rules[found.finding.rule] }]);
+            if let Some(entry) = baseline.known(&found.transcript, &found.finding, &found.trigger) {
+                result["suppressions"] = json!([{ "kind": "external", "justification": entry.reason }]);
             }
             result
         })
+        .chain(summary.sdk.iter().map(|seen| {
+            let (found, d) = (&seen.found, seen.deviation);
+            json!({
+                "ruleId": d.rule,
+                "level": level(found.finding.level),
+                "message": { "text": format!("your SDK's known deviation: {} ({})", d.what, found.finding.detail) },
+                "locations": [{ "physicalLocation": { "artifactLocation": { "uri": "mcp-wirefuzz" } } }],
+                "properties": { "conversation": found.conversation, "conversations": seen.conversations, "trigger": found.trigger, "sdk": true },
+                "suppressions": [{ "kind": "external", "justification": format!("the SDK's own behaviour; upstream: {}", d.reference) }],
+            })
+        }))
         .collect();
     json!({
         "$schema": "https://json.schemastore.org/sarif-2.1.0.json",
@@ -49,7 +61,7 @@ pub fn report(summary: &Summary, rerun: &Rerun, policy: &Policy, baseline: &Base
                 "version": env!("CARGO_PKG_VERSION"),
                 "rules": rules,
             }},
-            "invocations": [{ "executionSuccessful": true, "properties": { "seed": summary.seed, "server": rerun.server.describe(), "conversations": summary.conversations } }],
+            "invocations": [{ "executionSuccessful": true, "properties": { "seed": summary.seed, "server": rerun.server.describe(), "conversations": summary.conversations, "sdk": rerun.sdk.as_ref().map(ToString::to_string) } }],
             "results": results,
         }],
     })

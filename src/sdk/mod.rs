@@ -1,7 +1,170 @@
 //! What the MCP SDKs themselves do that the rules call deviations: data about an SDK, kept apart from the adapter
 //! that runs a server written with it, so that a server's own bugs can be told from its SDK's.
 //!
-//! Each SDK's module names the rules the SDK breaks whatever the server's author writes, and the policy a test of
-//! such a server runs under.
+//! Each SDK's module holds the table of its vetted deviations (the real-server verdict tables of the mcp-wirefuzz
+//! repository): each a rule, the trigger [`Shape`] that tells it from the same rule broken by the server's author,
+//! and its upstream reference. A finding that matches one is the SDK's ([`Sdk::deviation`]): reported in a section
+//! of its own, and it does not fail the run; the same rule with another trigger (a hung tool, say) still does.
 
+pub mod python;
 pub mod rmcp;
+pub mod shape;
+pub mod ts_sdk;
+pub mod ts_server;
+
+use crate::oracle::Finding;
+use crate::protocol::envelope::{META, PROTOCOL_VERSION_KEY};
+use crate::protocol::era::{LATEST_HANDSHAKE_VERSION, LATEST_MODERN_VERSION};
+use crate::protocol::methods::{INITIALIZE, INITIALIZED, TOOLS_LIST};
+use crate::transcript::{Event, Input, Transcript};
+use serde_json::{Value, json};
+pub use shape::{Fault, Shape};
+
+/// One deviation an SDK has whatever the server's author writes.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Deviation {
+    /// The rule it breaks.
+    pub rule: &'static str,
+    /// What a finding of the rule must show to be this deviation.
+    pub shape: Shape,
+    /// What the SDK does, in a line.
+    pub what: &'static str,
+    /// The upstream reference: an issue or pull request, or the spec line it breaks.
+    pub reference: &'static str,
+}
+
+/// An SDK and the table of its vetted deviations.
+#[derive(Debug, PartialEq, Eq)]
+pub struct Sdk {
+    /// The name `--sdk` takes.
+    pub name: &'static str,
+    /// Its package as its registry names it.
+    pub package: &'static str,
+    /// The version the table was vetted on.
+    pub version: &'static str,
+    /// Other names `--sdk` takes for it.
+    pub aliases: &'static [&'static str],
+    /// Its deviations.
+    pub deviations: &'static [Deviation],
+}
+
+/// Every SDK with a table.
+pub const SDKS: [&Sdk; 4] = [&rmcp::SDK, &ts_sdk::SDK, &ts_server::SDK, &python::SDK];
+
+impl Sdk {
+    /// The deviation of this SDK that `finding` (with `trigger`) in `transcript` is, if any.
+    pub fn deviation(&self, transcript: &Transcript, finding: &Finding, trigger: &str) -> Option<&'static Deviation> {
+        let mut fault = None;
+        self.deviations.iter().find(|deviation| {
+            deviation.rule == finding.rule && {
+                let fault = fault.get_or_insert_with(|| Fault::of(transcript, finding));
+                deviation.shape.matches(transcript, trigger, fault)
+            }
+        })
+    }
+
+    /// `package version`, as a report names it.
+    pub fn title(&self) -> String {
+        format!("{} {}", self.package, self.version)
+    }
+}
+
+/// The SDK `--sdk NAME` names: its name, its package, or an alias (case-insensitive); an error lists the names.
+pub fn by_name(name: &str) -> Result<&'static Sdk, String> {
+    let wanted = name.trim().to_ascii_lowercase();
+    SDKS.iter()
+        .copied()
+        .find(|sdk| sdk.name == wanted || sdk.package == wanted || sdk.aliases.contains(&wanted.as_str()))
+        .ok_or_else(|| {
+            let names: Vec<String> = SDKS.iter().map(|s| format!("{} ({})", s.name, s.title())).collect();
+            format!("no SDK table is named {name:?} (SDKs: {})", names.join(", "))
+        })
+}
+
+/// The SDK the policy names ([`crate::oracle::Policy::with_sdk`]), if it names one with a table.
+pub fn of_policy(policy: &crate::oracle::Policy) -> Option<&'static Sdk> {
+    policy.sdk().and_then(|name| by_name(name).ok())
+}
+
+/// The findings that are yours: `findings` without those that match a known deviation of the policy's SDK.
+pub fn yours(transcript: &Transcript, findings: Vec<Finding>, policy: &crate::oracle::Policy) -> Vec<Finding> {
+    let Some(sdk) = of_policy(policy) else { return findings };
+    findings
+        .into_iter()
+        .filter(|finding| {
+            let trigger = crate::trigger::signature(transcript, finding);
+            sdk.deviation(transcript, finding, &trigger).is_none()
+        })
+        .collect()
+}
+
+/// How the SDK of a run was chosen.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum Source {
+    /// `--sdk`.
+    Stated,
+    /// Detected from the server's answers: what was seen.
+    Detected(String),
+}
+
+/// The SDK a run judges with, and how it was chosen.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Chosen {
+    /// The SDK.
+    pub sdk: &'static Sdk,
+    /// How it was chosen.
+    pub source: Source,
+}
+
+impl std::fmt::Display for Chosen {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match &self.source {
+            Source::Stated => write!(f, "{} (from --sdk)", self.sdk.title()),
+            Source::Detected(from) => write!(f, "{} (detected from {from})", self.sdk.title()),
+        }
+    }
+}
+
+/// Error messages only one SDK writes, each with the SDK and what it answers: the fingerprints [`detect`] reads.
+const FINGERPRINTS: [(&str, &Sdk, &str); 2] = [
+    (
+        "request _meta is missing or has malformed required fields",
+        &rmcp::SDK,
+        "its -32602 message for a _meta without clientCapabilities",
+    ),
+    (
+        "requests carrying the 2026-07-28 envelope are not accepted on it",
+        &python::SDK,
+        "its -32600 message for an enveloped request on a handshake connection",
+    ),
+];
+
+/// The fingerprint conversation: `initialize`, `notifications/initialized`, then a `tools/list` whose `_meta` names
+/// a protocol version and nothing else (every SDK answers it; two write a message of their own).
+pub fn fingerprint_inputs() -> Vec<Input> {
+    let initialize = json!({ "jsonrpc": "2.0", "id": 1, "method": INITIALIZE, "params": {
+        "protocolVersion": LATEST_HANDSHAKE_VERSION, "capabilities": {},
+        "clientInfo": { "name": "mcp-wirefuzz", "version": env!("CARGO_PKG_VERSION") } } });
+    let initialized = json!({ "jsonrpc": "2.0", "method": INITIALIZED });
+    let list = json!({ "jsonrpc": "2.0", "id": 2, "method": TOOLS_LIST,
+        "params": { META: { PROTOCOL_VERSION_KEY: LATEST_MODERN_VERSION } } });
+    let line = |value: Value| Input::Line(value.to_string().into_bytes());
+    vec![line(initialize), line(initialized), Input::Sync, line(list), Input::Sync]
+}
+
+/// The SDK the fingerprint conversation's transcript shows for certain (an error message only that SDK writes);
+/// `None` when nothing is certain.
+pub fn detect(transcript: &Transcript) -> Option<Chosen> {
+    transcript.events.iter().find_map(|event| {
+        let Event::Received { line, .. } = event else { return None };
+        let reply: Value = serde_json::from_slice(line).ok()?;
+        let message = reply.get("error")?.get("message")?.as_str()?;
+        FINGERPRINTS
+            .iter()
+            .find(|(text, _, _)| message.contains(text))
+            .map(|(_, sdk, from)| Chosen { sdk, source: Source::Detected(from.to_string()) })
+    })
+}
+
+#[cfg(test)]
+mod tests;

@@ -1,0 +1,45 @@
+//! The Python SDK `mcp` 2.3.0: the deviations it has itself (`tests/servers/calc-python.baseline`,
+//! `tests/servers/typed-python.baseline` and the case files under `tests/servers/python/` in the mcp-wirefuzz
+//! repository show each one).
+
+use super::{Deviation, Sdk, Shape};
+
+/// `mcp` 2.3.0 and its deviations.
+pub const SDK: Sdk = Sdk {
+    name: "python",
+    package: "mcp",
+    version: "2.3.0",
+    aliases: &["mcp@2.3.0", "fastmcp"],
+    deviations: &[
+        Deviation {
+            rule: "JSONRPC-NULL-PARAMS",
+            shape: Shape::ParamsNull,
+            what: "a request with \"params\": null is served as if params were absent",
+            reference: "JSON-RPC 2.0 §4.2: params, if present, MUST be structured",
+        },
+        Deviation {
+            rule: "MCP-BATCH",
+            shape: Shape::Tag("batch"),
+            what: "a batch on a 2025-03-26 connection is dropped",
+            reference: "2025-03-26 basic/index.mdx §Batching: implementations MUST support receiving batches",
+        },
+        Deviation {
+            rule: "MCP-CURSOR-INVALID",
+            shape: Shape::Method(&["tools/list", "prompts/list", "resources/list", "resources/templates/list"]),
+            what: "a cursor never issued gets the first page",
+            reference: "pagination.mdx §Error Handling: an invalid cursor SHOULD be -32602",
+        },
+        Deviation {
+            rule: "MCP-PROMPT-UNKNOWN",
+            shape: Shape::All(&[Shape::Method(&["prompts/get"]), Shape::ErrorCode(&[0, -32603])]),
+            what: "an unknown prompt gets error code 0, the SDK's catch-all (-32603 on a modern request)",
+            reference: "prompts.mdx §Error Handling: an unknown prompt SHOULD be -32602",
+        },
+        Deviation {
+            rule: "MCP-PROMPT-ARGUMENTS",
+            shape: Shape::All(&[Shape::Method(&["prompts/get"]), Shape::ErrorCode(&[0, -32603])]),
+            what: "a missing required prompt argument gets error code 0",
+            reference: "prompts.mdx §Error Handling: missing required arguments SHOULD be -32602",
+        },
+    ],
+};

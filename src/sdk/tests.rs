@@ -1,0 +1,239 @@
+//! The SDK tables: every deviation names a rule of the catalogue; a finding is the SDK's only when its trigger has
+//! the deviation's shape (both ways: the same rule broken another way stays yours); detection only on a certain
+//! fingerprint.
+
+use super::*;
+use crate::oracle::{Level, Policy, check};
+use crate::transcript::Ending;
+
+fn sent(line: &str) -> Event {
+    Event::Sent(line.as_bytes().to_vec())
+}
+
+fn received(line: &str) -> Event {
+    Event::Received { line: line.as_bytes().to_vec(), truncated: false }
+}
+
+const INITIALIZE: &str = r#"{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-11-25","capabilities":{},"clientInfo":{"name":"t","version":"1"}}}"#;
+const INITIALIZED: &str = r#"{"jsonrpc":"2.0","method":"notifications/initialized"}"#;
+const INITIALIZE_RESULT: &str = r#"{"jsonrpc":"2.0","id":1,"result":{"protocolVersion":"2025-11-25","capabilities":{"tools":{}},"serverInfo":{"name":"t","version":""}}}"#;
+
+/// A handshake, then `events`, ending as `ending`.
+fn conversation(events: Vec<Event>, ending: Ending) -> Transcript {
+    let mut all = vec![sent(INITIALIZE), received(INITIALIZE_RESULT), sent(INITIALIZED), Event::Sync];
+    all.extend(events);
+    Transcript { events: all, ending }
+}
+
+/// The findings of `transcript` of `rule`, each with whether `sdk` takes it for its own.
+fn judged(sdk: &Sdk, transcript: &Transcript, rule: &str) -> Vec<bool> {
+    let policy = Policy::default().with_model(crate::model::ServerModel::stated(crate::model::Eras::Dual));
+    check(transcript, &policy)
+        .iter()
+        .filter(|f| f.rule == rule)
+        .map(|f| sdk.deviation(transcript, f, &crate::trigger::signature(transcript, f)).is_some())
+        .collect()
+}
+
+#[test]
+fn every_deviation_names_a_rule_of_the_catalogue() {
+    for sdk in SDKS {
+        for deviation in sdk.deviations {
+            assert!(crate::oracle::rule(deviation.rule).is_some(), "{}: {}", sdk.name, deviation.rule);
+            assert!(!deviation.reference.is_empty() && !deviation.what.is_empty());
+        }
+        assert_eq!(by_name(sdk.name), Ok(sdk));
+        assert_eq!(by_name(sdk.package), Ok(sdk));
+    }
+    assert!(by_name("nope").unwrap_err().contains("rmcp"));
+}
+
+#[test]
+fn rmcps_meta_refusal_is_rmcps_and_a_hung_tool_is_yours() {
+    let meta = conversation(
+        vec![
+            sent(r#"{"jsonrpc":"2.0","id":2,"method":"ping","params":{"_meta":"2026-07-28"}}"#),
+            received(r#"{"jsonrpc":"2.0","error":{"code":-32600,"message":"Invalid request"}}"#),
+            Event::Sync,
+        ],
+        Ending::Closed,
+    );
+    assert_eq!(judged(&rmcp::SDK, &meta, "JSONRPC-RESPONSE-MISSING"), [true]);
+    assert_eq!(judged(&rmcp::SDK, &meta, "JSONRPC-NULL-ID"), [true]);
+    let hung = conversation(
+        vec![
+            sent(r#"{"jsonrpc":"2.0","id":2,"method":"tools/call","params":{"name":"search","arguments":{}}}"#),
+            Event::Sync,
+        ],
+        Ending::Closed,
+    );
+    assert_eq!(judged(&rmcp::SDK, &hung, "JSONRPC-RESPONSE-MISSING"), [false]);
+    // The TypeScript SDKs drop the same _meta request: theirs too; the hung tool is not.
+    let dropped = conversation(
+        vec![sent(r#"{"jsonrpc":"2.0","id":2,"method":"ping","params":{"_meta":null}}"#), Event::Sync],
+        Ending::Closed,
+    );
+    assert_eq!(judged(&ts_sdk::SDK, &dropped, "JSONRPC-RESPONSE-MISSING"), [true]);
+    assert_eq!(judged(&ts_sdk::SDK, &hung, "JSONRPC-RESPONSE-MISSING"), [false]);
+    assert_eq!(judged(&python::SDK, &dropped, "JSONRPC-RESPONSE-MISSING"), [false], "not a Python deviation");
+}
+
+#[test]
+fn rmcps_refusal_to_start_is_rmcps_and_a_later_exit_or_a_panic_is_yours() {
+    let exit = |code, stderr: &str| Ending::Exited { code: Some(code), signal: None, stderr_tail: stderr.into() };
+    let notification_first = |ending| Transcript {
+        events: vec![
+            sent(r#"{"jsonrpc":"2.0","method":"notifications/cancelled","params":{"requestId":1}}"#),
+            Event::Sync,
+        ],
+        ending,
+    };
+    let refused = "Error: ExpectedInitializeRequest(Some(Notification(..)))";
+    assert_eq!(judged(&rmcp::SDK, &notification_first(exit(1, refused)), "SERVER-CRASH"), [true]);
+    assert_eq!(judged(&rmcp::SDK, &notification_first(exit(1, "")), "SERVER-CRASH"), [true], "in-process");
+    let panicked = "thread 'main' panicked at src/main.rs:9:5";
+    assert_eq!(judged(&rmcp::SDK, &notification_first(exit(1, panicked)), "SERVER-CRASH"), [false]);
+    assert_eq!(judged(&rmcp::SDK, &notification_first(exit(101, "")), "SERVER-CRASH"), [false]);
+    let after_a_call = conversation(
+        vec![
+            sent(r#"{"jsonrpc":"2.0","id":2,"method":"tools/list"}"#),
+            received(r#"{"jsonrpc":"2.0","id":2,"result":{"tools":[]}}"#),
+            sent(r#"{"jsonrpc":"2.0","id":3,"method":"tools/call","params":{"name":"store","arguments":{}}}"#),
+            Event::Sync,
+        ],
+        exit(1, ""),
+    );
+    assert_eq!(judged(&rmcp::SDK, &after_a_call, "SERVER-CRASH"), [false], "the author's exit after the handshake");
+}
+
+#[test]
+fn a_missing_server_info_is_the_sdks_and_a_malformed_one_is_yours() {
+    let call = r#"{"jsonrpc":"2.0","id":2,"method":"tools/list","params":{"_meta":{"io.modelcontextprotocol/protocolVersion":"2026-07-28","io.modelcontextprotocol/clientCapabilities":{}}}}"#;
+    let modern =
+        |result: &str| Transcript { events: vec![sent(call), received(result), Event::Sync], ending: Ending::Closed };
+    let missing = modern(r#"{"jsonrpc":"2.0","id":2,"result":{"resultType":"complete","tools":[]}}"#);
+    assert_eq!(judged(&rmcp::SDK, &missing, "MCP-MODERN-SERVER-INFO"), [true]);
+    let malformed = modern(
+        r#"{"jsonrpc":"2.0","id":2,"result":{"resultType":"complete","tools":[],"_meta":{"io.modelcontextprotocol/serverInfo":7}}}"#,
+    );
+    assert_eq!(judged(&rmcp::SDK, &malformed, "MCP-MODERN-SERVER-INFO"), [false]);
+}
+
+#[test]
+fn a_finding_is_matched_by_rule_and_shape_together() {
+    let transcript =
+        conversation(vec![sent(r#"{"jsonrpc":"2.0","id":2,"method":"ping","params":{"_meta":7}}"#)], Ending::Closed);
+    let finding = |rule| Finding { rule, level: Level::Error, event: Some(4), detail: String::new() };
+    let trigger = "ping/meta-not-object";
+    assert!(rmcp::SDK.deviation(&transcript, &finding("JSONRPC-RESPONSE-MISSING"), trigger).is_some());
+    assert!(rmcp::SDK.deviation(&transcript, &finding("JSONRPC-ID-ECHO"), trigger).is_none(), "another rule");
+    assert!(Shape::Tag("batch").matches(&transcript, "reused-id+batch", &Fault::default()));
+    assert!(!Shape::Tag("batch").matches(&transcript, "empty-batch", &Fault::default()));
+}
+
+#[test]
+fn the_ts_servers_notification_first_is_its_own_and_a_fresh_connection_is_not() {
+    let discover = r#"{"jsonrpc":"2.0","id":2,"method":"server/discover","params":{"_meta":{"io.modelcontextprotocol/protocolVersion":"2026-07-28","io.modelcontextprotocol/clientCapabilities":{}}}}"#;
+    let refused = r#"{"jsonrpc":"2.0","id":2,"error":{"code":-32601,"message":"Method not found"}}"#;
+    let pinned = Transcript {
+        events: vec![
+            sent(r#"{"jsonrpc":"2.0","method":"notifications/cancelled","params":{"requestId":1}}"#),
+            sent(discover),
+            received(refused),
+            Event::Sync,
+        ],
+        ending: Ending::Closed,
+    };
+    let finding = Finding { rule: "MCP-DISCOVER-SHAPE", level: Level::Error, event: Some(2), detail: String::new() };
+    assert!(ts_server::SDK.deviation(&pinned, &finding, "server/discover+envelope").is_some());
+    let fresh = Transcript { events: pinned.events[1..].to_vec(), ending: Ending::Closed };
+    let finding = Finding { event: Some(1), ..finding };
+    assert!(ts_server::SDK.deviation(&fresh, &finding, "server/discover+envelope").is_none());
+}
+
+#[test]
+fn detection_reads_only_messages_one_sdk_writes() {
+    let answered = |reply: &str| Transcript { events: vec![sent(INITIALIZE), received(reply)], ending: Ending::Closed };
+    let rmcp_reply = r#"{"jsonrpc":"2.0","id":2,"error":{"code":-32602,"message":"request _meta is missing or has malformed required fields: io.modelcontextprotocol/clientCapabilities"}}"#;
+    let detected = detect(&answered(rmcp_reply)).unwrap();
+    assert_eq!(detected.sdk, &rmcp::SDK);
+    assert!(detected.to_string().starts_with("rmcp 3.11.0 (detected from "), "{detected}");
+    let python_reply = r#"{"jsonrpc":"2.0","id":2,"error":{"code":-32600,"message":"this connection serves the handshake protocol era; requests carrying the 2026-07-28 envelope are not accepted on it"}}"#;
+    assert_eq!(detect(&answered(python_reply)).unwrap().sdk, &python::SDK);
+    let ts_reply = r#"{"result":{"tools":[]},"jsonrpc":"2.0","id":2}"#;
+    assert_eq!(detect(&answered(ts_reply)), None, "nothing certain");
+    assert_eq!(fingerprint_inputs().len(), 5);
+    let stated = Chosen { sdk: &ts_sdk::SDK, source: Source::Stated };
+    assert_eq!(stated.to_string(), "@modelcontextprotocol/sdk 1.32.2 (from --sdk)");
+}
+
+#[test]
+fn yours_keeps_the_authors_findings_under_an_sdk_policy() {
+    let transcript = conversation(
+        vec![
+            sent(r#"{"jsonrpc":"2.0","id":2,"method":"ping","params":{"_meta":"x"}}"#),
+            received(r#"{"jsonrpc":"2.0","error":{"code":-32600,"message":"Invalid request"}}"#),
+            sent(r#"{"jsonrpc":"2.0","id":3,"method":"tools/call","params":{"name":"search","arguments":{}}}"#),
+            Event::Sync,
+        ],
+        Ending::Closed,
+    );
+    let policy = rmcp::policy();
+    let all = check(&transcript, &policy);
+    let yours = yours(&transcript, all.clone(), &policy);
+    assert!(all.len() > yours.len(), "{all:?}");
+    assert_eq!(yours.iter().map(|f| f.rule).collect::<Vec<_>>(), ["JSONRPC-RESPONSE-MISSING"]);
+    assert_eq!(yours[0].event, Some(6), "the unanswered tools/call");
+    assert_eq!(crate::sdk::yours(&transcript, all.clone(), &Policy::default()).len(), all.len());
+}
+
+/// In-process rmcp servers under [`rmcp::policy`]: rmcp's own deviations never fail a test of your handler (they
+/// are matched by trigger, the rules stay on), and a handler that never answers still does.
+#[cfg(feature = "rmcp")]
+mod in_process {
+    use crate::harness::fuzz_under;
+    use crate::server::rmcp::Rmcp;
+    use rmcp::ServerHandler;
+    use rmcp::model::{ErrorData, ListToolsResult, PaginatedRequestParams};
+    use rmcp::service::{RequestContext, RoleServer};
+
+    /// rmcp's defaults, except that `tools/list` never answers when `hangs` is set.
+    #[derive(Clone)]
+    struct Handler {
+        hangs: bool,
+    }
+
+    impl ServerHandler for Handler {
+        async fn list_tools(
+            &self,
+            _: Option<PaginatedRequestParams>,
+            _: RequestContext<RoleServer>,
+        ) -> Result<ListToolsResult, ErrorData> {
+            if self.hangs {
+                std::future::pending::<()>().await;
+            }
+            Ok(ListToolsResult::default())
+        }
+    }
+
+    #[test]
+    fn rmcps_deviations_pass_and_a_hung_handler_fails() {
+        let policy = super::rmcp::policy();
+        for index in 0..600 {
+            let bytes = crate::campaign::conversation_bytes(3, index);
+            fuzz_under(&Rmcp(Handler { hangs: false }), &bytes, &policy);
+        }
+        let lines = [
+            super::INITIALIZE,
+            super::INITIALIZED,
+            r#"{"jsonrpc":"2.0","id":2,"method":"tools/list"}"#,
+            r#"{"jsonrpc":"2.0","id":3,"method":"ping","params":{"_meta":"x"}}"#,
+        ];
+        let inputs: Vec<crate::transcript::Input> =
+            lines.iter().map(|l| crate::transcript::Input::Line(l.as_bytes().to_vec())).collect();
+        let transcript = crate::server::run_in_process(&Rmcp(Handler { hangs: true }), &inputs);
+        let yours = super::yours(&transcript, crate::oracle::check(&transcript, &policy), &policy);
+        let rules: Vec<(&str, Option<usize>)> = yours.iter().map(|f| (f.rule, f.event)).collect();
+        assert_eq!(rules, [("JSONRPC-RESPONSE-MISSING", Some(3))], "{}", transcript.render());
+    }
+}

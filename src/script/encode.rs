@@ -4,6 +4,7 @@
 //! mutation edits and serializes.
 
 use super::arguments::{self, OddString};
+use super::edges::Edge;
 use super::id::{IdKind, Ids, literal};
 use super::message::{Call, Envelope, Message, Note, PromptArguments, Request, ResourceUri, ToolCall};
 use super::{Opening, Script, Step};
@@ -41,6 +42,10 @@ pub(crate) fn encode(script: &Script, surface: &Surface) -> Vec<Input> {
         Opening::Nothing => {}
     }
     for step in &script.steps.0 {
+        // A value seen in an earlier result is taken from the replies before the latest sync point: one comes first.
+        if refers(step) && out.last().is_some_and(|input| *input != Input::Sync) {
+            out.push(Input::Sync);
+        }
         out.push(match step {
             Step::Send(message) => Parts::of(message, &mut ids, surface).line(),
             Step::Mutated(request, mutation) => {
@@ -60,9 +65,33 @@ pub(crate) fn encode(script: &Script, surface: &Surface) -> Vec<Input> {
             }
             Step::Raw(raw) => Input::Line(raw.bytes().to_vec()),
             Step::Sync => Input::Sync,
+            Step::Sequence(plans) => {
+                for (at, plan) in plans.0.iter().enumerate() {
+                    if out.last().is_some_and(|input| *input != Input::Sync) {
+                        out.push(Input::Sync);
+                    }
+                    let call = Call::Tool(super::sequenced(at, *plan));
+                    let request = Request { call, id: IdKind::SmallInt, envelope: super::envelope(script.opening.era()) };
+                    out.push(Parts::of_request(&request, &mut ids, surface).line());
+                }
+                continue;
+            }
         });
     }
     out
+}
+
+/// Whether a step holds a tool call with an argument seen in an earlier result ([`Edge::Seen`]).
+fn refers(step: &Step) -> bool {
+    let seen = |message: &Message| {
+        matches!(message, Message::Request(Request { call: Call::Tool(plan), .. }) if plan.arguments.edge == Edge::Seen)
+    };
+    match step {
+        Step::Send(message) => seen(message),
+        Step::Mutated(request, _) => seen(&Message::Request(request.clone())),
+        Step::Batch(messages) => messages.0.iter().any(seen),
+        Step::Raw(_) | Step::Sync | Step::Sequence(_) => false,
+    }
 }
 
 /// A value serialized compactly, as `to_string` writes it, straight into bytes.

@@ -14,7 +14,7 @@ use crate::protocol::methods::{CANCELLED, INITIALIZE, INITIALIZED, TOOLS_CALL};
 use crate::protocol::{Era, Frame, IdField, RequestId};
 use crate::server::transport::lines::OutputLine;
 use crate::server::{MAX_EVENTS, Timeouts};
-use crate::transcript::{Ending, Event, Input, Transcript};
+use crate::transcript::{Ending, Event, Input, Transcript, seen};
 use std::collections::{HashMap, HashSet};
 
 /// How a conversation on a process ended for the target.
@@ -71,7 +71,7 @@ impl Process {
         let reads_ahead = matches!(barrier, Barrier::Sentinel { neutral: false, .. });
         for (at, input) in inputs.iter().enumerate() {
             match input {
-                Input::Line(line) => talk.send(line),
+                Input::Line(line) => talk.send(&seen::resolve(line, &talk.events)),
                 Input::Sync => {
                     if reads_ahead {
                         talk.handshake.ahead = first_opening(&inputs[at + 1..]);

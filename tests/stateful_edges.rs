@@ -17,7 +17,7 @@ use std::sync::Arc;
 /// The rule both planted bugs break.
 const RULE: &str = "MCP-TOOL-OUTPUT-SCHEMA";
 /// The most scripts drawn before giving up (the deterministic runner finds each bug well before).
-const CASES: u32 = 3000;
+const CASES: u32 = 600;
 
 /// Which bug the store has.
 #[derive(Clone, Copy, Debug, PartialEq)]
@@ -109,9 +109,7 @@ impl Connection {
 }
 
 fn tools() -> Value {
-    let object = |properties: Value, required: &[&str]| {
-        json!({ "type": "object", "properties": properties, "required": required })
-    };
+    let object = |properties: Value, required: &[&str]| json!({ "type": "object", "properties": properties, "required": required });
     json!([
         { "name": "measure", "inputSchema": object(json!({ "text": { "type": "string" } }), &["text"]),
           "outputSchema": object(json!({ "ratio": { "type": "number" } }), &["ratio"]) },

@@ -309,7 +309,14 @@ impl Generator<'_> {
             .unwrap_or(low.max(0.0) + 100.0);
         // Small values above the minimum: a tool's numbers are often sizes or durations.
         let span = (high - low).clamp(0.0, 10.0) as usize;
-        let value = low + self.choices.below(span + 1, self.simple) as f64;
+        let mut value = low + self.choices.below(span + 1, self.simple) as f64;
+        // The next multiple of an integer `multipleOf` (within the bounds, or the value stays as it was).
+        if let Some(step) = bound(object, "multipleOf").filter(|m| *m >= 1.0 && m.fract() == 0.0) {
+            let multiple = (value / step).ceil() * step;
+            if multiple <= high {
+                value = multiple;
+            }
+        }
         Number::from(value as i64)
     }
 
@@ -563,7 +570,9 @@ mod tests {
             Breakage::NotAnObject,
         ];
         for breakage in breakages {
-            let broken = (0..50).filter(|&seed| !validator.is_valid(&arguments(&schema, ArgPlan { breakage, seed, ..ArgPlan::default() })));
+            let broken = (0..50).filter(|&seed| {
+                !validator.is_valid(&arguments(&schema, ArgPlan { breakage, seed, ..ArgPlan::default() }))
+            });
             // A member without a type (`both`) takes a value of any type.
             assert!(broken.count() >= 30, "{breakage:?}");
         }

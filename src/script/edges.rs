@@ -21,9 +21,7 @@ const MAX_BUILT: usize = 100_000;
 const MAX_ITEMS: usize = 64;
 
 /// One edge value, put into one member of valid arguments (or none). The order is the shrinking order.
-#[derive(
-    Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord, Default, proptest_derive::Arbitrary,
-)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord, Default, proptest_derive::Arbitrary)]
 pub enum Edge {
     /// No edge: the plain arguments.
     #[default]
@@ -132,7 +130,9 @@ impl Edge {
             Edge::Control => OddString::Control.text(),
             Edge::Separators => OddString::Separators.text(),
             Edge::PathLike => "../../../../etc/passwd".into(),
-            Edge::Injection => "'; DROP TABLE items; -- $(id) `id` {{7*7}} ${7*7} <script>alert(1)</script> %s%n".into(),
+            Edge::Injection => {
+                "'; DROP TABLE items; -- $(id) `id` {{7*7}} ${7*7} <script>alert(1)</script> %s%n".into()
+            }
             Edge::Long => "w".repeat(LONG),
             _ => return None,
         })
@@ -161,7 +161,8 @@ pub fn value(edge: Edge, name: &str, member: &Value, plain: &Value, item: Option
     match edge {
         Edge::Plain | Edge::Absent | Edge::Null => None,
         Edge::Seen => {
-            let scalar: Vec<&str> = types.iter().copied().filter(|t| matches!(*t, "string" | "integer" | "number")).collect();
+            let scalar: Vec<&str> =
+                types.iter().copied().filter(|t| matches!(*t, "string" | "integer" | "number")).collect();
             (!scalar.is_empty()).then(|| seen::reference(name, &scalar, pick, plain.clone()))
         }
         Edge::Zero => types.iter().find_map(|kind| zero(kind, schema)),
@@ -273,5 +274,99 @@ fn at_bound(kind: &str, schema: &Map<String, Value>, item: Option<Value>, high: 
             (!unique || n == 1).then(|| Value::Array(vec![item.unwrap_or(json!(0)); n]))
         }
         _ => None,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::script::arguments::{ArgPlan, Breakage, arguments};
+
+    /// Members of every type and bound an edge looks at.
+    fn schema() -> Value {
+        json!({
+            "type": "object",
+            "properties": {
+                "text": { "type": "string" },
+                "code": { "type": "string", "minLength": 2, "maxLength": 4 },
+                "when": { "type": "string", "format": "date" },
+                "count": { "type": "integer", "minimum": 1, "maximum": 5 },
+                "offset": { "type": "integer" },
+                "ratio": { "type": ["number", "null"], "exclusiveMaximum": 1 },
+                "step": { "type": "integer", "multipleOf": 3 },
+                "mode": { "enum": ["short", "long"] },
+                "flag": { "type": "boolean" },
+                "tags": { "type": "array", "items": { "type": "string" }, "minItems": 1, "maxItems": 3 },
+                "options": { "type": "object", "properties": { "deep": { "type": "boolean" } } },
+                "filter": { "type": "object", "properties": { "q": { "type": "string" } }, "required": ["q"] },
+                "maybe": { "anyOf": [{ "type": "string" }, { "type": "null" }] },
+                "user": { "$ref": "#/$defs/id" }
+            },
+            "required": ["text", "count", "user"],
+            "additionalProperties": false,
+            "$defs": { "id": { "type": "string", "minLength": 1 } }
+        })
+    }
+
+    /// The arguments `edge` makes under `seed`, references resolved with no earlier result (their fallback).
+    fn made(schema: &Value, edge: Edge, seed: u16) -> Value {
+        let made = arguments(schema, ArgPlan { breakage: Breakage::None, seed, edge });
+        let line = serde_json::to_vec(&made).unwrap();
+        serde_json::from_slice(&seen::resolve(&line, &[])).unwrap()
+    }
+
+    #[test]
+    fn every_edge_stays_valid() {
+        let schema = schema();
+        let validator = crate::surface::compile(&schema).unwrap();
+        for edge in Edge::ALL {
+            for seed in 0..60 {
+                let made = made(&schema, edge, seed);
+                assert!(validator.is_valid(&made), "{edge:?} seed {seed}: {made}");
+            }
+        }
+    }
+
+    #[test]
+    fn every_edge_but_plain_changes_the_arguments() {
+        let schema = schema();
+        for edge in Edge::ALL.into_iter().filter(|e| !matches!(e, Edge::Plain | Edge::Seen)) {
+            let changed = (0..60).filter(|&seed| made(&schema, edge, seed) != made(&schema, Edge::Plain, seed));
+            assert!(changed.count() >= 20, "{edge:?}");
+        }
+        // The plainest edge under seed 0: the first member that takes it, at its zero.
+        assert_eq!(made(&schema, Edge::Zero, 0), json!({ "text": "", "count": 1, "user": "wirefuzz" }));
+        let reference = arguments(&schema, ArgPlan { breakage: Breakage::None, seed: 0, edge: Edge::Seen });
+        assert_eq!(reference["text"][seen::SEEN]["else"], json!("wirefuzz"));
+    }
+
+    #[test]
+    fn an_edge_the_schema_refuses_is_not_put_in() {
+        let constrained = |member: Value| json!({ "type": "object", "properties": { "m": member }, "required": ["m"] });
+        let refused = [
+            (Edge::Zero, json!({ "type": "string", "minLength": 1 })),
+            (Edge::Zero, json!({ "type": "integer", "minimum": 1 })),
+            (Edge::MinusOne, json!({ "type": "integer", "minimum": 0 })),
+            (Edge::TwoPow53, json!({ "type": "integer", "maximum": 100 })),
+            (Edge::Null, json!({ "type": "string" })),
+            (Edge::Injection, json!({ "type": "string", "pattern": "^[a-z]+$" })),
+            (Edge::Long, json!({ "type": "string", "maxLength": 100 })),
+            (Edge::Blank, json!({ "type": "integer" })),
+            (Edge::Seen, json!({ "type": "boolean" })),
+            (Edge::Minimum, json!({ "type": "integer" })),
+        ];
+        for (edge, member) in refused {
+            let schema = constrained(member.clone());
+            assert_eq!(made(&schema, edge, 0), made(&schema, Edge::Plain, 0), "{edge:?} on {member}");
+        }
+    }
+
+    #[test]
+    fn fuzz_plans_take_edges_from_odd_seeds_only() {
+        assert_eq!(Edge::from_seed(0), Edge::Plain);
+        assert_eq!(Edge::from_seed(2), Edge::Plain);
+        assert_eq!(Edge::from_seed(1), Edge::Zero);
+        let reached: std::collections::HashSet<Edge> = (0..=u16::MAX).map(Edge::from_seed).collect();
+        assert_eq!(reached.len(), Edge::ALL.len());
     }
 }

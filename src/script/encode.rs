@@ -71,7 +71,8 @@ pub(crate) fn encode(script: &Script, surface: &Surface) -> Vec<Input> {
                         out.push(Input::Sync);
                     }
                     let call = Call::Tool(super::sequenced(at, *plan));
-                    let request = Request { call, id: IdKind::SmallInt, envelope: super::envelope(script.opening.era()) };
+                    let request =
+                        Request { call, id: IdKind::SmallInt, envelope: super::envelope(script.opening.era()) };
                     out.push(Parts::of_request(&request, &mut ids, surface).line());
                 }
                 continue;
@@ -83,9 +84,7 @@ pub(crate) fn encode(script: &Script, surface: &Surface) -> Vec<Input> {
 
 /// Whether a step holds a tool call with an argument seen in an earlier result ([`Edge::Seen`]).
 fn refers(step: &Step) -> bool {
-    let seen = |message: &Message| {
-        matches!(message, Message::Request(Request { call: Call::Tool(plan), .. }) if plan.arguments.edge == Edge::Seen)
-    };
+    let seen = |message: &Message| matches!(message, Message::Request(Request { call: Call::Tool(plan), .. }) if plan.arguments.edge == Edge::Seen);
     match step {
         Step::Send(message) => seen(message),
         Step::Mutated(request, _) => seen(&Message::Request(request.clone())),

@@ -25,9 +25,7 @@ mod sweep;
 pub use bounded::Bounded;
 pub use encode::{BAD_CURSOR, CLIENT_NAME, UNKNOWN_PROMPT, UNKNOWN_URI};
 pub use id::IdKind;
-pub use message::{
-    Call, Envelope, HandshakeVersion, InitVersion, Message, Note, RawLine, Request, ToolCall, ToolPlan,
-};
+pub use message::{Call, Envelope, HandshakeVersion, InitVersion, Message, Note, RawLine, Request, ToolCall, ToolPlan};
 pub use mutation::Mutation;
 
 use crate::protocol::Era;

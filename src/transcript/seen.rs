@@ -117,18 +117,20 @@ fn walk(value: &Value, key: &str, found: &mut Vec<Found>, depth: usize) {
 /// The values in a content text: its members when it is JSON, else `key: value` and `key=value` pairs and URIs.
 fn scan(text: &str, found: &mut Vec<Found>, depth: usize) {
     let text = text.get(..MAX_TEXT).unwrap_or(text);
-    if text.trim_start().starts_with(['{', '[']) {
-        if let Ok(value) = serde_json::from_str::<Value>(text) {
-            return walk(&value, "text", found, depth + 1);
-        }
+    if text.trim_start().starts_with(['{', '['])
+        && let Ok(value) = serde_json::from_str::<Value>(text)
+    {
+        return walk(&value, "text", found, depth + 1);
     }
     let tokens: Vec<&str> = text.split_whitespace().collect();
     for (at, token) in tokens.iter().enumerate() {
-        let clean = |t: &str| t.trim_matches(|c: char| matches!(c, ',' | '.' | ';' | '(' | ')' | '"' | '\'')).to_string();
+        let clean =
+            |t: &str| t.trim_matches(|c: char| matches!(c, ',' | '.' | ';' | '(' | ')' | '"' | '\'')).to_string();
         if token.contains("://") {
             found.push(Found { key: "uri".into(), value: Value::String(clean(token)) });
         } else if let Some((key, value)) = token.split_once(['=', ':']).filter(|(k, _)| !k.is_empty()) {
-            let value = if value.is_empty() { tokens.get(at + 1).map_or(String::new(), |v| clean(v)) } else { clean(value) };
+            let value =
+                if value.is_empty() { tokens.get(at + 1).map_or(String::new(), |v| clean(v)) } else { clean(value) };
             if !value.is_empty() {
                 let value = value.parse::<i64>().map_or(Value::String(value), |n| json!(n));
                 found.push(Found { key: clean(key), value });
@@ -147,7 +149,8 @@ fn choose(reference: &Value, found: &[Found]) -> Value {
     let spec = reference.get(SEEN).and_then(Value::as_object).cloned().unwrap_or_default();
     let fallback = spec.get("else").cloned().unwrap_or(Value::Null);
     let name = spec.get("name").and_then(Value::as_str).unwrap_or_default();
-    let types: Vec<&str> = spec.get("types").and_then(Value::as_array).into_iter().flatten().filter_map(Value::as_str).collect();
+    let types: Vec<&str> =
+        spec.get("types").and_then(Value::as_array).into_iter().flatten().filter_map(Value::as_str).collect();
     let pick = spec.get("pick").and_then(Value::as_u64).unwrap_or(0) as usize;
     let word = last_word(name);
     let exact = |f: &&Found| f.key == name;
@@ -211,7 +214,10 @@ mod tests {
         ];
         let sent = resolve(&line(&reference), &events).into_owned();
         let text = String::from_utf8(sent).unwrap();
-        assert_eq!(text, r#"{"jsonrpc":"2.0","id":3,"method":"tools/call","params":{"name":"get","arguments":{"id":9,"n":1}}}"#);
+        assert_eq!(
+            text,
+            r#"{"jsonrpc":"2.0","id":3,"method":"tools/call","params":{"name":"get","arguments":{"id":9,"n":1}}}"#
+        );
         let second = super::reference("item_id", &["integer"], 1, json!(0));
         assert!(String::from_utf8_lossy(&resolve(&line(&second), &events)).contains(r#""id":7,"#));
     }
@@ -229,7 +235,9 @@ mod tests {
     #[test]
     fn text_content_gives_pairs_and_uris() {
         let events = vec![
-            received(r#"{"jsonrpc":"2.0","id":1,"result":{"content":[{"type":"text","text":"Created note id: 12 at memo://notes/12."}]}}"#),
+            received(
+                r#"{"jsonrpc":"2.0","id":1,"result":{"content":[{"type":"text","text":"Created note id: 12 at memo://notes/12."}]}}"#,
+            ),
             Event::Sync,
         ];
         let id = reference("noteId", &["string"], 0, json!(""));

@@ -85,7 +85,7 @@ impl Connection {
                 let text = arguments.get("text").and_then(Value::as_str).ok_or(-32602)?;
                 let vowels = text.chars().filter(|c| "aeiou".contains(*c)).count() as f64;
                 let length = text.chars().count() as f64;
-                let ratio = if self.bug == Bug::Clean && length == 0.0 { 0.0 } else { vowels / length };
+                let ratio = if self.bug != Bug::EmptyRatio && length == 0.0 { 0.0 } else { vowels / length };
                 Ok(structured(json!({ "ratio": ratio })))
             }
             Some("create") => {

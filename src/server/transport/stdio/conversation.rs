@@ -494,4 +494,27 @@ mod tests {
         );
         assert!(!self_contained(&[setlevel]));
     }
+
+    #[test]
+    fn a_reference_is_resolved_from_the_replies_before_the_sync_point() {
+        let server = sh(
+            r#"n=41; while read -r l; do n=$((n+1)); printf '{"jsonrpc":"2.0","id":1,"result":{"structuredContent":{"id":%s}}}\n' "$n"; done"#,
+        );
+        let reference = crate::transcript::seen::reference("id", &["integer"], 0, serde_json::json!(0));
+        let call = format!(
+            r#"{{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{{"name":"get","arguments":{{"id":{reference}}}}}}}"#
+        );
+        let inputs = [request(1), Input::Sync, Input::Line(call.into_bytes()), Input::Sync];
+        let transcript = StdioTarget::new(server, quick()).cold().run(&inputs).unwrap();
+        let sent: Vec<String> = transcript
+            .events
+            .iter()
+            .filter_map(|e| match e {
+                Event::Sent(line) => Some(String::from_utf8_lossy(line).into_owned()),
+                _ => None,
+            })
+            .collect();
+        assert!(sent.iter().any(|line| line.contains(r#""arguments":{"id":42}"#)), "{sent:?}");
+        assert!(!sent.iter().any(|line| line.contains("wirefuzz:seen")), "{sent:?}");
+    }
 }

@@ -369,7 +369,7 @@ impl Target for HttpTarget {
                         }
                         Some(Directive::Bodiless(method)) => self.bodiless(&mut talk, &method),
                         None => {
-                            let line = seen::resolve(line, &talk.events).into_owned();
+                            let line = seen::resolve(line, &talk.events);
                             self.post(&mut talk, &line)
                         }
                     };

@@ -2,6 +2,8 @@
 //! connection ended. It is the one interchange between running a server and checking it: the oracle reads nothing
 //! else, so the same checks run in fuzzing, property tests, replay and on recorded traffic.
 
+pub mod seen;
+
 /// One thing the harness sends: a line (its bytes exactly, without the newline) or a sync point.
 #[derive(Clone, Debug, PartialEq, Eq, Hash)]
 pub enum Input {

@@ -5,11 +5,12 @@
 use mcp_wirefuzz::oracle::check;
 use mcp_wirefuzz::protocol::{Era, Frame, Kind};
 use mcp_wirefuzz::script::arguments::Breakage;
+use mcp_wirefuzz::script::edges::Edge;
 use mcp_wirefuzz::script::message::{METHODS, PromptArguments, ResourceUri};
 use mcp_wirefuzz::script::mutation::GIANT_STRING;
 use mcp_wirefuzz::script::{
-    Bounded, Call, Envelope, Feature, HandshakeVersion, IdKind, InitVersion, Message, Mutation, Note, Opening, RawLine,
-    Request, Script, Step, ToolCall, scripts,
+    Bounded, Call, Envelope, Feature, HandshakeVersion, IdKind, InitVersion, MAX_SEQUENCE, Message, Mutation, Note,
+    Opening, RawLine, Request, Script, Step, ToolCall, scripts,
 };
 use mcp_wirefuzz::server::builtin::mutants::Mutant;
 use mcp_wirefuzz::server::builtin::reference::{Calc, Planted};
@@ -49,6 +50,7 @@ fn all_features() -> Vec<Feature> {
     all.extend(METHODS.into_iter().map(Feature::Method));
     all.extend(ToolCall::ALL.into_iter().map(Feature::ToolCall));
     all.extend(Breakage::ALL.into_iter().map(Feature::Arguments));
+    all.extend(Edge::ALL.into_iter().map(Feature::Edge));
     all.extend(PromptArguments::ALL.into_iter().map(Feature::PromptArguments));
     all.extend(ResourceUri::ALL.into_iter().map(Feature::ResourceUri));
     all.extend(IdKind::ALL.into_iter().map(Feature::Id));
@@ -57,6 +59,7 @@ fn all_features() -> Vec<Feature> {
     all.extend(Mutation::ALL.into_iter().filter(|m| *m != Mutation::GiantString).map(Feature::Mutation));
     all.extend(RawLine::ALL.into_iter().map(Feature::Raw));
     all.extend((0..=3).map(Feature::Batch));
+    all.extend((0..=MAX_SEQUENCE).map(Feature::Sequence));
     all.push(Feature::Sync);
     all
 }

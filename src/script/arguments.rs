@@ -9,20 +9,32 @@
 //! `$ref` into `$defs`/`definitions`, `additionalProperties`.
 
 use super::draws::Draws;
+use super::edges::{self, Edge};
 use serde_json::{Map, Number, Value, json};
 
 /// The most nesting followed while generating (deeper schemas get `null`).
 const MAX_DEPTH: usize = 12;
 
-/// How arguments are made: a breakage and the seed of every choice.
-#[derive(
-    Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord, Default, arbitrary::Arbitrary, proptest_derive::Arbitrary,
-)]
+/// How arguments are made: a breakage, the seed of every choice, and an edge value.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord, Default, proptest_derive::Arbitrary)]
 pub struct ArgPlan {
     /// Which constraint is broken, if any.
     pub breakage: Breakage,
     /// The seed of every choice (0: the simplest).
     pub seed: u16,
+    /// The edge value put into one member (before the breakage, if any).
+    pub edge: Edge,
+}
+
+impl<'a> arbitrary::Arbitrary<'a> for ArgPlan {
+    /// Reads the breakage and the seed as the derive did before edges came, and no more: every input keeps its
+    /// breakages and seeds, and the edge comes from the seed ([`Edge::from_seed`], valid plans only).
+    fn arbitrary(u: &mut arbitrary::Unstructured<'a>) -> arbitrary::Result<ArgPlan> {
+        let breakage = Breakage::arbitrary(u)?;
+        let seed = u16::arbitrary(u)?;
+        let edge = if breakage == Breakage::None { Edge::from_seed(seed) } else { Edge::Plain };
+        Ok(ArgPlan { breakage, seed, edge })
+    }
 }
 
 /// One constraint broken (or none).
@@ -165,9 +177,13 @@ impl Choices {
 pub fn arguments(schema: &Value, plan: ArgPlan) -> Value {
     let mut choices = Choices(Draws(u64::from(plan.seed)));
     let simple = plan.seed == 0;
-    let mut value = Generator { root: schema, choices: &mut choices, simple }.instance(schema, 0);
+    let mut generator = Generator { root: schema, choices: &mut choices, simple };
+    let mut value = generator.instance(schema, 0);
     if !value.is_object() {
         value = json!({});
+    }
+    if plan.edge != Edge::Plain {
+        generator.edge(schema, &mut value, plan.edge);
     }
     break_one(schema, &mut value, plan.breakage, &mut choices, simple);
     value
@@ -237,6 +253,33 @@ impl Generator<'_> {
         }
     }
 
+    /// Puts `edge` into one top-level member of valid `arguments` (chosen by the seed among the members whose
+    /// schema takes it), or, for [`Edge::Absent`], leaves out every optional member.
+    fn edge(&mut self, schema: &Value, arguments: &mut Value, edge: Edge) {
+        let Some(object) = schema.as_object() else { return };
+        let Some(members) = arguments.as_object_mut() else { return };
+        let required = required(object);
+        if edge == Edge::Absent {
+            members.retain(|name, _| required.contains(&name.as_str()));
+            return;
+        }
+        let Some(properties) = object.get("properties").and_then(Value::as_object) else { return };
+        let pick = if self.simple { 0 } else { (self.choices.next() % 4) as u8 };
+        let mut candidates = Vec::new();
+        for (name, member) in properties {
+            let member = follow(self.root, member);
+            let plain = members.get(name).cloned().unwrap_or_else(|| self.instance(member, 1));
+            let item = member.get("items").map(|items| self.instance(items, 2));
+            if let Some(value) = edges::value(edge, name, member, &plain, item, pick) {
+                candidates.push((name.clone(), value));
+            }
+        }
+        if !candidates.is_empty() {
+            let (name, value) = candidates.swap_remove(self.choices.below(candidates.len(), self.simple));
+            members.insert(name, value);
+        }
+    }
+
     fn object(&mut self, object: &Map<String, Value>, depth: usize) -> Value {
         let required = required(object);
         let mut out = Map::new();
@@ -266,7 +309,14 @@ impl Generator<'_> {
             .unwrap_or(low.max(0.0) + 100.0);
         // Small values above the minimum: a tool's numbers are often sizes or durations.
         let span = (high - low).clamp(0.0, 10.0) as usize;
-        let value = low + self.choices.below(span + 1, self.simple) as f64;
+        let mut value = low + self.choices.below(span + 1, self.simple) as f64;
+        // The next multiple of an integer `multipleOf` (within the bounds, or the value stays as it was).
+        if let Some(step) = bound(object, "multipleOf").filter(|m| *m >= 1.0 && m.fract() == 0.0) {
+            let multiple = (value / step).ceil() * step;
+            if multiple <= high {
+                value = multiple;
+            }
+        }
         Number::from(value as i64)
     }
 
@@ -312,6 +362,17 @@ fn required(object: &Map<String, Value>) -> Vec<&str> {
 /// A numeric keyword's value.
 fn bound(object: &Map<String, Value>, key: &str) -> Option<f64> {
     object.get(key).and_then(Value::as_f64).filter(|v| v.is_finite())
+}
+
+/// A schema with its local `$ref`s followed (a few at most; one that does not resolve is kept).
+fn follow<'a>(root: &'a Value, mut schema: &'a Value) -> &'a Value {
+    for _ in 0..8 {
+        match schema.get("$ref").and_then(Value::as_str).and_then(|target| resolve(root, target)) {
+            Some(target) => schema = target,
+            None => break,
+        }
+    }
+    schema
 }
 
 /// The schema a local `$ref` (`#/$defs/x`, `#/definitions/x`, any JSON pointer) points at.
@@ -382,8 +443,10 @@ fn break_one(schema: &Value, arguments: &mut Value, breakage: Breakage, choices:
             members.insert("wirefuzz_extra".into(), json!(1));
         }
         Breakage::OutOfRange => {
-            let bounded: Vec<(String, Value)> =
-                properties.iter().filter_map(|(name, s)| beyond(s).map(|value| (name.clone(), value))).collect();
+            let bounded: Vec<(String, Value)> = properties
+                .iter()
+                .flat_map(|(name, s)| beyond(s).into_iter().map(|value| (name.clone(), value)))
+                .collect();
             if let Some((name, value)) = bounded.get(choices.below(bounded.len(), simple)).cloned() {
                 members.insert(name, value);
             }
@@ -428,25 +491,35 @@ fn break_one(schema: &Value, arguments: &mut Value, breakage: Breakage, choices:
     }
 }
 
-/// A value just beyond a property schema's bound, if it has one.
-fn beyond(schema: &Value) -> Option<Value> {
-    let object = schema.as_object()?;
-    if let Some(max) = bound(object, "maximum").or_else(|| bound(object, "exclusiveMaximum")) {
-        return Some(json!(max.floor() as i64 + 1));
+/// The values just beyond a property schema's bounds, one past each: above the maximum (an exclusive one itself),
+/// below the minimum, one character over `maxLength` and under `minLength`, one item over `maxItems` and under
+/// `minItems`.
+fn beyond(schema: &Value) -> Vec<Value> {
+    let Some(object) = schema.as_object() else { return Vec::new() };
+    let mut out = Vec::new();
+    if let Some(max) = bound(object, "maximum") {
+        out.push(json!(max.floor() as i64 + 1));
+    } else if let Some(max) = bound(object, "exclusiveMaximum") {
+        out.push(json!(max.ceil() as i64));
     }
-    if let Some(min) = bound(object, "minimum").or_else(|| bound(object, "exclusiveMinimum")) {
-        return Some(json!(min.ceil() as i64 - 1));
+    if let Some(min) = bound(object, "minimum") {
+        out.push(json!(min.ceil() as i64 - 1));
+    } else if let Some(min) = bound(object, "exclusiveMinimum") {
+        out.push(json!(min.floor() as i64));
     }
     if let Some(max) = bound(object, "maxLength") {
-        return Some(Value::String("w".repeat(max as usize + 1)));
+        out.push(Value::String("w".repeat(max as usize + 1)));
     }
     if let Some(min) = bound(object, "minLength").filter(|m| *m >= 1.0) {
-        return Some(Value::String("w".repeat(min as usize - 1)));
+        out.push(Value::String("w".repeat(min as usize - 1)));
     }
     if let Some(max) = bound(object, "maxItems") {
-        return Some(Value::Array(vec![json!(0); max as usize + 1]));
+        out.push(Value::Array(vec![json!(0); max as usize + 1]));
     }
-    None
+    if let Some(min) = bound(object, "minItems").filter(|m| *m >= 1.0) {
+        out.push(Value::Array(vec![json!(0); min as usize - 1]));
+    }
+    out
 }
 
 #[cfg(test)]
@@ -478,7 +551,7 @@ mod tests {
         let validator = crate::surface::compile(&schema).unwrap();
         assert_eq!(arguments(&schema, ArgPlan::default()), json!({ "user": { "name": "wirefuzz" }, "count": 1 }));
         for seed in 0..500 {
-            let made = arguments(&schema, ArgPlan { breakage: Breakage::None, seed });
+            let made = arguments(&schema, ArgPlan { breakage: Breakage::None, seed, edge: Edge::Plain });
             assert!(validator.is_valid(&made), "seed {seed}: {made}");
         }
     }
@@ -497,7 +570,9 @@ mod tests {
             Breakage::NotAnObject,
         ];
         for breakage in breakages {
-            let broken = (0..50).filter(|&seed| !validator.is_valid(&arguments(&schema, ArgPlan { breakage, seed })));
+            let broken = (0..50).filter(|&seed| {
+                !validator.is_valid(&arguments(&schema, ArgPlan { breakage, seed, ..ArgPlan::default() }))
+            });
             // A member without a type (`both`) takes a value of any type.
             assert!(broken.count() >= 30, "{breakage:?}");
         }

@@ -4,6 +4,7 @@
 //! mutation edits and serializes.
 
 use super::arguments::{self, OddString};
+use super::edges::{self, Edge};
 use super::id::{IdKind, Ids, literal};
 use super::message::{Call, Envelope, Message, Note, PromptArguments, Request, ResourceUri, ToolCall};
 use super::{Opening, Script, Step};
@@ -41,6 +42,10 @@ pub(crate) fn encode(script: &Script, surface: &Surface) -> Vec<Input> {
         Opening::Nothing => {}
     }
     for step in &script.steps.0 {
+        // A value seen in an earlier result is taken from the replies before the latest sync point: one comes first.
+        if refers(step) && out.last().is_some_and(|input| *input != Input::Sync) {
+            out.push(Input::Sync);
+        }
         out.push(match step {
             Step::Send(message) => Parts::of(message, &mut ids, surface).line(),
             Step::Mutated(request, mutation) => {
@@ -60,9 +65,37 @@ pub(crate) fn encode(script: &Script, surface: &Surface) -> Vec<Input> {
             }
             Step::Raw(raw) => Input::Line(raw.bytes().to_vec()),
             Step::Sync => Input::Sync,
+            Step::Sequence(plans) => {
+                for (at, plan) in plans.0.iter().enumerate() {
+                    if out.last().is_some_and(|input| *input != Input::Sync) {
+                        out.push(Input::Sync);
+                    }
+                    let call = Call::Tool(super::sequenced(at, *plan));
+                    let request =
+                        Request { call, id: IdKind::SmallInt, envelope: super::envelope(script.opening.era()) };
+                    out.push(Parts::of_request(&request, &mut ids, surface).line());
+                }
+                continue;
+            }
         });
     }
     out
+}
+
+/// Whether a step holds a tool call or a prompt get with an argument seen in an earlier result ([`Edge::Seen`]).
+fn refers(step: &Step) -> bool {
+    let seen = |request: &Request| match request.call {
+        Call::Tool(plan) => plan.arguments.edge == Edge::Seen,
+        Call::Prompt(plan) => plan.arguments == PromptArguments::Edge(Edge::Seen),
+        _ => false,
+    };
+    let message = |message: &Message| matches!(message, Message::Request(request) if seen(request));
+    match step {
+        Step::Send(m) => message(m),
+        Step::Mutated(request, _) => seen(request),
+        Step::Batch(messages) => messages.0.iter().any(message),
+        Step::Raw(_) | Step::Sync | Step::Sequence(_) => false,
+    }
 }
 
 /// A value serialized compactly, as `to_string` writes it, straight into bytes.
@@ -224,6 +257,14 @@ fn prompt_params(surface: &Surface, index: usize, arguments: PromptArguments) ->
             PromptArguments::Odd(class) => {
                 given.insert(name.clone(), Value::String(class.text()));
             }
+            PromptArguments::Edge(edge) => {
+                let string = json!({ "type": "string" });
+                match edges::value(edge, name, &string, &json!("wirefuzz"), None, 0) {
+                    Some(value) => given.insert(name.clone(), value),
+                    None if *required => given.insert(name.clone(), json!("wirefuzz")),
+                    None => None,
+                };
+            }
             _ if *required => {
                 given.insert(name.clone(), json!("wirefuzz"));
             }
@@ -250,6 +291,15 @@ fn resource_uri(surface: &Surface, index: usize, uri: ResourceUri) -> String {
             None => UNKNOWN_URI.into(),
         },
         ResourceUri::Unknown => UNKNOWN_URI.into(),
+        ResourceUri::TemplateEdge(edge) => match surface.templates.get(index % surface.templates.len().max(1)) {
+            Some(template) => {
+                let string = json!({ "type": "string" });
+                let value = edges::value(edge, "", &string, &json!("wirefuzz"), None, 0);
+                let text = value.as_ref().and_then(Value::as_str).unwrap_or("wirefuzz");
+                fill(template, &percent_encoded(text))
+            }
+            None => UNKNOWN_URI.into(),
+        },
     }
 }
 
@@ -259,15 +309,23 @@ pub fn expand(template: &str, class: OddString) -> String {
     let value = match class {
         OddString::Empty => "wirefuzz".to_string(),
         OddString::Huge => "w".repeat(2_000),
-        other => other
-            .text()
-            .bytes()
-            .map(|b| match b {
-                b'A'..=b'Z' | b'a'..=b'z' | b'0'..=b'9' | b'-' | b'.' | b'_' | b'~' => char::from(b).to_string(),
-                _ => format!("%{b:02X}"),
-            })
-            .collect(),
+        other => percent_encoded(&other.text()),
     };
+    fill(template, &value)
+}
+
+/// `text` percent-encoded: every byte but the unreserved characters of RFC 3986.
+fn percent_encoded(text: &str) -> String {
+    text.bytes()
+        .map(|b| match b {
+            b'A'..=b'Z' | b'a'..=b'z' | b'0'..=b'9' | b'-' | b'.' | b'_' | b'~' => char::from(b).to_string(),
+            _ => format!("%{b:02X}"),
+        })
+        .collect()
+}
+
+/// A URI template (RFC 6570) with every variable set to `value` (already encoded).
+fn fill(template: &str, value: &str) -> String {
     let mut out = String::new();
     let mut rest = template;
     while let Some(start) = rest.find('{') {
@@ -290,9 +348,9 @@ pub fn expand(template: &str, class: OddString) -> String {
             }
             Some(op @ ('.' | '/' | ';' | '#')) => {
                 out.push(op);
-                out.push_str(&vec![value.as_str(); names.len()].join(","));
+                out.push_str(&vec![value; names.len()].join(","));
             }
-            _ => out.push_str(&vec![value.as_str(); names.len()].join(",")),
+            _ => out.push_str(&vec![value; names.len()].join(",")),
         }
         rest = &rest[start + end + 1..];
     }
@@ -328,6 +386,22 @@ fn tool_call_params(arguments: ToolCall, ordinal: u64) -> Value {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_prompt_edge_goes_into_every_argument_a_string_edge_fits() {
+        let mut surface = Surface::default();
+        let prompt = json!({ "name": "p", "arguments": [{ "name": "topic", "required": true }, { "name": "tone" }] });
+        surface.add("prompts", &prompt);
+        let params = |edge| prompt_params(&surface, 0, PromptArguments::Edge(edge))["arguments"].clone();
+        assert_eq!(params(Edge::Zero), json!({ "topic": "", "tone": "" }));
+        assert_eq!(
+            params(Edge::PathLike),
+            json!({ "topic": "../../../../etc/passwd", "tone": "../../../../etc/passwd" })
+        );
+        // No string is -1: the required arguments, plain.
+        assert_eq!(params(Edge::MinusOne), json!({ "topic": "wirefuzz" }));
+        assert_eq!(params(Edge::Seen)["topic"][crate::transcript::seen::SEEN]["name"], json!("topic"));
+    }
     use arbitrary::{Arbitrary, Unstructured};
 
     /// The bytes written straight are the bytes of the object a mutation starts from, serialized: the two
@@ -371,5 +445,11 @@ mod template_tests {
         assert_eq!(expand("x://{a}/{+b}{?c,d}", OddString::Empty), "x://wirefuzz/wirefuzz?c=wirefuzz&d=wirefuzz");
         assert_eq!(expand("x://{a}", OddString::Separators), "x://a%E2%80%A8b%E2%80%A9c");
         assert_eq!(expand("x://{open", OddString::Empty), "x://{open");
+        let mut surface = Surface::default();
+        surface.templates.push("file:///{path}".into());
+        let uri = |edge| resource_uri(&surface, 0, ResourceUri::TemplateEdge(edge));
+        assert_eq!(uri(Edge::PathLike), "file:///..%2F..%2F..%2F..%2Fetc%2Fpasswd");
+        assert_eq!(uri(Edge::Zero), "file:///");
+        assert_eq!(uri(Edge::Seen), "file:///wirefuzz");
     }
 }

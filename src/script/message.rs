@@ -125,9 +125,7 @@ pub struct PromptPlan {
 }
 
 /// The arguments of a `prompts/get`.
-#[derive(
-    Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord, arbitrary::Arbitrary, proptest_derive::Arbitrary,
-)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord, proptest_derive::Arbitrary)]
 pub enum PromptArguments {
     /// Every required argument, each `"wirefuzz"`.
     #[proptest(weight = 3)]
@@ -138,15 +136,35 @@ pub enum PromptArguments {
     MissingRequired,
     /// A prompt name the server does not list.
     UnknownPrompt,
+    /// Every argument given one edge value that a string takes (`""`, a string seen in an earlier result, ...;
+    /// an edge no string takes gives the required arguments, each `"wirefuzz"`).
+    Edge(super::edges::Edge),
+}
+
+impl<'a> arbitrary::Arbitrary<'a> for PromptArguments {
+    /// Draws a `u32` as the derive did for the four choices of before, `(draw * 4) >> 32`, reading no other byte
+    /// than before: a `Required` draw that is odd now gives an edge, chosen by the draw's other bits.
+    fn arbitrary(u: &mut arbitrary::Unstructured<'a>) -> arbitrary::Result<PromptArguments> {
+        use super::edges::Edge;
+        let draw = u32::arbitrary(u)?;
+        Ok(match (u64::from(draw) * 4) >> 32 {
+            0 if draw % 2 == 1 => PromptArguments::Edge(Edge::ALL[1 + (draw >> 1) as usize % (Edge::ALL.len() - 1)]),
+            0 => PromptArguments::Required,
+            1 => PromptArguments::Odd(super::arguments::OddString::arbitrary(u)?),
+            2 => PromptArguments::MissingRequired,
+            _ => PromptArguments::UnknownPrompt,
+        })
+    }
 }
 
 impl PromptArguments {
     /// Every choice (odd strings by one representative).
-    pub const ALL: [PromptArguments; 4] = [
+    pub const ALL: [PromptArguments; 5] = [
         PromptArguments::Required,
         PromptArguments::Odd(super::arguments::OddString::Empty),
         PromptArguments::MissingRequired,
         PromptArguments::UnknownPrompt,
+        PromptArguments::Edge(super::edges::Edge::Zero),
     ];
 
     /// A stable kebab-case name.
@@ -156,6 +174,7 @@ impl PromptArguments {
             PromptArguments::Odd(_) => "odd",
             PromptArguments::MissingRequired => "missing-required",
             PromptArguments::UnknownPrompt => "unknown-prompt",
+            PromptArguments::Edge(_) => "edge",
         }
     }
 }
@@ -170,9 +189,7 @@ pub struct ResourcePlan {
 }
 
 /// Which URI a `resources/read` reads.
-#[derive(
-    Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord, arbitrary::Arbitrary, proptest_derive::Arbitrary,
-)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord, proptest_derive::Arbitrary)]
 pub enum ResourceUri {
     /// A listed resource's URI.
     #[proptest(weight = 3)]
@@ -181,12 +198,37 @@ pub enum ResourceUri {
     Template(super::arguments::OddString),
     /// A URI the server does not list, under a scheme no server uses.
     Unknown,
+    /// A template expanded, every variable one edge value that a string takes, percent-encoded (`""`, a path-like
+    /// string, ...; an edge no string takes, or `seen`, gives `wirefuzz`).
+    TemplateEdge(super::edges::Edge),
+}
+
+impl<'a> arbitrary::Arbitrary<'a> for ResourceUri {
+    /// Draws a `u32` as the derive did for the three choices of before, `(draw * 3) >> 32`, reading no other byte
+    /// than before: an `Unknown` draw that is odd now expands a template with an edge, chosen by the draw's other
+    /// bits.
+    fn arbitrary(u: &mut arbitrary::Unstructured<'a>) -> arbitrary::Result<ResourceUri> {
+        use super::edges::Edge;
+        let draw = u32::arbitrary(u)?;
+        Ok(match (u64::from(draw) * 3) >> 32 {
+            0 => ResourceUri::Listed,
+            1 => ResourceUri::Template(super::arguments::OddString::arbitrary(u)?),
+            _ if draw % 2 == 1 => {
+                ResourceUri::TemplateEdge(Edge::ALL[1 + (draw >> 1) as usize % (Edge::ALL.len() - 1)])
+            }
+            _ => ResourceUri::Unknown,
+        })
+    }
 }
 
 impl ResourceUri {
     /// Every choice (odd strings by one representative).
-    pub const ALL: [ResourceUri; 3] =
-        [ResourceUri::Listed, ResourceUri::Template(super::arguments::OddString::Empty), ResourceUri::Unknown];
+    pub const ALL: [ResourceUri; 4] = [
+        ResourceUri::Listed,
+        ResourceUri::Template(super::arguments::OddString::Empty),
+        ResourceUri::Unknown,
+        ResourceUri::TemplateEdge(super::edges::Edge::Zero),
+    ];
 
     /// A stable kebab-case name.
     pub fn name(self) -> &'static str {
@@ -194,6 +236,7 @@ impl ResourceUri {
             ResourceUri::Listed => "listed",
             ResourceUri::Template(_) => "template",
             ResourceUri::Unknown => "unknown",
+            ResourceUri::TemplateEdge(_) => "template-edge",
         }
     }
 }

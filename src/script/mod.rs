@@ -15,6 +15,7 @@
 pub mod arguments;
 pub mod bounded;
 pub mod draws;
+pub mod edges;
 mod encode;
 pub mod id;
 pub mod message;
@@ -24,7 +25,7 @@ mod sweep;
 pub use bounded::Bounded;
 pub use encode::{BAD_CURSOR, CLIENT_NAME, UNKNOWN_PROMPT, UNKNOWN_URI};
 pub use id::IdKind;
-pub use message::{Call, Envelope, HandshakeVersion, InitVersion, Message, Note, RawLine, Request, ToolCall};
+pub use message::{Call, Envelope, HandshakeVersion, InitVersion, Message, Note, RawLine, Request, ToolCall, ToolPlan};
 pub use mutation::Mutation;
 
 use crate::protocol::Era;
@@ -38,6 +39,8 @@ use std::fmt;
 pub const MAX_STEPS: usize = 16;
 /// The most messages in one batch step.
 pub const MAX_BATCH: usize = 3;
+/// The most tool calls in one sequence step.
+pub const MAX_SEQUENCE: usize = 4;
 
 /// One conversation: an opening, then the steps in order. The end of a script is an implicit final sync point.
 #[derive(Clone, Debug, PartialEq, Eq, Hash, arbitrary::Arbitrary, proptest_derive::Arbitrary)]
@@ -94,8 +97,8 @@ impl Opening {
     }
 }
 
-/// One step: a frame to send, or a sync point.
-#[derive(Clone, Debug, PartialEq, Eq, Hash, arbitrary::Arbitrary, proptest_derive::Arbitrary)]
+/// One step: a frame to send, a sequence of tool calls, or a sync point.
+#[derive(Clone, Debug, PartialEq, Eq, Hash, proptest_derive::Arbitrary)]
 pub enum Step {
     /// A well-formed message.
     #[proptest(weight = 6)]
@@ -110,6 +113,28 @@ pub enum Step {
     /// Wait for the replies to everything sent so far.
     #[proptest(weight = 2)]
     Sync,
+    /// Listed tools called in turn, each after a sync point, in the opening's era: every call after the first
+    /// takes a value an earlier result held ([`edges::Edge::Seen`]) unless its plan names another edge, so a bug
+    /// behind a write is reached (`create` returns an id, `get` of that id breaks). Shrinking drops calls.
+    #[proptest(weight = 2)]
+    Sequence(Bounded<ToolPlan, MAX_SEQUENCE>),
+}
+
+impl<'a> Arbitrary<'a> for Step {
+    /// Draws a `u32` as the derive did for the five steps of before, `(draw * 5) >> 32`, so every draw keeps its
+    /// step, except that an eighth of the sync points (`draw % 8 == 0`) are now sequences (which read their calls'
+    /// bytes, so what follows one in that script changes).
+    fn arbitrary(u: &mut Unstructured<'a>) -> arbitrary::Result<Step> {
+        let draw = u32::arbitrary(u)?;
+        Ok(match (u64::from(draw) * 5) >> 32 {
+            0 => Step::Send(Message::arbitrary(u)?),
+            1 => Step::Mutated(Request::arbitrary(u)?, Mutation::arbitrary(u)?),
+            2 => Step::Batch(Bounded::arbitrary(u)?),
+            3 => Step::Raw(RawLine::arbitrary(u)?),
+            _ if draw % 8 == 0 => Step::Sequence(Bounded::arbitrary(u)?),
+            _ => Step::Sync,
+        })
+    }
 }
 
 /// One thing a script exercises, for coverage counts and reports.
@@ -123,6 +148,8 @@ pub enum Feature {
     ToolCall(ToolCall),
     /// How the arguments of a `tools/call` of a listed tool are made.
     Arguments(arguments::Breakage),
+    /// The edge value in the arguments of a `tools/call` of a listed tool.
+    Edge(edges::Edge),
     /// The arguments of a `prompts/get`.
     PromptArguments(message::PromptArguments),
     /// The URI of a `resources/read`.
@@ -142,6 +169,8 @@ pub enum Feature {
     Raw(RawLine),
     /// A batch step of this many messages.
     Batch(usize),
+    /// A sequence step of this many tool calls.
+    Sequence(usize),
     /// An explicit sync point.
     Sync,
 }
@@ -155,6 +184,7 @@ impl fmt::Display for Feature {
             Feature::Method(method) => write!(f, "method:{method}"),
             Feature::ToolCall(arguments) => write!(f, "tool-call:{}", arguments.name()),
             Feature::Arguments(breakage) => write!(f, "arguments:{}", breakage.name()),
+            Feature::Edge(edge) => write!(f, "edge:{}", edge.name()),
             Feature::PromptArguments(arguments) => write!(f, "prompt:{}", arguments.name()),
             Feature::ResourceUri(uri) => write!(f, "resource:{}", uri.name()),
             Feature::Id(kind) => write!(f, "id:{}", kind.name()),
@@ -162,6 +192,7 @@ impl fmt::Display for Feature {
             Feature::Mutation(mutation) => write!(f, "mutation:{}", mutation.name()),
             Feature::Raw(raw) => write!(f, "raw:{}", raw.name()),
             Feature::Batch(len) => write!(f, "batch:{len}"),
+            Feature::Sequence(len) => write!(f, "sequence:{len}"),
             Feature::Sync => f.write_str("sync"),
         }
     }
@@ -202,7 +233,10 @@ impl Script {
             features.push(Feature::Method(r.call.method()));
             match r.call {
                 Call::ToolsCall(arguments) => features.push(Feature::ToolCall(arguments)),
-                Call::Tool(plan) => features.push(Feature::Arguments(plan.arguments.breakage)),
+                Call::Tool(plan) => {
+                    features.push(Feature::Arguments(plan.arguments.breakage));
+                    features.push(Feature::Edge(plan.arguments.edge));
+                }
                 Call::Prompt(plan) => features.push(Feature::PromptArguments(plan.arguments)),
                 Call::Resource(plan) => features.push(Feature::ResourceUri(plan.uri)),
                 _ => {}
@@ -226,10 +260,33 @@ impl Script {
                     messages.0.iter().for_each(|m| message(&mut features, m));
                 }
                 Step::Raw(raw) => features.push(Feature::Raw(*raw)),
+                Step::Sequence(plans) => {
+                    features.push(Feature::Sequence(plans.0.len()));
+                    for (at, plan) in plans.0.iter().enumerate() {
+                        let call = Call::Tool(sequenced(at, *plan));
+                        request(&mut features, &Request { call, id: IdKind::SmallInt, envelope: envelope(opening) });
+                    }
+                }
                 Step::Sync => features.push(Feature::Sync),
             }
         }
         features
+    }
+}
+
+/// Call `at` of a sequence: from the second on, a plan without an edge takes a value seen in an earlier result.
+pub(crate) fn sequenced(at: usize, mut plan: ToolPlan) -> ToolPlan {
+    if at > 0 && plan.arguments.edge == edges::Edge::Plain {
+        plan.arguments.edge = edges::Edge::Seen;
+    }
+    plan
+}
+
+/// The envelope a sequence's calls carry after an opening of `era`: the modern one after a modern opening.
+pub(crate) fn envelope(era: Option<Era>) -> Envelope {
+    match era {
+        Some(Era::Modern) => Envelope::Modern,
+        _ => Envelope::Plain,
     }
 }
 

@@ -3,6 +3,7 @@
 //! data, so it lives with the scripts, not with the data.
 
 use super::arguments::{ArgPlan, Breakage, OddString};
+use super::edges::Edge;
 use super::message::{
     Call, Envelope, HandshakeVersion, ListKind, Message, PromptArguments, PromptPlan, Request, ResourcePlan,
     ResourceUri, ToolPlan,
@@ -30,7 +31,7 @@ impl Surface {
                 (Breakage::NotAnObject, 0),
             ];
             for (breakage, seed) in plans {
-                calls.push(Call::Tool(ToolPlan { tool, arguments: ArgPlan { breakage, seed } }));
+                calls.push(Call::Tool(ToolPlan { tool, arguments: ArgPlan { breakage, seed, edge: Edge::Plain } }));
             }
         }
         for prompt in 0..self.prompts.len().min(256) {

@@ -4,7 +4,7 @@
 //! line that caused it. At the end the harness waits as long as the connection lets it ([`Note::Waited`]). [`serve`] puts such a server on a byte stream (`mcp-wirefuzz serve`).
 
 use crate::server::{InProcessServer, ServerConnection, Status, Target};
-use crate::transcript::{Ending, Event, Input, Note, Transcript};
+use crate::transcript::{Ending, Event, Input, Note, Transcript, seen};
 use std::borrow::Cow;
 use std::io::{self, BufRead, Write};
 use std::panic::{AssertUnwindSafe, catch_unwind};
@@ -50,7 +50,9 @@ fn converse<'a, S: InProcessServer>(
                 events.push(Event::Sync);
                 continue;
             }
-            Cow::Borrowed(Input::Line(line)) => line.clone(),
+            // A reference to a value seen in an earlier result is resolved as the line is sent.
+            Cow::Borrowed(Input::Line(line)) => seen::resolve(line, &events).into_owned(),
+            Cow::Owned(Input::Line(line)) if seen::holds(&line) => seen::resolve(&line, &events).into_owned(),
             Cow::Owned(Input::Line(line)) => line,
         };
         replies.clear();

@@ -27,7 +27,7 @@ use crate::protocol::http::{header_value, mirrored_name};
 use crate::protocol::methods::{CANCELLED, INITIALIZE};
 use crate::protocol::{Era, Frame};
 use crate::server::{MAX_EVENTS, MAX_LINE_BYTES, STDERR_TAIL_BYTES, ServerCommand, Target, Timeouts};
-use crate::transcript::{Ending, Event, Exchange, Input, Note, Transcript};
+use crate::transcript::{Ending, Event, Exchange, Input, Note, Transcript, seen};
 use anyhow::{Context, Result, bail};
 use serde_json::Value;
 use std::io::BufReader;
@@ -368,7 +368,10 @@ impl Target for HttpTarget {
                             continue;
                         }
                         Some(Directive::Bodiless(method)) => self.bodiless(&mut talk, &method),
-                        None => self.post(&mut talk, line),
+                        None => {
+                            let line = seen::resolve(line, &talk.events);
+                            self.post(&mut talk, &line)
+                        }
                     };
                     if let Some(ending) = step? {
                         return Ok(Transcript { events: talk.events, ending });

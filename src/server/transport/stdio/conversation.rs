@@ -14,7 +14,7 @@ use crate::protocol::methods::{CANCELLED, INITIALIZE, INITIALIZED, TOOLS_CALL};
 use crate::protocol::{Era, Frame, IdField, RequestId};
 use crate::server::transport::lines::OutputLine;
 use crate::server::{MAX_EVENTS, Timeouts};
-use crate::transcript::{Ending, Event, Input, Note, Transcript};
+use crate::transcript::{Ending, Event, Input, Note, Transcript, seen};
 use std::collections::{HashMap, HashSet};
 
 /// How a conversation on a process ended for the target.
@@ -76,7 +76,7 @@ impl Process {
         let reads_ahead = matches!(barrier, Barrier::Sentinel { neutral: false, .. });
         for (at, input) in inputs.iter().enumerate() {
             match input {
-                Input::Line(line) => talk.send(line),
+                Input::Line(line) => talk.send(&seen::resolve(line, &talk.events)),
                 Input::Sync => {
                     if reads_ahead {
                         talk.handshake.ahead = first_opening(&inputs[at + 1..]);
@@ -526,5 +526,28 @@ mod tests {
             r#"{"jsonrpc":"2.0","id":1,"method":"logging/setLevel","params":{"_meta":{"io.modelcontextprotocol/protocolVersion":"2026-07-28"}}}"#,
         );
         assert!(!self_contained(&[setlevel]));
+    }
+
+    #[test]
+    fn a_reference_is_resolved_from_the_replies_before_the_sync_point() {
+        let server = sh(
+            r#"n=41; while read -r l; do n=$((n+1)); printf '{"jsonrpc":"2.0","id":1,"result":{"structuredContent":{"id":%s}}}\n' "$n"; done"#,
+        );
+        let reference = crate::transcript::seen::reference("id", &["integer"], 0, serde_json::json!(0));
+        let call = format!(
+            r#"{{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{{"name":"get","arguments":{{"id":{reference}}}}}}}"#
+        );
+        let inputs = [request(1), Input::Sync, Input::Line(call.into_bytes()), Input::Sync];
+        let transcript = StdioTarget::new(server, quick()).cold().run(&inputs).unwrap();
+        let sent: Vec<String> = transcript
+            .events
+            .iter()
+            .filter_map(|e| match e {
+                Event::Sent(line) => Some(String::from_utf8_lossy(line).into_owned()),
+                _ => None,
+            })
+            .collect();
+        assert!(sent.iter().any(|line| line.contains(r#""arguments":{"id":42}"#)), "{sent:?}");
+        assert!(!sent.iter().any(|line| line.contains("wirefuzz:seen")), "{sent:?}");
     }
 }

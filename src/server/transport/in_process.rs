@@ -1,7 +1,8 @@
 //! The in-process transport: a conversation with an [`InProcessServer`] run on the harness's own thread, one line
 //! at a time, each reply attributed to the line that caused it ([`InProcess`], [`run_in_process`]); a panic is the
 //! server crashing, but a handler's panic the server went on serving after is a note ([`Note::Failure`]) after the
-//! line that caused it. At the end the harness waits as long as the connection lets it ([`Note::Waited`]). [`serve`] puts such a server on a byte stream (`mcp-wirefuzz serve`).
+//! line that caused it. At the end the harness waits as long as the connection lets it ([`Note::Waited`]).
+//! [`serve`] puts such a server on a byte stream (`mcp-wirefuzz serve`).
 
 use crate::server::{InProcessServer, ServerConnection, Status, Target};
 use crate::transcript::{Ending, Event, Input, Note, Transcript, seen};

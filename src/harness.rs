@@ -63,9 +63,9 @@ pub fn fuzz_under<S: InProcessServer + 'static>(server: &S, data: &[u8], policy:
 }
 
 /// A proptest property: learns the server's model and surface, runs generated scripts (proptest's default number
-/// of cases, or `PROPTEST_CASES`) on `server` and panics with the smallest failing script, as a readable report and a case file to keep, when the
-/// server breaks a rule. Failing seeds persist in the crate's `proptest-regressions/STEM.txt` (STEM: the calling
-/// test file's name), and run first next time.
+/// of cases, or `PROPTEST_CASES`) on `server` and panics with the smallest failing script, as a readable report
+/// and a case file to keep, when the server breaks a rule. Failing seeds persist in the crate's
+/// `proptest-regressions/STEM.txt` (STEM: the calling test file's name), and run first next time.
 ///
 /// ```
 /// # use mcp_wirefuzz::server::builtin::reference::Calc as MyServer;

@@ -63,6 +63,9 @@ pub(super) fn check(input: &LayerInput, findings: &mut Findings, coverage: &mut 
     let cancelled = cancelled_requests(transcript);
     let mut initialized_from: Option<usize> = None;
     let mut plain_seen = false;
+    // A server that serves 2026-07-28 and got an enveloped request first may hold the connection modern (rmcp
+    // 3.11.0 does, even when that request got an error): a later un-enveloped request is not judged as handshake.
+    let mut modern_first: Option<bool> = None;
     for (index, read) in reads.iter().enumerate() {
         // As in the MCP layer, a line parsers differ on, an invalid request or a batch may open the connection in
         // the handshake era: no later enveloped request is judged as modern.
@@ -82,7 +85,9 @@ pub(super) fn check(input: &LayerInput, findings: &mut Findings, coverage: &mut 
         let count = |counts: &mut Counts, reply: Option<&Outcome>| count(counts, reply, was_cancelled);
         count(coverage.methods.entry(request.method.clone()).or_default(), reply.map(|(_, o)| o));
         let params = request.params.as_ref();
-        let era = if envelope::carries_modern_envelope(&request.method, params) {
+        let enveloped = envelope::carries_modern_envelope(&request.method, params);
+        let modern_first = *modern_first.get_or_insert(enveloped && serves_modern && !plain_seen);
+        let era = if enveloped {
             let meta = envelope::meta(params).filter(|meta| envelope::is_valid(meta));
             let version = meta.and_then(|m| m.get(PROTOCOL_VERSION_KEY)).and_then(Value::as_str);
             (serves_modern && !plain_seen && version == Some(LATEST_MODERN_VERSION)).then_some(Era::Modern)
@@ -94,7 +99,7 @@ pub(super) fn check(input: &LayerInput, findings: &mut Findings, coverage: &mut 
                 }
                 None
             } else {
-                initialized_from.filter(|from| *from < index).map(|_| Era::Handshake)
+                initialized_from.filter(|from| *from < index && !modern_first).map(|_| Era::Handshake)
             }
         };
         let surface = policy.surface().filter(|s| s.learned);
@@ -619,6 +624,36 @@ mod tests {
         let answered = [(&call(5)[..], true), (&reply[..], false), (&cancel[..], true)];
         let (_, coverage) = crate::oracle::check_covered(&events(&answered), &policy());
         assert_eq!((coverage.tools["add"].cancelled, coverage.tools["add"].results), (0, 1));
+    }
+
+    #[test]
+    fn a_connection_opened_by_an_enveloped_request_judges_no_later_handshake_request() {
+        let envelope = json!({"io.modelcontextprotocol/protocolVersion":"2026-07-28",
+            "io.modelcontextprotocol/clientCapabilities":{}});
+        let discover = json!({"jsonrpc":"2.0","id":1,"method":"prompts/get","params":{"name":"x","_meta":envelope}});
+        let refused = json!({"jsonrpc":"2.0","id":1,"error":{"code":-32601,"message":"prompts/get"}});
+        let initialize = json!({"jsonrpc":"2.0","id":2,"method":"initialize","params":{"protocolVersion":"2025-11-25",
+            "capabilities":{},"clientInfo":{"name":"t","version":"1"}}});
+        let initialized = json!({"jsonrpc":"2.0","id":2,"result":{"protocolVersion":"2025-11-25","capabilities":{},
+            "serverInfo":{"name":"s","version":"1"}}});
+        let call =
+            json!({"jsonrpc":"2.0","id":3,"method":"tools/call","params":{"name":"add","arguments":{"a":1,"b":2}}});
+        let no_meta = json!({"jsonrpc":"2.0","id":3,"error":{"code":-32602,"message":"request _meta is missing"}});
+        let transcript = |lines: &[&Value]| Transcript {
+            events: lines
+                .iter()
+                .enumerate()
+                .map(|(i, line)| match i % 2 {
+                    0 => Event::Sent(line.to_string().into_bytes()),
+                    _ => Event::Received { line: line.to_string().into_bytes(), truncated: false },
+                })
+                .collect(),
+            ending: crate::transcript::Ending::Closed,
+        };
+        let rules =
+            |lines: &[&Value]| -> Vec<&str> { check(&transcript(lines), &policy()).iter().map(|f| f.rule).collect() };
+        assert!(!rules(&[&discover, &refused, &initialize, &initialized, &call, &no_meta]).contains(&TOOL_VALID_ARGS));
+        assert!(rules(&[&initialize, &initialized, &call, &no_meta]).contains(&TOOL_VALID_ARGS));
     }
 
     #[test]

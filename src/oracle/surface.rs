@@ -63,9 +63,10 @@ pub(super) fn check(input: &LayerInput, findings: &mut Findings, coverage: &mut 
     let cancelled = cancelled_requests(transcript);
     let mut initialized_from: Option<usize> = None;
     let mut plain_seen = false;
-    // A server that serves 2026-07-28 and got an enveloped request first may hold the connection modern (rmcp
-    // 3.11.0 does, even when that request got an error): a later un-enveloped request is not judged as handshake.
-    let mut modern_first: Option<bool> = None;
+    // A server that serves 2026-07-28 and got an enveloped request before any un-enveloped one may hold the
+    // connection modern (rmcp 3.11.0 does, even when that request got an error, and then refuses un-enveloped
+    // requests for their missing `_meta`): no later un-enveloped request is judged as handshake.
+    let (mut plain_request, mut modern_opened) = (false, false);
     for (index, read) in reads.iter().enumerate() {
         // As in the MCP layer, a line parsers differ on, an invalid request or a batch may open the connection in
         // the handshake era: no later enveloped request is judged as modern.
@@ -85,21 +86,21 @@ pub(super) fn check(input: &LayerInput, findings: &mut Findings, coverage: &mut 
         let count = |counts: &mut Counts, reply: Option<&Outcome>| count(counts, reply, was_cancelled);
         count(coverage.methods.entry(request.method.clone()).or_default(), reply.map(|(_, o)| o));
         let params = request.params.as_ref();
-        let enveloped = envelope::carries_modern_envelope(&request.method, params);
-        let modern_first = *modern_first.get_or_insert(enveloped && serves_modern && !plain_seen);
-        let era = if enveloped {
+        let era = if envelope::carries_modern_envelope(&request.method, params) {
+            modern_opened |= serves_modern && !plain_request;
             let meta = envelope::meta(params).filter(|meta| envelope::is_valid(meta));
             let version = meta.and_then(|m| m.get(PROTOCOL_VERSION_KEY)).and_then(Value::as_str);
             (serves_modern && !plain_seen && version == Some(LATEST_MODERN_VERSION)).then_some(Era::Modern)
         } else {
             plain_seen = true;
+            plain_request = true;
             if request.method == INITIALIZE {
                 if initialized_from.is_none() && matches!(reply, Some((_, Outcome::Result(_)))) {
                     initialized_from = Some(index);
                 }
                 None
             } else {
-                initialized_from.filter(|from| *from < index && !modern_first).map(|_| Era::Handshake)
+                initialized_from.filter(|from| *from < index && !modern_opened).map(|_| Era::Handshake)
             }
         };
         let surface = policy.surface().filter(|s| s.learned);
@@ -653,6 +654,10 @@ mod tests {
         let rules =
             |lines: &[&Value]| -> Vec<&str> { check(&transcript(lines), &policy()).iter().map(|f| f.rule).collect() };
         assert!(!rules(&[&discover, &refused, &initialize, &initialized, &call, &no_meta]).contains(&TOOL_VALID_ARGS));
+        let (batch, invalid) =
+            (json!([]), json!({"jsonrpc":"2.0","error":{"code":-32600,"message":"Invalid request"}}));
+        let after_batch = [&batch, &invalid, &discover, &refused, &initialize, &initialized, &call, &no_meta];
+        assert!(!rules(&after_batch).contains(&TOOL_VALID_ARGS), "a batch is no un-enveloped request");
         assert!(rules(&[&initialize, &initialized, &call, &no_meta]).contains(&TOOL_VALID_ARGS));
     }
 

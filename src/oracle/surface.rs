@@ -63,13 +63,21 @@ pub(super) fn check(input: &LayerInput, findings: &mut Findings, coverage: &mut 
     let cancelled = cancelled_requests(transcript);
     let mut initialized_from: Option<usize> = None;
     let mut plain_seen = false;
-    // A server that serves 2026-07-28 and got an enveloped request before any un-enveloped one may hold the
-    // connection modern (rmcp 3.11.0 does, even when that request got an error, and then refuses un-enveloped
-    // requests for their missing `_meta`): no later un-enveloped request is judged as handshake.
+    // A server that serves 2026-07-28 and got an enveloped request (one parsers differ on included) before any
+    // un-enveloped one may hold the connection modern (rmcp 3.11.0 does, even when that request got an error, and
+    // then refuses un-enveloped requests for their missing `_meta`): no later un-enveloped request is judged as
+    // handshake.
     let (mut plain_request, mut modern_opened) = (false, false);
     for (index, read) in reads.iter().enumerate() {
         // As in the MCP layer, a line parsers differ on, an invalid request or a batch may open the connection in
         // the handshake era: no later enveloped request is judged as modern.
+        if let Some((Frame::Request(request), _)) = read.sent()
+            && serves_modern
+            && !plain_request
+            && envelope::carries_modern_envelope(&request.method, request.params.as_ref())
+        {
+            modern_opened = true;
+        }
         let request = match read.sent() {
             Some((Frame::Request(request), None)) => request,
             Some((Frame::Batch(_), _) | (Frame::Invalid { id: Some(_), method: Some(_), .. }, _) | (_, Some(_))) => {
@@ -87,7 +95,6 @@ pub(super) fn check(input: &LayerInput, findings: &mut Findings, coverage: &mut 
         count(coverage.methods.entry(request.method.clone()).or_default(), reply.map(|(_, o)| o));
         let params = request.params.as_ref();
         let era = if envelope::carries_modern_envelope(&request.method, params) {
-            modern_opened |= serves_modern && !plain_request;
             let meta = envelope::meta(params).filter(|meta| envelope::is_valid(meta));
             let version = meta.and_then(|m| m.get(PROTOCOL_VERSION_KEY)).and_then(Value::as_str);
             (serves_modern && !plain_seen && version == Some(LATEST_MODERN_VERSION)).then_some(Era::Modern)

@@ -66,7 +66,10 @@ fn structured(value: serde_json::Value) -> CallToolResult {
 impl Notes {
     /// Store a note; answers its id.
     #[tool(output_schema = rmcp::handler::server::common::schema_for_output::<Stored>())]
-    async fn store_note(&self, Parameters(StoreArgs { title }): Parameters<StoreArgs>) -> Result<CallToolResult, ErrorData> {
+    async fn store_note(
+        &self,
+        Parameters(StoreArgs { title }): Parameters<StoreArgs>,
+    ) -> Result<CallToolResult, ErrorData> {
         let mut notes = self.notes.lock().expect("not poisoned");
         notes.push(title);
         Ok(structured(serde_json::json!({ "id": notes.len() - 1 })))

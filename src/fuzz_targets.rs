@@ -2,9 +2,11 @@
 //! and their seed corpora. They live in the library so that `cargo test` runs them on the committed corpus without
 //! nightly, and so that `mcp-wirefuzz import` decodes an artifact exactly as the target did.
 //!
-//! - `conversation`: bytes → [`Script`] → reference server in-process → oracle; fails on any finding.
-//! - `mutant`: the first byte picks a planted bug (or `WIREFUZZ_MUTANT=NAME` pins one), the rest is a script; fails
-//!   on any finding, which shows the fuzzer finds that bug.
+//! - `conversation`: bytes → [`Script`] (on the reference server's surface) → reference server in-process →
+//!   oracle; fails on any finding.
+//! - `mutant`: the first byte picks a planted bug (or `WIREFUZZ_MUTANT=NAME` pins one), the rest is a script on the
+//!   planted server's surface (as [`Mutant::policy`] learned it); fails on any finding, which shows the fuzzer
+//!   finds that bug.
 //! - `server_lines`: raw bytes split into lines → reference server; fails on any finding.
 //! - `mutant_bytes`: the first byte picks a planted bug (as for `mutant`), the rest is raw lines with no structure:
 //!   the byte-level baseline that benchmarks compare the structure-aware `mutant` target with.
@@ -18,10 +20,11 @@ use crate::seeds;
 use crate::server::builtin::mutants::Mutant;
 use crate::server::builtin::reference::{Calc, Planted};
 use crate::server::{InProcessServer, ServerSpec, run_in_process};
+use crate::surface::Surface;
 use crate::transcript::{Ending, Event, Input, Transcript};
 use std::collections::BTreeSet;
 use std::fmt;
-use std::sync::OnceLock;
+use std::sync::{Arc, OnceLock};
 
 /// The environment variable that pins the `mutant` target to one planted bug.
 pub const MUTANT_VARIABLE: &str = "WIREFUZZ_MUTANT";
@@ -70,10 +73,12 @@ impl FuzzTarget {
     /// The server and the lines an input of this target sends (the `oracle` target sends nothing: `None`).
     pub fn decode(self, data: &[u8]) -> Option<(ServerSpec, Vec<Input>)> {
         match self {
-            FuzzTarget::Conversation => Some((ServerSpec::BuiltIn, Script::from_bytes(data).encode())),
+            FuzzTarget::Conversation => {
+                Some((ServerSpec::BuiltIn, Script::from_bytes(data).encode_on(&Surface::built_in())))
+            }
             FuzzTarget::Mutant => {
                 let (mutant, script) = decode_mutant(data);
-                Some((ServerSpec::Mutant(mutant), script.encode()))
+                Some((ServerSpec::Mutant(mutant), script.encode_on(&planted_surface(mutant))))
             }
             FuzzTarget::ServerLines => Some((ServerSpec::BuiltIn, split_lines(data))),
             FuzzTarget::MutantBytes => {
@@ -127,6 +132,11 @@ fn verdict<S: InProcessServer>(server: &S, inputs: &[Input], policy: &Policy) ->
     let mut seen = BTreeSet::new();
     rules.retain(|rule| seen.insert(*rule));
     Err(Failure { rules, transcript: transcript.render() })
+}
+
+/// The surface a planted bug's conversations are drawn on: the planted server's, as [`Mutant::policy`] learned it.
+pub fn planted_surface(mutant: Mutant) -> Arc<Surface> {
+    mutant.policy().surface().cloned().unwrap_or_default()
 }
 
 /// The planted bug and script of a `mutant` input: the first byte picks the bug (modulo their number) unless
@@ -240,7 +250,8 @@ pub fn seed_corpus() -> Vec<SeedFile> {
         let transcript = run_in_process(&Planted(mutant), &inputs);
         add(FuzzTarget::Oracle, format!("trigger-{mutant}"), encode_transcript(&transcript));
         let catches = (0..CANDIDATES).map(|i| conversation_bytes(0, i)).find(|bytes| {
-            let transcript = run_in_process(&Planted(mutant), &Script::from_bytes(bytes).encode());
+            let transcript =
+                run_in_process(&Planted(mutant), &Script::from_bytes(bytes).encode_on(&planted_surface(mutant)));
             check(&transcript, &mutant.policy()).iter().any(|f| f.rule == mutant.expected_rule())
         });
         if let Some(bytes) = catches {

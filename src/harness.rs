@@ -7,6 +7,13 @@
 //! - [`replay`]: a test that replays every case file (and libFuzzer `crash-*` artifact) in a folder and fails on
 //!   any the server still breaks.
 //!
+//! Each learns the server first, in-process, as `mcp-wirefuzz fuzz` learns a child process: its model (the eras and
+//! versions it serves, unless the policy states one) and its surface (its tools, prompts, resources and their
+//! schemas, see [`crate::learn::in_process`]). Conversations call the server's own tools with arguments drawn
+//! from their schemas, and are judged with that model and surface, so the tool rules (`MCP-TOOL-OUTPUT-SCHEMA`,
+//! `MCP-TOOL-VALID-ARGS`, ...) judge your handlers. [`property`] and [`replay`] learn once per call; [`fuzz`],
+//! which libFuzzer calls once per input, once per process.
+//!
 //! Each checks under the default policy; the `*_under` forms take a [`Policy`] (a profile, rules allowed or
 //! denied, a server model, the SDK: a finding that matches one of its known deviations, `crate::sdk`, is the SDK's
 //! and does not fail). Whatever the policy, a panic of the server is a finding: a policy that allows
@@ -14,7 +21,8 @@
 //! `mcp-wirefuzz init` writes the three files into your crate.
 
 use crate::case::Case;
-use crate::oracle::rules::SERVER_CRASH;
+use crate::learn::in_process::{judged, judged_once, surface_of};
+use crate::oracle::rules::{FRAMING, SERVER_CRASH, SERVER_HANG, SERVER_SHUTDOWN};
 use crate::oracle::{Finding, Policy, check};
 use crate::script::{Script, scripts};
 use crate::server::{InProcessServer, ServerSpec, run_in_process};
@@ -27,7 +35,8 @@ const PANIC_CODE: i32 = 101;
 
 /// The body of a `cargo fuzz` target: builds a script from the fuzzer's bytes, runs it on a fresh connection of
 /// `server` and panics (a crash for libFuzzer) with the broken rules, the transcript and a case file when the
-/// server breaks a rule.
+/// server breaks a rule. The server's model and surface are learned the first time in the process (for each server
+/// type), and kept: the same bytes always make the same conversation.
 ///
 /// ```
 /// # use mcp_wirefuzz::server::builtin::reference::Calc as MyServer;
@@ -36,7 +45,7 @@ const PANIC_CODE: i32 = 101;
 /// // libfuzzer_sys::fuzz_target!(|data: &[u8]| mcp_wirefuzz::harness::fuzz(&MyServer, data));
 /// mcp_wirefuzz::harness::fuzz(&MyServer, b"bytes from the fuzzer");
 /// ```
-pub fn fuzz<S: InProcessServer>(server: &S, data: &[u8]) {
+pub fn fuzz<S: InProcessServer + 'static>(server: &S, data: &[u8]) {
     fuzz_under(server, data, &Policy::default());
 }
 
@@ -47,16 +56,17 @@ pub fn fuzz<S: InProcessServer>(server: &S, data: &[u8]) {
 /// let policy = mcp_wirefuzz::oracle::Policy::default().allow("MCP-BATCH").unwrap();
 /// mcp_wirefuzz::harness::fuzz_under(&MyServer, b"bytes from the fuzzer", &policy);
 /// ```
-pub fn fuzz_under<S: InProcessServer>(server: &S, data: &[u8], policy: &Policy) {
-    if let Err(report) = verdict(server, &Script::from_bytes(data).encode(), policy) {
+pub fn fuzz_under<S: InProcessServer + 'static>(server: &S, data: &[u8], policy: &Policy) {
+    let policy = judged_once(server, policy);
+    if let Err(report) = verdict(server, &Script::from_bytes(data).encode_on(&surface_of(&policy)), &policy) {
         panic!("{report}");
     }
 }
 
-/// A proptest property: runs generated scripts (proptest's default number of cases, or `PROPTEST_CASES`) on
-/// `server` and panics with the smallest failing script, as a readable report and a case file to keep, when the
-/// server breaks a rule. Failing seeds persist in the crate's `proptest-regressions/STEM.txt` (STEM: the calling
-/// test file's name), and run first next time.
+/// A proptest property: learns the server's model and surface, runs generated scripts (proptest's default number
+/// of cases, or `PROPTEST_CASES`) on `server` and panics with the smallest failing script, as a readable report
+/// and a case file to keep, when the server breaks a rule. Failing seeds persist in the crate's
+/// `proptest-regressions/STEM.txt` (STEM: the calling test file's name), and run first next time.
 ///
 /// ```
 /// # use mcp_wirefuzz::server::builtin::reference::Calc as MyServer;
@@ -87,13 +97,15 @@ pub fn property_under<S: InProcessServer>(server: &S, policy: &Policy, config: C
     if config.failure_persistence.as_deref().is_some_and(|p| FailurePersistence::eq(p, &default)) {
         config.failure_persistence = Some(Box::new(FileFailurePersistence::Direct(regressions_file(caller))));
     }
+    let policy = &judged(server, policy);
+    let surface = surface_of(policy);
     let mut runner = TestRunner::new(config);
     let outcome = runner.run(&scripts(), |script| {
-        verdict(server, &script.encode(), policy).map_err(|_| TestCaseError::fail("the server broke a rule"))
+        verdict(server, &script.encode_on(&surface), policy).map_err(|_| TestCaseError::fail("the server broke a rule"))
     });
     match outcome {
         Ok(()) => {}
-        Err(TestError::Fail(_, minimal)) => match verdict(server, &minimal.encode(), policy) {
+        Err(TestError::Fail(_, minimal)) => match verdict(server, &minimal.encode_on(&surface), policy) {
             Err(report) => panic!("mcp-wirefuzz: the smallest failing script proptest found:\n{report}"),
             Ok(()) => {
                 panic!("mcp-wirefuzz: the server broke a rule, but not again on the smallest script: {minimal:?}")
@@ -113,7 +125,10 @@ fn regressions_file(source: &str) -> &'static str {
 /// A regression test: replays every case file (`*.case`, as `mcp-wirefuzz` and the reports of [`fuzz`] and
 /// [`property`] write them) and every libFuzzer artifact (`crash-*`, the bytes [`fuzz`] was given) in `dir` on a
 /// fresh connection of `server`, and panics naming each one the server still breaks (a case's `expect:` rules,
-/// and any other rule the policy checks). A missing folder holds no cases.
+/// and any other rule the policy checks), and each case that expects a rule an in-process replay cannot judge
+/// (an HTTP rule, `SERVER-SHUTDOWN`, and for a case found over stdio or HTTP `JSONRPC-FRAMING` and `SERVER-HANG`):
+/// such a case is replayed with `mcp-wirefuzz replay`, not here. The server's model and surface are learned once
+/// per call. A missing folder holds no cases.
 ///
 /// ```
 /// # use mcp_wirefuzz::server::builtin::reference::Calc as MyServer;
@@ -143,7 +158,8 @@ pub fn replay_under<S: InProcessServer>(server: &S, dir: impl AsRef<Path>, polic
     }
 }
 
-/// What [`replay_under`] reports: one entry per case file the server breaks (or that cannot be read).
+/// What [`replay_under`] reports: one entry per case file the server breaks (or that cannot be read, or whose
+/// expected rule an in-process replay cannot judge).
 ///
 /// ```
 /// # use mcp_wirefuzz::server::builtin::reference::Calc as MyServer;
@@ -154,34 +170,62 @@ pub fn replay_under<S: InProcessServer>(server: &S, dir: impl AsRef<Path>, polic
 pub fn replay_failures<S: InProcessServer>(server: &S, dir: &Path, policy: &Policy) -> Vec<String> {
     let Ok(entries) = std::fs::read_dir(dir) else { return Vec::new() };
     let mut paths: Vec<_> = entries.filter_map(|e| e.ok().map(|e| e.path())).collect();
-    paths.sort();
-    let mut failures = Vec::new();
-    for path in paths {
+    paths.retain(|path| {
         let name = path.file_name().map(|n| n.to_string_lossy().into_owned()).unwrap_or_default();
-        let (inputs, policy) = if name.ends_with(".case") {
-            match Case::load(&path) {
-                Ok(case) => (case.inputs.clone(), case_policy(&case, policy)),
-                Err(error) => {
-                    failures.push(format!("{}: {error:#}", path.display()));
-                    continue;
-                }
-            }
-        } else if name.starts_with("crash-") {
-            match std::fs::read(&path) {
-                Ok(bytes) => (Script::from_bytes(&bytes).encode(), policy.clone()),
-                Err(error) => {
-                    failures.push(format!("{}: {error}", path.display()));
-                    continue;
-                }
-            }
-        } else {
-            continue;
-        };
-        if let Err(report) = verdict(server, &inputs, &policy) {
-            failures.push(format!("{}:\n{report}", path.display()));
-        }
+        name.ends_with(".case") || name.starts_with("crash-")
+    });
+    if paths.is_empty() {
+        return Vec::new();
     }
-    failures
+    paths.sort();
+    let learned = judged(server, policy);
+    paths.iter().filter_map(|path| replay_one(server, path, &learned).err()).collect()
+}
+
+/// Replays one case file (`*.case`) or libFuzzer artifact (`crash-*`) under `learned` (the policy with the
+/// server's model and surface); `Err` naming the file when it fails.
+fn replay_one<S: InProcessServer>(server: &S, path: &Path, learned: &Policy) -> Result<(), String> {
+    let shown = path.display();
+    let (inputs, policy) = if path.extension().is_some_and(|e| e == "case") {
+        let case = Case::load(path).map_err(|error| format!("{shown}: {error:#}"))?;
+        let unjudged: Vec<String> = case
+            .expect
+            .iter()
+            .filter_map(|rule| not_judged_in_process(rule, &case).map(|why| format!("{rule} ({why})")))
+            .collect();
+        if !unjudged.is_empty() {
+            return Err(format!(
+                "{shown}: expects {}, which an in-process replay cannot judge, so it cannot tell whether the bug is \
+                 fixed; replay this case with `mcp-wirefuzz replay {shown}` (over stdio or HTTP, with `-- YOUR SERVER \
+                 COMMAND` when it names none), and keep it out of this folder",
+                unjudged.join(", "),
+            ));
+        }
+        (case.inputs.clone(), case_policy(&case, learned))
+    } else {
+        let bytes = std::fs::read(path).map_err(|error| format!("{shown}: {error}"))?;
+        (Script::from_bytes(&bytes).encode_on(&surface_of(learned)), learned.clone())
+    };
+    verdict(server, &inputs, &policy).map_err(|report| format!("{shown}:\n{report}"))
+}
+
+/// Why an in-process replay cannot judge `rule` as `case` expects it to fire, or `None` when it can: the rule needs
+/// what an in-process connection does not have or does not show.
+fn not_judged_in_process(rule: &str, case: &Case) -> Option<&'static str> {
+    let found_elsewhere = case.command.is_some() || case.url.is_some();
+    match rule {
+        _ if rule.starts_with("HTTP-") => Some("an HTTP rule: an in-process connection has no HTTP exchanges"),
+        SERVER_SHUTDOWN => Some("an in-process connection is never closed and waited on to exit"),
+        FRAMING if found_elsewhere => Some(
+            "found over stdio or HTTP: what a process prints on its stdout is not a line an in-process connection \
+             returns",
+        ),
+        SERVER_HANG if found_elsewhere => Some(
+            "found over stdio or HTTP: there a hang is a reply that did not come within the reply timeout, which \
+             an in-process connection does not wait for",
+        ),
+        _ => None,
+    }
 }
 
 /// `base` with a case's `allow:` and `deny:` lines, its `expect:` rules on, and its `eras:` as the server model.
@@ -220,8 +264,12 @@ fn panicked(transcript: &Transcript) -> bool {
 fn report(inputs: &[Input], transcript: &Transcript, findings: &[Finding], first: &Finding, policy: &Policy) -> String {
     let broken: Vec<String> = findings.iter().map(ToString::to_string).collect();
     let case = Case::for_finding(inputs, transcript, first, &ServerSpec::BuiltIn, policy);
+    let learned = match (policy.model(), policy.surface()) {
+        (Some(model), Some(surface)) => format!("server model: {model}\nserver surface: {surface}\n"),
+        _ => String::new(),
+    };
     format!(
-        "mcp-wirefuzz: broke {}\n{}\n{}\nTo keep it as a regression test, save this as wirefuzz-cases/NAME.case:\n{}",
+        "mcp-wirefuzz: broke {}\n{}\n{learned}{}\nTo keep it as a regression test, save this as wirefuzz-cases/NAME.case:\n{}",
         findings.iter().map(|f| f.rule).collect::<Vec<_>>().join(", "),
         broken.join("\n"),
         transcript.render(),
@@ -235,6 +283,15 @@ mod tests {
     use crate::server::builtin::mutants::Mutant;
     use crate::server::builtin::reference::{Calc, Planted};
 
+    /// The bytes of a generated conversation that `server` fails under `policy` (its model and surface learned).
+    fn failing_bytes<S: InProcessServer>(server: &S, policy: &Policy) -> Vec<u8> {
+        let policy = judged(server, policy);
+        (0..3000)
+            .map(|i| crate::campaign::conversation_bytes(0, i))
+            .find(|bytes| verdict(server, &Script::from_bytes(bytes).encode_on(&surface_of(&policy)), &policy).is_err())
+            .expect("found in 3,000 conversations")
+    }
+
     fn message(f: impl FnOnce() + std::panic::UnwindSafe) -> String {
         let panic = std::panic::catch_unwind(f).expect_err("expected a failure");
         panic.downcast_ref::<String>().cloned().unwrap_or_default()
@@ -243,15 +300,12 @@ mod tests {
     #[test]
     fn fuzz_panics_with_a_readable_report_only_on_a_finding() {
         fuzz(&Calc, b"any bytes at all");
-        let failing = (0..3000)
-            .map(|i| crate::campaign::conversation_bytes(0, i))
-            .find(|bytes| {
-                verdict(&Planted(Mutant::IdAsString), &Script::from_bytes(bytes).encode(), &Policy::default()).is_err()
-            })
-            .expect("id-as-string is found in 3,000 conversations");
+        let failing = failing_bytes(&Planted(Mutant::IdAsString), &Policy::default());
         let report = message(|| fuzz(&Planted(Mutant::IdAsString), &failing));
         assert!(report.starts_with("mcp-wirefuzz: broke ") && report.contains("JSONRPC-ID-ECHO"), "{report}");
         assert!(report.contains("# mcp-wirefuzz case\n") && report.contains("expect: "), "{report}");
+        // A server that echoes ids as strings answers no probe and no list under its id: nothing is learned.
+        assert!(report.contains("server model: eras unknown") && report.contains("surface: 0 tools"), "{report}");
     }
 
     #[test]
@@ -312,17 +366,35 @@ mod tests {
         let failures = replay_failures(&Planted(Mutant::IdAsString), &dir, &Policy::default());
         assert_eq!(failures.len(), 1, "{failures:?}");
         assert!(failures[0].contains("id-as-string.case") && failures[0].contains("JSONRPC-ID-ECHO"));
-        let failing = (0..3000)
-            .map(|i| crate::campaign::conversation_bytes(0, i))
-            .find(|bytes| {
-                verdict(&Planted(Mutant::IdAsString), &Script::from_bytes(bytes).encode(), &Policy::default()).is_err()
-            })
-            .unwrap();
+        let failing = failing_bytes(&Planted(Mutant::IdAsString), &Policy::default());
         std::fs::write(dir.join("crash-0123"), failing).unwrap();
         assert_eq!(replay_failures(&Planted(Mutant::IdAsString), &dir, &Policy::default()).len(), 2);
         std::fs::write(dir.join("broken.case"), "not a case file").unwrap();
         let failures = replay_failures(&Calc, &dir, &Policy::default());
         assert!(failures.len() == 1 && failures[0].contains("broken.case"), "{failures:?}");
+        std::fs::remove_dir_all(&dir).unwrap();
+    }
+
+    #[test]
+    fn a_case_whose_rule_is_not_judged_in_process_fails_the_replay_naming_it() {
+        let dir = std::env::temp_dir().join(format!("wirefuzz-unjudged-{}", std::process::id()));
+        let _ = std::fs::remove_dir_all(&dir);
+        let inputs: Vec<Input> = Mutant::LogOnStdout.trigger().into_iter().map(Input::Line).collect();
+        let in_process = Case { expect: vec![FRAMING.into()], inputs, ..Case::default() };
+        in_process.save(&dir, "log-line").unwrap();
+        assert!(replay_failures(&Calc, &dir, &Policy::default()).is_empty(), "judged, no longer fires: fixed");
+        let command = Some(vec!["my-server".to_string()]);
+        Case { command: command.clone(), ..in_process.clone() }.save(&dir, "log-line").unwrap();
+        let failures = replay_failures(&Calc, &dir, &Policy::default());
+        assert_eq!(failures.len(), 1, "{failures:?}");
+        assert!(failures[0].contains("log-line.case: expects JSONRPC-FRAMING") && failures[0].contains("cannot judge"));
+        assert!(failures[0].contains("mcp-wirefuzz replay"), "{}", failures[0]);
+        let id_echo = Case { expect: vec!["JSONRPC-ID-ECHO".into()], command, ..in_process.clone() };
+        assert_eq!(not_judged_in_process("JSONRPC-ID-ECHO", &id_echo), None, "judged whatever the transport");
+        assert_eq!(not_judged_in_process(SERVER_HANG, &in_process), None, "an in-process hang is seen");
+        assert!(not_judged_in_process(SERVER_HANG, &id_echo).is_some());
+        assert!(not_judged_in_process("HTTP-ORIGIN", &in_process).is_some());
+        assert!(not_judged_in_process(SERVER_SHUTDOWN, &in_process).is_some());
         std::fs::remove_dir_all(&dir).unwrap();
     }
 }

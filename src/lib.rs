@@ -37,17 +37,21 @@ pub mod trigger;
 
 /// Runs `script` on a fresh connection of `server` and checks the transcript under the default policy: `Ok`, or
 /// `Err` with every broken rule and the readable transcript. The one call a property test or a fuzz target needs.
-pub fn conforms<S: server::InProcessServer>(server: &S, script: &script::Script) -> Result<(), String> {
+/// As [`harness::fuzz`] does, it learns the server's model and surface the first time in the process (for each
+/// server type), draws the script's tool calls from that surface and judges with both.
+pub fn conforms<S: server::InProcessServer + 'static>(server: &S, script: &script::Script) -> Result<(), String> {
     conforms_under(server, script, &oracle::Policy::default())
 }
 
-/// [`conforms`] under a policy (a server model, a profile, rules allowed or denied).
-pub fn conforms_under<S: server::InProcessServer>(
+/// [`conforms`] under a policy (a server model, a profile, rules allowed or denied; what it leaves unsaid of the
+/// model and surface is learned).
+pub fn conforms_under<S: server::InProcessServer + 'static>(
     server: &S,
     script: &script::Script,
     policy: &oracle::Policy,
 ) -> Result<(), String> {
-    let transcript = server::run_in_process(server, &script.encode());
+    let policy = &learn::in_process::judged_once(server, policy);
+    let transcript = server::run_in_process(server, &script.encode_on(&learn::in_process::surface_of(policy)));
     let findings = oracle::check(&transcript, policy);
     if findings.is_empty() {
         return Ok(());

@@ -369,7 +369,7 @@ mod tests {
     /// The trigger of a finding on the last line the script sends.
     fn last_line(script: &Script) -> String {
         let events: Vec<Event> = script
-            .encode()
+            .encode_on(&crate::surface::Surface::built_in())
             .into_iter()
             .map(|input| match input {
                 Input::Line(line) => Event::Sent(line),

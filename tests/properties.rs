@@ -20,7 +20,8 @@ use proptest::test_runner::{Config, RngAlgorithm, TestError, TestRng, TestRunner
 
 /// The rules `script` breaks on `server`, with the transcript for the failure message.
 fn broken_rules<S: InProcessServer>(server: &S, script: &Script, policy: &Policy) -> (Vec<&'static str>, String) {
-    let transcript = run_in_process(server, &script.encode());
+    let surface = policy.surface().cloned().unwrap_or_else(Surface::built_in);
+    let transcript = run_in_process(server, &script.encode_on(&surface));
     let findings = check(&transcript, policy);
     let rules = findings.iter().map(|f| f.rule).collect();
     let report = findings.iter().map(ToString::to_string).collect::<Vec<_>>().join("\n");
@@ -89,7 +90,7 @@ fn every_planted_bug_is_caught_and_shrunk() {
             Err(TestError::Fail(_, minimal)) => {
                 let (rules, report) = broken_rules(&Planted(mutant), &minimal, &mutant.policy());
                 assert!(rules.contains(&expected), "{mutant}: the shrunk script no longer breaks {expected}\n{report}");
-                let frames = minimal.encode().len();
+                let frames = minimal.encode_on(&mcp_wirefuzz::fuzz_targets::planted_surface(mutant)).len();
                 assert!(frames <= 8, "{mutant}: shrunk to {frames} inputs, expected a small script\n{report}");
                 let (clean, report) = broken_rules(&Calc, &minimal, &mutant.policy());
                 assert!(clean.is_empty(), "{mutant}: the clean server breaks rules on the shrunk script\n{report}");

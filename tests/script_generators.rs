@@ -15,6 +15,7 @@ use mcp_wirefuzz::script::{
 use mcp_wirefuzz::server::builtin::mutants::Mutant;
 use mcp_wirefuzz::server::builtin::reference::{Calc, Planted};
 use mcp_wirefuzz::server::run_in_process;
+use mcp_wirefuzz::surface::Surface;
 use mcp_wirefuzz::transcript::{Ending, Event, Input};
 use proptest::prop_assert;
 use proptest::strategy::{Strategy, ValueTree};
@@ -110,17 +111,17 @@ fn encoding_is_deterministic_and_bounded() {
     let buffers = byte_buffers(2000);
     for bytes in &buffers {
         let script = Script::from_bytes(bytes);
-        let inputs = script.encode();
-        assert_eq!(Script::from_bytes(bytes).encode(), inputs);
+        let inputs = script.encode_on(&Surface::built_in());
+        assert_eq!(Script::from_bytes(bytes).encode_on(&Surface::built_in()), inputs);
         let size = encoded_size(&inputs);
         let giants = script.features().iter().filter(|f| **f == Feature::Mutation(Mutation::GiantString)).count();
         assert!(size < MAX_ENCODED + giants * GIANT_STRING, "{size} bytes");
         total += size;
     }
-    let again: Vec<Vec<Input>> = proptest_scripts(300).iter().map(Script::encode).collect();
-    assert_eq!(proptest_scripts(300).iter().map(Script::encode).collect::<Vec<_>>(), again);
+    let again: Vec<Vec<Input>> = proptest_scripts(300).iter().map(|s| s.encode_on(&Surface::built_in())).collect();
+    assert_eq!(proptest_scripts(300).iter().map(|s| s.encode_on(&Surface::built_in())).collect::<Vec<_>>(), again);
     let worst = script(Opening::Handshake(HandshakeVersion::V2025_11_25), vec![mutated(Mutation::HugeString); 16]);
-    assert!(encoded_size(&worst.encode()) < MAX_ENCODED);
+    assert!(encoded_size(&worst.encode_on(&Surface::built_in())) < MAX_ENCODED);
     println!("average encoded size over {} byte buffers: {} bytes", buffers.len(), total / buffers.len());
 }
 
@@ -167,7 +168,7 @@ fn every_script_runs_against_the_reference_server() {
     let scripts =
         proptest_scripts(1000).into_iter().chain(byte_buffers(3000).into_iter().map(|b| Script::from_bytes(&b)));
     for script in scripts {
-        let inputs = script.encode();
+        let inputs = script.encode_on(&Surface::built_in());
         let transcript = run_in_process(&Calc, &inputs);
         assert_eq!(transcript.ending, Ending::Closed, "{script:?}\n{}", transcript.render());
         let sent = transcript.events.iter().filter(|e| matches!(e, Event::Sent(_))).count();
@@ -207,7 +208,7 @@ const ENVELOPE: &str = r#""_meta":{"io.modelcontextprotocol/protocolVersion":"20
 
 #[test]
 fn a_handshake_opening_encodes_exactly() {
-    assert_eq!(lines(&Script::default().encode()), [INITIALIZE_2025_11_25, INITIALIZED, "SYNC"]);
+    assert_eq!(lines(&Script::default().encode_on(&Surface::built_in())), [INITIALIZE_2025_11_25, INITIALIZED, "SYNC"]);
 }
 
 #[test]
@@ -235,20 +236,23 @@ fn a_modern_opening_then_pipelined_requests_encode_exactly() {
         "[]".into(),
         "42".into(),
     ];
-    assert_eq!(lines(&script(Opening::Modern, steps).encode()), expected);
+    assert_eq!(lines(&script(Opening::Modern, steps).encode_on(&Surface::built_in())), expected);
 }
 
 #[test]
 fn a_notification_first_opening_encodes_exactly() {
     let cancel = r#"{"jsonrpc":"2.0","method":"notifications/cancelled","params":{"requestId":0,"reason":"wirefuzz"}}"#;
     let discover = format!(r#"{{"jsonrpc":"2.0","id":1,"method":"server/discover","params":{{{ENVELOPE}}}}}"#);
-    assert_eq!(lines(&script(Opening::NotificationFirst, vec![]).encode()), [cancel, &discover, "SYNC"]);
+    assert_eq!(
+        lines(&script(Opening::NotificationFirst, vec![]).encode_on(&Surface::built_in())),
+        [cancel, &discover, "SYNC"]
+    );
 }
 
 #[test]
 fn ids_of_every_kind_encode_as_intended() {
     let steps = IdKind::ALL.map(|id| Step::Send(Message::Request(request(Call::Ping, id, Envelope::Plain))));
-    let ids: Vec<String> = lines(&script(Opening::Nothing, steps.to_vec()).encode())
+    let ids: Vec<String> = lines(&script(Opening::Nothing, steps.to_vec()).encode_on(&Surface::built_in()))
         .iter()
         .map(|line| {
             let start = line.find(r#""id":"#).unwrap() + 5;
@@ -295,7 +299,7 @@ fn odd_string_ids_are_of_their_class() {
 
 /// The line a mutation makes of an enveloped `tools/call` that is the script's first request.
 fn mutate(mutation: Mutation) -> Vec<u8> {
-    let inputs = script(Opening::Nothing, vec![mutated(mutation)]).encode();
+    let inputs = script(Opening::Nothing, vec![mutated(mutation)]).encode_on(&Surface::built_in());
     let [Input::Line(line)] = inputs.as_slice() else { panic!("one line expected: {inputs:?}") };
     line.clone()
 }
@@ -322,7 +326,7 @@ fn every_mutation_changes_the_request() {
             _ => unreachable!(),
         }))],
     )
-    .encode();
+    .encode_on(&Surface::built_in());
     let [Input::Line(valid)] = valid.as_slice() else { panic!("one line expected") };
     assert_eq!(Frame::parse(valid).kind(), Kind::Request);
     for mutation in Mutation::ALL {
@@ -378,7 +382,8 @@ fn mutations_produce_the_intended_bytes() {
 #[test]
 fn a_plain_request_gets_an_envelope_to_break() {
     let plain = request(Call::ToolsList, IdKind::SmallInt, Envelope::Plain);
-    let inputs = script(Opening::Nothing, vec![Step::Mutated(plain, Mutation::VersionUnsupported)]).encode();
+    let inputs = script(Opening::Nothing, vec![Step::Mutated(plain, Mutation::VersionUnsupported)])
+        .encode_on(&Surface::built_in());
     assert_eq!(
         lines(&inputs),
         [format!(
@@ -409,7 +414,7 @@ fn shrinking_keeps_only_what_the_failure_needs() {
 /// `server/discover` that no un-enveloped request precedes.
 fn pins_on_a_notification(script: &Script) -> bool {
     let mutant = Mutant::NotificationSelectsEra;
-    let transcript = run_in_process(&Planted(mutant), &script.encode());
+    let transcript = run_in_process(&Planted(mutant), &script.encode_on(&Surface::built_in()));
     check(&transcript, &mutant.policy()).iter().any(|f| f.rule == mutant.expected_rule())
 }
 

@@ -185,7 +185,7 @@ pub fn conversation_bytes(seed: u64, index: u64) -> Vec<u8> {
 
 /// The conversation `index` of `seed`, as lines to send to the built-in server.
 pub fn conversation(seed: u64, index: u64) -> Vec<Input> {
-    Script::from_bytes(&conversation_bytes(seed, index)).encode()
+    conversation_on(seed, index, &crate::surface::Surface::built_in())
 }
 
 /// The conversation `index` of `seed`, as lines to send to a server with `surface`.

@@ -63,9 +63,21 @@ pub(super) fn check(input: &LayerInput, findings: &mut Findings, coverage: &mut 
     let cancelled = cancelled_requests(transcript);
     let mut initialized_from: Option<usize> = None;
     let mut plain_seen = false;
+    // A server that serves 2026-07-28 and got an enveloped request (one parsers differ on included) before any
+    // un-enveloped one may hold the connection modern (rmcp 3.11.0 does, even when that request got an error, and
+    // then refuses un-enveloped requests for their missing `_meta`): no later un-enveloped request is judged as
+    // handshake.
+    let (mut plain_request, mut modern_opened) = (false, false);
     for (index, read) in reads.iter().enumerate() {
         // As in the MCP layer, a line parsers differ on, an invalid request or a batch may open the connection in
         // the handshake era: no later enveloped request is judged as modern.
+        if let Some((Frame::Request(request), _)) = read.sent()
+            && serves_modern
+            && !plain_request
+            && envelope::carries_modern_envelope(&request.method, request.params.as_ref())
+        {
+            modern_opened = true;
+        }
         let request = match read.sent() {
             Some((Frame::Request(request), None)) => request,
             Some((Frame::Batch(_), _) | (Frame::Invalid { id: Some(_), method: Some(_), .. }, _) | (_, Some(_))) => {
@@ -88,13 +100,14 @@ pub(super) fn check(input: &LayerInput, findings: &mut Findings, coverage: &mut 
             (serves_modern && !plain_seen && version == Some(LATEST_MODERN_VERSION)).then_some(Era::Modern)
         } else {
             plain_seen = true;
+            plain_request = true;
             if request.method == INITIALIZE {
                 if initialized_from.is_none() && matches!(reply, Some((_, Outcome::Result(_)))) {
                     initialized_from = Some(index);
                 }
                 None
             } else {
-                initialized_from.filter(|from| *from < index).map(|_| Era::Handshake)
+                initialized_from.filter(|from| *from < index && !modern_opened).map(|_| Era::Handshake)
             }
         };
         let surface = policy.surface().filter(|s| s.learned);
@@ -619,6 +632,40 @@ mod tests {
         let answered = [(&call(5)[..], true), (&reply[..], false), (&cancel[..], true)];
         let (_, coverage) = crate::oracle::check_covered(&events(&answered), &policy());
         assert_eq!((coverage.tools["add"].cancelled, coverage.tools["add"].results), (0, 1));
+    }
+
+    #[test]
+    fn a_connection_opened_by_an_enveloped_request_judges_no_later_handshake_request() {
+        let envelope = json!({"io.modelcontextprotocol/protocolVersion":"2026-07-28",
+            "io.modelcontextprotocol/clientCapabilities":{}});
+        let discover = json!({"jsonrpc":"2.0","id":1,"method":"prompts/get","params":{"name":"x","_meta":envelope}});
+        let refused = json!({"jsonrpc":"2.0","id":1,"error":{"code":-32601,"message":"prompts/get"}});
+        let initialize = json!({"jsonrpc":"2.0","id":2,"method":"initialize","params":{"protocolVersion":"2025-11-25",
+            "capabilities":{},"clientInfo":{"name":"t","version":"1"}}});
+        let initialized = json!({"jsonrpc":"2.0","id":2,"result":{"protocolVersion":"2025-11-25","capabilities":{},
+            "serverInfo":{"name":"s","version":"1"}}});
+        let call =
+            json!({"jsonrpc":"2.0","id":3,"method":"tools/call","params":{"name":"add","arguments":{"a":1,"b":2}}});
+        let no_meta = json!({"jsonrpc":"2.0","id":3,"error":{"code":-32602,"message":"request _meta is missing"}});
+        let transcript = |lines: &[&Value]| Transcript {
+            events: lines
+                .iter()
+                .enumerate()
+                .map(|(i, line)| match i % 2 {
+                    0 => Event::Sent(line.to_string().into_bytes()),
+                    _ => Event::Received { line: line.to_string().into_bytes(), truncated: false },
+                })
+                .collect(),
+            ending: crate::transcript::Ending::Closed,
+        };
+        let rules =
+            |lines: &[&Value]| -> Vec<&str> { check(&transcript(lines), &policy()).iter().map(|f| f.rule).collect() };
+        assert!(!rules(&[&discover, &refused, &initialize, &initialized, &call, &no_meta]).contains(&TOOL_VALID_ARGS));
+        let (batch, invalid) =
+            (json!([]), json!({"jsonrpc":"2.0","error":{"code":-32600,"message":"Invalid request"}}));
+        let after_batch = [&batch, &invalid, &discover, &refused, &initialize, &initialized, &call, &no_meta];
+        assert!(!rules(&after_batch).contains(&TOOL_VALID_ARGS), "a batch is no un-enveloped request");
+        assert!(rules(&[&initialize, &initialized, &call, &no_meta]).contains(&TOOL_VALID_ARGS));
     }
 
     #[test]

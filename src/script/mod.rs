@@ -212,11 +212,6 @@ impl Script {
         Script::arbitrary(&mut Unstructured::new(data)).unwrap_or_default()
     }
 
-    /// The lines to send to the built-in server: [`Script::encode_on`] its surface.
-    pub fn encode(&self) -> Vec<Input> {
-        encode::encode(self, &Surface::built_in())
-    }
-
     /// The lines to send to a server with `surface`, in order: each step is one [`Input::Line`] or
     /// [`Input::Sync`]. Deterministic. Tool calls, prompt gets and resource reads draw their names, arguments and
     /// URIs from the surface (an empty one gives unknown names). No final sync is appended: the runner waits at the

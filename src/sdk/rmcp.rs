@@ -105,9 +105,10 @@ pub const SDK: Sdk = Sdk {
 };
 
 /// The policy for an rmcp server: the default rules, the server model of an rmcp server (both eras, the
-/// [`VERSIONS`] it names), and rmcp as its SDK. The [`crate::harness`] entry points take a finding that matches one of rmcp's own deviations ([`SDK`])
-/// for rmcp's, not yours, and do not fail on it; the same rule broken another way still fails (a tool that never
-/// answers is not rmcp's `_meta` refusal), and so does any panic of your handler.
+/// [`VERSIONS`] it names), and rmcp as its SDK. The [`crate::harness`] entry points take a finding that matches
+/// one of rmcp's own deviations ([`SDK`]) for rmcp's, not yours, and do not fail on it; the same rule broken another
+/// way still fails (a tool that never answers is not rmcp's `_meta` refusal), and so does any panic of your
+/// handler.
 ///
 /// ```
 /// let policy = mcp_wirefuzz::sdk::rmcp::policy();

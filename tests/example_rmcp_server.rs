@@ -96,9 +96,8 @@ fn cargo_fuzz_finds_the_planted_bug() {
         .args(["-runs=200000".to_string(), format!("-artifact_prefix={}/", artifacts.display())])
         .env("RUST_BACKTRACE", "0");
     // The target folder of tests/fuzz_smoke.rs's `cargo fuzz` builds (the caller's CARGO_TARGET_DIR, or fuzz/target
-    // as cargo fuzz picks it there): the crates whose features and dependencies are the same in both builds
-    // (libFuzzer's C++, the regex stack, libc, nix, ...) are built once for both. rmcp turns on serde's `rc`, so
-    // serde and what depends on it are built for each.
+    // as cargo fuzz picks it there): fuzz/Cargo.toml has this fuzz crate's dependencies, features and locked
+    // versions, so whichever build comes second compiles only its own crates (.ci/slow-builds does both first).
     let shared = std::env::var_os("CARGO_TARGET_DIR").map_or_else(|| root().join("fuzz/target"), PathBuf::from);
     command.env("CARGO_TARGET_DIR", shared);
     let output = command.output().unwrap();

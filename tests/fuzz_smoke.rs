@@ -6,11 +6,16 @@
 //!
 //! The runs work on copies of the corpora and write artifacts to a temporary folder, so the committed corpus stays
 //! as `mcp-wirefuzz corpus` made it.
+//!
+//! The quick tier checks that `fuzz/Cargo.lock` and the example crate's `examples/rmcp-server/fuzz/Cargo.lock` pin
+//! the same crates: both `cargo fuzz` builds use one target folder, where the second reuses the first's crates only
+//! when their versions and features are the same (`fuzz/Cargo.toml` depends on the example crate for the features).
 
 #[path = "common/tier.rs"]
 mod tier;
 
 use mcp_wirefuzz::fuzz_targets::{FuzzTarget, MUTANT_VARIABLE};
+use std::collections::BTreeSet;
 use std::path::{Path, PathBuf};
 use std::process::{Command, Output};
 
@@ -82,4 +87,32 @@ fn every_fuzz_target_survives_or_finds_its_bug() {
         assert!(broke.is_some_and(|rules| rules.contains(rule)), "{}", &stderr[stderr.len().saturating_sub(4000)..]);
         assert_eq!(std::fs::read_dir(&artifacts).unwrap().count(), 1, "{target}: one artifact expected");
     }
+}
+
+/// `NAME VERSION` of every package a `Cargo.lock` pins.
+fn locked(lock: &str) -> BTreeSet<String> {
+    let text = std::fs::read_to_string(root().join(lock)).unwrap();
+    let field =
+        |line: &str, key: &str| Some(line.strip_prefix(key)?.strip_prefix(" = \"")?.strip_suffix('"')?.to_string());
+    let mut packages = BTreeSet::new();
+    let mut name = None;
+    for line in text.lines() {
+        if let Some(value) = field(line, "name") {
+            name = Some(value);
+        } else if let (Some(version), Some(name)) = (field(line, "version"), name.take()) {
+            packages.insert(format!("{name} {version}"));
+        }
+    }
+    packages
+}
+
+#[test]
+fn both_fuzz_crates_lock_the_same_dependencies() {
+    let (ours, example) = (locked("fuzz/Cargo.lock"), locked("examples/rmcp-server/fuzz/Cargo.lock"));
+    let only_ours: Vec<&String> = ours.difference(&example).collect();
+    let only_example: Vec<&String> = example.difference(&ours).collect();
+    // Only the two fuzz crates themselves differ; anything else is a crate built twice (run `cargo update` with
+    // the other lock file's version, or copy the example's lock file over fuzz/Cargo.lock and run `cargo metadata`).
+    assert_eq!(only_ours, ["mcp-wirefuzz-fuzz 0.0.0"], "only in fuzz/Cargo.lock");
+    assert_eq!(only_example, ["wirefuzz-example-rmcp-wirefuzz 0.0.0"], "only in the example's fuzz/Cargo.lock");
 }

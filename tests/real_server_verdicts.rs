@@ -16,12 +16,19 @@
 //! (`WIREFUZZ_SLOW=1`; `.ci/run` sets it); without it every test says SKIPPED and passes. A server whose runtime
 //! is not installed is skipped with a message too. The tests take turns (one lock), so one server at a time has
 //! the two cores and no reply timeout is crossed because of the others.
+//!
+//! The Python servers' `check` and fuzz run go through the fork server (`forkservers/python`, reached with
+//! `mcp-wirefuzz attach`; tests/real_servers.rs shows the same server passes the same seeds and fuzz run behind
+//! it): each of their conversations forks a server that has the SDK imported, instead of starting an interpreter
+//! that spends a second of CPU importing it. Their vetted cases replay with the command the case files name.
 
+mod common;
 #[path = "common/rmcp_calc.rs"]
 mod rmcp_calc;
 #[path = "common/tier.rs"]
 mod tier;
 
+use common::{ForkServer, root};
 use mcp_wirefuzz::baseline::Baseline;
 use mcp_wirefuzz::case::Case;
 use mcp_wirefuzz::model::{Eras, ServerModel};
@@ -39,17 +46,15 @@ use std::time::{Duration, Instant};
 /// Conversations of the seeded fuzz run per server (2 jobs, seed 1).
 const FUZZ_CASES: &str = "40";
 
-/// The crate's root folder.
-fn root() -> PathBuf {
-    PathBuf::from(env!("CARGO_MANIFEST_DIR"))
-}
-
 /// One real server and its verdict table.
 struct Server {
     /// A short name (the test's).
     name: &'static str,
     /// The start command, relative to the repository root.
     argv: &'static [&'static str],
+    /// For a Python server (`argv` is the interpreter and the script): the modules its fork server imports once;
+    /// `check` and the fuzz run then start the server through the fork server.
+    preload: &'static [&'static str],
     /// What must exist (relative to the root) before it can start, with the command that makes it.
     needs: &'static [(&'static str, &'static str)],
     /// The folder of its vetted case files.
@@ -80,6 +85,7 @@ const SERVERS: &[Server] = &[
     Server {
         name: "python-calc",
         argv: &[".venv/bin/python", "tests/servers/calc.py"],
+        preload: &["mcp.server.mcpserver"],
         needs: &[(".venv/bin/python", ".ci/python-venv")],
         cases: "tests/servers/python/cases",
         baseline: "tests/servers/calc-python.baseline",
@@ -88,6 +94,7 @@ const SERVERS: &[Server] = &[
     Server {
         name: "python-typed",
         argv: &[".venv/bin/python", "tests/servers/typed.py"],
+        preload: &["mcp.server.mcpserver"],
         needs: &[(".venv/bin/python", ".ci/python-venv")],
         cases: "tests/servers/python/typed-cases",
         baseline: "tests/servers/typed-python.baseline",
@@ -96,6 +103,7 @@ const SERVERS: &[Server] = &[
     Server {
         name: "rmcp-calc",
         argv: &[rmcp_calc::BINARY],
+        preload: &[],
         needs: &[],
         cases: "tests/servers/rmcp-calc/cases",
         baseline: "tests/servers/rmcp-calc.baseline",
@@ -135,6 +143,7 @@ const SERVERS: &[Server] = &[
     Server {
         name: "ts-v1",
         argv: &["node", "tests/servers/node/ts-v1/calc_server_v1.mjs"],
+        preload: &[],
         needs: &[("tests/servers/node/ts-v1/node_modules/@modelcontextprotocol/sdk/package.json", ".ci/node-servers")],
         cases: "tests/servers/node/ts-v1/cases",
         baseline: "tests/servers/node/ts-v1.baseline",
@@ -143,6 +152,7 @@ const SERVERS: &[Server] = &[
     Server {
         name: "ts-v2",
         argv: &["node", "tests/servers/node/ts-v2/calc_server_v2.mjs"],
+        preload: &[],
         needs: &[(
             "tests/servers/node/ts-v2/node_modules/@modelcontextprotocol/server/package.json",
             ".ci/node-servers",
@@ -184,6 +194,7 @@ const SERVERS: &[Server] = &[
         // domain that matches nothing makes it refuse every http(s) URL at once (an isError result), so the test
         // reaches no network; `data:` URLs (what the generator sends for `format: uri`) are still compressed.
         argv: &["env", "GZIP_ALLOWED_DOMAINS=wirefuzz.invalid", "node", NODE_EVERYTHING, "stdio"],
+        preload: &[],
         needs: &[(NODE_EVERYTHING, ".ci/node-servers")],
         cases: "tests/servers/node/everything/cases",
         baseline: "tests/servers/node/everything.baseline",
@@ -285,13 +296,13 @@ fn replay_cases(server: &Server, failures: &mut Vec<String>) -> BTreeMap<String,
     must
 }
 
-/// `mcp-wirefuzz check -- CMD`: the rules its probes report, with their levels as printed.
-fn run_check(server: &Server) -> Vec<(String, String)> {
+/// `mcp-wirefuzz check -- COMMAND`: the rules its probes report, with their levels as printed.
+fn run_check(command: &[String]) -> Vec<(String, String)> {
     let output = Command::new(env!("CARGO_BIN_EXE_mcp-wirefuzz"))
         .current_dir(root())
         .arg("check")
         .arg("--")
-        .args(server.argv)
+        .args(command)
         .output()
         .unwrap();
     let stdout = String::from_utf8_lossy(&output.stdout);
@@ -310,8 +321,8 @@ fn run_check(server: &Server) -> Vec<(String, String)> {
     found
 }
 
-/// `mcp-wirefuzz fuzz --cases FUZZ_CASES --jobs 2 --seed 1 -- CMD`: the JSON report.
-fn run_fuzz(server: &Server) -> Value {
+/// `mcp-wirefuzz fuzz --cases FUZZ_CASES --jobs 2 --seed 1 -- COMMAND`: the JSON report.
+fn run_fuzz(server: &Server, command: &[String]) -> Value {
     let scratch = std::env::temp_dir().join(format!("wirefuzz-verdicts-{}-{}", server.name, std::process::id()));
     let report = scratch.join("report.json");
     let output = Command::new(env!("CARGO_BIN_EXE_mcp-wirefuzz"))
@@ -328,7 +339,7 @@ fn run_fuzz(server: &Server) -> Value {
         .arg("--json")
         .arg(&report)
         .arg("--")
-        .args(server.argv)
+        .args(command)
         .output()
         .unwrap();
     let text = std::fs::read_to_string(&report).unwrap_or_else(|e| {
@@ -378,14 +389,26 @@ fn verdict(name: &str) {
 
     let mut must = replay_cases(server, &mut failures);
     let cases_took = started.elapsed();
-    for (level, rule) in run_check(server) {
+    // A Python server's conversations fork from a fork server that imported the SDK once.
+    let fork_server = match server.argv {
+        [python, script] if !server.preload.is_empty() => {
+            Some(ForkServer::start(&root().join(python), &root().join(script), server.preload))
+        }
+        _ => None,
+    };
+    let command: Vec<String> = match &fork_server {
+        Some(fork_server) => fork_server.attach_argv(),
+        None => server.argv.iter().map(|word| word.to_string()).collect(),
+    };
+    for (level, rule) in run_check(&command) {
         eprintln!("  check: {level} {rule}");
         if level == "error" {
             must.entry(rule).or_insert_with(|| "check".into());
         }
     }
     let check_took = started.elapsed() - cases_took;
-    let report = run_fuzz(server);
+    let report = run_fuzz(server, &command);
+    drop(fork_server);
     let fuzz_took = started.elapsed() - cases_took - check_took;
     eprintln!(
         "  fuzz: {} conversations in {:.1} s ({:.1} s minimizing), counts {}",

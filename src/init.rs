@@ -19,7 +19,8 @@ pub struct Init {
     pub server: String,
     /// True for an rmcp server: the expression is wrapped in `Rmcp(...)` and checked under rmcp's policy.
     pub rmcp: bool,
-    /// The `mcp-wirefuzz` dependency, as a TOML inline table (e.g. `{ path = "/src/mcp-wirefuzz" }`).
+    /// The `mcp-wirefuzz` dependency, as a TOML inline table (e.g. `{ version = "0.1" }`, `{ path = "../wf" }`);
+    /// the files add `default-features = false` (the library without the command line) and the features they need.
     pub dependency: String,
 }
 
@@ -34,7 +35,7 @@ pub enum Outcome {
 
 impl Init {
     /// The defaults for the crate in `dir`: its package name, `rmcp` when it depends on rmcp, the server
-    /// `CRATE::Server::default()`, and mcp-wirefuzz by path to the source this binary was built from.
+    /// `CRATE::Server::default()`, and the published mcp-wirefuzz of this binary's version ([`version_dependency`]).
     pub fn for_crate(dir: &Path) -> Result<Init> {
         let manifest = dir.join("Cargo.toml");
         let text = std::fs::read_to_string(&manifest)
@@ -45,7 +46,7 @@ impl Init {
             server: format!("{}::Server::default()", package.replace('-', "_")),
             package,
             rmcp,
-            dependency: format!("{{ path = {:?} }}", env!("CARGO_MANIFEST_DIR")),
+            dependency: version_dependency(),
         })
     }
 
@@ -61,7 +62,7 @@ impl Init {
         } else {
             ("use mcp_wirefuzz::oracle::Policy;", self.server.clone(), "Policy::default()", "")
         };
-        let dependency = with_features(&self.dependency, features);
+        let dependency = library_only(&self.dependency, features);
         let fuzz_dependency = one_folder_down(&dependency);
         let fuzz_manifest = format!(
             "[package]\nname = \"{package}-wirefuzz\"\nversion = \"0.0.0\"\npublish = false\nedition = \"2021\"\n\n\
@@ -156,13 +157,54 @@ fn package_name(manifest: &str) -> Option<String> {
     None
 }
 
-/// The dependency table with `features` (`, features = [...]`, or empty) added before its closing brace.
-fn with_features(dependency: &str, features: &str) -> String {
-    let dependency = dependency.trim();
-    match dependency.strip_suffix('}') {
-        Some(open) if !features.is_empty() => format!("{}{features} }}", open.trim_end()),
-        _ => dependency.to_string(),
+/// The published mcp-wirefuzz of this binary's version, as `{ version = "MAJOR.MINOR" }`: it works wherever the
+/// binary was built (never a path of the machine that built it).
+pub fn version_dependency() -> String {
+    let version = env!("CARGO_PKG_VERSION");
+    let major_minor: Vec<&str> = version.split('.').take(2).collect();
+    format!("{{ version = \"{}\" }}", major_minor.join("."))
+}
+
+/// mcp-wirefuzz by path (`init --path`), written as given: a relative path is relative to the crate's folder.
+pub fn path_dependency(path: &str) -> String {
+    format!("{{ path = {} }}", toml_string(path))
+}
+
+/// `text` as a TOML basic string.
+fn toml_string(text: &str) -> String {
+    let mut quoted = String::from('"');
+    for c in text.chars() {
+        match c {
+            '"' | '\\' => {
+                quoted.push('\\');
+                quoted.push(c);
+            }
+            c if c.is_control() => quoted.push_str(&format!("\\u{:04X}", c as u32)),
+            c => quoted.push(c),
+        }
     }
+    quoted.push('"');
+    quoted
+}
+
+/// The dependency table as the library only: `default-features = false` (no command line, so a user's crate
+/// builds none of its dependencies) and `features` (`, features = [...]`, or empty) added before its closing brace,
+/// each unless the table already says it. A bare version string becomes `{ version = ... }` first.
+fn library_only(dependency: &str, features: &str) -> String {
+    let dependency = dependency.trim();
+    if dependency.starts_with('"') {
+        return library_only(&format!("{{ version = {dependency} }}"), features);
+    }
+    let Some(open) = dependency.strip_suffix('}') else { return dependency.to_string() };
+    let mut table = open.trim_end().to_string();
+    if !dependency.contains("default-features") {
+        table.push_str(", default-features = false");
+    }
+    if !dependency.replace("default-features", "").contains("features") {
+        table.push_str(features);
+    }
+    table.push_str(" }");
+    table
 }
 
 /// The dependency as seen from `fuzz/`: a relative `path = "..."` gains a `../`.
@@ -229,11 +271,60 @@ mod tests {
         let files = init.files();
         let properties = &files.iter().find(|(p, _)| *p == "tests/wirefuzz_properties.rs").unwrap().1;
         assert!(properties.contains("property_under(&plain::MyServer, &Policy::default(), Default::default())"));
-        assert!(!files[0].1.contains("features"));
+        assert!(!files[0].1.contains("features = ["));
         let relative = Init { dependency: "{ path = \"../..\" }".into(), ..init };
-        assert!(relative.files()[0].1.contains("mcp-wirefuzz = { path = \"../../..\" }"));
+        assert!(relative.files()[0].1.contains("mcp-wirefuzz = { path = \"../../..\", default-features = false }"));
         assert!(Init::for_crate(&dir.join("nowhere")).is_err());
         std::fs::remove_dir_all(&dir).unwrap();
+    }
+
+    /// The text of the file `name` among `files`.
+    fn file<'a>(files: &'a [(&str, String)], name: &str) -> &'a str {
+        &files.iter().find(|(path, _)| *path == name).unwrap().1
+    }
+
+    #[test]
+    fn by_default_the_dependency_is_the_published_version_and_no_path_of_this_machine() {
+        let dir = scratch("version");
+        std::fs::write(dir.join("Cargo.toml"), "[package]\nname = \"srv\"\n[dependencies]\nrmcp = \"3\"\n").unwrap();
+        let init = Init::for_crate(&dir).unwrap();
+        let files = init.files();
+        let line = format!(
+            "mcp-wirefuzz = {{ version = \"{}\", default-features = false, features = [\"rmcp\"] }}",
+            env!("CARGO_PKG_VERSION_MAJOR").to_string() + "." + env!("CARGO_PKG_VERSION_MINOR")
+        );
+        assert!(file(&files, "fuzz/Cargo.toml").contains(&line), "{}", file(&files, "fuzz/Cargo.toml"));
+        assert!(file(&files, "WIREFUZZ.md").contains(&line));
+        let here = env!("CARGO_MANIFEST_DIR");
+        assert!(files.iter().all(|(_, text)| !text.contains(here)), "a file names {here}");
+        std::fs::remove_dir_all(&dir).unwrap();
+    }
+
+    #[test]
+    fn a_path_given_is_written_as_given_and_one_folder_down_in_fuzz() {
+        let init = Init {
+            package: "srv".into(),
+            server: "srv::S".into(),
+            rmcp: false,
+            dependency: path_dependency("../my \"wirefuzz\""),
+        };
+        let files = init.files();
+        let md = file(&files, "WIREFUZZ.md");
+        assert!(md.contains("mcp-wirefuzz = { path = \"../my \\\"wirefuzz\\\"\", default-features = false }"), "{md}");
+        let fuzz = file(&files, "fuzz/Cargo.toml");
+        assert!(fuzz.contains("mcp-wirefuzz = { path = \"../../my \\\"wirefuzz\\\"\", default-features = false }"));
+        let absolute = Init { dependency: path_dependency("/opt/wf"), ..init };
+        assert!(file(&absolute.files(), "fuzz/Cargo.toml").contains("mcp-wirefuzz = { path = \"/opt/wf\","));
+    }
+
+    #[test]
+    fn a_table_that_names_its_features_keeps_them() {
+        assert_eq!(library_only("{ version = \"0.1\" }", ""), "{ version = \"0.1\", default-features = false }");
+        let own = "{ git = \"https://example.org/wf\", default-features = true, features = [\"cli\"] }";
+        assert_eq!(library_only(own, ", features = [\"rmcp\"]"), own);
+        let bare = library_only("\"0.1\"", ", features = [\"rmcp\"]");
+        assert_eq!(bare, "{ version = \"0.1\", default-features = false, features = [\"rmcp\"] }");
+        assert_eq!(toml_string("a\\b\n"), "\"a\\\\b\\u000A\"");
     }
 
     #[test]

@@ -14,6 +14,11 @@
 //! test; `mcp-wirefuzz init` writes them into your crate): give them an rmcp handler in `server::rmcp::Rmcp`
 //! (feature `rmcp`), an async server that speaks lines in [`server::async_lines::AsyncLines`], or your own
 //! [`server::InProcessServer`]; [`conforms`] checks one script.
+//!
+//! Features: `cli` (default: the `mcp-wirefuzz` binary's own crates, clap, indicatif and mimalloc; the library
+//! never uses them), `async-lines` (default: [`server::async_lines`]) and `rmcp` (`server::rmcp`). A crate that
+//! uses the library turns default features off: `mcp-wirefuzz = { version = "0.1", default-features = false,
+//! features = ["rmcp"] }`, the line `mcp-wirefuzz init` writes.
 
 pub mod baseline;
 pub mod campaign;

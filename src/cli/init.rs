@@ -16,21 +16,26 @@ pub struct InitArgs {
     /// `InProcessServer` (default: `CRATE::Server::default()`).
     #[arg(long, value_name = "EXPR")]
     server: Option<String>,
-    /// The mcp-wirefuzz dependency as a TOML inline table (default: by path to this build's source).
+    /// mcp-wirefuzz by path, written as given (relative to the crate's folder), instead of the published version.
+    #[arg(long, value_name = "DIR", conflicts_with = "dependency")]
+    path: Option<String>,
+    /// The mcp-wirefuzz dependency as a TOML inline table, e.g. `{ version = "=0.1.0" }` or `{ git = "URL" }`
+    /// (default: the published version of this binary, `{ version = "MAJOR.MINOR" }`). `default-features = false`
+    /// and the features the files need are added unless the table names them.
     #[arg(long, value_name = "TOML")]
     dependency: Option<String>,
 }
 
 /// Writes the files into the crate, naming each one written or left alone.
 pub fn run(args: InitArgs) -> Result<ExitCode> {
-    let InitArgs { dir, server, dependency } = args;
+    let InitArgs { dir, server, path, dependency } = args;
     let dir = dir.as_path();
     let mut init = Init::for_crate(dir)?;
     if let Some(server) = server {
         init::check_server_expression(&server)?;
         init.server = server;
     }
-    if let Some(dependency) = dependency {
+    if let Some(dependency) = dependency.or(path.as_deref().map(init::path_dependency)) {
         init.dependency = dependency;
     }
     for (path, outcome) in init.write(dir)? {

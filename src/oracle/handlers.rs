@@ -3,7 +3,7 @@
 //! [`Note::Waited`]). Each finding names the method, the tool (or prompt, or resource) and the arguments, and is put
 //! on the request left unanswered.
 
-use super::rules::{HANDLER_HANG, HANDLER_PANIC};
+use super::rules::{HANDLER_HANG, HANDLER_PANIC, RESPONSE_MISSING};
 use super::{Findings, LayerInput};
 use crate::protocol::Frame;
 use crate::protocol::methods::{CANCELLED, PROMPTS_GET, RESOURCES_READ, TOOLS_CALL};
@@ -45,7 +45,8 @@ pub(super) fn check(input: &LayerInput, findings: &mut Findings) {
                 for request in open {
                     let Event::Sent(line) = &input.transcript.events[request] else { continue };
                     let Some(message) = handled(line) else { continue };
-                    if cancelled(&input.transcript.events[request..at], &message["id"]) {
+                    let after = &input.transcript.events[request..at];
+                    if cancelled(after, &message["id"]) || refused_without_id(after) {
                         continue;
                     }
                     blamed.insert(request);
@@ -62,6 +63,18 @@ pub(super) fn check(input: &LayerInput, findings: &mut Findings) {
             _ => {}
         }
     }
+}
+
+/// Drops the `JSONRPC-RESPONSE-MISSING` of a request a handler finding already names: the panic or the hang is why
+/// it went unanswered, and one finding says so.
+pub(super) fn supersede(findings: &mut Findings) {
+    let blamed: HashSet<usize> = findings
+        .0
+        .iter()
+        .filter(|f| f.rule == HANDLER_HANG || f.rule == HANDLER_PANIC)
+        .filter_map(|f| f.event)
+        .collect();
+    findings.0.retain(|f| f.rule != RESPONSE_MISSING || f.event.is_none_or(|event| !blamed.contains(&event)));
 }
 
 /// The request of a sent line when its handler is the author's: one of [`HANDLER_METHODS`], params an object whose
@@ -84,6 +97,17 @@ fn cancelled(events: &[Event], id: &Value) -> bool {
         let Ok(message) = serde_json::from_slice::<Value>(line) else { return false };
         message.get("method").and_then(Value::as_str) == Some(CANCELLED)
             && message.get("params").and_then(|p| p.get("requestId")) == Some(id)
+    })
+}
+
+/// True when one of `events` is an error reply without an id (`null` or absent): the server could not read some
+/// request's id (a refused batch, an envelope it rejects before dispatch), so the requests before it may have been
+/// dropped by the SDK rather than held by a handler; `JSONRPC-RESPONSE-MISSING` and `MCP-BATCH` judge those.
+fn refused_without_id(events: &[Event]) -> bool {
+    events.iter().any(|event| {
+        let Event::Received { line, .. } = event else { return false };
+        let Ok(Value::Object(reply)) = serde_json::from_slice::<Value>(line) else { return false };
+        reply.contains_key("error") && reply.get("id").is_none_or(Value::is_null)
     })
 }
 
@@ -150,8 +174,8 @@ mod tests {
     #[test]
     fn a_handler_panic_that_left_its_request_unanswered_is_found_with_the_tool_arguments_and_message() {
         let found = check(&transcript(false, vec![Event::Note(Note::Failure(PANIC.into()))]), &dual());
-        assert_eq!(ids(&found), [RESPONSE_MISSING, HANDLER_PANIC], "{found:#?}");
-        let panic = &found[1];
+        assert_eq!(ids(&found), [HANDLER_PANIC], "{found:#?}");
+        let panic = &found[0];
         assert_eq!((panic.level, panic.event), (Level::Error, Some(5)));
         for part in ["tools/call", "\"fetch\"", r#"{"id":7}"#, "src/store.rs:42:17", "index out of bounds"] {
             assert!(panic.detail.contains(part), "{part}: {}", panic.detail);
@@ -169,9 +193,9 @@ mod tests {
     fn a_call_unanswered_after_the_long_wait_is_a_hang_and_a_slow_one_answered_in_it_is_not() {
         let waited = || Event::Note(Note::Waited { ms: 600_000 });
         let hung = check(&transcript(false, vec![waited()]), &dual());
-        assert_eq!(ids(&hung), [RESPONSE_MISSING, HANDLER_HANG], "{hung:#?}");
-        assert_eq!(hung[1].event, Some(5));
-        assert!(hung[1].detail.contains(r#"{"id":7}"#) && hung[1].detail.contains("600000 ms"), "{}", hung[1].detail);
+        assert_eq!(ids(&hung), [HANDLER_HANG], "{hung:#?}");
+        assert_eq!(hung[0].event, Some(5));
+        assert!(hung[0].detail.contains(r#"{"id":7}"#) && hung[0].detail.contains("600000 ms"), "{}", hung[0].detail);
         let slow = check(&transcript(false, vec![got(&answer(2)), waited()]), &dual());
         assert_eq!(ids(&slow), Vec::<&str>::new());
         // A reply only after the wait (an SDK answering what is in flight when the input closes) is too late.
@@ -185,6 +209,11 @@ mod tests {
         // A call an SDK drops before any handler runs (`_meta` not an object) is not the handler's.
         let dropped = r#"{"jsonrpc":"2.0","id":3,"method":"tools/call","params":{"name":"fetch","_meta":5}}"#;
         let found = check(&transcript(true, vec![sent(dropped), waited()]), &dual());
+        assert!(!ids(&found).contains(&HANDLER_HANG), "{found:#?}");
+        // A call followed by an error without an id (rmcp refusing a batch on a 2025-03-26 connection): the SDK
+        // dropped it, no handler holds it.
+        let refused = r#"{"jsonrpc":"2.0","error":{"code":-32600,"message":"Invalid request"}}"#;
+        let found = check(&transcript(false, vec![got(refused), waited()]), &dual());
         assert!(!ids(&found).contains(&HANDLER_HANG), "{found:#?}");
     }
 }

@@ -95,6 +95,7 @@ pub fn check_covered(transcript: &Transcript, policy: &Policy) -> (Vec<Finding>,
     handlers::check(&input, &mut findings);
     let unanswered = unanswered_requests(&reads, &answers);
     check_ending(judged, owed, unanswered, crash_line(&reads, read_past), &mut findings);
+    handlers::supersede(&mut findings);
     let mut findings = match &spread {
         Some(spread) => spread.put_back(findings.0, transcript),
         None => findings.0,

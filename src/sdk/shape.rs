@@ -206,9 +206,11 @@ fn exit_before_lifecycle(transcript: &Transcript, text: &str) -> bool {
     let events = &transcript.events;
     !events.iter().enumerate().any(|(index, event)| {
         let Event::Received { line, .. } = event else { return false };
-        if parse(line).is_none_or(|reply| reply.get("result").is_none()) {
-            return false;
-        }
-        !matches!(Fault::at_event(transcript, Some(index)).method(), Some(PING | DISCOVER) | None)
+        let Some(reply) = parse(line).filter(|reply| reply.get("result").is_some()) else { return false };
+        // A reused id may name a ping and a later request: the result may be the ping's.
+        let id = reply.get("id");
+        let ping_or_discover = requests(&events[..index])
+            .any(|r| r.get("id") == id && matches!(r.get("method").and_then(Value::as_str), Some(PING | DISCOVER)));
+        !ping_or_discover && !matches!(Fault::at_event(transcript, Some(index)).method(), Some(PING | DISCOVER) | None)
     })
 }

@@ -104,6 +104,19 @@ fn rmcps_refusal_to_start_is_rmcps_and_a_later_exit_or_a_panic_is_yours() {
         exit(1, ""),
     );
     assert_eq!(judged(&rmcp::SDK, &after_a_call, "SERVER-CRASH"), [false], "the author's exit after the handshake");
+    // An id reused by a ping and a later request: the result is the ping's, no lifecycle was chosen.
+    let envelope = r#"{"_meta":{"io.modelcontextprotocol/protocolVersion":"2026-07-28"}}"#;
+    let reused = Transcript {
+        events: vec![
+            sent(&format!(r#"{{"jsonrpc":"2.0","id":0,"method":"ping","params":{envelope}}}"#)),
+            sent(r#"{"jsonrpc":"2.0","id":0,"method":"tools/list"}"#),
+            received(r#"{"jsonrpc":"2.0","id":0,"result":{}}"#),
+            sent(r#"{"jsonrpc":"2.0","id":"stray","result":{}}"#),
+            Event::Sync,
+        ],
+        ending: exit(1, refused),
+    };
+    assert_eq!(judged(&rmcp::SDK, &reused, "SERVER-CRASH"), [true], "a ping's result under a reused id");
 }
 
 #[test]

@@ -101,6 +101,18 @@ pub const SDK: Sdk = Sdk {
             what: "tools/call whose arguments are not an object gets -32601 \"tools/call\"",
             reference: "tools.mdx §Error Handling (-32602 or an isError result); JSON-RPC 2.0 §5.1 (SHOULD)",
         },
+        Deviation {
+            rule: "MCP-TOOL-VALID-ARGS",
+            shape: Shape::All(&[
+                Shape::Method(&["tools/call"]),
+                Shape::ErrorCode(&[-32602]),
+                Shape::ErrorMessage("request _meta is missing"),
+            ]),
+            what: "after an enveloped request (even one answered -32601) a later initialize is answered but the \
+                   connection stays modern: a plain tools/call is refused for its _meta before any handler runs",
+            reference: "lifecycle.mdx: both parties MUST respect the negotiated protocol version (the root of \
+                        MCP-HANDSHAKE-NO-RESULT-TYPE after a second initialize)",
+        },
     ],
 };
 

@@ -30,6 +30,8 @@ pub enum Shape {
     IdlessError(i64),
     /// The reply at fault is an error with one of these codes.
     ErrorCode(&'static [i64]),
+    /// The reply at fault is an error whose message holds this text (an SDK's own wording).
+    ErrorMessage(&'static str),
     /// The reply at fault is a result whose `_meta` has no serverInfo at all (a malformed one is not this).
     NoServerInfo,
     /// The server exited with code 1, not in a panic, before any request but `ping` and `server/discover` got a
@@ -127,6 +129,11 @@ impl Shape {
                 .as_ref()
                 .is_some_and(|reply| reply.get("id").is_none_or(Value::is_null) && error_code() == Some(code)),
             Shape::ErrorCode(codes) => error_code().is_some_and(|code| codes.contains(&code)),
+            Shape::ErrorMessage(text) => fault
+                .reply
+                .as_ref()
+                .and_then(|reply| reply.get("error")?.get("message")?.as_str())
+                .is_some_and(|message| message.contains(text)),
             Shape::NoServerInfo => fault
                 .reply
                 .as_ref()

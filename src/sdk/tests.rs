@@ -145,6 +145,20 @@ fn a_finding_is_matched_by_rule_and_shape_together() {
 }
 
 #[test]
+fn rmcps_meta_refusal_of_a_tool_call_is_rmcps_and_the_authors_invalid_params_is_yours() {
+    let call = r#"{"jsonrpc":"2.0","id":2,"method":"tools/call","params":{"name":"add_note","arguments":{"title":"a long title"}}}"#;
+    let answered = |reply: &str| conversation(vec![sent(call), received(reply), Event::Sync], Ending::Closed);
+    let finding = Finding { rule: "MCP-TOOL-VALID-ARGS", level: Level::Warning, event: Some(5), detail: String::new() };
+    let trigger = "tools/call:error-32602";
+    let refused = answered(
+        r#"{"jsonrpc":"2.0","id":2,"error":{"code":-32602,"message":"request _meta is missing or has malformed required fields: io.modelcontextprotocol/protocolVersion"}}"#,
+    );
+    assert!(rmcp::SDK.deviation(&refused, &finding, trigger).is_some());
+    let authors = answered(r#"{"jsonrpc":"2.0","id":2,"error":{"code":-32602,"message":"title too long"}}"#);
+    assert!(rmcp::SDK.deviation(&authors, &finding, trigger).is_none());
+}
+
+#[test]
 fn the_ts_servers_notification_first_is_its_own_and_a_fresh_connection_is_not() {
     let discover = r#"{"jsonrpc":"2.0","id":2,"method":"server/discover","params":{"_meta":{"io.modelcontextprotocol/protocolVersion":"2026-07-28","io.modelcontextprotocol/clientCapabilities":{}}}}"#;
     let refused = r#"{"jsonrpc":"2.0","id":2,"error":{"code":-32601,"message":"Method not found"}}"#;

@@ -14,26 +14,64 @@ const EXCERPT_LINES: usize = 12;
 /// The most bytes of a report kept.
 const EXCERPT_BYTES: usize = 2000;
 
-/// The last failure report in `tail`: from the start of the line its marker is on, its first lines (a Python
-/// traceback ends with the exception's line, so up to that one when it comes within the bound).
+/// The last failure report in `tail`. A Rust panic: from the start of the line its marker is on, its first lines. A
+/// Python traceback: its header, its innermost frames (the end of the traceback, where it was raised) and the
+/// exception's line, within the bounds.
 pub(crate) fn last_excerpt(tail: &[u8]) -> Option<String> {
     let text = String::from_utf8_lossy(tail);
     let at = MARKERS.iter().filter_map(|marker| text.rfind(marker)).max()?;
     let start = text[..at].rfind('\n').map_or(0, |newline| newline + 1);
-    let mut excerpt = String::new();
-    for line in text[start..].lines().take(EXCERPT_LINES + 1) {
-        if excerpt.len() + line.len() > EXCERPT_BYTES {
-            break;
-        }
-        excerpt.push_str(line);
-        excerpt.push('\n');
+    let mut lines = text[start..].lines();
+    let header = lines.next().unwrap_or_default();
+    let mut body: Vec<&str> = Vec::new();
+    if header.contains(MARKERS[1]) {
         // A traceback's exception line is its first line that is not indented after the header.
-        let exception = !excerpt.starts_with(line) && !line.starts_with(' ') && !line.is_empty();
-        if exception && excerpt.contains(MARKERS[1]) {
+        for line in lines {
+            body.push(line);
+            if !line.starts_with(' ') && !line.is_empty() {
+                break;
+            }
+        }
+        let keep = body.len().saturating_sub(EXCERPT_LINES);
+        body.drain(..keep);
+    } else {
+        body.extend(lines.take(EXCERPT_LINES));
+    }
+    let mut excerpt = String::from(header);
+    let mut budget = EXCERPT_BYTES.saturating_sub(header.len());
+    // Keep the innermost lines when the bound cuts: drop from the front of the body.
+    let mut kept: Vec<&str> = Vec::new();
+    for line in body.iter().rev() {
+        if line.len() + 1 > budget {
             break;
         }
+        budget -= line.len() + 1;
+        kept.push(line);
+    }
+    for line in kept.iter().rev() {
+        excerpt.push('\n');
+        excerpt.push_str(line);
     }
     Some(excerpt.trim_end().to_string())
+}
+
+/// The last failure report in `tail` when it is the author's: [`last_excerpt`], unless it is [`in_sdk`].
+pub(crate) fn authors_excerpt(tail: &[u8]) -> Option<String> {
+    last_excerpt(tail).filter(|excerpt| !in_sdk(excerpt))
+}
+
+/// True when the failure's innermost frame is in an SDK's own code (the Python SDK's `mcp` package, rmcp's crate),
+/// not in the server author's: the SDK failed on a request it could not dispatch, which is not a handler's failure.
+pub(crate) fn in_sdk(excerpt: &str) -> bool {
+    let innermost = if excerpt.contains(MARKERS[1]) {
+        excerpt.lines().rev().find(|line| line.trim_start().starts_with("File \""))
+    } else {
+        excerpt.lines().find(|line| line.contains(MARKERS[0]))
+    };
+    innermost.is_some_and(|line| {
+        let line = line.replace('\\', "/");
+        line.contains("/site-packages/mcp/") || line.contains("/rmcp-") || line.contains("/rmcp/src/")
+    })
 }
 
 #[cfg(test)]
@@ -51,5 +89,29 @@ mod tests {
         assert!(excerpt.ends_with("IndexError: list index out of range"), "{excerpt}");
         assert_eq!(last_excerpt(b"INFO started\nWARNING slow request\n"), None);
         assert_eq!(last_excerpt(b""), None);
+    }
+
+    #[test]
+    fn a_long_traceback_keeps_its_innermost_frames_and_a_failure_inside_the_sdk_is_told_apart() {
+        let mut traceback = String::from("Traceback (most recent call last):\n");
+        for i in 0..30 {
+            traceback.push_str(&format!(
+                "  File \"/venv/lib/python3.11/site-packages/mcp/server/runner.py\", line {i}, in on_request\n    x()\n"
+            ));
+        }
+        let authors = format!(
+            "{traceback}  File \"/srv/notes.py\", line 9, in search_notes\n    first = words[0]\nIndexError: list index out of range\n"
+        );
+        let excerpt = last_excerpt(authors.as_bytes()).unwrap();
+        assert!(
+            excerpt.starts_with("Traceback") && excerpt.ends_with("IndexError: list index out of range"),
+            "{excerpt}"
+        );
+        assert!(excerpt.contains("notes.py") && !super::in_sdk(&excerpt), "{excerpt}");
+        let sdks = format!("{traceback}TypeError: params must be an object\n");
+        assert!(super::in_sdk(&last_excerpt(sdks.as_bytes()).unwrap()));
+        assert!(!super::in_sdk("thread 'main' panicked at src/store.rs:42:17:\nindex out of bounds"));
+        let rmcp = "thread 'main' panicked at /root/.cargo/registry/src/index.crates.io-1/rmcp-3.11.0/src/service.rs:9:5:\nboom";
+        assert!(super::in_sdk(rmcp));
     }
 }

@@ -539,7 +539,7 @@ impl HttpTarget {
     /// The last handler failure in the output of the server the harness started, if any.
     fn failure(&self) -> Option<String> {
         let running = self.spec.managed.as_ref()?.running.lock().ok()?;
-        super::failures::last_excerpt(&running.as_ref()?.tail())
+        super::failures::authors_excerpt(&running.as_ref()?.tail())
     }
 
     /// Records an exchange; the ending when the server crashed or hung.

@@ -70,7 +70,7 @@ impl Process {
             answered_tools: HashSet::new(),
             reasked: false,
         };
-        talk.failure_seen = crate::server::transport::failures::last_excerpt(&talk.process.stderr_now());
+        talk.failure_seen = crate::server::transport::failures::authors_excerpt(&talk.process.stderr_now());
         // Only a ping sentinel reads the era the lines ahead open (`Conversation::form`): the clock and neutral
         // sentinels need not parse them at every sync point.
         let reads_ahead = matches!(barrier, Barrier::Sentinel { neutral: false, .. });
@@ -300,7 +300,7 @@ impl Conversation<'_> {
     /// Notes a handler failure the server's stderr shows since the last one accounted for (see
     /// `transport::failures`): called where the conversation gives up on a request. True when it noted one.
     pub(super) fn note_failure(&mut self) -> bool {
-        let excerpt = crate::server::transport::failures::last_excerpt(&self.process.stderr_now());
+        let excerpt = crate::server::transport::failures::authors_excerpt(&self.process.stderr_now());
         let new = excerpt.is_some() && excerpt != self.failure_seen;
         if new {
             self.failure_seen = excerpt.clone();

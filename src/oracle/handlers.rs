@@ -46,7 +46,10 @@ pub(super) fn check(input: &LayerInput, findings: &mut Findings) {
                     let Event::Sent(line) = &input.transcript.events[request] else { continue };
                     let Some(message) = handled(line) else { continue };
                     let after = &input.transcript.events[request..at];
-                    if cancelled(after, &message["id"]) || refused_without_id(after) {
+                    if cancelled(after, &message["id"])
+                        || refused_without_id(after)
+                        || replied_to(after, &message["id"])
+                    {
                         continue;
                     }
                     blamed.insert(request);
@@ -97,6 +100,16 @@ fn cancelled(events: &[Event], id: &Value) -> bool {
         let Ok(message) = serde_json::from_slice::<Value>(line) else { return false };
         message.get("method").and_then(Value::as_str) == Some(CANCELLED)
             && message.get("params").and_then(|p| p.get("requestId")) == Some(id)
+    })
+}
+
+/// True when one of `events` is a reply with `id`: a reused id makes the matching ambiguous (the reply may be this
+/// request's), so no handler is blamed for a hang.
+fn replied_to(events: &[Event], id: &Value) -> bool {
+    events.iter().any(|event| {
+        let Event::Received { line, .. } = event else { return false };
+        let Ok(Value::Object(reply)) = serde_json::from_slice::<Value>(line) else { return false };
+        reply.get("id") == Some(id)
     })
 }
 
@@ -214,6 +227,23 @@ mod tests {
         // dropped it, no handler holds it.
         let refused = r#"{"jsonrpc":"2.0","error":{"code":-32600,"message":"Invalid request"}}"#;
         let found = check(&transcript(false, vec![got(refused), waited()]), &dual());
+        assert!(!ids(&found).contains(&HANDLER_HANG), "{found:#?}");
+        // The same id used again before the call: its reply may be matched to the earlier request, but a reply with
+        // the call's id came, so the call is not a hang.
+        let ping = r#"{"jsonrpc":"2.0","id":2,"method":"ping"}"#;
+        let reused = Transcript {
+            events: vec![
+                sent(INIT),
+                got(INIT_OK),
+                sent(INITIALIZED),
+                sent(ping),
+                sent(&call(2, 7)),
+                got(&answer(2)),
+                waited(),
+            ],
+            ending: Ending::Closed,
+        };
+        let found = check(&reused, &dual());
         assert!(!ids(&found).contains(&HANDLER_HANG), "{found:#?}");
     }
 }

@@ -1,9 +1,9 @@
 //! Telling a tool whose handler never returns from a slow one, over stdio: a tool call given up on at the reply
 //! timeout while the server answered later requests, when another call of the same tool was answered, is asked
-//! again (the same line under a harness id) and waited for [`CONFIRM_FACTOR`] times the reply timeout. Answered, the
-//! tool was slow (the answer is in the transcript, and nothing is judged); not answered, the conversation notes the
-//! wait ([`Note::Waited`]) and the oracle reports the re-asked call (`SERVER-HANDLER-HANG`). Only the first such
-//! call of a conversation is re-asked, so the extra wait is bounded.
+//! again (the same line under a harness id) and waited for [`CONFIRM_FACTOR`] times the reply timeout (at least
+//! [`CONFIRM_FLOOR`]). Answered, the tool was slow (the answer is in the transcript, and nothing is judged); not
+//! answered, the conversation notes the wait ([`Note::Waited`]) and the oracle reports the re-asked call
+//! (`SERVER-HANDLER-HANG`). Only the first such call of a conversation is re-asked, so the extra wait is bounded.
 
 use super::conversation::Conversation;
 use super::process::Stdout;
@@ -14,8 +14,12 @@ use crate::transcript::Note;
 use std::sync::mpsc::RecvTimeoutError;
 use std::time::Instant;
 
-/// The re-asked call is waited for this many times the reply timeout.
+/// The re-asked call is waited for this many times the reply timeout, and at least [`CONFIRM_FLOOR`].
 pub(super) const CONFIRM_FACTOR: u32 = 5;
+
+/// The shortest wait for a re-asked call: a tool slow by design (server-everything's long-running operation takes
+/// 10 s by default) is not a hang on a loaded machine.
+pub(super) const CONFIRM_FLOOR: std::time::Duration = std::time::Duration::from_secs(30);
 
 /// The prefix of a re-asked call's id (a string id no script uses).
 const REASK_PREFIX: &str = "mcp-wirefuzz-reask-";
@@ -41,7 +45,7 @@ impl Conversation<'_> {
         message["id"] = serde_json::Value::String(again.clone());
         let again = RequestId::String(again);
         self.send(message.to_string().as_bytes());
-        let wait = timeouts.reply * CONFIRM_FACTOR;
+        let wait = (timeouts.reply * CONFIRM_FACTOR).max(CONFIRM_FLOOR);
         let until = Instant::now() + wait;
         let mut waited = false;
         while self.open.contains_key(&again) {

@@ -22,9 +22,10 @@
 
 use crate::case::Case;
 use crate::learn::in_process::{judged, judged_once, surface_of};
+use crate::model::Eras;
 use crate::oracle::rules::{FRAMING, SERVER_CRASH, SERVER_HANG, SERVER_SHUTDOWN};
 use crate::oracle::{Finding, Policy, check};
-use crate::script::{Script, scripts};
+use crate::script::{Script, session};
 use crate::server::{InProcessServer, ServerSpec, run_in_process};
 use crate::transcript::{Ending, Input, Transcript};
 use proptest::test_runner::{Config, FailurePersistence, FileFailurePersistence, TestCaseError, TestError, TestRunner};
@@ -58,7 +59,7 @@ pub fn fuzz<S: InProcessServer + 'static>(server: &S, data: &[u8]) {
 /// ```
 pub fn fuzz_under<S: InProcessServer + 'static>(server: &S, data: &[u8], policy: &Policy) {
     let policy = judged_once(server, policy);
-    if let Err(report) = verdict(server, &Script::from_bytes(data).encode_on(&surface_of(&policy)), &policy) {
+    if let Err(report) = verdict(server, &script_of(data, &policy).encode_on(&surface_of(&policy)), &policy) {
         panic!("{report}");
     }
 }
@@ -100,7 +101,8 @@ pub fn property_under<S: InProcessServer>(server: &S, policy: &Policy, config: C
     let policy = &judged(server, policy);
     let surface = surface_of(policy);
     let mut runner = TestRunner::new(config);
-    let outcome = runner.run(&scripts(), |script| {
+    let strategy = session::scripts_for(surface.tools.len(), eras_of(policy));
+    let outcome = runner.run(&strategy, |script| {
         verdict(server, &script.encode_on(&surface), policy).map_err(|_| TestCaseError::fail("the server broke a rule"))
     });
     match outcome {
@@ -113,6 +115,17 @@ pub fn property_under<S: InProcessServer>(server: &S, policy: &Policy, config: C
         },
         Err(TestError::Abort(reason)) => panic!("mcp-wirefuzz: proptest gave up: {reason}"),
     }
+}
+
+/// The script a fuzz target's input (or a libFuzzer artifact) gives under a learned policy: a tool session or a
+/// generic script ([`session::script_from_bytes`]).
+fn script_of(data: &[u8], policy: &Policy) -> Script {
+    session::script_from_bytes(data, policy.surface().map_or(0, |s| s.tools.len()), eras_of(policy))
+}
+
+/// The eras of the learned model (unknown when none was learned).
+fn eras_of(policy: &Policy) -> Eras {
+    policy.model().map_or(Eras::Unknown, |model| model.eras)
 }
 
 /// Where the property of the test in `source` (a path as `file!()` gives it) persists failing seeds:
@@ -204,7 +217,7 @@ fn replay_one<S: InProcessServer>(server: &S, path: &Path, learned: &Policy) -> 
         (case.inputs.clone(), case_policy(&case, learned))
     } else {
         let bytes = std::fs::read(path).map_err(|error| format!("{shown}: {error}"))?;
-        (Script::from_bytes(&bytes).encode_on(&surface_of(learned)), learned.clone())
+        (script_of(&bytes, learned).encode_on(&surface_of(learned)), learned.clone())
     };
     verdict(server, &inputs, &policy).map_err(|report| format!("{shown}:\n{report}"))
 }
@@ -288,7 +301,7 @@ mod tests {
         let policy = judged(server, policy);
         (0..3000)
             .map(|i| crate::campaign::conversation_bytes(0, i))
-            .find(|bytes| verdict(server, &Script::from_bytes(bytes).encode_on(&surface_of(&policy)), &policy).is_err())
+            .find(|bytes| verdict(server, &script_of(bytes, &policy).encode_on(&surface_of(&policy)), &policy).is_err())
             .expect("found in 3,000 conversations")
     }
 

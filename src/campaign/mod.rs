@@ -13,9 +13,10 @@
 
 use crate::baseline::Baseline;
 use crate::case::Case;
+use crate::model::Eras;
 use crate::oracle::coverage::Coverage;
 use crate::oracle::{Finding, Level, Policy, check_covered};
-use crate::script::Script;
+use crate::script::{Script, session};
 use crate::sdk::{Deviation, Sdk};
 use crate::server::{DeadlinePassed, ServerSpec, Target};
 use crate::shrink::{Budget, Minimized, minimize_finding};
@@ -520,10 +521,16 @@ impl Worker<'_> {
     }
 
     /// Conversation `index` of the run: the surface sweep first, then generated ones, on the policy's surface
-    /// (none: an empty one, whose tool calls name unknown tools); over HTTP with HTTP-level mutations put in.
+    /// (none: an empty one, whose tool calls name unknown tools), every other one a tool session when the server
+    /// lists tools ([`crate::script::session`]); over HTTP with HTTP-level mutations put in.
     fn conversation(&self, index: u64) -> Vec<Input> {
         let inputs = match (self.sweep.get(index as usize), self.options.policy.surface()) {
             (Some(script), Some(surface)) => script.encode_on(surface),
+            (_, Some(surface)) if session::interleaved(index, !surface.tools.is_empty()) => {
+                let eras = self.options.policy.model().map_or(Eras::Unknown, |model| model.eras);
+                session::from_bytes(&conversation_bytes(self.options.seed, index), eras, surface.tools.len())
+                    .encode_on(surface)
+            }
             (_, Some(surface)) => conversation_on(self.options.seed, index, surface),
             (_, None) => conversation_on(self.options.seed, index, &crate::surface::Surface::default()),
         };

@@ -3,7 +3,7 @@
 //! [`Note::Waited`]). Each finding names the method, the tool (or prompt, or resource) and the arguments, and is put
 //! on the request left unanswered.
 
-use super::rules::{HANDLER_HANG, HANDLER_PANIC, RESPONSE_MISSING};
+use super::rules::{HANDLER_HANG, HANDLER_PANIC, RESPONSE_MISSING, SERVER_HANG, SERVER_SHUTDOWN};
 use super::{Findings, LayerInput};
 use crate::protocol::Frame;
 use crate::protocol::methods::{CANCELLED, PROMPTS_GET, RESOURCES_READ, TOOLS_CALL};
@@ -69,7 +69,9 @@ pub(super) fn check(input: &LayerInput, findings: &mut Findings) {
 }
 
 /// Drops the `JSONRPC-RESPONSE-MISSING` of a request a handler finding already names: the panic or the hang is why
-/// it went unanswered, and one finding says so.
+/// it went unanswered, and one finding says so. A hung handler also explains a server that does not end when its
+/// input closes (the handler's task keeps it alive, its call still owed): its `SERVER-SHUTDOWN` or `SERVER-HANG`
+/// goes too (the hang is only found when the server went on answering after the call).
 pub(super) fn supersede(findings: &mut Findings) {
     let blamed: HashSet<usize> = findings
         .0
@@ -77,7 +79,9 @@ pub(super) fn supersede(findings: &mut Findings) {
         .filter(|f| f.rule == HANDLER_HANG || f.rule == HANDLER_PANIC)
         .filter_map(|f| f.event)
         .collect();
+    let hung = findings.0.iter().any(|f| f.rule == HANDLER_HANG);
     findings.0.retain(|f| f.rule != RESPONSE_MISSING || f.event.is_none_or(|event| !blamed.contains(&event)));
+    findings.0.retain(|f| !(hung && (f.rule == SERVER_SHUTDOWN || f.rule == SERVER_HANG)));
 }
 
 /// The request of a sent line when its handler is the author's: one of [`HANDLER_METHODS`], params an object whose
@@ -214,6 +218,16 @@ mod tests {
         // A reply only after the wait (an SDK answering what is in flight when the input closes) is too late.
         let closing = check(&transcript(false, vec![waited(), got(&answer(2))]), &dual());
         assert_eq!(ids(&closing), [HANDLER_HANG], "{closing:#?}");
+        // A server its hung handler keeps alive after its input closed: the hang says why, no SERVER-HANG (the
+        // re-asked call still owed) nor SERVER-SHUTDOWN.
+        let cancel = r#"{"jsonrpc":"2.0","method":"notifications/cancelled","params":{"requestId":2}}"#;
+        let again = r#"{"jsonrpc":"2.0","id":"mcp-wirefuzz-reask-6","method":"tools/call","params":{"name":"fetch","arguments":{"id":7}}}"#;
+        let mut kept_alive = transcript(false, vec![sent(cancel), sent(again), waited()]);
+        kept_alive.ending = Ending::Hung { waited_ms: 5000 };
+        assert_eq!(ids(&check(&kept_alive, &dual())), [HANDLER_HANG]);
+        let mut not_exiting = transcript(true, vec![]);
+        not_exiting.ending = Ending::Hung { waited_ms: 5000 };
+        assert_eq!(ids(&check(&not_exiting, &dual())), [crate::oracle::rules::SERVER_SHUTDOWN]);
         // No long wait (the clock over stdio): not judged here.
         assert_eq!(ids(&check(&transcript(false, vec![]), &dual())), [RESPONSE_MISSING]);
         // Cancelled by the client: no reply is owed.

@@ -20,6 +20,7 @@ mod encode;
 pub mod id;
 pub mod message;
 pub mod mutation;
+pub mod session;
 mod sweep;
 
 pub use bounded::Bounded;

@@ -69,6 +69,9 @@ impl Conversation<'_> {
                 Err(RecvTimeoutError::Timeout) => {
                     if !self.owes() || started.elapsed() >= limit {
                         if !self.stalled {
+                            if let Some(ending) = self.probe_liveness(timeouts) {
+                                return Some(ending);
+                            }
                             self.cancel_slow_tools(timeouts);
                         }
                         if self.owes() {
@@ -162,8 +165,9 @@ impl Conversation<'_> {
             }
         }
         // The sentinel's reply answers everything sent before it: a tool call still open is running, not dropped;
-        // but one whose id the client reused is not waited for once a twin was answered.
-        self.answered_up_to = Some(self.sent);
+        // but one whose id the client reused is not waited for once a twin was answered. (The sentinel is not
+        // counted in `sent`: it comes after the last line sent, whose order is `sent`.)
+        self.answered_up_to = Some(self.sent + 1);
         let twins: Vec<RequestId> = self.open.keys().filter(|id| self.twins_answered.contains(*id)).cloned().collect();
         for id in twins {
             self.open.remove(&id);
@@ -175,6 +179,49 @@ impl Conversation<'_> {
         self.dropped.extend(self.open.drain().map(|(id, _)| id));
         self.unmatched = 0;
         self.settled = true;
+        None
+    }
+
+    /// On the clock, at the reply timeout with only tool calls owed: asks the server whether it still answers, with
+    /// a `ping` under a harness id where one is harmless (the conversation's own handshake is done, or its first
+    /// request opened the modern era). Answered within the reply timeout, the server is alive and the tool calls
+    /// are running, not dropped: they count as slow ([`Conversation::slow_tools`]), so they are cancelled and the
+    /// first may be asked again ([`Conversation::reask`]). A server that does not answer is left to the barrier,
+    /// which takes it as stalled. `Some` when the server ended.
+    fn probe_liveness(&mut self, timeouts: Timeouts) -> Option<Ending> {
+        let only_tools = self.open.keys().all(|id| self.tool_calls.contains_key(id));
+        let form = match self.handshake.opened {
+            Some(Era::Modern) => Form::Modern,
+            Some(Era::Handshake) if self.handshake.result && self.handshake.initialized => Form::Handshake,
+            _ => return None,
+        };
+        if !self.owes() || !only_tools || self.open.is_empty() {
+            return None;
+        }
+        let id = format!("{SENTINEL_PREFIX}{}", self.sentinels);
+        self.sentinels += 1;
+        if let Some(input) = &self.process.input {
+            let mut line = form.sentinel(&id);
+            line.push(b'\n');
+            let _ = input.send(line);
+        }
+        let until = Instant::now() + timeouts.reply;
+        while Instant::now() < until {
+            match self.process.output.recv_timeout(until.saturating_duration_since(Instant::now())) {
+                Ok(Stdout::Line(line)) => {
+                    let answered = serde_json::from_slice::<serde_json::Value>(&line.bytes)
+                        .is_ok_and(|reply| sentinel_reply(&reply) == Some(id.as_str()));
+                    self.receive(line);
+                    if answered {
+                        // The probe answers past every line sent before it (it is not counted in `sent`).
+                        self.answered_up_to = Some(self.sent + 1);
+                        return None;
+                    }
+                }
+                Ok(Stdout::End) | Err(RecvTimeoutError::Disconnected) => return self.ended(timeouts),
+                Err(RecvTimeoutError::Timeout) => break,
+            }
+        }
         None
     }
 

@@ -1,11 +1,13 @@
 //! The server author's own handlers: a request left unanswered because its handler panicked or raised
-//! (`SERVER-HANDLER-PANIC`, on a [`Note::Failure`]), and one whose handler never returns (`SERVER-HANDLER-HANG`, on a
-//! [`Note::Waited`]). Each finding names the method, the tool (or prompt, or resource) and the arguments, and is put
-//! on the request left unanswered.
+//! (`SERVER-HANDLER-PANIC`, on a [`Note::Failure`]), one whose handler never returns (`SERVER-HANDLER-HANG`, on a
+//! [`Note::Waited`]), and a tool call the SDK answered with its text for a crash (`SERVER-HANDLER-CRASH`, on the
+//! reply). Each finding names the method, the tool (or prompt, or resource) and the arguments; a panic or a hang is
+//! put on the request left unanswered, a crash on its reply.
 
-use super::rules::{HANDLER_HANG, HANDLER_PANIC, RESPONSE_MISSING, SERVER_HANG, SERVER_SHUTDOWN};
-use super::{Findings, LayerInput};
+use super::rules::{HANDLER_CRASH, HANDLER_HANG, HANDLER_PANIC, RESPONSE_MISSING, SERVER_HANG, SERVER_SHUTDOWN};
+use super::{Findings, LayerInput, ServerLine};
 use crate::protocol::Frame;
+use crate::protocol::Outcome;
 use crate::protocol::methods::{CANCELLED, PROMPTS_GET, RESOURCES_READ, TOOLS_CALL};
 use crate::transcript::{Event, Note, show_bytes};
 use serde_json::Value;
@@ -15,8 +17,29 @@ use std::collections::HashSet;
 /// is a handler that never returns (a request the SDK itself dropped is `JSONRPC-RESPONSE-MISSING`'s).
 const HANDLER_METHODS: [&str; 3] = [TOOLS_CALL, PROMPTS_GET, RESOURCES_READ];
 
-/// Judges the notes of the transcript against the requests left unanswered.
+/// The Python SDK's (`mcp` 2.x `MCPServer`) text for a tool whose handler raised an unexpected exception
+/// (`UnexpectedToolError`, tools/base.py `Tool.run`): this, then the tool's name, and nothing else. A deliberate
+/// `ToolError` and a refusal of the arguments add `: message`; an unknown tool is `Unknown tool: NAME`.
+const CRASH_PREFIX: &str = "Error executing tool ";
+
+/// What the SDK puts after `: ` when the crash was in a tool or resource the tool itself called (a nested
+/// `UnexpectedToolError`, or an `UnexpectedResourceError` of `ctx.read_resource`).
+const NESTED_RESOURCE_CRASHES: [&str; 2] = ["Error reading resource ", "Error creating resource from template "];
+
+/// How the SDK's log names the exception it answered a crash with: a [`Note::Failure`] holding this followed by a
+/// crash's text (see `server::transport::failures`) is that crash's traceback, not a request left unanswered.
+const CRASH_EXCEPTION: &str = "UnexpectedToolError: ";
+
+/// Judges the notes of the transcript against the requests left unanswered, and the tool calls answered with a
+/// crash.
 pub(super) fn check(input: &LayerInput, findings: &mut Findings) {
+    unanswered(input, findings);
+    crashed(input, findings);
+}
+
+/// `SERVER-HANDLER-PANIC` and `SERVER-HANDLER-HANG`: the notes of the transcript against the requests left
+/// unanswered.
+fn unanswered(input: &LayerInput, findings: &mut Findings) {
     // A request without a reply up to event `by` (a reply after a long wait may be the SDK's own answer to the input
     // closing, such as the Python SDK's -32000 "Connection closed").
     let unanswered_by = |index: usize, by: usize| -> bool {
@@ -27,6 +50,8 @@ pub(super) fn check(input: &LayerInput, findings: &mut Findings) {
     let mut blamed = HashSet::new();
     for (at, event) in input.transcript.events.iter().enumerate() {
         match event {
+            // A traceback of a crash the SDK answered with an isError result is `SERVER-HANDLER-CRASH`'s.
+            Event::Note(Note::Failure(failure)) if failure.contains(&format!("{CRASH_EXCEPTION}{CRASH_PREFIX}")) => {}
             Event::Note(Note::Failure(failure)) => {
                 // The request the failure cost: the latest one before it still unanswered (and not blamed yet).
                 let Some(request) = (0..at).rev().find(|&i| unanswered(i) && !blamed.contains(&i)) else { continue };
@@ -66,6 +91,109 @@ pub(super) fn check(input: &LayerInput, findings: &mut Findings) {
             _ => {}
         }
     }
+}
+
+/// `SERVER-HANDLER-CRASH`: every `tools/call` answered with the SDK's text for a crash of that tool
+/// ([`crash_text`]), with the traceback of a later [`Note::Failure`] that names the same text, when there is one.
+fn crashed(input: &LayerInput, findings: &mut Findings) {
+    let events = &input.transcript.events;
+    let mut crashes: Vec<Crash> = Vec::new();
+    for (request, read) in input.reads.iter().enumerate() {
+        let Some((Frame::Request(sent), _)) = read.sent() else { continue };
+        let Some(reply) = input.answers[request].filter(|_| sent.method == TOOLS_CALL) else { continue };
+        let Some(ServerLine::Reply { outcome: Some(Outcome::Result(result)), .. }) = input.reads[reply].server_line()
+        else {
+            continue;
+        };
+        let Some(text) = crash_reply(result) else { continue };
+        let Event::Sent(line) = &events[request] else { continue };
+        let Ok(message) = serde_json::from_slice::<Value>(line) else { continue };
+        let Some(name) = message.get("params").and_then(|p| p.get("name")).and_then(Value::as_str) else { continue };
+        let listed = input.policy.surface().filter(|s| s.learned).is_none_or(|s| s.lists_tool(name));
+        if listed && crash_text(text, name) {
+            crashes.push(Crash { request, reply, text: text.to_string(), traceback: None });
+        }
+    }
+    // Stderr's traceback is noted once, after the reply (the last one, see `server::transport::failures`): it is
+    // the latest crash's whose text the exception's line repeats.
+    for (at, event) in events.iter().enumerate() {
+        let Event::Note(Note::Failure(failure)) = event else { continue };
+        let owner = crashes.iter_mut().rev().find(|crash| {
+            crash.reply < at
+                && crash.traceback.is_none()
+                && failure.contains(&format!("{CRASH_EXCEPTION}{}", crash.text))
+        });
+        if let Some(crash) = owner {
+            // Where it was raised: the innermost frame, its source line and the exception (no caret lines, no
+            // SDK exception lines, which repeat the reply's text).
+            let sdk = format!("{CRASH_EXCEPTION}{CRASH_PREFIX}");
+            let lines: Vec<&str> = failure
+                .lines()
+                .map(str::trim)
+                .filter(|l| !l.is_empty() && !l.chars().all(|c| "^~ ".contains(c)) && !l.contains(&sdk))
+                .collect();
+            let innermost = lines.iter().rposition(|l| l.starts_with("File \"")).unwrap_or(0);
+            crash.traceback = Some(show_bytes(lines[innermost..].join(" | ").as_bytes(), 600));
+        }
+    }
+    for crash in crashes {
+        let what = described(&events[crash.request]);
+        let text = show_bytes(format!("{:?}", crash.text).as_bytes(), 300);
+        let traceback = crash.traceback.map_or_else(String::new, |traceback| format!("; raised at {traceback}"));
+        findings.add(
+            HANDLER_CRASH,
+            Some(crash.reply),
+            format!(
+                "the handler of {what} raised an unexpected exception: the SDK answered isError with its text for a \
+                 crash, {text}{traceback}"
+            ),
+        );
+    }
+}
+
+/// A tool call answered with a crash's text.
+struct Crash {
+    /// The events of the request and of its reply.
+    request: usize,
+    reply: usize,
+    /// The reply's text.
+    text: String,
+    /// The excerpt of its traceback on stderr, when one was noted.
+    traceback: Option<String>,
+}
+
+/// The text of a `tools/call` result that may be a crash's: `isError` true and a content of one text item.
+fn crash_reply(result: &Value) -> Option<&str> {
+    if result.get("isError") != Some(&Value::Bool(true)) {
+        return None;
+    }
+    match result.get("content")?.as_array()?.as_slice() {
+        [item] if item.get("type").and_then(Value::as_str) == Some("text") => item.get("text")?.as_str(),
+        _ => None,
+    }
+}
+
+/// True when `text` is exactly the Python SDK's answer to a crash of the tool `name`: `Error executing tool NAME`,
+/// or that followed by `: ` and the text of a crash in a tool or resource it called ([`nested_crash`]).
+fn crash_text(text: &str, name: &str) -> bool {
+    let Some(rest) = text.strip_prefix(CRASH_PREFIX).and_then(|rest| rest.strip_prefix(name)) else { return false };
+    rest.is_empty() || rest.strip_prefix(": ").is_some_and(nested_crash)
+}
+
+/// True when `text` is the SDK's text for a crash in a nested call: `Error executing tool INNER` (itself possibly
+/// nested), or `Error reading resource URI` / `Error creating resource from template URI` (a URI has no blanks, so
+/// a deliberate error's message that merely starts alike is not taken). A deliberate `ToolError` of the inner tool
+/// (`Error executing tool INNER: message`) is not.
+fn nested_crash(text: &str) -> bool {
+    if let Some(rest) = text.strip_prefix(CRASH_PREFIX) {
+        return match rest.split_once(": ") {
+            None => !rest.is_empty(),
+            Some((inner, rest)) => !inner.is_empty() && nested_crash(rest),
+        };
+    }
+    NESTED_RESOURCE_CRASHES.iter().any(|prefix| {
+        text.strip_prefix(prefix).is_some_and(|uri| !uri.is_empty() && !uri.contains(char::is_whitespace))
+    })
 }
 
 /// Drops the `JSONRPC-RESPONSE-MISSING` of a request a handler finding already names: the panic or the hang is why
@@ -148,9 +276,9 @@ fn described(event: &Event) -> String {
 
 #[cfg(test)]
 mod tests {
-    use crate::oracle::rules::{HANDLER_HANG, HANDLER_PANIC, RESPONSE_MISSING};
+    use crate::oracle::rules::{HANDLER_CRASH, HANDLER_HANG, HANDLER_PANIC, RESPONSE_MISSING};
     use crate::oracle::test_support::{dual, ids};
-    use crate::oracle::{Level, check};
+    use crate::oracle::{Level, Policy, check};
     use crate::transcript::{Ending, Event, Note, Transcript};
 
     const INIT: &str = r#"{"jsonrpc":"2.0","id":0,"method":"initialize","params":{"protocolVersion":"2025-06-18","capabilities":{},"clientInfo":{"name":"t","version":"1"}}}"#;
@@ -259,5 +387,105 @@ mod tests {
         };
         let found = check(&reused, &dual());
         assert!(!ids(&found).contains(&HANDLER_HANG), "{found:#?}");
+    }
+
+    /// A handshake, then `tool` called with `arguments` and answered with an isError result of these texts.
+    fn crash_call(tool: &str, arguments: &str, texts: &[&str], tail: Vec<Event>) -> Transcript {
+        let call = format!(
+            r#"{{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{{"name":"{tool}","arguments":{arguments}}}}}"#
+        );
+        let content: Vec<String> =
+            texts.iter().map(|text| serde_json::json!({"type": "text", "text": text}).to_string()).collect();
+        let reply =
+            format!(r#"{{"jsonrpc":"2.0","id":1,"result":{{"content":[{}],"isError":true}}}}"#, content.join(","));
+        let mut events = vec![sent(INIT), got(INIT_OK), sent(INITIALIZED), sent(&call), got(&reply)];
+        events.extend(tail);
+        Transcript { events, ending: Ending::Closed }
+    }
+
+    fn crashes(transcript: &Transcript, policy: &Policy) -> Vec<crate::oracle::Finding> {
+        check(transcript, policy).into_iter().filter(|f| f.rule == HANDLER_CRASH).collect()
+    }
+
+    /// The Python SDK's log of a crash it answered, as `server::transport::failures` excerpts it.
+    const TRACEBACK: &str = "Traceback (most recent call last):\n  File \"/srv/notes.py\", line 83, in search_notes\n    \
+        first = words[0]\nIndexError: list index out of range\n\
+        mcp.server.mcpserver.exceptions.UnexpectedToolError: Error executing tool search_notes";
+
+    #[test]
+    fn a_tool_call_answered_with_the_python_sdks_crash_text_is_a_crash_naming_the_tool_and_arguments() {
+        let found = crashes(
+            &crash_call("search_notes", r#"{"query":""}"#, &["Error executing tool search_notes"], vec![]),
+            &dual(),
+        );
+        assert_eq!(found.len(), 1, "{found:#?}");
+        assert_eq!((found[0].level, found[0].event), (Level::Warning, Some(4)));
+        for part in
+            [r#"tools/call of tool "search_notes" with arguments {"query":""}"#, "Error executing tool search_notes"]
+        {
+            assert!(found[0].detail.contains(part), "{part}: {}", found[0].detail);
+        }
+        // The traceback noted after it is the crash's (and no request left unanswered is blamed for it).
+        let unanswered =
+            sent(r#"{"jsonrpc":"2.0","id":2,"method":"tools/call","params":{"name":"get_note","arguments":{"id":1}}}"#);
+        let noted = crash_call(
+            "search_notes",
+            r#"{"query":""}"#,
+            &["Error executing tool search_notes"],
+            vec![unanswered, Event::Note(Note::Failure(TRACEBACK.into()))],
+        );
+        let all = check(&noted, &dual());
+        assert!(!ids(&all).contains(&HANDLER_PANIC), "{all:#?}");
+        let found = crashes(&noted, &dual());
+        assert_eq!(found.len(), 1, "{found:#?}");
+        let raised = r#"; raised at File "/srv/notes.py", line 83, in search_notes | first = words[0] | IndexError: list index out of range"#;
+        assert!(found[0].detail.ends_with(raised), "{}", found[0].detail);
+        // A crash in a tool or resource the tool called: the SDK's nested text.
+        for nested in [
+            "Error executing tool outer: Error executing tool inner",
+            "Error executing tool outer: Error executing tool middle: Error executing tool inner",
+            "Error executing tool outer: Error reading resource notes://1",
+            "Error executing tool outer: Error creating resource from template notes://{id}",
+        ] {
+            let found = crashes(&crash_call("outer", "{}", &[nested], vec![]), &dual());
+            assert_eq!(found.len(), 1, "{nested}: {found:#?}");
+        }
+    }
+
+    #[test]
+    fn a_deliberate_tool_error_a_refusal_of_arguments_and_an_unknown_tool_are_no_crash() {
+        let validation = "Error executing tool get_note: 1 validation error for get_noteArguments\nid\n  Input should be a \
+            valid integer, unable to parse string as an integer [type=int_parsing, input_value='x', input_type=str]";
+        let quiet: [(&str, &[&str]); 10] = [
+            ("get_note", &["Error executing tool get_note: no note 3"]),
+            ("get_note", &[validation]),
+            ("get_note", &["Error executing tool get_note: "]),
+            ("nope", &["Unknown tool: nope"]),
+            // Another tool's name, or a longer one.
+            ("search_notes", &["Error executing tool get_note"]),
+            ("search_notes", &["Error executing tool search_notes_v2"]),
+            // A deliberate ToolError of a nested tool; a message that only starts like a resource crash.
+            ("outer", &["Error executing tool outer: Error executing tool inner: no such note"]),
+            ("outer", &["Error executing tool outer: Error reading resource notes://1: permission denied"]),
+            // Not the one text item the SDK writes.
+            ("search_notes", &["Error executing tool search_notes", "more"]),
+            ("search_notes", &[]),
+        ];
+        for (tool, texts) in quiet {
+            let found = crashes(&crash_call(tool, "{}", texts, vec![]), &dual());
+            assert!(found.is_empty(), "{tool} {texts:?}: {found:#?}");
+        }
+        // Not an isError result.
+        let ok = r#"{"jsonrpc":"2.0","id":1,"result":{"content":[{"type":"text","text":"Error executing tool add"}]}}"#;
+        let mut transcript = crash_call("add", "{}", &["x"], vec![]);
+        transcript.events[4] = got(ok);
+        assert!(crashes(&transcript, &dual()).is_empty());
+        // A learned surface that does not list the tool: not the author's tool.
+        let surface = dual().with_surface(crate::surface::Surface::built_in());
+        assert!(
+            crashes(&crash_call("search_notes", "{}", &["Error executing tool search_notes"], vec![]), &surface)
+                .is_empty()
+        );
+        assert_eq!(crashes(&crash_call("add", "{}", &["Error executing tool add"], vec![]), &surface).len(), 1);
     }
 }

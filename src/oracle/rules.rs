@@ -100,6 +100,8 @@ pub const SERVER_HANG: &str = "SERVER-HANG";
 pub const HANDLER_PANIC: &str = "SERVER-HANDLER-PANIC";
 /// A request's handler returns.
 pub const HANDLER_HANG: &str = "SERVER-HANDLER-HANG";
+/// A tool's handler does not crash: no isError result that is an SDK's answer to an unexpected exception.
+pub const HANDLER_CRASH: &str = "SERVER-HANDLER-CRASH";
 /// A server that owes no reply exits when its input closes.
 pub const SERVER_SHUTDOWN: &str = "SERVER-SHUTDOWN";
 /// No server-to-client requests on a modern connection.
@@ -352,6 +354,22 @@ pub static RULES: &[Rule] = &[
         "JSON-RPC 2.0 §4 (the Server MUST reply with a Response); MCP basic/lifecycle.mdx §Timeouts (clients \
          SHOULD time requests out and enforce a maximum timeout to limit the impact of a misbehaving server: a \
          safeguard against a handler that never returns, not a licence for one)",
+    ),
+    should(
+        HANDLER_CRASH,
+        BOTH,
+        "A tool's handler does not crash: it fires on a tools/call result with isError true whose content is one \
+         text item that is exactly the Python SDK's (`mcp` 2.x MCPServer) answer to an unexpected exception in the \
+         tool, `Error executing tool NAME` for the tool called (followed by `: Error executing tool INNER` or `: Error \
+         reading resource URI` when a tool or resource it called crashed), and names the tool, its arguments and, \
+         when the server's stderr showed it, the traceback. A deliberate ToolError (`Error executing tool NAME: \
+         message`), the SDK's refusal of arguments its schema rejects and an unknown tool are not judged. A SHOULD: \
+         the request is answered as the spec asks, so no protocol rule is broken; the author's code raised where it \
+         should have returned a result or a ToolError.",
+        "MCP 2025-11-25 and 2026-07-28 server/tools.mdx §Error Handling (tool execution errors are reported in the \
+         result with isError: true: the SDK kept the protocol; an exception the tool did not mean is the author's \
+         bug, not a protocol violation, hence no MUST); mcp 2.3.0 server/mcpserver/exceptions.py \
+         UnexpectedToolError, tools/base.py Tool.run (the exact text of a crash)",
     ),
     should(
         SERVER_SHUTDOWN,

@@ -1,12 +1,24 @@
 //! Handler failures on a server's stderr: the excerpt that shows a Rust panic (`panicked at`) or a Python traceback
 //! (`Traceback (most recent call last)`), which a stdio or HTTP conversation notes ([`Note::Failure`]) when it gives
 //! up on a request, so the oracle reports the request a handler's failure left unanswered (`SERVER-HANDLER-PANIC`) instead of
-//! taking it for a slow tool.
+//! taking it for a slow tool. A crash the Python SDK caught and answered with an isError result (its
+//! `UnexpectedToolError`, logged with the author's exception as its cause) keeps the author's traceback, ended by the
+//! SDK's exception line: the oracle gives it to that reply's `SERVER-HANDLER-CRASH` ([`answered`]).
 //!
 //! [`Note::Failure`]: crate::transcript::Note::Failure
 
 /// What starts a handler failure's report on stderr.
 const MARKERS: [&str; 2] = ["panicked at", "Traceback (most recent call last)"];
+
+/// The exception line of a Python SDK's answered tool crash: its `UnexpectedToolError` with the text the client
+/// got, `Error executing tool NAME` (mcp 2.x tools/base.py `Tool.run`).
+const ANSWERED_CRASH: &str = "UnexpectedToolError: Error executing tool ";
+
+/// What Python prints between a chained exception's cause and the exception (`raise ... from cause`).
+const DIRECT_CAUSE: &str = "The above exception was the direct cause of the following exception:";
+
+/// The longest exception line of an answered crash kept after its cause's traceback.
+const CRASH_LINE_BYTES: usize = 300;
 
 /// The most lines of a report kept after its first.
 const EXCERPT_LINES: usize = 12;
@@ -17,8 +29,15 @@ const EXCERPT_BYTES: usize = 2000;
 /// The last failure report in `tail`. A Rust panic: from the start of the line its marker is on, its first lines. A
 /// Python traceback: its header, its innermost frames (the end of the traceback, where it was raised) and the
 /// exception's line, within the bounds.
+///
+/// A Python SDK's answered tool crash ([`ANSWERED_CRASH`], raised from the author's exception): the excerpt of its
+/// cause's traceback (the author's frames), then the SDK's exception line.
 pub(crate) fn last_excerpt(tail: &[u8]) -> Option<String> {
-    let text = String::from_utf8_lossy(tail);
+    excerpt(&String::from_utf8_lossy(tail))
+}
+
+/// [`last_excerpt`] of `text`.
+fn excerpt(text: &str) -> Option<String> {
     let at = MARKERS.iter().filter_map(|marker| text.rfind(marker)).max()?;
     let start = text[..at].rfind('\n').map_or(0, |newline| newline + 1);
     let mut lines = text[start..].lines();
@@ -37,7 +56,7 @@ pub(crate) fn last_excerpt(tail: &[u8]) -> Option<String> {
     } else {
         body.extend(lines.take(EXCERPT_LINES));
     }
-    let mut excerpt = String::from(header);
+    let mut out = String::from(header);
     let mut budget = EXCERPT_BYTES.saturating_sub(header.len());
     // Keep the innermost lines when the bound cuts: drop from the front of the body.
     let mut kept: Vec<&str> = Vec::new();
@@ -49,10 +68,29 @@ pub(crate) fn last_excerpt(tail: &[u8]) -> Option<String> {
         kept.push(line);
     }
     for line in kept.iter().rev() {
-        excerpt.push('\n');
-        excerpt.push_str(line);
+        out.push('\n');
+        out.push_str(line);
     }
-    Some(excerpt.trim_end().to_string())
+    let out = out.trim_end();
+    let exception = out.lines().next_back().unwrap_or_default();
+    if header.contains(MARKERS[1])
+        && exception.contains(ANSWERED_CRASH)
+        && let Some(before) = text[..start].trim_end().strip_suffix(DIRECT_CAUSE)
+        && let Some(cause) = excerpt(before)
+    {
+        let mut end = exception.len().min(CRASH_LINE_BYTES);
+        while !exception.is_char_boundary(end) {
+            end -= 1;
+        }
+        return Some(format!("{cause}\n{}", &exception[..end]));
+    }
+    Some(out.to_string())
+}
+
+/// True when `excerpt` is a crash the Python SDK caught and answered with an isError result (its exception line is
+/// [`ANSWERED_CRASH`]'s): no request was left unanswered by it.
+pub(crate) fn answered(excerpt: &str) -> bool {
+    excerpt.lines().next_back().is_some_and(|line| line.contains(ANSWERED_CRASH))
 }
 
 /// The last failure report in `tail` when it is the author's: [`last_excerpt`], unless it is [`in_sdk`].
@@ -113,5 +151,34 @@ mod tests {
         assert!(!super::in_sdk("thread 'main' panicked at src/store.rs:42:17:\nindex out of bounds"));
         let rmcp = "thread 'main' panicked at /root/.cargo/registry/src/index.crates.io-1/rmcp-3.11.0/src/service.rs:9:5:\nboom";
         assert!(super::in_sdk(rmcp));
+    }
+
+    #[test]
+    fn a_crash_the_python_sdk_answered_keeps_the_authors_traceback_and_the_sdks_exception_line() {
+        let sdk = "/venv/lib/python3.11/site-packages/mcp/server/mcpserver";
+        let log = format!(
+            "Tool 'search_notes' raised an unexpected exception\nTraceback (most recent call last):\n  File \
+             \"{sdk}/tools/base.py\", line 179, in run\n    result = await call_fn()\n  File \"/srv/notes.py\", line 83, \
+             in search_notes\n    first = words[0]\n            ~~~~~^^^\nIndexError: list index out of range\n\n\
+             The above exception was the direct cause of the following exception:\n\nTraceback (most recent call \
+             last):\n  File \"{sdk}/tools/base.py\", line 213, in run\n    raise UnexpectedToolError(...) from exc\n\
+             mcp.server.mcpserver.exceptions.UnexpectedToolError: Error executing tool search_notes\n\
+             Tool 'get_note' failed: 'Error executing tool get_note: no note 3'\n"
+        );
+        let excerpt = super::authors_excerpt(log.as_bytes()).unwrap();
+        assert!(excerpt.starts_with("Traceback") && excerpt.contains("notes.py\", line 83"), "{excerpt}");
+        assert!(
+            excerpt.ends_with(
+                "IndexError: list index out of range\nmcp.server.mcpserver.exceptions.UnexpectedToolError: Error \
+                 executing tool search_notes"
+            ),
+            "{excerpt}"
+        );
+        assert!(super::answered(&excerpt));
+        // Without its cause the SDK's own traceback stays the SDK's; an author's traceback is no answered crash.
+        let alone = &log[log.find("\n\nThe above").unwrap() + 2..];
+        assert_eq!(super::authors_excerpt(alone.as_bytes()), None);
+        let raised = "Traceback (most recent call last):\n  File \"/srv/notes.py\", line 9, in f\nKeyError: 'x'\n";
+        assert!(!super::answered(&last_excerpt(raised.as_bytes()).unwrap()));
     }
 }

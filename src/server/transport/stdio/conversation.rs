@@ -298,15 +298,17 @@ impl Conversation<'_> {
     }
 
     /// Notes a handler failure the server's stderr shows since the last one accounted for (see
-    /// `transport::failures`): called where the conversation gives up on a request. True when it noted one.
+    /// `transport::failures`): called where the conversation gives up on a request. True when it noted one that may
+    /// have cost a reply (not a crash the SDK answered with an isError result: a slow call is still slow then).
     pub(super) fn note_failure(&mut self) -> bool {
-        let excerpt = crate::server::transport::failures::authors_excerpt(&self.process.stderr_now());
+        use crate::server::transport::failures::{answered, authors_excerpt};
+        let excerpt = authors_excerpt(&self.process.stderr_now());
         let new = excerpt.is_some() && excerpt != self.failure_seen;
         if new {
             self.failure_seen = excerpt.clone();
-            self.record(Event::Note(Note::Failure(excerpt.unwrap_or_default())));
+            self.record(Event::Note(Note::Failure(excerpt.clone().unwrap_or_default())));
         }
-        new
+        new && !excerpt.as_deref().is_some_and(answered)
     }
 
     pub(super) fn record(&mut self, event: Event) {

@@ -54,7 +54,7 @@ fn excerpt(text: &str) -> Option<String> {
         let keep = body.len().saturating_sub(EXCERPT_LINES);
         body.drain(..keep);
     } else {
-        body.extend(lines.take(EXCERPT_LINES));
+        body.extend(panic_body(lines));
     }
     let mut out = String::from(header);
     let mut budget = EXCERPT_BYTES.saturating_sub(header.len());
@@ -87,10 +87,42 @@ fn excerpt(text: &str) -> Option<String> {
     Some(out.to_string())
 }
 
+/// The lines of a Rust panic's report after its header: the message, up to the backtrace (`stack backtrace:`) or
+/// the hint to get one (`note: run with`), then, from a backtrace, only the innermost frame that is not the
+/// standard library's or the panic machinery's (the author's function, as `in rmcp_notes::Notes::get_note`).
+fn panic_body<'a>(lines: impl Iterator<Item = &'a str>) -> Vec<&'a str> {
+    let mut body = Vec::new();
+    let mut lines = lines.take(EXCERPT_LINES * 4);
+    for line in lines.by_ref() {
+        if line.starts_with("stack backtrace:") || line.starts_with("note: ") {
+            break;
+        }
+        if body.len() < EXCERPT_LINES {
+            body.push(line);
+        }
+    }
+    let machinery = ["__rustc::", "core::", "std::", "rust_begin_unwind", "<core::", "<std::", "<alloc::"];
+    let frame = lines
+        .filter_map(|line| line.trim_start().split_once(": "))
+        .map(|(_, name)| name)
+        .find(|name| !machinery.iter().any(|prefix| name.starts_with(prefix)));
+    if let Some(frame) = frame {
+        body.push(frame);
+    }
+    body
+}
+
 /// True when `excerpt` is a crash the Python SDK caught and answered with an isError result (its exception line is
 /// [`ANSWERED_CRASH`]'s): no request was left unanswered by it.
 pub(crate) fn answered(excerpt: &str) -> bool {
     excerpt.lines().next_back().is_some_and(|line| line.contains(ANSWERED_CRASH))
+}
+
+/// Where the last failure report in `tail` starts (the byte offset of its marker), if there is one: two reports
+/// with the same text (the same panic again) are told apart by where they are in the stream.
+pub(crate) fn last_marker(tail: &[u8]) -> Option<usize> {
+    let find = |marker: &str| tail.windows(marker.len()).rposition(|window| window == marker.as_bytes());
+    MARKERS.iter().filter_map(|marker| find(marker)).max()
 }
 
 /// The last failure report in `tail` when it is the author's: [`last_excerpt`], unless it is [`in_sdk`].
@@ -127,6 +159,22 @@ mod tests {
         assert!(excerpt.ends_with("IndexError: list index out of range"), "{excerpt}");
         assert_eq!(last_excerpt(b"INFO started\nWARNING slow request\n"), None);
         assert_eq!(last_excerpt(b""), None);
+        assert_eq!(super::last_marker(b"x\nthread 'main' panicked at a.rs:1:1:\nboom\n"), Some(16));
+        let twice = b"thread 'main' panicked at a.rs:1:1:\nboom\nthread 'main' panicked at a.rs:1:1:\nboom\n";
+        assert_eq!(super::last_marker(twice), Some(55), "the same panic again is a later one");
+        assert_eq!(super::last_marker(b"INFO started\n"), None);
+    }
+
+    #[test]
+    fn a_rust_backtrace_is_cut_to_the_message_and_the_authors_frame() {
+        let backtrace = "thread 'main' (7) panicked at src/lib.rs:140:18:\nindex out of bounds: the len is 0 but the index is 9\nstack backtrace:\n   0: __rustc::rust_begin_unwind\n             at /rustc/x/library/std/src/panicking.rs:689:5\n   1: core::panicking::panic_bounds_check\n   2: rmcp_notes::Notes::get_note::{{closure}}\n   3: <F as rmcp::handler::server::tool::CallToolHandler>::call\n";
+        let excerpt = last_excerpt(backtrace.as_bytes()).unwrap();
+        assert_eq!(
+            excerpt,
+            "thread 'main' (7) panicked at src/lib.rs:140:18:\nindex out of bounds: the len is 0 but the index is 9\nrmcp_notes::Notes::get_note::{{closure}}"
+        );
+        let hint = "thread 'main' panicked at src/a.rs:1:1:\nboom\nnote: run with `RUST_BACKTRACE=1` environment variable to display a backtrace\n";
+        assert_eq!(last_excerpt(hint.as_bytes()).unwrap(), "thread 'main' panicked at src/a.rs:1:1:\nboom");
     }
 
     #[test]

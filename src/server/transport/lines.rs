@@ -40,18 +40,29 @@ pub fn read_bounded_line(reader: &mut impl BufRead, max: usize) -> std::io::Resu
     }
 }
 
+/// The last bytes of a stream, and how many came before them: so a position in the stream stays the same however
+/// much of its front was dropped.
+#[derive(Clone, Debug, Default)]
+pub(crate) struct Tail {
+    /// The last bytes read.
+    pub(crate) bytes: Vec<u8>,
+    /// How many bytes of the stream came before `bytes` (dropped to keep the bound).
+    pub(crate) dropped: u64,
+}
+
 /// Keeps the last `keep` bytes of `stream` in `tail` until the stream ends.
-pub(crate) fn read_tail(mut stream: impl Read, tail: &Mutex<Vec<u8>>, keep: usize) {
+pub(crate) fn read_tail(mut stream: impl Read, tail: &Mutex<Tail>, keep: usize) {
     let mut chunk = [0u8; 8192];
     while let Ok(n) = stream.read(&mut chunk) {
         if n == 0 {
             return;
         }
         let Ok(mut tail) = tail.lock() else { return };
-        tail.extend_from_slice(&chunk[..n]);
-        if tail.len() > keep {
-            let excess = tail.len() - keep;
-            tail.drain(..excess);
+        tail.bytes.extend_from_slice(&chunk[..n]);
+        if tail.bytes.len() > keep {
+            let excess = tail.bytes.len() - keep;
+            tail.bytes.drain(..excess);
+            tail.dropped += excess as u64;
         }
     }
 }

@@ -20,7 +20,7 @@
 pub mod mutate;
 pub mod wire;
 
-use super::lines::read_tail;
+use super::lines::{Tail, read_tail};
 use crate::protocol::envelope::{self, PROTOCOL_VERSION_KEY};
 use crate::protocol::era::LATEST_MODERN_VERSION;
 use crate::protocol::http::{header_value, mirrored_name};
@@ -161,12 +161,12 @@ struct Managed {
 #[derive(Debug)]
 struct Running {
     child: Child,
-    output: Arc<Mutex<Vec<u8>>>,
+    output: Arc<Mutex<Tail>>,
 }
 
 impl Running {
     fn tail(&self) -> Vec<u8> {
-        self.output.lock().map(|tail| tail.clone()).unwrap_or_default()
+        self.output.lock().map(|tail| tail.bytes.clone()).unwrap_or_default()
     }
 
     fn stop(&mut self) {
@@ -206,7 +206,7 @@ impl Managed {
             .spawn()
             .with_context(|| format!("cannot start server `{}`", self.command.program))?;
         *self.started.lock().map_err(|_| anyhow::anyhow!("poisoned"))? += 1;
-        let output = Arc::new(Mutex::new(Vec::new()));
+        let output = Arc::new(Mutex::new(Tail::default()));
         for stream in [
             child.stdout.take().map(|s| Box::new(s) as Box<dyn std::io::Read + Send>),
             child.stderr.take().map(|s| Box::new(s) as _),

@@ -40,6 +40,14 @@ pub enum Barrier {
     },
 }
 
+/// How often the stderr is looked at while a reply is owed: a handler's panic or traceback there means its request
+/// will not be answered, so the barrier need not wait the whole reply timeout for it.
+const FAILURE_POLL: Duration = Duration::from_millis(100);
+
+/// How long a reply is still waited for once the stderr showed a handler's failure: long enough for the reply of a
+/// request answered with the failure (a crash the SDK caught) or written just before it.
+const FAILURE_GRACE: Duration = Duration::from_millis(250);
+
 impl Conversation<'_> {
     /// Waits for every owed reply (up to the reply timeout), then for quiet output; `Some` when the server ended.
     /// Requests still unanswered afterwards are not waited for again. Where a sentinel is harmless, its reply ends
@@ -50,7 +58,7 @@ impl Conversation<'_> {
         }
         self.settled = false;
         let started = Instant::now();
-        let limit = if self.stalled { timeouts.settle } else { timeouts.reply_for(self.heard) };
+        let mut limit = if self.stalled { timeouts.settle } else { timeouts.reply_for(self.heard) };
         loop {
             // A sentinel waits for a server still starting (the clock, owed nothing, would wait only the settle
             // time): so a line it crashes on is read before its input closes, however slow the machine. Not
@@ -62,11 +70,14 @@ impl Conversation<'_> {
                 return self.sentinel_barrier(form, timeouts);
             }
             let left = limit.saturating_sub(started.elapsed());
-            let wait = if self.owes() { left } else { timeouts.settle.min(left) };
+            let wait = if self.owes() { left.min(FAILURE_POLL) } else { timeouts.settle.min(left) };
             match self.process.output.recv_timeout(wait) {
                 Ok(Stdout::Line(line)) => self.receive(line),
                 Ok(Stdout::End) | Err(RecvTimeoutError::Disconnected) => return self.ended(timeouts),
                 Err(RecvTimeoutError::Timeout) => {
+                    if self.owes() && started.elapsed() < limit && self.failed_unanswered() {
+                        limit = limit.min(started.elapsed() + FAILURE_GRACE);
+                    }
                     if !self.owes() || started.elapsed() >= limit {
                         if !self.stalled {
                             if let Some(ending) = self.probe_liveness(timeouts) {
@@ -234,12 +245,15 @@ impl Conversation<'_> {
     /// After a sentinel's reply: waits up to the reply timeout for the tool calls still running, then cancels those
     /// still open ([`Conversation::cancel_slow_tools`]); `Some` when the server ended.
     fn await_slow_tools(&mut self, timeouts: Timeouts) -> Option<Ending> {
-        let until = Instant::now() + timeouts.reply;
+        let mut until = Instant::now() + timeouts.reply;
         while !self.slow_tools().is_empty() && Instant::now() < until {
-            match self.process.output.recv_timeout(until.saturating_duration_since(Instant::now())) {
+            match self.process.output.recv_timeout(until.saturating_duration_since(Instant::now()).min(FAILURE_POLL)) {
                 Ok(Stdout::Line(line)) => self.receive(line),
                 Ok(Stdout::End) | Err(RecvTimeoutError::Disconnected) => return self.ended(timeouts),
-                Err(RecvTimeoutError::Timeout) => break,
+                Err(RecvTimeoutError::Timeout) if self.failed_unanswered() => {
+                    until = until.min(Instant::now() + FAILURE_GRACE);
+                }
+                Err(RecvTimeoutError::Timeout) => {}
             }
         }
         self.cancel_slow_tools(timeouts);

@@ -16,6 +16,7 @@ use crate::server::transport::lines::OutputLine;
 use crate::server::{MAX_EVENTS, Timeouts};
 use crate::transcript::{Ending, Event, Input, Note, Transcript, seen};
 use std::collections::{HashMap, HashSet};
+use std::time::{Duration, Instant};
 
 /// How a conversation on a process ended for the target.
 pub(super) enum End {
@@ -67,10 +68,10 @@ impl Process {
             spoke: false,
             failure_seen: None,
             tools: HashMap::new(),
-            answered_tools: HashSet::new(),
+            answered_tools: HashMap::new(),
             reasked: false,
         };
-        talk.failure_seen = crate::server::transport::failures::authors_excerpt(&talk.process.stderr_now());
+        talk.failure_seen = failure_at(&talk.process.stderr_now());
         // Only a ping sentinel reads the era the lines ahead open (`Conversation::form`): the clock and neutral
         // sentinels need not parse them at every sync point.
         let reads_ahead = matches!(barrier, Barrier::Sentinel { neutral: false, .. });
@@ -162,15 +163,16 @@ pub(super) struct Conversation<'a> {
     /// Reused ids a reply came for: the oracle takes such a group of twins as answered, whichever the reply was
     /// for, and judges none of them.
     pub(super) twins_answered: HashSet<RequestId>,
-    /// The tool and the line of every well-formed `tools/call` sent, by id (for [`Conversation::reask`]).
-    pub(super) tools: HashMap<RequestId, (String, Vec<u8>)>,
-    /// The tools a call of which was answered.
-    pub(super) answered_tools: HashSet<String>,
+    /// The tool, the line and when it was sent, of every well-formed `tools/call`, by id (for
+    /// [`Conversation::reask`]).
+    pub(super) tools: HashMap<RequestId, (String, Vec<u8>, Instant)>,
+    /// The tools a call of which was answered, each with the longest such a call took.
+    pub(super) answered_tools: HashMap<String, Duration>,
     /// Set once a tool call was re-asked ([`Conversation::reask`]).
     pub(super) reasked: bool,
-    /// The last handler failure on the server's stderr already accounted for (noted, or there before the
-    /// conversation began on a kept process).
-    pub(super) failure_seen: Option<String>,
+    /// Where in the server's stderr the last handler failure already accounted for starts (noted, or there before
+    /// the conversation began on a kept process): the same panic again, later, is a new one.
+    pub(super) failure_seen: Option<u64>,
 }
 
 /// The conversation's own handshake, as the server sees it: the era its first request opened, whether an
@@ -219,7 +221,7 @@ impl Conversation<'_> {
             if let Some(cancel) = tool_call_cancel(line) {
                 self.tool_calls.insert(id.clone(), (cancel, self.sent));
                 if let Some(tool) = super::reask::called_tool(line) {
-                    self.tools.insert(id.clone(), (tool, line.to_vec()));
+                    self.tools.insert(id.clone(), (tool, line.to_vec(), Instant::now()));
                 }
             }
             self.owe(id);
@@ -278,8 +280,10 @@ impl Conversation<'_> {
                 }
                 let answered = self.order.get(&id).copied();
                 self.answered_up_to = self.answered_up_to.max(answered);
-                if let Some((tool, _)) = self.tools.get(&id) {
-                    self.answered_tools.insert(tool.clone());
+                if let Some((tool, _, sent)) = self.tools.get(&id) {
+                    let took = sent.elapsed();
+                    let longest = self.answered_tools.entry(tool.clone()).or_default();
+                    *longest = (*longest).max(took);
                 }
                 let count = self.open.entry(id.clone()).or_default();
                 *count -= 1;
@@ -302,13 +306,25 @@ impl Conversation<'_> {
     /// have cost a reply (not a crash the SDK answered with an isError result: a slow call is still slow then).
     pub(super) fn note_failure(&mut self) -> bool {
         use crate::server::transport::failures::{answered, authors_excerpt};
-        let excerpt = authors_excerpt(&self.process.stderr_now());
-        let new = excerpt.is_some() && excerpt != self.failure_seen;
-        if new {
-            self.failure_seen = excerpt.clone();
-            self.record(Event::Note(Note::Failure(excerpt.clone().unwrap_or_default())));
+        let tail = self.process.stderr_now();
+        let Some(at) = failure_at(&tail) else { return false };
+        if self.failure_seen.is_some_and(|seen| seen >= at) {
+            return false;
         }
-        new && !excerpt.as_deref().is_some_and(answered)
+        self.failure_seen = Some(at);
+        let Some(excerpt) = authors_excerpt(&tail.bytes) else { return false };
+        let cost_a_reply = !answered(&excerpt);
+        self.record(Event::Note(Note::Failure(excerpt)));
+        cost_a_reply
+    }
+
+    /// True when the server's stderr shows a handler failure not yet accounted for that costs a reply (not a crash
+    /// the SDK answered): the request it failed on will not be answered. Nothing is noted.
+    pub(super) fn failed_unanswered(&self) -> bool {
+        use crate::server::transport::failures::{answered, authors_excerpt};
+        let tail = self.process.stderr_now();
+        let new = failure_at(&tail).is_some_and(|at| self.failure_seen.is_none_or(|seen| at > seen));
+        new && authors_excerpt(&tail.bytes).is_some_and(|excerpt| !answered(&excerpt))
     }
 
     pub(super) fn record(&mut self, event: Event) {
@@ -395,6 +411,11 @@ impl Handshake {
             self.result = true;
         }
     }
+}
+
+/// Where in the whole stderr stream the last failure report of `tail` starts, if it shows one.
+fn failure_at(tail: &crate::server::transport::lines::Tail) -> Option<u64> {
+    crate::server::transport::failures::last_marker(&tail.bytes).map(|at| tail.dropped + at as u64)
 }
 
 /// The id a line's reply will carry, when the line is a request that owes one: a valid request whose params are
@@ -528,6 +549,11 @@ mod tests {
             r#"{"jsonrpc":"2.0","id":1,"method":"logging/setLevel","params":{"_meta":{"io.modelcontextprotocol/protocolVersion":"2026-07-28"}}}"#,
         );
         assert!(!self_contained(&[setlevel]));
+        // A tool call may change the server's state: the next conversation gets a fresh process.
+        let call = line(
+            r#"{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"add","_meta":{"io.modelcontextprotocol/protocolVersion":"2026-07-28"}}}"#,
+        );
+        assert!(!self_contained(&[call]));
     }
 
     #[test]

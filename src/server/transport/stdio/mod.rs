@@ -26,7 +26,7 @@ pub use process::{end_all, no_huge_pages};
 
 use crate::model::Eras;
 use crate::protocol::envelope;
-use crate::protocol::methods::{INITIALIZE, INITIALIZED};
+use crate::protocol::methods::{INITIALIZE, INITIALIZED, TOOLS_CALL};
 use crate::protocol::{Frame, IdField, RequestId};
 use crate::server::{DeadlinePassed, ServerCommand, Target, Timeouts};
 use crate::transcript::{Ending, Input, Transcript};
@@ -211,11 +211,13 @@ impl StdioTarget {
     }
 }
 
-/// Methods that leave state on a connection (or open the handshake era): a conversation sending one, even
-/// malformed, gets a process of its own.
+/// Methods that leave state on a connection (or open the handshake era), or may change the server's own (a tool
+/// call: a note stored, a lock a panic poisoned): a conversation sending one, even malformed, gets a process of its
+/// own, so what it finds does not depend on the conversations before it.
 const STATEFUL: &[&str] = &[
     INITIALIZE,
     INITIALIZED,
+    TOOLS_CALL,
     "logging/setLevel",
     "resources/subscribe",
     "resources/unsubscribe",

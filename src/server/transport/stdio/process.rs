@@ -6,7 +6,7 @@
 //! is not left behind; the threads around a process poll their pipe and stop then: none outlives it. A
 //! [`Spawner`] starts processes ahead, so start-up overlaps the previous conversation.
 
-use crate::server::transport::lines::{OutputLine, read_bounded_line, read_tail};
+use crate::server::transport::lines::{OutputLine, Tail, read_bounded_line, read_tail};
 use crate::server::{END_GRACE, MAX_LINE_BYTES, STDERR_TAIL_BYTES, ServerCommand};
 use crate::transcript::Ending;
 use anyhow::{Context, Result};
@@ -133,7 +133,7 @@ pub(super) struct Process {
     pub(super) input: Option<Sender<Vec<u8>>>,
     /// What the stdout reader thread reads, bounded ([`PENDING_LINES`] wait unread at most).
     pub(super) output: Receiver<Stdout>,
-    stderr: Arc<Mutex<Vec<u8>>>,
+    stderr: Arc<Mutex<Tail>>,
     /// Disconnected once the stderr reader has read the stream to its end.
     stderr_done: Receiver<()>,
     /// When the conversation is over, and the run's deadline.
@@ -164,7 +164,7 @@ impl Process {
         });
         let (sender, output) = mpsc::sync_channel(PENDING_LINES);
         let reader = thread::spawn(move || read_lines(stdout, sender));
-        let tail = Arc::new(Mutex::new(Vec::new()));
+        let tail = Arc::new(Mutex::new(Tail::default()));
         let writer_tail = Arc::clone(&tail);
         let (done, stderr_done) = mpsc::channel::<()>();
         let tail_reader = thread::spawn(move || {
@@ -197,11 +197,11 @@ impl Process {
     /// the exit is often seen before the reader thread has read the last bytes written.
     fn stderr_tail(&self) -> Vec<u8> {
         let _ = self.stderr_done.recv_timeout(STDERR_DRAIN);
-        self.stderr.lock().map(|tail| tail.clone()).unwrap_or_default()
+        self.stderr.lock().map(|tail| tail.bytes.clone()).unwrap_or_default()
     }
 
-    /// The stderr tail as read so far (the process may still be running).
-    pub(super) fn stderr_now(&self) -> Vec<u8> {
+    /// The stderr tail as read so far (the process may still be running), and how many bytes came before it.
+    pub(super) fn stderr_now(&self) -> Tail {
         self.stderr.lock().map(|tail| tail.clone()).unwrap_or_default()
     }
 

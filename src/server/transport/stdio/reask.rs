@@ -1,8 +1,9 @@
 //! Telling a tool whose handler never returns from a slow one, over stdio: a tool call given up on at the reply
-//! timeout while the server answered later requests, when another call of the same tool was answered, is asked
-//! again (the same line under a harness id) and waited for [`CONFIRM_FACTOR`] times the reply timeout (at least
-//! [`CONFIRM_FLOOR`]). Answered, the tool was slow (the answer is in the transcript, and nothing is judged); not
-//! answered, the conversation notes the wait ([`Note::Waited`]) and the oracle reports the re-asked call
+//! timeout while the server answered later requests (or a liveness ping), when another call of the same tool was
+//! answered in the conversation, is asked again (the same line under a harness id) and waited for [`CONFIRM_FACTOR`]
+//! times the reply timeout, [`SLOWEST_FACTOR`] times the longest the tool took to answer in the conversation, and
+//! at least [`CONFIRM_FLOOR`]. Answered, the tool was slow (the answer is in the transcript, and nothing is judged);
+//! not answered, the conversation notes the wait ([`Note::Waited`]) and the oracle reports the re-asked call
 //! (`SERVER-HANDLER-HANG`). Only the first such call of a conversation is re-asked, so the extra wait is bounded.
 
 use super::conversation::Conversation;
@@ -12,14 +13,19 @@ use crate::protocol::methods::TOOLS_CALL;
 use crate::server::Timeouts;
 use crate::transcript::Note;
 use std::sync::mpsc::RecvTimeoutError;
-use std::time::Instant;
+use std::time::{Duration, Instant};
 
-/// The re-asked call is waited for this many times the reply timeout, and at least [`CONFIRM_FLOOR`].
+/// The re-asked call is waited for this many times the reply timeout (and see [`SLOWEST_FACTOR`], [`CONFIRM_FLOOR`]).
 pub(super) const CONFIRM_FACTOR: u32 = 5;
 
-/// The shortest wait for a re-asked call: a tool slow by design (server-everything's long-running operation takes
-/// 10 s by default) is not a hang on a loaded machine.
-pub(super) const CONFIRM_FLOOR: std::time::Duration = std::time::Duration::from_secs(30);
+/// The re-asked call is waited for this many times the longest the same tool took to answer in the conversation: a
+/// tool slow by design (server-everything's long-running operation takes 10 s by default) is not a hang on a loaded
+/// machine.
+pub(super) const SLOWEST_FACTOR: u32 = 3;
+
+/// The shortest wait for a re-asked call: a call of a tool that answered in milliseconds is given ten seconds, some
+/// thousand times as long, so a loaded machine does not make a hang of it.
+pub(super) const CONFIRM_FLOOR: Duration = Duration::from_secs(10);
 
 /// The prefix of a re-asked call's id (a string id no script uses).
 const REASK_PREFIX: &str = "mcp-wirefuzz-reask-";
@@ -35,8 +41,9 @@ impl Conversation<'_> {
     /// Re-asks the tool call `id`, given up on as slow, when it is the conversation's first and another call of its
     /// tool was answered (see the module documentation).
     pub(super) fn reask(&mut self, id: &RequestId, timeouts: Timeouts) {
-        let Some((tool, line)) = self.tools.get(id).cloned() else { return };
-        if self.reasked || !self.answered_tools.contains(&tool) {
+        let Some((tool, line, _)) = self.tools.get(id).cloned() else { return };
+        let Some(&slowest) = self.answered_tools.get(&tool) else { return };
+        if self.reasked {
             return;
         }
         self.reasked = true;
@@ -45,7 +52,7 @@ impl Conversation<'_> {
         message["id"] = serde_json::Value::String(again.clone());
         let again = RequestId::String(again);
         self.send(message.to_string().as_bytes());
-        let wait = (timeouts.reply * CONFIRM_FACTOR).max(CONFIRM_FLOOR);
+        let wait = (timeouts.reply * CONFIRM_FACTOR).max(slowest * SLOWEST_FACTOR).max(CONFIRM_FLOOR);
         let until = Instant::now() + wait;
         let mut waited = false;
         while self.open.contains_key(&again) {

@@ -21,7 +21,7 @@ use crate::protocol::methods::{
 use crate::protocol::{Era, ErrorObject, Frame, Outcome};
 use crate::script::{BAD_CURSOR, UNKNOWN_URI};
 use crate::surface::{Surface, compile};
-use crate::transcript::{Event, Transcript};
+use crate::transcript::{Event, Note, Transcript};
 use serde_json::{Map, Value};
 use std::collections::{BTreeSet, HashMap, HashSet};
 
@@ -61,6 +61,7 @@ pub(super) fn check(input: &LayerInput, findings: &mut Findings, coverage: &mut 
         }
     }
     let cancelled = cancelled_requests(transcript);
+    let waited = transcript.events.iter().position(|event| matches!(event, Event::Note(Note::Waited { .. })));
     let mut initialized_from: Option<usize> = None;
     let mut plain_seen = false;
     // A server that serves 2026-07-28 and got an enveloped request (one parsers differ on included) before any
@@ -141,6 +142,11 @@ pub(super) fn check(input: &LayerInput, findings: &mut Findings, coverage: &mut 
             }
         }
         let (Some(era), Some((at, outcome))) = (era, reply) else { continue };
+        // A reply that came only after the harness's long wait for it (a hung handler's call, answered with an
+        // error when the SDK closes the connection) is no answer of the handler's: SERVER-HANDLER-HANG has it.
+        if waited.is_some_and(|waited| index < waited && waited < at) {
+            continue;
+        }
         let before = findings.0.len();
         let mut judge = Judge { findings, at, exercised: &mut coverage.exercised };
         if era == Era::Modern
@@ -666,6 +672,28 @@ mod tests {
         let after_batch = [&batch, &invalid, &discover, &refused, &initialize, &initialized, &call, &no_meta];
         assert!(!rules(&after_batch).contains(&TOOL_VALID_ARGS), "a batch is no un-enveloped request");
         assert!(rules(&[&initialize, &initialized, &call, &no_meta]).contains(&TOOL_VALID_ARGS));
+    }
+
+    #[test]
+    fn an_error_that_came_only_after_the_long_wait_is_not_judged() {
+        let initialize = json!({"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-11-25",
+            "capabilities":{},"clientInfo":{"name":"t","version":"1"}}});
+        let initialized = json!({"jsonrpc":"2.0","id":1,"result":{"protocolVersion":"2025-11-25","capabilities":{},
+            "serverInfo":{"name":"s","version":"1"}}});
+        let call =
+            json!({"jsonrpc":"2.0","id":2,"method":"tools/call","params":{"name":"add","arguments":{"a":1,"b":2}}});
+        let closed = json!({"jsonrpc":"2.0","id":2,"error":{"code":-32000,"message":"Connection closed"}});
+        let sent = |line: &Value| Event::Sent(line.to_string().into_bytes());
+        let got = |line: &Value| Event::Received { line: line.to_string().into_bytes(), truncated: false };
+        let waited = Event::Note(Note::Waited { ms: 10_000 });
+        let rules = |events: Vec<Event>| -> Vec<&str> {
+            let transcript = Transcript { events, ending: crate::transcript::Ending::Closed };
+            check(&transcript, &policy()).iter().map(|f| f.rule).collect()
+        };
+        let answered = vec![sent(&initialize), got(&initialized), sent(&call), got(&closed)];
+        assert!(rules(answered).contains(&TOOL_VALID_ARGS), "an error in time is judged");
+        let closing = vec![sent(&initialize), got(&initialized), sent(&call), waited, got(&closed)];
+        assert!(!rules(closing).contains(&TOOL_VALID_ARGS), "an error only after the wait is the hang's");
     }
 
     #[test]

@@ -22,13 +22,20 @@ pub struct ForkServer {
 impl ForkServer {
     /// Starts `python forkservers/python/wirefuzz_forkserver.py --socket S [--preload M]... script` and waits
     /// until its socket exists.
+    #[allow(dead_code)] // Not every test binary that shares this module starts one without an environment.
     pub fn start(python: &Path, script: &Path, preload: &[&str]) -> ForkServer {
+        ForkServer::start_with(python, script, preload, &[])
+    }
+
+    /// [`ForkServer::start`] with `env` set for the fork server, so every server it forks sees it too.
+    pub fn start_with(python: &Path, script: &Path, preload: &[&str], env: &[(&str, &str)]) -> ForkServer {
         let socket = std::env::temp_dir().join(format!("wirefuzz-fs-{}-{}.sock", std::process::id(), unique()));
         let mut command = Command::new(python);
         command.arg(root().join("forkservers/python/wirefuzz_forkserver.py")).arg("--socket").arg(&socket);
         for module in preload {
             command.args(["--preload", module]);
         }
+        command.envs(env.iter().copied());
         let child = command.arg(script).stdin(Stdio::null()).spawn().expect("cannot start the fork server");
         let server = ForkServer { child, socket };
         let until = Instant::now() + Duration::from_secs(30);

@@ -13,6 +13,8 @@ The planted bugs (one at a time), each in the author's code, not the SDK's:
 - `error-valid-args`: `add_note` answers a JSON-RPC error for a title longer than 8 characters, though its
   inputSchema accepts any string.
 - `stdout-print`: `search_notes` prints a debug line on stdout (the protocol's channel) for a query with no words.
+  Harmless with this SDK: while it serves, `mcp` 2.3.0 points fd 1 at stderr (mcp/server/stdio.py `_claim_fd`), so
+  the line never reaches the wire and a run stays green (tests/author_bugs.rs asserts that).
 """
 
 import asyncio

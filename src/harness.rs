@@ -108,7 +108,10 @@ pub fn property_under<S: InProcessServer>(server: &S, policy: &Policy, config: C
     match outcome {
         Ok(()) => {}
         Err(TestError::Fail(_, minimal)) => match verdict(server, &minimal.encode_on(&surface), policy) {
-            Err(report) => panic!("mcp-wirefuzz: the smallest failing script proptest found:\n{report}"),
+            Err(report) => panic!(
+                "mcp-wirefuzz: the smallest failing script proptest found:\n{report}\nreproduce: {}\n",
+                rerun(caller)
+            ),
             Ok(()) => {
                 panic!("mcp-wirefuzz: the server broke a rule, but not again on the smallest script: {minimal:?}")
             }
@@ -126,6 +129,18 @@ fn script_of(data: &[u8], policy: &Policy) -> Script {
 /// The eras of the learned model (unknown when none was learned).
 fn eras_of(policy: &Policy) -> Eras {
     policy.model().map_or(Eras::Unknown, |model| model.eras)
+}
+
+/// How to run the property of the test in `source` (a path as `file!()` gives it) again: its failing seed persists
+/// and runs first.
+fn rerun(source: &str) -> String {
+    let path = Path::new(source);
+    let stem = path.file_stem().map_or("wirefuzz".into(), |s| s.to_string_lossy());
+    let command = match path.parent() {
+        Some(dir) if dir == Path::new("tests") => format!("`cargo test --test {stem}`"),
+        _ => "this test again".to_string(),
+    };
+    format!("{command} runs the failing seed first (proptest keeps it in {})", regressions_file(source))
 }
 
 /// Where the property of the test in `source` (a path as `file!()` gives it) persists failing seeds:
@@ -282,7 +297,9 @@ fn report(inputs: &[Input], transcript: &Transcript, findings: &[Finding], first
         _ => String::new(),
     };
     format!(
-        "mcp-wirefuzz: broke {}\n{}\n{learned}{}\nTo keep it as a regression test, save this as wirefuzz-cases/NAME.case:\n{}",
+        "mcp-wirefuzz: broke {}\n{}\n{learned}{}\nTo keep it as a regression test, save this as wirefuzz-cases/NAME.case \
+         (the replay test, `cargo test --test wirefuzz_replay` as `mcp-wirefuzz init` writes it, then fails until the \
+         bug is fixed):\n{}",
         findings.iter().map(|f| f.rule).collect::<Vec<_>>().join(", "),
         broken.join("\n"),
         transcript.render(),
@@ -357,6 +374,8 @@ mod tests {
         assert_eq!(regressions_file("tests/my_server.rs"), "proptest-regressions/my_server.txt");
         let report = message(|| property_under(&Planted(Mutant::IdAsString), &Policy::default(), config()));
         assert!(report.contains("smallest failing script") && report.contains("JSONRPC-ID-ECHO"), "{report}");
+        assert!(report.contains("reproduce: this test again runs the failing seed first"), "{report}");
+        assert!(rerun("tests/wirefuzz_properties.rs").starts_with("`cargo test --test wirefuzz_properties` runs"));
         assert!(std::fs::read_to_string(&persisted).unwrap().contains("cc "), "the failing seed persists");
         property_under(
             &Calc,

@@ -17,8 +17,11 @@ pub struct Init {
     /// A Rust expression for the server: an rmcp handler when `rmcp` is set, else an
     /// [`crate::server::InProcessServer`].
     pub server: String,
-    /// True for an rmcp server: the expression is wrapped in `Rmcp(...)` and checked under rmcp's policy.
+    /// True for an rmcp server: the expression is wrapped in `Rmcp::fresh(|| ...)` (a new handler per
+    /// conversation, see [`crate::server::rmcp`]) and checked under rmcp's policy.
     pub rmcp: bool,
+    /// The name of the crate's binary when it has one (`src/main.rs`: the package name), for fuzzing it over stdio.
+    pub binary: Option<String>,
     /// The `mcp-wirefuzz` dependency, as a TOML inline table (e.g. `{ version = "0.1" }`, `{ path = "../wf" }`);
     /// the files add `default-features = false` (the library without the command line) and the features they need.
     pub dependency: String,
@@ -35,15 +38,19 @@ pub enum Outcome {
 
 impl Init {
     /// The defaults for the crate in `dir`: its package name, `rmcp` when it depends on rmcp, the server
-    /// `CRATE::Server::default()`, and the published mcp-wirefuzz of this binary's version ([`version_dependency`]).
+    /// `CRATE::NAME::default()` (NAME: the type `src/lib.rs` implements rmcp's `ServerHandler` for, else `Server`),
+    /// and the published mcp-wirefuzz of this binary's version ([`version_dependency`]).
     pub fn for_crate(dir: &Path) -> Result<Init> {
         let manifest = dir.join("Cargo.toml");
         let text = std::fs::read_to_string(&manifest)
             .with_context(|| format!("{} not found: run `mcp-wirefuzz init` in a crate", manifest.display()))?;
         let package = package_name(&text).with_context(|| format!("no package name in {}", manifest.display()))?;
         let rmcp = text.lines().any(|line| line.trim_start().starts_with("rmcp"));
+        let library = std::fs::read_to_string(dir.join("src/lib.rs")).unwrap_or_default();
+        let handler = handler_type(&library).filter(|_| rmcp).unwrap_or_else(|| "Server".to_string());
         Ok(Init {
-            server: format!("{}::Server::default()", package.replace('-', "_")),
+            server: format!("{}::{handler}::default()", package.replace('-', "_")),
+            binary: dir.join("src/main.rs").exists().then(|| package.clone()),
             package,
             rmcp,
             dependency: version_dependency(),
@@ -55,7 +62,7 @@ impl Init {
         let (uses, server, policy, features) = if self.rmcp {
             (
                 "use mcp_wirefuzz::sdk::rmcp::policy;\nuse mcp_wirefuzz::server::rmcp::Rmcp;",
-                format!("Rmcp({})", self.server),
+                format!("Rmcp::fresh(|| {})", self.server),
                 "policy()",
                 ", features = [\"rmcp\"]",
             )
@@ -92,21 +99,41 @@ impl Init {
              let cases = concat!(env!(\"CARGO_MANIFEST_DIR\"), \"/wirefuzz-cases\");\n    \
              mcp_wirefuzz::harness::replay_under(&{server}, cases, &{policy});\n}}\n"
         );
+        let state = if self.rmcp {
+            "`Rmcp::fresh(|| ...)` builds a new handler for each conversation, so what your handler keeps (a store\n\
+             behind an `Arc<Mutex<...>>`) never carries over from one conversation to the next: a failure depends on\n\
+             its own conversation only, and its case file fails on its own. (`Rmcp(handler)` would serve clones of one\n\
+             handler, which share that state.) To test a configuration (a flag, an environment variable), build it in\n\
+             the expression, e.g. `Rmcp::fresh(|| my_server::Handler::new(std::env::var(\"MODE\").ok()))`.\n\n"
+        } else {
+            ""
+        };
+        let stdout = match &self.binary {
+            Some(binary) => format!(
+                "In-process, what the server prints with `println!` is not on the wire (stdout is the test's), so\n\
+                 a stray line on the protocol's channel is found over stdio only: `cargo build`, then\n\
+                 `mcp-wirefuzz fuzz --time 60 -- target/debug/{binary}`.\n"
+            ),
+            None => String::new(),
+        };
         let note = format!(
             "# Fuzzing this crate's MCP server with mcp-wirefuzz\n\n\
              `mcp-wirefuzz init` wrote the files below; it never overwrites a file. Each drives `{server}` in-process.\n\
              If that is not your server, edit the expression in each file (or run `mcp-wirefuzz init --server EXPR`\n\
              on a fresh crate). The server must be reachable from tests: a library crate, or a `lib.rs` next to\n\
-             `main.rs`.\n\n\
+             `main.rs`.\n\n{state}\
              Add the harness as a dev-dependency, in Cargo.toml:\n\n\
              ```toml\n[dev-dependencies]\nmcp-wirefuzz = {dependency}\n```\n\n\
              | File | What it does | Run it |\n|---|---|---|\n\
              | tests/wirefuzz_properties.rs | 256 generated conversations; a failure shrinks and persists in proptest-regressions/ | `cargo test --test wirefuzz_properties` (more: `PROPTEST_CASES=10000`) |\n\
              | tests/wirefuzz_replay.rs | every case in wirefuzz-cases/ must run clean | `cargo test --test wirefuzz_replay` |\n\
              | fuzz/fuzz_targets/wirefuzz.rs | libFuzzer, structure-aware | `cargo +nightly fuzz run wirefuzz` |\n\n\
-             A failure prints the broken rules, the transcript and a case file: save that as wirefuzz-cases/NAME.case\n\
-             to keep it as a regression test. A libFuzzer crash can be kept as it is: copy fuzz/artifacts/wirefuzz/crash-*\n\
-             into wirefuzz-cases/.\n"
+             A failure prints the broken rule (a handler's panic or hang names the tool and its arguments), the\n\
+             transcript and a case file: save that as wirefuzz-cases/NAME.case to keep it as a regression test. A\n\
+             libFuzzer crash can be kept as it is: copy fuzz/artifacts/wirefuzz/crash-* into wirefuzz-cases/. The\n\
+             property test runs its persisted failures (proptest-regressions/) first, so rerunning it reproduces one.\n\
+             {}{stdout}",
+            if stdout.is_empty() { "" } else { "\n" }
         );
         vec![
             ("fuzz/Cargo.toml", fuzz_manifest),
@@ -141,6 +168,17 @@ impl Init {
         }
         Ok(done)
     }
+}
+
+/// The type a library implements rmcp's `ServerHandler` for (`impl ServerHandler for NAME`, or with a path to the
+/// trait), when there is one (the first one, a generic one not counted).
+fn handler_type(library: &str) -> Option<String> {
+    library.lines().map(str::trim_start).filter(|line| line.starts_with("impl ")).find_map(|line| {
+        let (_, after) = line.split_once("ServerHandler for ")?;
+        let name: String = after.chars().take_while(|c| c.is_alphanumeric() || *c == '_').collect();
+        let generic = after[name.len()..].starts_with('<');
+        (!name.is_empty() && !generic).then_some(name)
+    })
 }
 
 /// The `name` of the `[package]` table of a Cargo.toml.
@@ -252,7 +290,7 @@ mod tests {
         assert_eq!(skipped, vec![dir.join("tests/wirefuzz_replay.rs")]);
         assert_eq!(std::fs::read_to_string(dir.join("tests/wirefuzz_replay.rs")).unwrap(), "mine");
         let target = std::fs::read_to_string(dir.join("fuzz/fuzz_targets/wirefuzz.rs")).unwrap();
-        assert!(target.contains("fuzz_under(&Rmcp(my_server::Server::default()), data, &policy())"));
+        assert!(target.contains("fuzz_under(&Rmcp::fresh(|| my_server::Server::default()), data, &policy())"));
         assert!(target.contains("use mcp_wirefuzz::sdk::rmcp::policy;\nuse mcp_wirefuzz::server::rmcp::Rmcp;"));
         let manifest = std::fs::read_to_string(dir.join("fuzz/Cargo.toml")).unwrap();
         assert!(manifest.contains("features = [\"rmcp\"] }") && manifest.contains("my-server = { path = \"..\" }"));
@@ -306,6 +344,7 @@ mod tests {
             package: "srv".into(),
             server: "srv::S".into(),
             rmcp: false,
+            binary: None,
             dependency: path_dependency("../my \"wirefuzz\""),
         };
         let files = init.files();
@@ -325,6 +364,27 @@ mod tests {
         let bare = library_only("\"0.1\"", ", features = [\"rmcp\"]");
         assert_eq!(bare, "{ version = \"0.1\", default-features = false, features = [\"rmcp\"] }");
         assert_eq!(toml_string("a\\b\n"), "\"a\\\\b\\u000A\"");
+    }
+
+    #[test]
+    fn the_server_is_the_handler_the_library_implements_and_the_note_tells_what_in_process_cannot_see() {
+        let dir = scratch("handler");
+        std::fs::write(dir.join("Cargo.toml"), "[package]\nname = \"my-notes\"\n[dependencies]\nrmcp = \"3\"\n")
+            .unwrap();
+        std::fs::create_dir_all(dir.join("src")).unwrap();
+        let library =
+            "impl<T> ServerHandler for Wrapper<T> {}\n#[tool_handler]\nimpl rmcp::ServerHandler for Notes {}\n";
+        std::fs::write(dir.join("src/lib.rs"), library).unwrap();
+        std::fs::write(dir.join("src/main.rs"), "fn main() {}").unwrap();
+        let init = Init::for_crate(&dir).unwrap();
+        assert_eq!((init.server.as_str(), init.binary.as_deref()), ("my_notes::Notes::default()", Some("my-notes")));
+        let files = init.files();
+        let note = file(&files, "WIREFUZZ.md");
+        assert!(note.contains("Each drives `Rmcp::fresh(|| my_notes::Notes::default())` in-process"), "{note}");
+        assert!(note.contains("a new handler for each conversation"), "{note}");
+        assert!(note.contains("mcp-wirefuzz fuzz --time 60 -- target/debug/my-notes"), "{note}");
+        assert_eq!(handler_type("struct Server;\nimpl Default for Server {}\n"), None);
+        std::fs::remove_dir_all(&dir).unwrap();
     }
 
     #[test]

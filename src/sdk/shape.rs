@@ -182,7 +182,9 @@ impl Shape {
 
 /// A line as JSON, when it is one value.
 fn parse(line: &[u8]) -> Option<Value> {
-    parse_value(line).ok()
+    // As the server reads it: a line with a byte-order mark (or what else a lenient reader accepts) is still the
+    // message after it, and rmcp serves it.
+    parse_value(line).ok().or_else(|| parse_value(&crate::protocol::json::lenient_text(line)?).ok())
 }
 
 /// True when `params._meta` names a protocol version.

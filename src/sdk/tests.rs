@@ -264,3 +264,26 @@ mod in_process {
         assert_eq!(rules, [("JSONRPC-RESPONSE-MISSING", Some(3))], "{}", transcript.render());
     }
 }
+
+#[test]
+fn a_second_initialize_behind_a_byte_order_mark_is_still_a_second_initialize() {
+    // rmcp serves an initialize with a leading BOM; what it then does (resultType on handshake results) is rmcp's.
+    let modern = INITIALIZE.replace("\"id\":1", "\"id\":2").replace("2025-11-25", "2026-07-28");
+    let reinitialized = |second: String| {
+        conversation(
+            vec![
+                sent(&second),
+                received(&INITIALIZE_RESULT.replace("\"id\":1", "\"id\":2")),
+                Event::Sync,
+                sent(r#"{"jsonrpc":"2.0","id":3,"method":"tools/list"}"#),
+                received(r#"{"jsonrpc":"2.0","id":3,"result":{"resultType":"complete","tools":[]}}"#),
+                Event::Sync,
+            ],
+            Ending::Closed,
+        )
+    };
+    let rmcp = by_name("rmcp").unwrap();
+    assert_eq!(judged(rmcp, &reinitialized(modern.clone()), "MCP-HANDSHAKE-NO-RESULT-TYPE"), [true]);
+    let bom = reinitialized(format!("\u{feff}{modern}"));
+    assert_eq!(judged(rmcp, &bom, "MCP-HANDSHAKE-NO-RESULT-TYPE"), [true], "{}", bom.render());
+}

@@ -2,6 +2,11 @@
 //! [`InProcessServer`], served by rmcp itself over an in-memory stream, one fresh service per conversation, with
 //! the barrier of [`super::async_lines`] (paused tokio time: no wall-clock waiting).
 //!
+//! Two ways in: [`Rmcp::fresh`] builds a new handler for each conversation (what `mcp-wirefuzz init` writes: a
+//! handler that keeps state, a store behind an `Arc<Mutex<...>>`, starts empty every time, so a conversation's
+//! verdict depends on that conversation only); [`Rmcp`] serves a clone of one handler, which shares whatever its
+//! clones share.
+//!
 //! The service runs as a stdio rmcp server's `main` does: `handler.serve(transport)`, then `waiting()`. It ends
 //! with exit code 1 when rmcp refuses to start (for example a notification before any request), 0 when it stops on
 //! its own; a panic in rmcp's service is a crash (exit code 101). A handler's panic kills only the task rmcp runs
@@ -16,6 +21,11 @@ use rmcp::{ServerHandler, ServiceExt};
 use tokio::io::DuplexStream;
 
 /// An rmcp server as an in-process server: each conversation serves a clone of the handler.
+///
+/// A clone shares what the handler keeps behind an `Arc`: a store one conversation writes is what the next one
+/// reads, so a bug that needs a write shows up or not depending on the conversations before it (and a handler
+/// that panics holding a lock poisons it for every later one). A handler with such state is served with
+/// [`Rmcp::fresh`], a new one per conversation.
 ///
 /// ```
 /// use mcp_wirefuzz::server::rmcp::Rmcp;
@@ -38,6 +48,43 @@ impl<H: ServerHandler + Clone> InProcessServer for Rmcp<H> {
 
     fn connect(&self) -> LinesConnection {
         let handler = self.0.clone();
+        LinesConnection::open(move |stream| serve(handler, stream))
+    }
+}
+
+impl<H: ServerHandler> Rmcp<H> {
+    /// An rmcp server whose handler `make` builds anew for each conversation (and for each conversation that learns
+    /// the server): no state crosses from one conversation to the next, so the same script always gets the same
+    /// verdict and a shrunk case fails on its own. The handler need not be `Clone`.
+    ///
+    /// ```
+    /// use mcp_wirefuzz::server::rmcp::Rmcp;
+    /// use std::sync::{Arc, Mutex};
+    ///
+    /// #[derive(Clone, Default)]
+    /// struct Store {
+    ///     notes: Arc<Mutex<Vec<String>>>,
+    /// }
+    ///
+    /// impl rmcp::ServerHandler for Store {}
+    ///
+    /// let server = Rmcp::fresh(Store::default);
+    /// mcp_wirefuzz::harness::fuzz_under(&server, b"any fuzzer bytes", &mcp_wirefuzz::sdk::rmcp::policy());
+    /// ```
+    pub fn fresh<F: Fn() -> H>(make: F) -> Fresh<F> {
+        Fresh(make)
+    }
+}
+
+/// An rmcp server with a new handler per conversation: [`Rmcp::fresh`].
+#[derive(Clone, Debug)]
+pub struct Fresh<F>(F);
+
+impl<F: Fn() -> H, H: ServerHandler> InProcessServer for Fresh<F> {
+    type Connection = LinesConnection;
+
+    fn connect(&self) -> LinesConnection {
+        let handler = (self.0)();
         LinesConnection::open(move |stream| serve(handler, stream))
     }
 }
@@ -173,6 +220,42 @@ mod tests {
         let (slow, findings) = fetch(5);
         assert!(findings.is_empty(), "{findings:#?}\n{}", slow.render());
         assert!(started.elapsed() < Duration::from_secs(5), "virtual time: {:?}", started.elapsed());
+    }
+
+    /// A handler that counts its calls in state its clones share, as a store behind an `Arc<Mutex<...>>` does.
+    #[derive(Clone, Default)]
+    struct Counter {
+        calls: std::sync::Arc<std::sync::atomic::AtomicU64>,
+    }
+
+    impl ServerHandler for Counter {
+        async fn call_tool(
+            &self,
+            _: CallToolRequestParams,
+            _: RequestContext<RoleServer>,
+        ) -> Result<CallToolResponse, ErrorData> {
+            let calls = self.calls.fetch_add(1, std::sync::atomic::Ordering::SeqCst) + 1;
+            Ok(CallToolResult::success(vec![ContentBlock::text(calls.to_string())]).into())
+        }
+    }
+
+    /// What the one tool call of a conversation on `server` answered.
+    fn count<S: InProcessServer>(server: &S) -> String {
+        let call = r#"{"jsonrpc":"2.0","id":2,"method":"tools/call","params":{"name":"count","arguments":{}}}"#;
+        let initialized = r#"{"jsonrpc":"2.0","method":"notifications/initialized"}"#;
+        let inputs = [line(INITIALIZE), line(initialized), Input::Sync, line(call), Input::Sync];
+        let transcript = run_in_process(server, &inputs);
+        let reply = transcript.received().nth(1).expect("the call is answered");
+        let reply: serde_json::Value = serde_json::from_slice(reply).unwrap();
+        reply["result"]["content"][0]["text"].as_str().unwrap().to_string()
+    }
+
+    #[test]
+    fn a_fresh_handler_per_conversation_shares_no_state_and_a_clone_does() {
+        let fresh = Rmcp::fresh(Counter::default);
+        assert_eq!([count(&fresh), count(&fresh)], ["1", "1"], "each conversation starts from a new handler");
+        let cloned = Rmcp(Counter::default());
+        assert_eq!([count(&cloned), count(&cloned)], ["1", "2"], "clones share the Arc");
     }
 
     #[test]

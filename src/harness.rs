@@ -108,8 +108,9 @@ pub fn property_under<S: InProcessServer>(server: &S, policy: &Policy, config: C
     match outcome {
         Ok(()) => {}
         Err(TestError::Fail(_, minimal)) => match verdict(server, &minimal.encode_on(&surface), policy) {
+            // The case file ends the report, so it can be copied whole: the way to run it again comes first.
             Err(report) => panic!(
-                "mcp-wirefuzz: the smallest failing script proptest found:\n{report}\nreproduce: {}\n",
+                "mcp-wirefuzz: the smallest failing script proptest found (reproduce: {}):\n{report}",
                 rerun(caller)
             ),
             Ok(()) => {

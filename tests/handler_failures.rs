@@ -97,7 +97,8 @@ fn a_python_tool_that_raises_is_a_crash_naming_the_tool_and_the_clean_store_is_q
     for part in [
         r#"tools/call of tool "search_notes" with arguments {"query":""}"#,
         r#""Error executing tool search_notes""#,
-        "notes.py\", line 83, in search_notes",
+        "notes.py\", line ",
+        ", in search_notes",
         "IndexError: list index out of range",
     ] {
         assert!(finding.contains(part), "{part}: {finding}");

@@ -54,7 +54,7 @@ impl Note {
     pub fn summary(&self) -> String {
         match self {
             Note::Failure(text) => format!("handler failed: {}", show_bytes(text.as_bytes(), 400)),
-            Note::Waited { ms } => format!("waited {ms} ms for every owed reply"),
+            Note::Waited { ms } => format!("waited {ms} ms for any reply still owed"),
         }
     }
 }

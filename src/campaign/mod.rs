@@ -194,6 +194,15 @@ pub fn conversation_on(seed: u64, index: u64, surface: &crate::surface::Surface)
     Script::from_bytes(&conversation_bytes(seed, index)).encode_on(surface)
 }
 
+/// The conversation `index` of `seed` as a run on a server serving `eras` with `surface` generates it: a tool
+/// session ([`crate::script::session`]) for every odd index when the surface lists tools, else the generic script.
+pub fn conversation_for(seed: u64, index: u64, surface: &crate::surface::Surface, eras: Eras) -> Vec<Input> {
+    match session::interleaved(index, !surface.tools.is_empty()) {
+        true => session::from_bytes(&conversation_bytes(seed, index), eras, surface.tools.len()).encode_on(surface),
+        false => conversation_on(seed, index, surface),
+    }
+}
+
 /// Runs a campaign with one fuzzing worker per target and a shrink worker on `shrinker`; `progress` hears of every
 /// finding as it is saved and as it is minimized, and of the count of conversations now and then. A target that
 /// cannot run a conversation stops the campaign with its error; so does a worker that panics.
@@ -526,12 +535,10 @@ impl Worker<'_> {
     fn conversation(&self, index: u64) -> Vec<Input> {
         let inputs = match (self.sweep.get(index as usize), self.options.policy.surface()) {
             (Some(script), Some(surface)) => script.encode_on(surface),
-            (_, Some(surface)) if session::interleaved(index, !surface.tools.is_empty()) => {
+            (_, Some(surface)) => {
                 let eras = self.options.policy.model().map_or(Eras::Unknown, |model| model.eras);
-                session::from_bytes(&conversation_bytes(self.options.seed, index), eras, surface.tools.len())
-                    .encode_on(surface)
+                conversation_for(self.options.seed, index, surface, eras)
             }
-            (_, Some(surface)) => conversation_on(self.options.seed, index, surface),
             (_, None) => conversation_on(self.options.seed, index, &crate::surface::Surface::default()),
         };
         match self.server {

@@ -5,7 +5,8 @@
 //! with calls of its own tools, and each is checked under rmcp's policy with that model and surface; one job.
 //! `cargo bench --bench notes_in_process_vs_stdio` in this folder; prints a table row for the docs' speed page.
 
-use mcp_wirefuzz::campaign::conversation_on;
+use mcp_wirefuzz::campaign::conversation_for;
+use mcp_wirefuzz::model::Eras;
 use mcp_wirefuzz::learn::in_process::{judged, surface_of};
 use mcp_wirefuzz::oracle::{Policy, check};
 use mcp_wirefuzz::sdk::rmcp::policy;
@@ -17,9 +18,10 @@ use std::path::Path;
 use std::process::Command;
 use std::time::{Duration, Instant};
 
-/// The conversation `index`, and whether it calls one of the server's own tools.
-fn conversation(index: u64, surface: &Surface) -> (Vec<Input>, bool) {
-    let inputs = conversation_on(1, index, surface);
+/// The conversation `index` as a run generates it (every other one a tool session), and whether it calls one of
+/// the server's own tools.
+fn conversation(index: u64, surface: &Surface, eras: Eras) -> (Vec<Input>, bool) {
+    let inputs = conversation_for(1, index, surface, eras);
     let calls = inputs.iter().any(|input| match input {
         Input::Line(line) => {
             let line = String::from_utf8_lossy(line);
@@ -36,7 +38,7 @@ fn measure(target: &mut dyn Target, policy: &Policy, surface: &Surface, budget: 
     let started = Instant::now();
     let (mut count, mut with_calls) = (0, 0);
     while started.elapsed() < budget {
-        let (inputs, calls) = conversation(count, surface);
+        let (inputs, calls) = conversation(count, surface, policy.model().map_or(Eras::Unknown, |m| m.eras));
         let transcript = target.run(&inputs).expect("the server runs");
         // As the harness judges it: what rmcp itself breaks is rmcp's, not the store's.
         let findings = mcp_wirefuzz::sdk::yours(&transcript, check(&transcript, policy), policy);

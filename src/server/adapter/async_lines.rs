@@ -470,7 +470,7 @@ mod tests {
                 Event::Note(note) => format!("!! {}", note.summary()),
             })
             .collect();
-        let waited = format!("!! waited {} ms for every owed reply", HANG_WAIT.as_millis());
+        let waited = format!("!! waited {} ms for any reply still owed", HANG_WAIT.as_millis());
         assert_eq!(shown, [">a", "<a", ">slow", ">b", "<b", "<late", "--", ">c", "<c", &waited]);
     }
 

@@ -15,8 +15,10 @@ use std::path::PathBuf;
 use std::process::Command;
 
 /// One planted bug: its `NOTES_BUG` name, the rules that may report it, a word the finding's detail must hold
-/// (the author's tool, or the bug's own output), and how many conversations the run holds (a hung call costs the
-/// reply timeout and the re-ask's wait, so the hang gets fewer).
+/// (the author's tool, or the bug's own output), and how many conversations the run holds: a few more than the
+/// conversation the seed first finds it in (measured: the hang in 7, the rmcp panic in 0, 11 and 23, the
+/// outputSchema in 73 (rmcp) and 31 (Python)), fewer where each finding costs seconds (a hung call costs the reply
+/// timeout and the re-ask's wait, a panicking one the grace after its panic).
 struct Bug {
     name: &'static str,
     rules: &'static [&'static str],
@@ -102,7 +104,7 @@ fn each_planted_author_bug_of_the_rmcp_store_is_found_and_the_clean_store_is_gre
         return;
     }
     let server = vec![build().display().to_string()];
-    let panic = Bug { name: "panic", rules: &["SERVER-HANDLER-PANIC"], word: "get_note", cases: 120 };
+    let panic = Bug { name: "panic", rules: &["SERVER-HANDLER-PANIC"], word: "get_note", cases: 24 };
     let bugs: Vec<&Bug> = std::iter::once(&panic).chain(&SHARED).collect();
     let clean = fuzz(&server, "rmcp", "", 120);
     assert!(clean.1["sdk_deviations"].as_array().is_some_and(|d| !d.is_empty()), "rmcp's own findings set apart");

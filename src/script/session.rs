@@ -60,10 +60,11 @@ pub fn from_bytes(data: &[u8], eras: Eras, tools: usize) -> Script {
 }
 
 /// The session of `opening` and `sequences` of calls on a server listing `tools` tools: a warm-up sequence first
-/// when a tool's first call has an edge or a breakage, which calls each such tool once plainly (at most
-/// [`MAX_SEQUENCE`] of them). A call then hangs or fails only
-/// after the same tool answered in the same conversation, which is what tells a handler that never returns from a
-/// slow one over stdio ([`crate::server::transport`]'s re-ask), and the case file carries that evidence itself.
+/// when a tool's first call is not the plainest one (the first of its sequence, with seed 0, no edge and no
+/// breakage), which calls each such tool once that way (at most [`MAX_SEQUENCE`] of them). A call then hangs or
+/// fails only after the same tool answered in the same conversation, which is what tells a handler that never
+/// returns from a slow one over stdio ([`crate::server::transport`]'s re-ask), and the case file carries that
+/// evidence itself.
 fn session(opening: Opening, sequences: Vec<Vec<ToolPlan>>, tools: usize) -> Script {
     let mut warm: Vec<u8> = Vec::new();
     let mut called: Vec<u8> = Vec::new();

@@ -18,7 +18,7 @@ pub struct Init {
     /// [`crate::server::InProcessServer`].
     pub server: String,
     /// True for an rmcp server: the expression is wrapped in `Rmcp::fresh(|| ...)` (a new handler per
-    /// conversation, see [`crate::server::rmcp`]) and checked under rmcp's policy.
+    /// conversation, see `mcp_wirefuzz::server::rmcp`, feature `rmcp`) and checked under rmcp's policy.
     pub rmcp: bool,
     /// The name of the crate's binary when it has one (`src/main.rs`: the package name), for fuzzing it over stdio.
     pub binary: Option<String>,

@@ -1,8 +1,8 @@
 //! Arguments from schemas: an [`ArgPlan`] (a [`Breakage`] and a seed, plain data both generators derive, so
 //! proptest shrinks it towards seed 0 and no breakage) is resolved against a tool's `inputSchema` when the script
 //! is encoded: `Generator::instance` builds arguments that satisfy the schema (seed 0: the smallest, required
-//! members only), then the breakage breaks one constraint. Whether the arguments sent are valid is decided by the oracle with a
-//! JSON Schema validator, not by this generator's intent.
+//! members only), then the breakage breaks one constraint. Whether the arguments sent are valid is decided by the
+//! oracle with a JSON Schema validator, not by this generator's intent.
 //!
 //! The schema subset: `type` (one or a list, `null` included), `properties`, `required`, `enum`, `const`, numeric
 //! bounds, string lengths and common formats, `items`, `minItems`/`maxItems`, `anyOf`/`oneOf`/`allOf`, local

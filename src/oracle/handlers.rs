@@ -208,8 +208,11 @@ pub(super) fn supersede(findings: &mut Findings) {
         .filter_map(|f| f.event)
         .collect();
     let hung = findings.0.iter().any(|f| f.rule == HANDLER_HANG);
-    findings.0.retain(|f| f.rule != RESPONSE_MISSING || f.event.is_none_or(|event| !blamed.contains(&event)));
-    findings.0.retain(|f| !(hung && (f.rule == SERVER_SHUTDOWN || f.rule == SERVER_HANG)));
+    findings.0.retain(|f| match f.rule {
+        RESPONSE_MISSING => f.event.is_none_or(|event| !blamed.contains(&event)),
+        SERVER_SHUTDOWN | SERVER_HANG => !hung,
+        _ => true,
+    });
 }
 
 /// The request of a sent line when its handler is the author's: one of [`HANDLER_METHODS`], params an object whose

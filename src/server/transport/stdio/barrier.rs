@@ -134,13 +134,7 @@ impl Conversation<'_> {
         let Barrier::Sentinel { wait, .. } = self.barrier else { return None };
         let guess = wait < timeouts.reply;
         for _ in 0..2 {
-            let id = format!("{SENTINEL_PREFIX}{}", self.sentinels);
-            self.sentinels += 1;
-            if let Some(input) = &self.process.input {
-                let mut line = form.sentinel(&id);
-                line.push(b'\n');
-                let _ = input.send(line);
-            }
+            let id = self.send_sentinel(form);
             let mut until = Instant::now() + if self.heard { wait } else { wait + timeouts.startup };
             loop {
                 // A server that writes without end never lets the wait time out: the clock is read here too.
@@ -150,8 +144,7 @@ impl Conversation<'_> {
                 };
                 match received {
                     Ok(Stdout::Line(line)) => {
-                        let answered = serde_json::from_slice::<serde_json::Value>(&line.bytes)
-                            .is_ok_and(|reply| sentinel_reply(&reply) == Some(id.as_str()));
+                        let answered = answers(&line.bytes, &id);
                         if guess && !self.heard {
                             until = until.min(Instant::now() + wait);
                         }
@@ -193,6 +186,19 @@ impl Conversation<'_> {
         None
     }
 
+    /// Sends a sentinel of `form` under the next harness id (not recorded: the transcript has no line of the
+    /// harness's own), and returns that id.
+    fn send_sentinel(&mut self, form: Form) -> String {
+        let id = format!("{SENTINEL_PREFIX}{}", self.sentinels);
+        self.sentinels += 1;
+        if let Some(input) = &self.process.input {
+            let mut line = form.sentinel(&id);
+            line.push(b'\n');
+            let _ = input.send(line);
+        }
+        id
+    }
+
     /// On the clock, at the reply timeout with only tool calls owed: asks the server whether it still answers, with
     /// a `ping` under a harness id where one is harmless (the conversation's own handshake is done, or its first
     /// request opened the modern era). Answered within the reply timeout, the server is alive and the tool calls
@@ -209,19 +215,12 @@ impl Conversation<'_> {
         if !self.owes() || !only_tools || self.open.is_empty() {
             return None;
         }
-        let id = format!("{SENTINEL_PREFIX}{}", self.sentinels);
-        self.sentinels += 1;
-        if let Some(input) = &self.process.input {
-            let mut line = form.sentinel(&id);
-            line.push(b'\n');
-            let _ = input.send(line);
-        }
+        let id = self.send_sentinel(form);
         let until = Instant::now() + timeouts.reply;
         while Instant::now() < until {
             match self.process.output.recv_timeout(until.saturating_duration_since(Instant::now())) {
                 Ok(Stdout::Line(line)) => {
-                    let answered = serde_json::from_slice::<serde_json::Value>(&line.bytes)
-                        .is_ok_and(|reply| sentinel_reply(&reply) == Some(id.as_str()));
+                    let answered = answers(&line.bytes, &id);
                     self.receive(line);
                     if answered {
                         // The probe answers past every line sent before it (it is not counted in `sent`).
@@ -354,6 +353,11 @@ impl Conversation<'_> {
     fn exits(&mut self, status: ExitStatus) {
         self.late |= self.guessed && !status.success();
     }
+}
+
+/// True when `line` is the reply to the sentinel `id`.
+fn answers(line: &[u8], id: &str) -> bool {
+    serde_json::from_slice::<serde_json::Value>(line).is_ok_and(|reply| sentinel_reply(&reply) == Some(id))
 }
 
 #[cfg(test)]

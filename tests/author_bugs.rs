@@ -74,10 +74,10 @@ fn fuzz(server: &[String], sdk: &str, bug: &str, cases: u32) -> (Option<i32>, Va
     (output.status.code(), serde_json::from_str(&text).unwrap())
 }
 
-/// The findings of the report that fail the run (not flaky, not the SDK's), as (rule, detail).
+/// The findings of the report that fail the run (confirmed, not baselined, not the SDK's), as (rule, detail).
 fn failing(report: &Value) -> Vec<(String, String)> {
     let findings = report["findings"].as_array().unwrap();
-    let failing = findings.iter().filter(|f| f["flaky"] != true && f["baselined"] != true);
+    let failing = findings.iter().filter(|f| f["fails_run"] == true);
     failing.map(|f| (f["rule"].as_str().unwrap().to_string(), f["detail"].as_str().unwrap().to_string())).collect()
 }
 

@@ -163,6 +163,7 @@ fn verdicts(server: &Server) {
         out: None,
         shrink: mcp_wirefuzz::shrink::Budget { runs: 100, time: Some(Duration::from_secs(20)) },
         baseline: Default::default(),
+        strict: false,
     };
     let targets = (0..2).map(|_| server_spec.pooled_target(timeouts())).collect();
     let shrinker = server_spec.pooled_target(timeouts());

@@ -105,6 +105,7 @@ fn options(seed: u64, cases: Option<u64>, time: Option<Duration>) -> Options {
         out: None,
         shrink: Budget::default(),
         baseline: Baseline::default(),
+        strict: false,
     }
 }
 

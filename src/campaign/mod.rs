@@ -8,14 +8,24 @@
 //! minimizes it and replaces the file. `--time` bounds the whole run: fuzzing and minimization stop at the
 //! deadline, and a finding not minimized by then stays on disk as it was seen, saying so.
 //!
+//! Confirm before counting: the shrink worker first runs each finding's conversation again ([`confirm`]); a finding
+//! that does not break again is reported as unconfirmed and does not fail the run (`strict` makes it). The fuzzing
+//! workers stop early enough before the deadline to leave the time the findings still to confirm need. Confirmed
+//! findings are then minimized, one at a time; a finding that arrives meanwhile is confirmed before the next
+//! minimization starts.
+//!
 //! Conversation `i` of seed `s` is always the same script, whatever the number of jobs, so `--seed s` replays a
 //! run; the case files do not need the seed at all.
+
+pub mod confirm;
+
+pub use confirm::Confirmation;
 
 use crate::baseline::Baseline;
 use crate::case::Case;
 use crate::model::Eras;
 use crate::oracle::coverage::Coverage;
-use crate::oracle::{Finding, Level, Policy, check_covered};
+use crate::oracle::{Finding, Policy, check_covered};
 use crate::script::{Script, session};
 use crate::sdk::{Deviation, Sdk};
 use crate::server::{DeadlinePassed, ServerSpec, Target};
@@ -47,6 +57,8 @@ pub struct Options {
     pub shrink: Budget,
     /// Known findings: their rules are reported but not minimized (their first conversation is kept as it is).
     pub baseline: Baseline,
+    /// True when findings not confirmed ([`Confirmation`]) fail the run too.
+    pub strict: bool,
 }
 
 /// A finding that is one of the SDK's known deviations ([`crate::sdk`]; the policy names the SDK): reported in a
@@ -76,15 +88,21 @@ pub struct Found {
     pub transcript: Transcript,
     /// Where the case file was written, if it was.
     pub case_file: Option<PathBuf>,
-    /// True when the rule broke once (with this trigger) and not again in [`RERUNS`] reruns: reported, but it does
-    /// not fail the run.
-    pub flaky: bool,
+    /// Whether it broke again when its conversation ran again ([`confirm`]): only a confirmed finding fails the run
+    /// (any finding, with [`Options::strict`]).
+    pub confirmation: Confirmation,
     /// False while the case is the conversation as seen: before its minimization is done, or for good when the
     /// run's time ran out first.
     pub minimized: bool,
 }
 
 impl Found {
+    /// True when `other` is this finding (the same rule, trigger and conversation), in another state.
+    fn same(&self, other: &Found) -> bool {
+        (self.finding.rule, self.conversation) == (other.finding.rule, other.conversation)
+            && self.trigger == other.trigger
+    }
+
     /// The tool of the `tools/call` at fault, if the finding is on one.
     pub fn tool(&self) -> Option<String> {
         crate::sdk::Fault::of(&self.transcript, &self.finding).tool().map(str::to_string)
@@ -113,12 +131,20 @@ pub struct Summary {
     /// The SDK's known deviations seen, one entry per deviation, in the order found (not in `found` nor counted in
     /// `counts`).
     pub sdk: Vec<SdkFound>,
+    /// True when findings not confirmed fail the run too ([`Options::strict`]).
+    pub strict: bool,
 }
 
 impl Summary {
-    /// True when a finding fails the run: one that is neither baselined nor flaky (the SDK's deviations never do).
+    /// True when a finding fails the run ([`Summary::failing`]; the SDK's deviations never do).
     pub fn fails(&self, baseline: &Baseline) -> bool {
-        self.found.iter().any(|f| !f.flaky && baseline.known(&f.transcript, &f.finding, &f.trigger).is_none())
+        self.found.iter().any(|f| self.failing(f, baseline))
+    }
+
+    /// True when `found` fails the run: it is not baselined, and it is confirmed (or the run is strict).
+    pub fn failing(&self, found: &Found, baseline: &Baseline) -> bool {
+        (self.strict || found.confirmation.confirmed())
+            && baseline.known(&found.transcript, &found.finding, &found.trigger).is_none()
     }
 
     /// What each finding is, for [`Baseline::stale`]: its rule, trigger and the tool of its call.
@@ -149,9 +175,6 @@ impl Summary {
 /// server does not fill the disk.
 pub const MAX_TRIGGERS_PER_RULE: usize = 8;
 
-/// How many times a finding is re-run before it is called flaky.
-pub const RERUNS: usize = 3;
-
 /// How long after the `--time` deadline the campaign still waits for a worker (one judging a huge transcript, or
 /// minimizing): past it, the summary is made without that worker, whose unfinished work is not reported.
 pub const DEADLINE_GRACE: Duration = Duration::from_secs(5);
@@ -164,8 +187,10 @@ pub enum Progress {
         /// Conversations so far.
         done: u64,
     },
-    /// A rule broke with a new trigger; its case is saved as seen (and will be minimized).
+    /// A rule broke with a new trigger; its case is saved as seen (and will be confirmed, then minimized).
     Found(Box<Found>),
+    /// A finding ran again: confirmed, or not ([`Found::confirmation`]); an unconfirmed one's case file says so.
+    Confirmed(Box<Found>),
     /// A finding's case was minimized, and its file replaced.
     Minimized(Box<Found>),
     /// One of the SDK's known deviations was seen for the first time.
@@ -219,6 +244,7 @@ pub fn run(
     let stop = Arc::new(AtomicBool::new(false));
     let claimed = Arc::new(Mutex::new(HashMap::new()));
     let sdk_claimed = Arc::new(Mutex::new(Vec::new()));
+    let reserve = Reserve::new(options.time);
     let sdk = crate::sdk::of_policy(&options.policy);
     let (sender, receiver) = mpsc::channel::<Message>();
     let (jobs, queue) = mpsc::channel::<Job>();
@@ -226,12 +252,12 @@ pub fn run(
     for (number, mut target) in targets.into_iter().enumerate() {
         let (next, stop, claimed, sender, jobs) =
             (next.clone(), stop.clone(), claimed.clone(), sender.clone(), jobs.clone());
-        let sdk_claimed = sdk_claimed.clone();
+        let (sdk_claimed, reserve) = (sdk_claimed.clone(), reserve.clone());
         let (options, server) = (options.clone(), server.clone());
         workers.push(thread::spawn(move || {
             let sweep = sweep(&options.policy);
-            let worker =
-                Worker { target: target.as_mut(), options: &options, server: &server, sweep, sdk, sdk_claimed };
+            let target = target.as_mut();
+            let worker = Worker { target, options: &options, server: &server, sweep, sdk, sdk_claimed, reserve };
             let work = || worker.work(&next, &stop, &claimed, &sender, &jobs, deadline);
             guard(&format!("fuzzing worker {number}"), work, &sender);
         }));
@@ -241,7 +267,9 @@ pub fn run(
         let (stop, sender, options, server) = (stop.clone(), sender.clone(), options.clone(), server.clone());
         let mut shrinker = shrinker;
         workers.push(thread::spawn(move || {
-            let mut worker = Shrinker { target: shrinker.as_mut(), options: &options, server: &server };
+            let patient = shrinker.patient(confirm::STRETCH);
+            let target = shrinker.as_mut();
+            let mut worker = Shrinker { target, patient, options: &options, server: &server, reserve };
             let work = || worker.work(queue, &stop, &sender, deadline);
             guard("shrink worker", work, &sender);
         }));
@@ -257,6 +285,7 @@ pub fn run(
         trigger_counts: BTreeMap::new(),
         coverage: Coverage::default(),
         sdk: Vec::new(),
+        strict: options.strict,
     };
     let mut sdk_counts: Vec<(&'static Deviation, u64)> = Vec::new();
     let mut failure = None;
@@ -293,6 +322,13 @@ pub fn run(
                 progress(&Progress::Found(found.clone()));
                 summary.found.push(*found);
             }
+            Message::Confirmed(found) => {
+                progress(&Progress::Confirmed(found.clone()));
+                if let Some(seen) = summary.found.iter_mut().find(|f| f.same(&found)) {
+                    seen.confirmation = found.confirmation.clone();
+                    seen.case_file.clone_from(&found.case_file);
+                }
+            }
             Message::Sdk(found) => {
                 progress(&Progress::Sdk(found.clone()));
                 summary.sdk.push(*found);
@@ -300,11 +336,7 @@ pub fn run(
             Message::Minimized(found, took) => {
                 summary.shrink_time += took;
                 progress(&Progress::Minimized(found.clone()));
-                let seen = summary.found.iter_mut().find(|f| {
-                    !f.minimized
-                        && (f.finding.rule, f.conversation) == (found.finding.rule, found.conversation)
-                        && f.trigger == found.trigger
-                });
+                let seen = summary.found.iter_mut().find(|f| !f.minimized && f.same(&found));
                 match seen {
                     Some(seen) => *seen = *found,
                     None => summary.found.push(*found),
@@ -352,18 +384,61 @@ fn guard(name: &str, work: impl FnOnce(), sender: &mpsc::Sender<Message>) {
 enum Message {
     Ran(Tally),
     Found(Box<Found>),
+    Confirmed(Box<Found>),
     Sdk(Box<SdkFound>),
     /// A minimized finding and how long its minimization took.
     Minimized(Box<Found>, Duration),
     Failed(anyhow::Error),
 }
 
-/// A finding for the shrink worker: the conversation that broke the rule, and its case as already written.
+/// A finding for the shrink worker: the conversation that broke the rule, its case as already written, and the
+/// time its confirmation is expected to take (held in the [`Reserve`] until it is done).
 struct Job {
     index: u64,
     inputs: Vec<Input>,
     first: Finding,
     seen: Found,
+    estimate: Duration,
+}
+
+/// The time the findings still to confirm are expected to take: the fuzzing workers stop that long before the
+/// deadline (at most half of `--time`), so the findings of a run are confirmed within it.
+#[derive(Clone)]
+struct Reserve {
+    millis: Arc<AtomicU64>,
+    /// Half of the run's time: the most the reserve holds back from fuzzing.
+    cap: Duration,
+}
+
+impl Reserve {
+    fn new(time: Option<Duration>) -> Reserve {
+        Reserve { millis: Arc::new(AtomicU64::new(0)), cap: time.map_or(Duration::ZERO, |time| time / 2) }
+    }
+
+    /// The expected time to confirm a finding whose conversation took `took`: one more run, and one with
+    /// stretched waits for a finding resting on silence.
+    fn estimate(took: Duration, rule: &str) -> Duration {
+        match confirm::rests_on_silence(rule) {
+            true => took + took * confirm::STRETCH,
+            false => took,
+        }
+    }
+
+    fn hold(&self, time: Duration) {
+        self.millis.fetch_add(time.as_millis() as u64, Ordering::Relaxed);
+    }
+
+    fn release(&self, time: Duration) {
+        let millis = time.as_millis() as u64;
+        let _ =
+            self.millis.fetch_update(Ordering::Relaxed, Ordering::Relaxed, |held| Some(held.saturating_sub(millis)));
+    }
+
+    /// True when fuzzing must stop to leave the time held before `deadline`.
+    fn leaves_too_little(&self, deadline: Instant) -> bool {
+        let held = Duration::from_millis(self.millis.load(Ordering::Relaxed)).min(self.cap);
+        Instant::now() + held >= deadline
+    }
 }
 
 /// Conversations a worker ran since it last reported, and how many broke each rule and each (rule, trigger): sent in
@@ -435,6 +510,8 @@ struct Worker<'a> {
     sdk: Option<&'static Sdk>,
     /// The SDK deviations already reported.
     sdk_claimed: Arc<Mutex<Vec<&'static Deviation>>>,
+    /// The time held back from fuzzing for the findings still to confirm.
+    reserve: Reserve,
 }
 
 /// The surface sweep a run starts with ([`crate::surface::Surface::sweep`]), in the handshake era unless the model
@@ -466,10 +543,11 @@ impl Worker<'_> {
         while !stop.load(Ordering::Relaxed) {
             let index = next.fetch_add(1, Ordering::Relaxed);
             let out_of_cases = self.options.cases.is_some_and(|cases| index >= cases);
-            let out_of_time = deadline.is_some_and(|deadline| Instant::now() >= deadline);
+            let out_of_time = deadline.is_some_and(|deadline| self.reserve.leaves_too_little(deadline));
             if out_of_cases || out_of_time {
                 break;
             }
+            let began = Instant::now();
             let transcript = match self.target.run_owned(self.conversation(index)) {
                 // A conversation that ends after the deadline may have been cut by it: it is not judged.
                 Ok(_) if deadline.is_some_and(|deadline| Instant::now() >= deadline) => break,
@@ -512,7 +590,9 @@ impl Worker<'_> {
                     match self.write_as_seen(index, &inputs, &transcript, finding, trigger) {
                         Ok(seen) => {
                             let _ = sender.send(Message::Found(Box::new(seen.clone())));
-                            let _ = jobs.send(Job { index, inputs, first: finding.clone(), seen });
+                            let estimate = Reserve::estimate(began.elapsed(), finding.rule);
+                            self.reserve.hold(estimate);
+                            let _ = jobs.send(Job { index, inputs, first: finding.clone(), seen, estimate });
                         }
                         Err(error) => {
                             let _ = sender.send(Message::Failed(error));
@@ -574,7 +654,7 @@ impl Worker<'_> {
                 case,
                 transcript: transcript.clone(),
                 case_file: None,
-                flaky: false,
+                confirmation: Confirmation::Pending,
                 minimized: false,
             };
             let _ = sender.send(Message::Sdk(Box::new(SdkFound { deviation, found, conversations: 1 })));
@@ -603,7 +683,7 @@ impl Worker<'_> {
             case,
             transcript: transcript.clone(),
             case_file,
-            flaky: false,
+            confirmation: Confirmation::Pending,
             minimized: false,
         })
     }
@@ -614,11 +694,17 @@ fn case_name(rule: &str, trigger: &str, index: u64) -> String {
     format!("{}-{}-{index}", rule.to_lowercase(), crate::trigger::file_part(trigger))
 }
 
-/// The shrink worker: minimizes findings one at a time, in the order found, on a target of its own.
+/// The shrink worker, on targets of its own: confirms each finding as it arrives ([`confirm`]), then minimizes the
+/// confirmed ones one at a time, in the order found; findings that arrive meanwhile are confirmed before the next
+/// minimization starts.
 struct Shrinker<'a> {
     target: &'a mut (dyn Target + Send),
+    /// The same server with stretched waits, for findings that rest on silence (`None`: in-process).
+    patient: Option<Box<dyn Target + Send>>,
     options: &'a Options,
     server: &'a ServerSpec,
+    /// The time held back from fuzzing for the findings still to confirm: released as each is.
+    reserve: Reserve,
 }
 
 impl Shrinker<'_> {
@@ -629,7 +715,32 @@ impl Shrinker<'_> {
         sender: &mpsc::Sender<Message>,
         deadline: Option<Instant>,
     ) {
-        for job in queue {
+        let mut confirmed: std::collections::VecDeque<Job> = std::collections::VecDeque::new();
+        let mut open = true;
+        loop {
+            // Every finding that came is confirmed before the next minimization.
+            while open {
+                let job = match confirmed.is_empty() {
+                    true => queue.recv().map_err(|_| mpsc::TryRecvError::Disconnected),
+                    false => queue.try_recv(),
+                };
+                match job {
+                    Ok(job) => match self.confirm(job, stop, deadline) {
+                        Ok(Some((found, job))) => {
+                            let _ = sender.send(Message::Confirmed(Box::new(found)));
+                            confirmed.extend(job);
+                        }
+                        Ok(None) => {}
+                        Err(error) => {
+                            let _ = sender.send(Message::Failed(error));
+                            return;
+                        }
+                    },
+                    Err(mpsc::TryRecvError::Empty) => break,
+                    Err(mpsc::TryRecvError::Disconnected) => open = false,
+                }
+            }
+            let Some(job) = confirmed.pop_front() else { return };
             let past = deadline.is_some_and(|deadline| Instant::now() >= deadline);
             if stop.load(Ordering::Relaxed) || past {
                 // Left as written: unminimized, and the file says so.
@@ -651,6 +762,43 @@ impl Shrinker<'_> {
         }
     }
 
+    /// Runs a finding again ([`confirm::confirm`]) and says how that went: the finding with its confirmation, and the
+    /// job again when it is confirmed (to minimize). An unconfirmed finding's case file gets a first line saying
+    /// so; it is not minimized. `None` when the run stopped or its deadline passed first (the finding stays
+    /// pending).
+    fn confirm(
+        &mut self,
+        job: Job,
+        stop: &AtomicBool,
+        deadline: Option<Instant>,
+    ) -> Result<Option<(Found, Option<Job>)>> {
+        let past = deadline.is_some_and(|deadline| Instant::now() >= deadline);
+        if stop.load(Ordering::Relaxed) || past {
+            self.reserve.release(job.estimate);
+            return Ok(None);
+        }
+        let (rule, trigger) = (job.first.rule, &job.seen.trigger);
+        let patient = self.patient.as_mut().map(|patient| patient.as_mut() as &mut dyn Target);
+        let confirmation =
+            confirm::confirm(&mut *self.target, patient, &job.inputs, rule, trigger, &self.options.policy);
+        self.reserve.release(job.estimate);
+        let confirmation = match confirmation {
+            Err(error) if error.is::<DeadlinePassed>() => return Ok(None),
+            confirmation => confirmation?,
+        };
+        let mut found = Found { confirmation, ..job.seen.clone() };
+        if let Confirmation::Unconfirmed(_) = &found.confirmation {
+            if let Some(dir) = &self.options.out {
+                let note = format!("# {}; not minimized", found.confirmation);
+                let name = case_name(rule, trigger, job.index);
+                found.case_file = Some(found.case.save_noted(dir, &name, &note)?);
+            }
+            return Ok(Some((found, None)));
+        }
+        let job = Job { seen: found.clone(), ..job };
+        Ok(Some((found, Some(job))))
+    }
+
     /// The minimization budget of a finding: none for a `known` (baselined) one; the configured one otherwise, cut
     /// to the time left before the deadline.
     fn budget(&self, known: bool, deadline: Option<Instant>) -> Budget {
@@ -665,32 +813,42 @@ impl Shrinker<'_> {
         }
     }
 
-    /// Minimizes a finding within `budget`, keeping its rule and its trigger, and saves its case over the one
-    /// written as seen. A finding that does not break again (with its trigger) in [`RERUNS`] runs is kept as it
-    /// was seen, as a warning marked flaky: never lost, never passed off as certain.
+    /// Minimizes a confirmed finding within `budget`, keeping its rule and its trigger, and saves its case over the
+    /// one written as seen. A finding that does not break again (with its trigger) in [`confirm::RERUNS`] runs here
+    /// keeps the case as it was seen: never lost.
     fn minimize(&mut self, job: &Job, budget: Budget) -> Result<Found> {
         let options = self.options;
         let (first, seen, trigger) = (&job.first, &job.seen, job.seen.trigger.clone());
         let mut minimized = None;
-        for _ in 0..RERUNS {
+        for _ in 0..confirm::RERUNS {
             minimized =
                 minimize_finding(&mut *self.target, &job.inputs, first.rule, Some(&trigger), &options.policy, budget)?;
             if minimized.is_some() {
                 break;
             }
         }
-        let flaky = minimized.is_none();
-        let Minimized { inputs, transcript, finding, trigger } = minimized.unwrap_or_else(|| {
-            let detail = format!("flaky: broke once, then not in {RERUNS} reruns: {}", first.detail);
-            let finding = Finding { level: Level::Warning, detail, ..first.clone() };
-            Minimized { inputs: job.inputs.clone(), transcript: seen.transcript.clone(), finding, trigger }
+        let Minimized { inputs, transcript, finding, trigger } = minimized.unwrap_or_else(|| Minimized {
+            inputs: job.inputs.clone(),
+            transcript: seen.transcript.clone(),
+            finding: first.clone(),
+            trigger,
         });
         let case = Case::for_finding(&inputs, &transcript, &finding, self.server, &options.policy);
         let case_file = match &options.out {
             Some(dir) => Some(case.save(dir, &case_name(first.rule, &seen.trigger, job.index))?),
             None => None,
         };
-        Ok(Found { finding, trigger, conversation: job.index, case, transcript, case_file, flaky, minimized: true })
+        let confirmation = seen.confirmation.clone();
+        Ok(Found {
+            finding,
+            trigger,
+            conversation: job.index,
+            case,
+            transcript,
+            case_file,
+            confirmation,
+            minimized: true,
+        })
     }
 }
 

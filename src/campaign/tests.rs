@@ -1,8 +1,10 @@
 //! The campaign's tests: the same seed gives the same conversations; a finding is on disk at once and minimized
 //! after (one case file per trigger, a bounded number per rule, within the time left); baselined rules are not
-//! minimized; a panicking or late worker; a finding that does not come back is flaky.
+//! minimized; a panicking or late worker; a finding is confirmed before it counts, and one that does not come back
+//! (or, resting on silence, does not with stretched waits) is unconfirmed.
 
 use super::*;
+use crate::oracle::Level;
 use crate::oracle::rules::RESPONSE_MISSING;
 use crate::server::builtin::mutants::Mutant;
 use crate::transcript::{Ending, Event};
@@ -17,6 +19,7 @@ fn options(cases: u64, out: Option<PathBuf>) -> Options {
         out,
         shrink,
         baseline: Baseline::default(),
+        strict: false,
     }
 }
 
@@ -206,7 +209,9 @@ fn findings_are_minimized_within_the_time_left() {
     let mut target = Deaf(|_| true);
     let mut options = options(1, None);
     options.baseline = Baseline::parse("MCP-CACHE-HINTS").unwrap();
-    let shrinker = Shrinker { target: &mut target, options: &options, server: &ServerSpec::BuiltIn };
+    let reserve = Reserve::new(None);
+    let shrinker =
+        Shrinker { target: &mut target, patient: None, options: &options, server: &ServerSpec::BuiltIn, reserve };
     assert_eq!(shrinker.budget(false, None), options.shrink);
     let left = shrinker.budget(false, Some(Instant::now() + Duration::from_secs(1)));
     assert!(left.runs == options.shrink.runs && left.time.unwrap() <= Duration::from_secs(1), "{left:?}");
@@ -273,11 +278,18 @@ fn a_finding_is_on_disk_at_once_and_stays_unminimized_when_time_runs_out() {
     assert!(started.elapsed() < Duration::from_secs(2), "{:?}", started.elapsed());
     assert!(!on_disk.is_empty() && on_disk[0].contains(UNMINIMIZED), "written when found, marked");
     let found = &summary.found[0];
-    assert!(!found.minimized && !found.flaky, "{found:?}");
+    assert!(!found.minimized && !matches!(found.confirmation, Confirmation::Unconfirmed(_)), "{found:?}");
     let text = std::fs::read_to_string(found.case_file.as_ref().unwrap()).unwrap();
     assert!(text.contains(UNMINIMIZED), "still marked: {text}");
     assert_eq!(Case::parse(&text).unwrap(), found.case);
-    assert!(crate::report::human::summary(&summary, &Baseline::default()).contains("not minimized"));
+    // Confirmed and cut in its minimization, or still to confirm when the time ran out (the shrinker is slow):
+    // the summary says which.
+    let shown = crate::report::human::summary(&summary, &Baseline::default());
+    assert!(
+        shown.contains("not minimized: the run's time ran out")
+            || shown.contains("time ran out before it could run again"),
+        "{shown}"
+    );
     std::fs::remove_dir_all(&dir).unwrap();
 }
 
@@ -303,19 +315,78 @@ fn a_worker_busy_past_the_deadline_does_not_hold_the_run() {
 }
 
 #[test]
-fn a_finding_that_does_not_come_back_is_kept_as_flaky() {
-    let summary = run(
-        vec![Box::new(OnceBroken(false))],
-        Box::new(OnceBroken(true)),
-        &options(1, None),
-        &ServerSpec::BuiltIn,
-        |_| {},
-    )
-    .unwrap();
-    let finding = &summary.found[0].finding;
-    assert_eq!((finding.rule, finding.level), ("SERVER-CRASH", Level::Warning));
-    assert!(finding.detail.starts_with("flaky: broke once, then not in 3 reruns"), "{}", finding.detail);
-    assert!(summary.found[0].flaky && !summary.fails(&Default::default()));
+fn a_finding_that_does_not_come_back_is_unconfirmed_and_fails_only_a_strict_run() {
+    let dir = std::env::temp_dir().join(format!("wirefuzz-unconfirmed-{}", std::process::id()));
+    let once = |options: &Options| {
+        let (fuzzer, shrinker) = (Box::new(OnceBroken(false)), Box::new(OnceBroken(true)));
+        run(vec![fuzzer], shrinker, options, &ServerSpec::BuiltIn, |_| {}).unwrap()
+    };
+    let summary = once(&options(1, Some(dir.clone())));
+    let found = &summary.found[0];
+    assert_eq!(found.finding.rule, "SERVER-CRASH");
+    let Confirmation::Unconfirmed(why) = &found.confirmation else { panic!("{:?}", found.confirmation) };
+    assert!(why.contains("did not break again in 3 runs"), "{why}");
+    assert!(!found.minimized && !summary.fails(&Default::default()));
+    let text = std::fs::read_to_string(found.case_file.as_ref().unwrap()).unwrap();
+    assert!(text.contains("# unconfirmed: it did not break again"), "the case file says so: {text}");
+    let report = crate::report::human::summary(&summary, &Baseline::default());
+    assert!(report.contains("no confirmed findings") && report.contains("not confirmed (1;"), "{report}");
+    let strict = once(&Options { strict: true, ..options(1, None) });
+    assert!(strict.fails(&Default::default()), "--strict fails on it");
+    std::fs::remove_dir_all(&dir).unwrap();
+}
+
+/// [`Deaf`] with waits that matter: its patient self ([`Target::patient`]) is `patient`.
+struct DeafWithPatience {
+    deaf: Deaf,
+    patient: fn() -> Box<dyn Target + Send>,
+}
+
+impl Target for DeafWithPatience {
+    fn run(&mut self, inputs: &[Input]) -> Result<Transcript> {
+        self.deaf.run(inputs)
+    }
+
+    fn patient(&self, _factor: u32) -> Option<Box<dyn Target + Send>> {
+        Some((self.patient)())
+    }
+}
+
+fn deaf_to_ping(request: &serde_json::Map<String, serde_json::Value>) -> bool {
+    request.get("method").and_then(serde_json::Value::as_str) == Some("ping")
+}
+
+#[test]
+fn a_silence_is_confirmed_only_when_it_stays_with_stretched_waits() {
+    let server = ServerSpec::BuiltIn;
+    let with = |patient: fn() -> Box<dyn Target + Send>| {
+        let shrinker = Box::new(DeafWithPatience { deaf: Deaf(deaf_to_ping), patient });
+        let summary = run(vec![Box::new(Deaf(deaf_to_ping))], shrinker, &options(60, None), &server, |_| {}).unwrap();
+        missing(&summary).first().map(|f| f.confirmation.clone()).expect("a ping went unanswered")
+    };
+    // Answered when waited for longer: slow, not silent.
+    let slow = with(|| Box::new(crate::server::InProcess(crate::server::builtin::reference::Calc)));
+    assert!(matches!(&slow, Confirmation::Unconfirmed(why) if why.contains("not silent")), "{slow:?}");
+    // Silent however long it is waited for.
+    let silent = with(|| Box::new(Deaf(deaf_to_ping)));
+    assert_eq!(silent, Confirmation::Confirmed { stretched: Some(confirm::STRETCH) });
+}
+
+#[test]
+fn fuzzing_leaves_the_time_the_findings_to_confirm_need() {
+    let reserve = Reserve::new(Some(Duration::from_secs(20)));
+    let deadline = Instant::now() + Duration::from_secs(5);
+    assert!(!reserve.leaves_too_little(deadline));
+    let estimate = Reserve::estimate(Duration::from_secs(2), RESPONSE_MISSING);
+    assert_eq!(estimate, Duration::from_secs(2 + 2 * u64::from(confirm::STRETCH)), "a silence is run twice");
+    assert_eq!(Reserve::estimate(Duration::from_secs(2), "MCP-CACHE-HINTS"), Duration::from_secs(2));
+    reserve.hold(estimate);
+    assert!(reserve.leaves_too_little(deadline));
+    reserve.release(estimate);
+    assert!(!reserve.leaves_too_little(deadline));
+    // At most half of the run's time is held back.
+    reserve.hold(Duration::from_secs(3600));
+    assert!(!reserve.leaves_too_little(Instant::now() + Duration::from_secs(11)));
 }
 
 #[test]
@@ -330,7 +401,7 @@ fn a_baseline_entry_narrowed_to_a_trigger_or_a_tool_fails_the_other_findings_of_
         case: Case::default(),
         transcript,
         case_file: None,
-        flaky: false,
+        confirmation: Confirmation::Confirmed { stretched: None },
         minimized: true,
     };
     let summary = Summary {
@@ -343,6 +414,7 @@ fn a_baseline_entry_narrowed_to_a_trigger_or_a_tool_fails_the_other_findings_of_
         trigger_counts: BTreeMap::new(),
         coverage: Coverage::default(),
         sdk: Vec::new(),
+        strict: false,
     };
     let baseline = |text: &str| Baseline::parse(text).unwrap();
     assert!(summary.fails(&baseline("JSONRPC-RESPONSE-MISSING [ping/meta-not-object]")), "another trigger");

@@ -93,6 +93,11 @@ pub struct FuzzArgs {
     /// Never call this tool (one with side effects, or one that runs longer than --timeout); repeatable.
     #[arg(long, value_name = "NAME", conflicts_with = "no_surface")]
     skip_tool: Vec<String>,
+    /// Fail the run on findings that were not confirmed too: every finding runs again before it counts, and one
+    /// that does not break again (or, resting on silence, does not with waits 4 times longer) is otherwise only
+    /// reported.
+    #[arg(long)]
+    strict: bool,
     /// Also write an HTML coverage page here (one table per tool, the worst finding first).
     #[arg(long, value_name = "FILE")]
     html: Option<PathBuf>,
@@ -196,6 +201,7 @@ pub fn run(args: FuzzArgs) -> Result<ExitCode> {
         out: Some(args.out.clone()),
         shrink: shrink::Budget { runs: args.shrink_budget, time: Some(shrink_time) },
         baseline: baseline.clone(),
+        strict: args.strict,
     };
     let timeouts = Timeouts { reply, startup, settle, deadline, ..Timeouts::default() };
     let targets = (0..args.jobs).map(|_| server.sentinel_target(timeouts, model.eras)).collect();
@@ -205,7 +211,11 @@ pub fn run(args: FuzzArgs) -> Result<ExitCode> {
     let bar = progress_bar(options.cases);
     let summary = campaign::run(targets, shrinker, &options, &server, |event| match event {
         Progress::Ran { done } => bar.tick(*done),
-        Progress::Found(found) => bar.println(&report::human::finding(found, &rerun)),
+        Progress::Found(found) => bar.println(&report::human::seen(found)),
+        Progress::Confirmed(found) if found.confirmation.confirmed() => {
+            bar.println(&report::human::finding(found, &rerun))
+        }
+        Progress::Confirmed(found) => bar.println(&report::human::unconfirmed(found)),
         Progress::Minimized(found) => bar.println(&report::human::minimized(found)),
         Progress::Sdk(seen) => bar.println(&format!(
             "your SDK's known deviation: {} [{}] (conversation {}): {}",

@@ -75,13 +75,27 @@ pub fn finding(found: &Found, rerun: &Rerun) -> String {
 /// The line printed when a finding's case has been minimized (its file replaced).
 pub fn minimized(found: &Found) -> String {
     let frames = found.case.inputs.iter().filter(|i| matches!(i, crate::transcript::Input::Line(_))).count();
-    let flaky = if found.flaky { " (flaky: it did not break again)" } else { "" };
     let file = found.case_file.as_ref().map(|p| format!(": {}", p.display())).unwrap_or_default();
-    format!("minimized {} [{}] to {frames} frame(s){flaky}{file}", found.finding.rule, found.trigger)
+    format!("minimized {} [{}] to {frames} frame(s){file}", found.finding.rule, found.trigger)
 }
 
-/// The closing summary: counts, each broken rule (baselined ones marked) with its triggers under it, and stale
-/// baseline entries.
+/// The line printed when a finding was seen: it is written as seen, and confirmed next.
+pub fn seen(found: &Found) -> String {
+    let file = found.case_file.as_ref().map(|p| format!(" (case file {})", p.display())).unwrap_or_default();
+    format!(
+        "seen {} [{}] in conversation {}{file}: running it again to confirm",
+        found.finding.rule, found.trigger, found.conversation
+    )
+}
+
+/// The line printed for a finding that did not break again: it does not fail the run.
+pub fn unconfirmed(found: &Found) -> String {
+    let file = found.case_file.as_ref().map(|p| format!(" -> {}", p.display())).unwrap_or_default();
+    format!("{} [{}] {}{file}", found.finding.rule, found.trigger, found.confirmation)
+}
+
+/// The closing summary: counts, each broken rule (baselined ones marked) with its triggers under it, the findings
+/// not confirmed, and stale baseline entries.
 pub fn summary(summary: &Summary, baseline: &Baseline) -> String {
     let seconds = summary.elapsed.as_secs_f64();
     let rate = if seconds > 0.0 { summary.conversations as f64 / seconds } else { 0.0 };
@@ -91,36 +105,37 @@ pub fn summary(summary: &Summary, baseline: &Baseline) -> String {
         summary.seed,
         summary.shrink_time.as_secs_f64()
     );
-    let broken = summary.broken();
+    let confirmed = |f: &&Found| f.confirmation.confirmed();
+    let broken: Vec<&str> = summary
+        .broken()
+        .into_iter()
+        .filter(|rule| summary.found.iter().any(|f| f.finding.rule == *rule && confirmed(&f)))
+        .collect();
     if broken.is_empty() {
-        out.push_str("no findings\n");
+        out.push_str(if summary.found.is_empty() { "no findings\n" } else { "no confirmed findings\n" });
     } else {
         let _ = writeln!(out, "{} rule(s) broken:", broken.len());
         for rule in broken {
-            let found: Vec<&Found> = summary.found.iter().filter(|f| f.finding.rule == rule).collect();
+            let found: Vec<&Found> =
+                summary.found.iter().filter(|f| f.finding.rule == rule).filter(confirmed).collect();
             let count = summary.counts.get(rule).copied().unwrap_or(0);
             let baselined = |f: &&Found| baseline.known(&f.transcript, &f.finding, &f.trigger).is_some();
-            let known = match (found.iter().all(baselined), found.iter().all(|f| f.flaky)) {
-                (true, _) => " (baselined)",
-                (false, true) => " (flaky: does not fail the run)",
-                (false, false) => "",
-            };
-            let level = found.iter().find(|f| !f.flaky).unwrap_or(&found[0]).finding.level.name();
+            let known = if found.iter().all(baselined) { " (baselined)" } else { "" };
+            let level = found[0].finding.level.name();
             let _ = writeln!(out, "  {level:<7} {rule:<30} in {count} conversation(s){known}");
             let triggers = summary.trigger_counts.get(rule);
             for f in &found {
                 let count = triggers.and_then(|t| t.get(&f.trigger)).copied().unwrap_or(0);
-                let flaky = match (f.flaky && !known.contains("flaky"), baselined(f) && known.is_empty()) {
-                    (true, _) => " (flaky)",
-                    (false, true) => " (baselined)",
-                    (false, false) => "",
-                };
+                let mark = if baselined(f) && known.is_empty() { " (baselined)" } else { "" };
                 let raw = if f.minimized { "" } else { " (not minimized: the run's time ran out)" };
                 let file = f.case_file.as_ref().map(|p| format!(" -> {}", p.display())).unwrap_or_default();
-                let _ = writeln!(out, "            {:<36} in {count}{flaky}{raw}{file}", f.trigger);
+                let _ = writeln!(out, "            {:<36} in {count}{mark}{raw}{file}", f.trigger);
             }
-            let mut unsaved: Vec<(&String, &u64)> =
-                triggers.into_iter().flatten().filter(|(t, _)| !found.iter().any(|f| &f.trigger == *t)).collect();
+            let mut unsaved: Vec<(&String, &u64)> = triggers
+                .into_iter()
+                .flatten()
+                .filter(|(t, _)| !summary.found.iter().any(|f| f.finding.rule == rule && &f.trigger == *t))
+                .collect();
             if !unsaved.is_empty() {
                 unsaved.sort_by_key(|(_, n)| std::cmp::Reverse(**n));
                 let shown: Vec<String> = unsaved.iter().take(5).map(|(t, n)| format!("{t} ({n})")).collect();
@@ -133,6 +148,18 @@ pub fn summary(summary: &Summary, baseline: &Baseline) -> String {
                     shown.join(", ")
                 );
             }
+        }
+    }
+    let doubtful: Vec<&Found> = summary.found.iter().filter(|f| !f.confirmation.confirmed()).collect();
+    if !doubtful.is_empty() {
+        let fails = if summary.strict {
+            "they fail the run: --strict"
+        } else {
+            "they do not fail the run; --strict makes them"
+        };
+        let _ = writeln!(out, "not confirmed ({}; {fails}):", doubtful.len());
+        for f in doubtful {
+            let _ = writeln!(out, "  {:<7} {}", f.finding.level.name(), unconfirmed(f));
         }
     }
     out.push_str(&sdk_section(&summary.sdk));

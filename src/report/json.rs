@@ -1,5 +1,6 @@
 //! The JSON report: `seed`, `server`, `cases`, `elapsed_s`, `findings` (one per rule and trigger: rule, trigger,
-//! level, case_file, step, detail, conversation, reproduce, baselined, flaky, minimized), `shrink_s` (time the
+//! level, case_file, step, detail, conversation, reproduce, baselined, confirmation (`confirmed`, `unconfirmed` or
+//! `pending`), confirmation_detail, fails_run, minimized), `strict`, `shrink_s` (time the
 //! shrink worker spent, beside the fuzzing), `counts` (conversations per broken
 //! rule), `trigger_counts` (conversations per broken rule and trigger, `{rule: {trigger: n}}`, triggers past the
 //! per-rule bound included), `stale_baseline` (baseline entries that covered nothing), `sdk` (the SDK the run
@@ -28,7 +29,9 @@ pub fn report(summary: &Summary, rerun: &Rerun, baseline: &Baseline) -> Value {
                 "conversation": found.conversation,
                 "reproduce": rerun.command(found),
                 "baselined": baseline.known(&found.transcript, &found.finding, &found.trigger).is_some(),
-                "flaky": found.flaky,
+                "confirmation": found.confirmation.state(),
+                "confirmation_detail": found.confirmation.to_string(),
+                "fails_run": summary.failing(found, baseline),
                 "minimized": found.minimized,
             })
         })
@@ -40,6 +43,7 @@ pub fn report(summary: &Summary, rerun: &Rerun, baseline: &Baseline) -> Value {
         "elapsed_s": summary.elapsed.as_secs_f64(),
         "shrink_s": summary.shrink_time.as_secs_f64(),
         "findings": findings,
+        "strict": summary.strict,
         "counts": summary.counts,
         "trigger_counts": summary.trigger_counts,
         "stale_baseline": baseline.stale(&summary.seen()).iter().map(ToString::to_string).collect::<Vec<_>>(),

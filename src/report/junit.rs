@@ -1,6 +1,6 @@
 //! The JUnit XML report, for CI dashboards: one test case per rule that was checked; a broken rule is a failure
 //! (the detail, reproduction command and transcript of its first trigger inside, and the case file of every trigger),
-//! a baselined one is skipped. Each of the SDK's known deviations seen is a skipped test case of its own, in the
+//! a baselined one, or one whose findings were not confirmed, is skipped. Each of the SDK's known deviations seen is a skipped test case of its own, in the
 //! class `mcp-wirefuzz.sdk`, its message naming the upstream reference.
 
 use super::Rerun;
@@ -13,13 +13,8 @@ use std::fmt::Write as _;
 pub fn report(summary: &Summary, rerun: &Rerun, policy: &Policy, baseline: &Baseline) -> String {
     let checked: Vec<_> = RULES.iter().filter(|r| policy.enabled(r.id)).collect();
     let broken = summary.broken();
-    // A rule fails when any of its findings is not baselined.
-    let fails = |rule: &str| {
-        summary
-            .found
-            .iter()
-            .any(|f| f.finding.rule == rule && baseline.known(&f.transcript, &f.finding, &f.trigger).is_none())
-    };
+    // A rule fails when any of its findings fails the run (confirmed, or the run is strict, and not baselined).
+    let fails = |rule: &str| summary.found.iter().any(|f| f.finding.rule == rule && summary.failing(f, baseline));
     let failures = broken.iter().filter(|rule| fails(rule)).count();
     let skipped = broken.len() - failures + summary.sdk.len();
     let mut out = String::from("<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n");
@@ -47,7 +42,11 @@ pub fn report(summary: &Summary, rerun: &Rerun, policy: &Policy, baseline: &Base
                 out.push_str(">\n");
                 let message = escape(&found.finding.detail);
                 if !fails(rule.id) {
-                    let _ = writeln!(out, "    <skipped message=\"baselined: {message}\"/>");
+                    let why = match found.confirmation.confirmed() {
+                        true => "baselined".to_string(),
+                        false => escape(&found.confirmation.to_string()),
+                    };
+                    let _ = writeln!(out, "    <skipped message=\"{why}: {message}\"/>");
                 } else {
                     let _ = writeln!(out, "    <failure message=\"{message}\" type=\"{}\">", rule.level.name());
                     let _ = writeln!(out, "{}", escape(rule.statement));

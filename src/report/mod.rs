@@ -92,7 +92,7 @@ mod tests {
             case: crate::case::Case::default(),
             transcript: crate::transcript::Transcript { events: Vec::new(), ending: crate::transcript::Ending::Closed },
             case_file: case_file.map(Into::into),
-            flaky: false,
+            confirmation: crate::campaign::Confirmation::Confirmed { stretched: None },
             minimized: true,
         }
     }
@@ -139,6 +139,7 @@ mod tests {
             trigger_counts: Default::default(),
             coverage: Default::default(),
             sdk: vec![SdkFound { deviation, found: found(None), conversations: 4 }],
+            strict: false,
         };
         let baseline = crate::baseline::Baseline::default();
         assert!(!summary.fails(&baseline));

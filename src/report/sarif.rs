@@ -1,6 +1,7 @@
 //! The SARIF 2.1.0 report, for code-scanning tools: every checked rule as a reporting descriptor, every finding
 //! as a result located at its case file; baselined findings carry an external suppression, and so do the SDK's known
-//! deviations (justified by their upstream reference, `properties.sdk` true).
+//! deviations (justified by their upstream reference, `properties.sdk` true). Each result's `properties.confirmation`
+//! says whether it broke again; one not confirmed is at level `note` (unless the run is strict).
 
 use super::Rerun;
 use crate::baseline::Baseline;
@@ -33,8 +34,13 @@ pub fn report(summary: &Summary, rerun: &Rerun, policy: &Policy, baseline: &Base
                 "level": level(found.finding.level),
                 "message": { "text": format!("{} Reproduce: {}", found.finding.detail, rerun.command(found)) },
                 "locations": [{ "physicalLocation": { "artifactLocation": { "uri": uri } } }],
-                "properties": { "conversation": found.conversation, "event": found.finding.event, "trigger": found.trigger },
+                "properties": { "conversation": found.conversation, "event": found.finding.event, "trigger": found.trigger,
+                    "confirmation": found.confirmation.state(), "confirmationDetail": found.confirmation.to_string() },
             });
+            if !summary.strict && !found.confirmation.confirmed() {
+                // It did not break again (or was not run again): a note, not a failure.
+                result["level"] = json!("note");
+            }
             if let Some(entry) = baseline.known(&found.transcript, &found.finding, &found.trigger) {
                 result["suppressions"] = json!([{ "kind": "external", "justification": entry.reason }]);
             }

@@ -95,6 +95,12 @@ impl Default for Timeouts {
 }
 
 impl Timeouts {
+    /// These timeouts with the reply timeout, the settle time and the shutdown budget `factor` times longer (the
+    /// start-up allowance, generous already, and the deadline stay).
+    pub fn stretched(self, factor: u32) -> Timeouts {
+        Timeouts { reply: self.reply * factor, settle: self.settle * factor, shutdown: self.shutdown * factor, ..self }
+    }
+
     /// The reply timeout, with the start-up allowance while the server has written nothing yet.
     fn reply_for(&self, heard: bool) -> Duration {
         if heard { self.reply } else { self.reply + self.startup }
@@ -160,6 +166,13 @@ pub trait Target {
     /// transcript instead of copying them.
     fn run_owned(&mut self, inputs: Vec<Input>) -> anyhow::Result<Transcript> {
         self.run(&inputs)
+    }
+
+    /// The same server with its waits `factor` times longer ([`Timeouts::stretched`]), each conversation on a fresh
+    /// process or connection: it confirms a finding that rests on silence ([`crate::campaign::confirm`]). `None`
+    /// when the target's verdicts do not depend on waits (an in-process server).
+    fn patient(&self, _factor: u32) -> Option<Box<dyn Target + Send>> {
+        None
     }
 }
 

@@ -353,6 +353,10 @@ pub struct HttpTarget {
 }
 
 impl Target for HttpTarget {
+    fn patient(&self, factor: u32) -> Option<Box<dyn Target + Send>> {
+        Some(Box::new(self.spec.target(self.timeouts.stretched(factor))))
+    }
+
     fn run(&mut self, inputs: &[Input]) -> Result<Transcript> {
         if let Some(managed) = &self.spec.managed {
             managed.ensure(self.timeouts.startup)?;

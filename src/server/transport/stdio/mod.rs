@@ -143,6 +143,11 @@ impl StdioTarget {
 }
 
 impl Target for StdioTarget {
+    fn patient(&self, factor: u32) -> Option<Box<dyn Target + Send>> {
+        let stretched = self.timeouts.stretched(factor);
+        Some(Box::new(StdioTarget::new(self.command.clone(), stretched).cold().fresh_each()))
+    }
+
     fn run(&mut self, inputs: &[Input]) -> Result<Transcript> {
         if self.timeouts.deadline.is_some_and(|deadline| Instant::now() >= deadline) {
             self.kept = None;

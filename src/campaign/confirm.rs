@@ -1,0 +1,212 @@
+//! Confirming a finding before it counts. Its conversation runs again from its case on a fresh connection with the
+//! run's waits, up to [`RERUNS`] times; a finding that rests on silence or time ([`rests_on_silence`]: no reply, a
+//! hang, a server that does not exit, a dropped batch or big-id request, a tool that never returns) must then break
+//! once more on a target whose waits are [`STRETCH`] times longer ([`crate::server::Target::patient`]). What breaks
+//! is [`Confirmation::Confirmed`] and fails the run; what does not is [`Confirmation::Unconfirmed`]: reported in a
+//! section of its own with its case file, and failing the run only with `--strict`. A slow server on a busy machine
+//! gets longer waits, not findings.
+
+use crate::oracle::Policy;
+use crate::oracle::rules::{
+    BATCH, BIG_ID, HANDLER_HANG, HTTP_RESPONSE, MALFORMED_REPLY, NULL_PARAMS, RESPONSE_MISSING, SERVER_HANG,
+    SERVER_SHUTDOWN,
+};
+use crate::server::Target;
+use crate::shrink::{Budget, minimize_finding};
+use crate::transcript::Input;
+use anyhow::Result;
+
+/// How many times a finding's conversation is run again, with the run's waits, before it is called unconfirmed.
+pub const RERUNS: usize = 3;
+
+/// How many times longer the waits are for the run that confirms a finding resting on silence or time.
+pub const STRETCH: u32 = 4;
+
+/// The rules whose findings rest on silence or on time: a reply that did not come within a wait, a server that
+/// went quiet or did not exit, a request (in a batch, with a big id, after a malformed line, with null params)
+/// that got no reply, a handler that did not return. A slow server breaks them with short waits and not with long
+/// ones.
+const SILENCE_RULES: &[&str] = &[
+    RESPONSE_MISSING,
+    SERVER_HANG,
+    SERVER_SHUTDOWN,
+    HANDLER_HANG,
+    BIG_ID,
+    BATCH,
+    MALFORMED_REPLY,
+    NULL_PARAMS,
+    HTTP_RESPONSE,
+];
+
+/// True when findings of `rule` rest on silence or time, and so are confirmed with stretched waits too.
+pub fn rests_on_silence(rule: &str) -> bool {
+    SILENCE_RULES.contains(&rule)
+}
+
+/// How far a finding was confirmed by running its conversation again.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum Confirmation {
+    /// Not run again: the run's time ran out first.
+    Pending,
+    /// It broke again on a fresh connection; `stretched` when it also broke with the waits that many times longer.
+    Confirmed {
+        /// The stretch of the waits of the confirming run of a finding resting on silence or time.
+        stretched: Option<u32>,
+    },
+    /// It did not break again; why, in a sentence.
+    Unconfirmed(String),
+}
+
+impl Confirmation {
+    /// True when the finding broke again.
+    pub fn confirmed(&self) -> bool {
+        matches!(self, Confirmation::Confirmed { .. })
+    }
+
+    /// One word for reports: `confirmed`, `unconfirmed` or `pending`.
+    pub fn state(&self) -> &'static str {
+        match self {
+            Confirmation::Pending => "pending",
+            Confirmation::Confirmed { .. } => "confirmed",
+            Confirmation::Unconfirmed(_) => "unconfirmed",
+        }
+    }
+}
+
+impl std::fmt::Display for Confirmation {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            Confirmation::Pending => f.write_str("not confirmed: the run's time ran out before it could run again"),
+            Confirmation::Confirmed { stretched: None } => f.write_str("confirmed: it broke again on a fresh server"),
+            Confirmation::Confirmed { stretched: Some(times) } => {
+                write!(f, "confirmed: it broke again on a fresh server, also with waits {times} times longer")
+            }
+            Confirmation::Unconfirmed(why) => write!(f, "unconfirmed: {why}"),
+        }
+    }
+}
+
+/// Runs `inputs` again to confirm a finding of `rule` with `trigger` (see the module documentation); `patient` is
+/// the same server with stretched waits, `None` when the target's waits do not depend on time. An error means a
+/// target could not run (the run's deadline passed, [`crate::server::DeadlinePassed`], among them).
+pub fn confirm(
+    target: &mut dyn Target,
+    patient: Option<&mut dyn Target>,
+    inputs: &[Input],
+    rule: &str,
+    trigger: &str,
+    policy: &Policy,
+) -> Result<Confirmation> {
+    let once = Budget { runs: 0, time: None };
+    let mut broke = false;
+    for _ in 0..RERUNS {
+        if minimize_finding(target, inputs, rule, Some(trigger), policy, once)?.is_some() {
+            broke = true;
+            break;
+        }
+    }
+    if !broke {
+        return Ok(Confirmation::Unconfirmed(format!("it did not break again in {RERUNS} runs on a fresh server")));
+    }
+    match patient {
+        Some(patient) if rests_on_silence(rule) => {
+            match minimize_finding(patient, inputs, rule, Some(trigger), policy, once)? {
+                Some(_) => Ok(Confirmation::Confirmed { stretched: Some(STRETCH) }),
+                None => Ok(Confirmation::Unconfirmed(format!(
+                    "it broke again with the run's waits but not with waits {STRETCH} times longer: the server is \
+                     slow here, not silent (a longer --timeout shows it)"
+                ))),
+            }
+        }
+        _ => Ok(Confirmation::Confirmed { stretched: None }),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::server::builtin::mutants::Mutant;
+    use crate::server::builtin::reference::Calc;
+    use crate::server::{InProcess, ServerSpec, Timeouts};
+    use crate::transcript::{Ending, Event, Transcript};
+
+    /// A conversation of one request, `ping` with id 1, then a sync point.
+    fn ping() -> Vec<Input> {
+        vec![Input::Line(br#"{"jsonrpc":"2.0","id":1,"method":"ping"}"#.to_vec()), Input::Sync]
+    }
+
+    /// A server that answers nothing, and hangs.
+    struct Silent;
+    impl Target for Silent {
+        fn run(&mut self, inputs: &[Input]) -> Result<Transcript> {
+            let events =
+                inputs.iter().filter_map(|i| if let Input::Line(l) = i { Some(Event::Sent(l.clone())) } else { None });
+            Ok(Transcript { events: events.collect(), ending: Ending::Hung { waited_ms: 2_000 } })
+        }
+    }
+
+    /// A server that answers `{}` to id 1.
+    struct Answers;
+    impl Target for Answers {
+        fn run(&mut self, inputs: &[Input]) -> Result<Transcript> {
+            let mut transcript = Silent.run(inputs)?;
+            transcript
+                .events
+                .push(Event::Received { line: br#"{"jsonrpc":"2.0","id":1,"result":{}}"#.to_vec(), truncated: false });
+            transcript.ending = Ending::Closed;
+            Ok(transcript)
+        }
+    }
+
+    fn silence_finding() -> (String, &'static str) {
+        let transcript = Silent.run(&ping()).unwrap();
+        let finding = crate::oracle::check(&transcript, &Policy::default())
+            .into_iter()
+            .find(|f| f.rule == SERVER_HANG || f.rule == RESPONSE_MISSING)
+            .expect("silence is a finding");
+        (crate::trigger::signature(&transcript, &finding), finding.rule)
+    }
+
+    #[test]
+    fn a_true_silence_is_confirmed_with_stretched_waits() {
+        let (trigger, rule) = silence_finding();
+        let mut patient = Silent;
+        let confirmation = confirm(&mut Silent, Some(&mut patient), &ping(), rule, &trigger, &Policy::default());
+        assert_eq!(confirmation.unwrap(), Confirmation::Confirmed { stretched: Some(STRETCH) });
+    }
+
+    #[test]
+    fn a_slow_reply_is_unconfirmed() {
+        // Silent with the run's waits, answered when waited for longer: a slow server.
+        let (trigger, rule) = silence_finding();
+        let mut patient = Answers;
+        let confirmation = confirm(&mut Silent, Some(&mut patient), &ping(), rule, &trigger, &Policy::default());
+        let Ok(Confirmation::Unconfirmed(why)) = confirmation else { panic!("{confirmation:?}") };
+        assert!(why.contains("slow here, not silent"), "{why}");
+        // And one that does not break again at all.
+        let confirmation = confirm(&mut Answers, None, &ping(), rule, &trigger, &Policy::default()).unwrap();
+        assert_eq!(
+            confirmation,
+            Confirmation::Unconfirmed(format!("it did not break again in {RERUNS} runs on a fresh server"))
+        );
+    }
+
+    #[test]
+    fn a_finding_that_does_not_rest_on_silence_needs_no_stretched_run() {
+        let mutant = Mutant::IdAsString;
+        let inputs: Vec<Input> =
+            mutant.trigger().into_iter().flat_map(|line| [Input::Line(line), Input::Sync]).collect();
+        let mut target = ServerSpec::Mutant(mutant).pooled_target(Timeouts::default());
+        let transcript = target.run(&inputs).unwrap();
+        let policy = mutant.policy();
+        let finding = crate::oracle::check(&transcript, &policy).into_iter().next().expect("the mutant breaks a rule");
+        assert!(!rests_on_silence(finding.rule), "{}", finding.rule);
+        let trigger = crate::trigger::signature(&transcript, &finding);
+        let confirmation = confirm(target.as_mut(), None, &inputs, finding.rule, &trigger, &policy).unwrap();
+        assert_eq!(confirmation, Confirmation::Confirmed { stretched: None });
+        assert!(confirmation.to_string().starts_with("confirmed"));
+        // The reference server does not break it.
+        let confirmation = confirm(&mut InProcess(Calc), None, &inputs, finding.rule, &trigger, &policy).unwrap();
+        assert!(!confirmation.confirmed());
+    }
+}

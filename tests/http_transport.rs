@@ -216,6 +216,7 @@ fn a_campaign_over_http_finds_every_planted_http_bug_and_nothing_on_the_referenc
         shrink: mcp_wirefuzz::shrink::Budget { runs: 50, time: Some(Duration::from_secs(5)) },
         baseline: Default::default(),
         strict: false,
+        prelude: Vec::new(),
     };
     let run = |bug: Option<HttpBug>, modern: bool, cases: u64, policy: Policy| {
         let server = ServerSpec::Http(HttpSpec::new(&http::spawn(bug, modern).unwrap(), None).unwrap());

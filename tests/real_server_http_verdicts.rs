@@ -164,6 +164,7 @@ fn verdicts(server: &Server) {
         shrink: mcp_wirefuzz::shrink::Budget { runs: 100, time: Some(Duration::from_secs(20)) },
         baseline: Default::default(),
         strict: false,
+        prelude: Vec::new(),
     };
     let targets = (0..2).map(|_| server_spec.pooled_target(timeouts())).collect();
     let shrinker = server_spec.pooled_target(timeouts());

@@ -106,6 +106,7 @@ fn options(seed: u64, cases: Option<u64>, time: Option<Duration>) -> Options {
         shrink: Budget::default(),
         baseline: Baseline::default(),
         strict: false,
+        prelude: Vec::new(),
     }
 }
 

@@ -59,6 +59,10 @@ pub struct Options {
     pub baseline: Baseline,
     /// True when findings not confirmed ([`Confirmation`]) fail the run too.
     pub strict: bool,
+    /// Conversations that already ran before the campaign (the first contact with a server that answered nothing,
+    /// [`crate::learn::contact`]): judged as the run's first conversations, before any is generated; conversation
+    /// `i` of the seed is then the run's conversation `i + prelude.len()`.
+    pub prelude: Vec<(Vec<Input>, Transcript)>,
 }
 
 /// A finding that is one of the SDK's known deviations ([`crate::sdk`]; the policy names the SDK): reported in a
@@ -415,11 +419,17 @@ impl Reserve {
         Reserve { millis: Arc::new(AtomicU64::new(0)), cap: time.map_or(Duration::ZERO, |time| time / 2) }
     }
 
-    /// The expected time to confirm a finding whose conversation took `took`: one more run, and one with
-    /// stretched waits for a finding resting on silence.
-    fn estimate(took: Duration, rule: &str) -> Duration {
+    /// The expected time to confirm a finding of `rule` in `transcript`, whose conversation took `took` (a prelude's
+    /// took nothing here: its wait is in its ending): one more run, with stretched waits for a finding resting on
+    /// silence.
+    fn estimate(took: Duration, transcript: &Transcript, rule: &str) -> Duration {
+        let waited = match transcript.ending {
+            crate::transcript::Ending::Hung { waited_ms } => Duration::from_millis(waited_ms),
+            _ => Duration::ZERO,
+        };
+        let took = took.max(waited);
         match confirm::rests_on_silence(rule) {
-            true => took + took * confirm::STRETCH,
+            true => took * confirm::STRETCH,
             false => took,
         }
     }
@@ -548,7 +558,11 @@ impl Worker<'_> {
                 break;
             }
             let began = Instant::now();
-            let transcript = match self.target.run_owned(self.conversation(index)) {
+            let ran = match self.options.prelude.get(index as usize) {
+                Some((_, transcript)) => Ok(transcript.clone()),
+                None => self.target.run_owned(self.conversation(index)),
+            };
+            let transcript = match ran {
                 // A conversation that ends after the deadline may have been cut by it: it is not judged.
                 Ok(_) if deadline.is_some_and(|deadline| Instant::now() >= deadline) => break,
                 Ok(transcript) => transcript,
@@ -590,7 +604,7 @@ impl Worker<'_> {
                     match self.write_as_seen(index, &inputs, &transcript, finding, trigger) {
                         Ok(seen) => {
                             let _ = sender.send(Message::Found(Box::new(seen.clone())));
-                            let estimate = Reserve::estimate(began.elapsed(), finding.rule);
+                            let estimate = Reserve::estimate(began.elapsed(), &transcript, finding.rule);
                             self.reserve.hold(estimate);
                             let _ = jobs.send(Job { index, inputs, first: finding.clone(), seen, estimate });
                         }
@@ -611,8 +625,13 @@ impl Worker<'_> {
 
     /// Conversation `index` of the run: the surface sweep first, then generated ones, on the policy's surface
     /// (none: an empty one, whose tool calls name unknown tools), every other one a tool session when the server
-    /// lists tools ([`crate::script::session`]); over HTTP with HTTP-level mutations put in.
+    /// lists tools ([`crate::script::session`]); over HTTP with HTTP-level mutations put in. The prelude's
+    /// conversations ([`Options::prelude`]) come before all of them.
     fn conversation(&self, index: u64) -> Vec<Input> {
+        if let Some((inputs, _)) = self.options.prelude.get(index as usize) {
+            return inputs.clone();
+        }
+        let index = index - self.options.prelude.len() as u64;
         let inputs = match (self.sweep.get(index as usize), self.options.policy.surface()) {
             (Some(script), Some(surface)) => script.encode_on(surface),
             (_, Some(surface)) => {

@@ -20,6 +20,7 @@ fn options(cases: u64, out: Option<PathBuf>) -> Options {
         shrink,
         baseline: Baseline::default(),
         strict: false,
+        prelude: Vec::new(),
     }
 }
 
@@ -377,9 +378,12 @@ fn fuzzing_leaves_the_time_the_findings_to_confirm_need() {
     let reserve = Reserve::new(Some(Duration::from_secs(20)));
     let deadline = Instant::now() + Duration::from_secs(5);
     assert!(!reserve.leaves_too_little(deadline));
-    let estimate = Reserve::estimate(Duration::from_secs(2), RESPONSE_MISSING);
-    assert_eq!(estimate, Duration::from_secs(2 + 2 * u64::from(confirm::STRETCH)), "a silence is run twice");
-    assert_eq!(Reserve::estimate(Duration::from_secs(2), "MCP-CACHE-HINTS"), Duration::from_secs(2));
+    let closed = Transcript { events: Vec::new(), ending: Ending::Closed };
+    let estimate = Reserve::estimate(Duration::from_secs(2), &closed, RESPONSE_MISSING);
+    assert_eq!(estimate, Duration::from_secs(2 * u64::from(confirm::STRETCH)), "a silence runs with stretched waits");
+    assert_eq!(Reserve::estimate(Duration::from_secs(2), &closed, "MCP-CACHE-HINTS"), Duration::from_secs(2));
+    let hung = Transcript { events: Vec::new(), ending: Ending::Hung { waited_ms: 3_000 } };
+    assert_eq!(Reserve::estimate(Duration::ZERO, &hung, "MCP-CACHE-HINTS"), Duration::from_secs(3), "a prelude's wait");
     reserve.hold(estimate);
     assert!(reserve.leaves_too_little(deadline));
     reserve.release(estimate);

@@ -7,12 +7,15 @@ use super::server::{end_servers_on_signal, sdk_line, server_model, server_sdk, s
 use anyhow::{Result, bail};
 use mcp_wirefuzz::baseline::Baseline;
 use mcp_wirefuzz::campaign::{self, Options, Progress};
-use mcp_wirefuzz::learn::probe;
-use mcp_wirefuzz::learn::surface;
+use mcp_wirefuzz::learn::{contact, probe, surface};
+use mcp_wirefuzz::model::ServerModel;
 use mcp_wirefuzz::oracle::Policy;
 use mcp_wirefuzz::report::{self, Rerun};
+use mcp_wirefuzz::sdk::Chosen;
 use mcp_wirefuzz::server::{DeadlinePassed, ServerSpec, Timeouts};
 use mcp_wirefuzz::shrink;
+use mcp_wirefuzz::surface::Surface;
+use mcp_wirefuzz::transcript::Input;
 use mcp_wirefuzz::transcript::{Ending, Transcript};
 use std::path::PathBuf;
 use std::process::ExitCode;
@@ -21,6 +24,8 @@ use std::time::{Duration, Instant};
 
 /// `--startup-timeout`'s default, in milliseconds.
 const STARTUP_TIMEOUT_MS: u64 = 10_000;
+/// How long learning the server (first contact, model, surface, SDK) may take in all, apart from `--time`.
+const LEARNING_LIMIT: Duration = Duration::from_secs(300);
 /// `--settle`'s default, in milliseconds.
 const SETTLE_MS: u64 = 20;
 /// The most parallel workers `--jobs` takes.
@@ -33,7 +38,8 @@ pub struct FuzzArgs {
     /// Stop after this many conversations (default 10000 when --time is not given).
     #[arg(long)]
     cases: Option<u64>,
-    /// Stop after this many seconds: the whole run, probe and minimization included.
+    /// Stop after this many seconds of fuzzing, confirmation and minimization included (learning the server first
+    /// is not counted: it is bounded on its own, at 300 s).
     #[arg(long, value_name = "SECS")]
     time: Option<f64>,
     /// The seed (printed by every run; the same seed gives the same conversations).
@@ -119,7 +125,6 @@ pub fn run(args: FuzzArgs) -> Result<ExitCode> {
         bail!("--jobs must be between 1 and {MAX_JOBS}, not {}", args.jobs);
     }
     let time = args.time.map(|secs| seconds_option("--time", secs)).transpose()?;
-    let deadline = time.map(|time| began + time);
     if !(1..=MAX_DURATION.as_secs()).contains(&args.shrink_time) {
         bail!(
             "--shrink-time must be between 1 and {} seconds (a year), not {}",
@@ -145,42 +150,12 @@ pub fn run(args: FuzzArgs) -> Result<ExitCode> {
     let seed = args.seed.unwrap_or_else(|| {
         std::time::SystemTime::now().duration_since(std::time::UNIX_EPOCH).map_or(0, |d| d.as_nanos() as u64)
     });
-    // The probe gets a third of --time at most, so a server that hangs on it still leaves time to fuzz.
-    let probe_deadline = time.map(|time| began + time / 3);
-    let probe_timeouts = Timeouts { reply, startup, deadline: probe_deadline, ..Timeouts::default() };
-    let model = match server_model(&server, args.rules.eras.eras.as_deref(), probe_timeouts) {
-        Err(error) if error.is::<DeadlinePassed>() => {
-            eprintln!("mcp-wirefuzz: the probe of the server model ran out of its third of --time (--eras skips it)");
-            let unanswered = Transcript { events: Vec::new(), ending: Ending::Hung { waited_ms: 0 } };
-            probe::classify(&unanswered, &unanswered, &unanswered)
-        }
-        model => model?,
-    };
-    eprintln!("server model: {model}");
-    let surface = match args.no_surface {
-        true => None,
-        false => match surface::learn(server.target(probe_timeouts).as_mut(), &model) {
-            Err(error) if error.is::<DeadlinePassed>() => {
-                eprintln!(
-                    "mcp-wirefuzz: learning the server's surface ran out of its third of --time: fuzzing without it"
-                );
-                None
-            }
-            learned => {
-                let learned = learned?.focus(&args.tool)?.skip(&args.skip_tool)?;
-                eprintln!("server surface: {learned}");
-                for note in &learned.notes {
-                    eprintln!("  {note}");
-                }
-                Some(Arc::new(learned))
-            }
-        },
-    };
-    let sdk = match server_sdk(&server, args.rules.sdk.sdk.as_deref(), probe_timeouts) {
-        Err(error) if error.is::<DeadlinePassed>() => None,
-        sdk => sdk?,
-    };
-    eprintln!("{}", sdk_line(sdk.as_ref()));
+    // Learning the server is bounded on its own, not by --time, so that the same seed gives the same conversations
+    // whatever the machine's load; --time counts from its end.
+    let learning = Timeouts { reply, startup, deadline: Some(began + LEARNING_LIMIT), ..Timeouts::default() };
+    let learned = learn(&server, &args, learning)?;
+    let Learned { model, surface, sdk, prelude } = learned;
+    let deadline = time.map(|time| Instant::now() + time);
     let base = match server.mutant() {
         Some(mutant) => mutant.policy(),
         None => Policy::default(),
@@ -202,6 +177,7 @@ pub fn run(args: FuzzArgs) -> Result<ExitCode> {
         shrink: shrink::Budget { runs: args.shrink_budget, time: Some(shrink_time) },
         baseline: baseline.clone(),
         strict: args.strict,
+        prelude,
     };
     let timeouts = Timeouts { reply, startup, settle, deadline, ..Timeouts::default() };
     let targets = (0..args.jobs).map(|_| server.sentinel_target(timeouts, model.eras)).collect();
@@ -258,6 +234,78 @@ pub fn run(args: FuzzArgs) -> Result<ExitCode> {
         write_report(path, &(text + "\n"))?;
     }
     Ok(if summary.fails(&baseline) { ExitCode::from(1) } else { ExitCode::SUCCESS })
+}
+
+/// What a run learns of its server before it fuzzes: the model, the surface, the SDK, and the first contact's
+/// conversation when the server answered nothing (the run's first conversation, judged with the others).
+struct Learned {
+    model: ServerModel,
+    surface: Option<Arc<Surface>>,
+    sdk: Option<Chosen>,
+    prelude: Vec<(Vec<Input>, Transcript)>,
+}
+
+/// Learns the server within `timeouts.deadline` ([`LEARNING_LIMIT`]): the first contact (a child server, when the
+/// model is probed), the model, the surface and the SDK. A server that answers nothing to the first contact is not
+/// learned further; learning that passes its limit says so once and goes on without what it did not learn.
+fn learn(server: &ServerSpec, args: &FuzzArgs, timeouts: Timeouts) -> Result<Learned> {
+    let limit = LEARNING_LIMIT.as_secs();
+    let stated = args.rules.eras.eras.as_deref();
+    let contact = match (server, stated) {
+        (ServerSpec::Command(_), None) => match contact::first_contact(server.target(timeouts).as_mut()) {
+            Err(error) if error.is::<DeadlinePassed>() => None,
+            contact => Some(contact?),
+        },
+        _ => None,
+    };
+    if let Some(contact) = contact.filter(|contact| contact.silent()) {
+        let waited = (timeouts.startup + timeouts.reply).as_secs_f64();
+        eprintln!(
+            "mcp-wirefuzz: the server wrote nothing to an initialize in {waited:.1} s (start-up allowance and reply \
+             timeout): not learned further; that conversation is the run's first"
+        );
+        let t = &contact.transcript;
+        let model = probe::classify(t, t, t);
+        eprintln!("server model: {model}");
+        let prelude = vec![(contact.inputs, contact.transcript)];
+        return Ok(Learned { model, surface: None, sdk: None, prelude });
+    }
+    let model = match server_model(server, stated, timeouts) {
+        Err(error) if error.is::<DeadlinePassed>() => {
+            eprintln!(
+                "mcp-wirefuzz: the probe of the server model passed the {limit} s learning limit (--eras skips it)"
+            );
+            let unanswered = Transcript { events: Vec::new(), ending: Ending::Hung { waited_ms: 0 } };
+            probe::classify(&unanswered, &unanswered, &unanswered)
+        }
+        model => model?,
+    };
+    eprintln!("server model: {model}");
+    let surface = match args.no_surface {
+        true => None,
+        false => match surface::learn(server.target(timeouts).as_mut(), &model) {
+            Err(error) if error.is::<DeadlinePassed>() => {
+                eprintln!(
+                    "mcp-wirefuzz: learning the server's surface passed the {limit} s learning limit: fuzzing without it"
+                );
+                None
+            }
+            learned => {
+                let learned = learned?.focus(&args.tool)?.skip(&args.skip_tool)?;
+                eprintln!("server surface: {learned}");
+                for note in &learned.notes {
+                    eprintln!("  {note}");
+                }
+                Some(Arc::new(learned))
+            }
+        },
+    };
+    let sdk = match server_sdk(server, args.rules.sdk.sdk.as_deref(), timeouts) {
+        Err(error) if error.is::<DeadlinePassed>() => None,
+        sdk => sdk?,
+    };
+    eprintln!("{}", sdk_line(sdk.as_ref()));
+    Ok(Learned { model, surface, sdk, prelude: Vec::new() })
 }
 
 /// The options of a fuzz run that a command reproducing one of its findings repeats: the reply timeout for a

@@ -313,7 +313,13 @@ impl Conversation<'_> {
     /// read for [`EXIT_DRAIN`] more, and the grandchild is ended with the server's process group.
     pub(super) fn close(&mut self, timeouts: Timeouts) -> Ending {
         self.process.input = None;
-        let budget = if self.heard { timeouts.shutdown.max(timeouts.reply) } else { timeouts.reply_for(false) };
+        // A server never heard from gets the start-up allowance to exit, unless a barrier already waited it out
+        // (it stalled): then it is silent, not starting, and gets the reply timeout.
+        let budget = match (self.heard, self.stalled) {
+            (true, _) => timeouts.shutdown.max(timeouts.reply),
+            (false, true) => timeouts.reply,
+            (false, false) => timeouts.reply_for(false),
+        };
         let until = Instant::now() + budget;
         let mut exited: Option<Instant> = None;
         loop {
@@ -380,6 +386,11 @@ mod tests {
     #[test]
     fn a_server_that_never_answers_has_hung() {
         let transcript = StdioTarget::new(sh("sleep 10"), quick()).run(&[request(1)]).unwrap();
+        // The barrier waited the start-up allowance and the reply timeout; closing, the reply timeout.
+        assert_eq!(transcript.ending, Ending::Hung { waited_ms: 300 });
+        // Never stalled (no request owed a reply at a barrier): still starting, it gets the start-up allowance.
+        let notification = Input::Line(br#"{"jsonrpc":"2.0","method":"notifications/initialized"}"#.to_vec());
+        let transcript = StdioTarget::new(sh("sleep 10"), quick()).run(&[notification]).unwrap();
         assert_eq!(transcript.ending, Ending::Hung { waited_ms: 500 });
     }
     #[test]

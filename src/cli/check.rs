@@ -22,7 +22,7 @@ use std::sync::Arc;
 /// The options of `check`.
 #[derive(clap::Args)]
 #[command(
-    mut_arg("timeout", |arg| arg.default_value("5000")),
+    mut_arg("timeout", |arg| arg.default_value("5000").help("How long a reply from a child server may take, in milliseconds")),
     mut_arg("eras", |arg| arg.help("The eras the server serves (handshake, modern, dual), instead of probing it")),
 )]
 pub struct CheckArgs {

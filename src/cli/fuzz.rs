@@ -33,7 +33,10 @@ const MAX_JOBS: usize = 256;
 
 /// The options of `fuzz`.
 #[derive(clap::Args)]
-#[command(mut_arg("timeout", |arg| arg.value_name("MS")))]
+#[command(mut_arg("timeout", |arg| arg.help(
+    "How long a reply from a child server may take, in milliseconds; pins it (without it: 2000, lengthened to 4 \
+     times the 99th percentile of the reply times measured, when that is longer, at most 60 s)"
+)))]
 pub struct FuzzArgs {
     /// Stop after this many conversations (default 10000 when --time is not given).
     #[arg(long)]
@@ -179,7 +182,8 @@ pub fn run(args: FuzzArgs) -> Result<ExitCode> {
         strict: args.strict,
         prelude,
     };
-    let timeouts = Timeouts { reply, startup, settle, deadline, ..Timeouts::default() };
+    let adaptive = !args.timeout.pinned();
+    let timeouts = Timeouts { reply, startup, settle, deadline, adaptive, ..Timeouts::default() };
     let targets = (0..args.jobs).map(|_| server.sentinel_target(timeouts, model.eras)).collect();
     let shrinker = server.target(timeouts);
     eprintln!("mcp-wirefuzz fuzz: seed {seed}, {}, {} job(s)", server.describe(), args.jobs);
@@ -314,7 +318,7 @@ fn rerun<'a>(args: &FuzzArgs, seed: u64, server: &'a ServerSpec) -> Rerun<'a> {
     let mut rerun = Rerun::new(seed, server);
     let mut option = |name: &str, value: String| rerun.fuzz.extend([name.to_string(), value]);
     for (name, value, default) in [
-        ("--timeout", args.timeout.timeout, REPLY_TIMEOUT_MS),
+        ("--timeout", args.timeout.millis(), REPLY_TIMEOUT_MS),
         ("--startup-timeout", args.startup_timeout, STARTUP_TIMEOUT_MS),
         ("--settle", args.settle, SETTLE_MS),
     ] {
@@ -340,8 +344,8 @@ fn rerun<'a>(args: &FuzzArgs, seed: u64, server: &'a ServerSpec) -> Rerun<'a> {
     if args.no_surface {
         rerun.fuzz.push("--no-surface".to_string());
     }
-    if args.timeout.timeout != REPLY_TIMEOUT_MS {
-        rerun.replay.extend(["--timeout".to_string(), args.timeout.timeout.to_string()]);
+    if args.timeout.pinned() {
+        rerun.replay.extend(["--timeout".to_string(), args.timeout.millis().to_string()]);
     }
     rerun
 }

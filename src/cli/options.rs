@@ -15,15 +15,25 @@ const MIN_TIMEOUT: Duration = Duration::from_millis(10);
 /// `--timeout`: how long a reply from a child server may take.
 #[derive(clap::Args)]
 pub struct ReplyTimeout {
-    /// How long a reply from a child server may take, in milliseconds.
-    #[arg(long, default_value_t = REPLY_TIMEOUT_MS)]
-    pub timeout: u64,
+    /// How long a reply from a child server may take, in milliseconds (default 2000).
+    #[arg(long, value_name = "MS")]
+    pub timeout: Option<u64>,
 }
 
 impl ReplyTimeout {
     /// The timeout, checked by [`timeout_option`].
     pub fn duration(&self) -> Result<Duration> {
-        timeout_option("--timeout", self.timeout)
+        timeout_option("--timeout", self.millis())
+    }
+
+    /// The timeout in milliseconds: given, or the default.
+    pub fn millis(&self) -> u64 {
+        self.timeout.unwrap_or(REPLY_TIMEOUT_MS)
+    }
+
+    /// True when `--timeout` was given: the timeout is pinned, not adapted to the server's measured reply time.
+    pub fn pinned(&self) -> bool {
+        self.timeout.is_some()
     }
 }
 

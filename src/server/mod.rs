@@ -15,6 +15,7 @@
 
 pub mod adapter;
 pub mod builtin;
+pub mod latency;
 pub mod transport;
 
 #[cfg(feature = "async-lines")]
@@ -79,6 +80,9 @@ pub struct Timeouts {
     /// When the whole run must be over (`fuzz --time`): a process still running then is killed, and its
     /// conversation is an error ([`DeadlinePassed`]), not a transcript to judge.
     pub deadline: Option<Instant>,
+    /// True when the reply timeout grows with the server's measured reply time ([`latency`]; a stdio target
+    /// measures its own conversations); false when it is pinned (`--timeout`).
+    pub adaptive: bool,
 }
 
 impl Default for Timeouts {
@@ -90,6 +94,7 @@ impl Default for Timeouts {
             shutdown: Duration::from_secs(5),
             linger: Duration::ZERO,
             deadline: None,
+            adaptive: false,
         }
     }
 }

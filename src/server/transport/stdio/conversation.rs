@@ -12,6 +12,7 @@ use crate::protocol::era::BATCH_VERSION;
 use crate::protocol::id::is_big;
 use crate::protocol::methods::{CANCELLED, INITIALIZE, INITIALIZED, TOOLS_CALL};
 use crate::protocol::{Era, Frame, IdField, RequestId};
+use crate::server::latency::Latency;
 use crate::server::transport::lines::OutputLine;
 use crate::server::{MAX_EVENTS, Timeouts};
 use crate::transcript::{Ending, Event, Input, Note, Transcript, seen};
@@ -39,9 +40,12 @@ impl Process {
         timeouts: Timeouts,
         barrier: Barrier,
         keep: bool,
+        latency: &Latency,
     ) -> (Transcript, End) {
         let mut talk = Conversation {
             process: &mut self,
+            latency,
+            asked: HashMap::new(),
             events: Vec::new(),
             open: HashMap::new(),
             unmatched: 0,
@@ -110,6 +114,11 @@ impl Process {
 /// The state of one conversation: what was recorded and which requests still owe a reply.
 pub(super) struct Conversation<'a> {
     pub(super) process: &'a mut Process,
+    /// Where the reply times of the conversation's requests go.
+    pub(super) latency: &'a Latency,
+    /// When each request that owes a reply was sent, by id (tool calls aside: [`Conversation::tools`]), for
+    /// [`Conversation::latency`].
+    pub(super) asked: HashMap<RequestId, Instant>,
     pub(super) events: Vec<Event>,
     /// Open request ids and how many requests with that id are open.
     pub(super) open: HashMap<RequestId, usize>,
@@ -223,6 +232,8 @@ impl Conversation<'_> {
                 if let Some(tool) = super::reask::called_tool(line) {
                     self.tools.insert(id.clone(), (tool, line.to_vec(), Instant::now()));
                 }
+            } else {
+                self.asked.insert(id.clone(), Instant::now());
             }
             self.owe(id);
         }
@@ -272,7 +283,14 @@ impl Conversation<'_> {
 
     /// Counts a reply against the request it answers, or as unmatched.
     fn take(&mut self, reply: &serde_json::Value) {
-        match reply_to(reply) {
+        let to = reply_to(reply);
+        // Late or not, a reply measures how long the server takes.
+        if let Some(Some(id)) = &to
+            && let Some(sent) = self.asked.remove(id)
+        {
+            self.latency.record(sent.elapsed());
+        }
+        match to {
             Some(Some(id)) if self.let_go.contains(&id) && !self.open.contains_key(&id) => {}
             Some(Some(id)) if self.open.contains_key(&id) => {
                 if self.reused.contains(&id) {

@@ -28,6 +28,7 @@ use crate::model::Eras;
 use crate::protocol::envelope;
 use crate::protocol::methods::{INITIALIZE, INITIALIZED, TOOLS_CALL};
 use crate::protocol::{Frame, IdField, RequestId};
+use crate::server::latency::Latency;
 use crate::server::{DeadlinePassed, ServerCommand, Target, Timeouts};
 use crate::transcript::{Ending, Input, Transcript};
 use anyhow::{Result, bail};
@@ -55,6 +56,9 @@ pub struct StdioTarget {
     kept: Option<Process>,
     /// The first wait for a sentinel, set at calibration; doubled each time a server it stalled spoke later.
     wait: Option<Duration>,
+    /// The reply times measured in this target's conversations: the reply timeout follows them when
+    /// [`Timeouts::adaptive`].
+    latency: Latency,
     /// Starts the warm spare beside the running conversation (declared last: the processes it started are ended
     /// before it is).
     spawner: Option<Spawner>,
@@ -71,6 +75,7 @@ impl StdioTarget {
             reuse: true,
             kept: None,
             wait: None,
+            latency: Latency::default(),
             spawner: None,
         }
     }
@@ -200,7 +205,11 @@ impl StdioTarget {
     /// `mcp-wirefuzz attach` that ran no server.
     fn converse(&self, process: Process, inputs: &[Input], barrier: Barrier, keep: bool) -> Result<(Transcript, End)> {
         let watch = Arc::clone(&process.watch);
-        let (transcript, end) = process.converse(inputs, self.timeouts, barrier, keep);
+        let mut timeouts = self.timeouts;
+        if timeouts.adaptive {
+            timeouts.reply = self.latency.reply_timeout(timeouts.reply);
+        }
+        let (transcript, end) = process.converse(inputs, timeouts, barrier, keep, &self.latency);
         if watch.cut.load(Ordering::Relaxed) {
             return Err(DeadlinePassed.into());
         }
@@ -269,6 +278,26 @@ mod tests {
     use super::test_servers::*;
     use super::*;
     use crate::transcript::Event;
+
+    #[test]
+    fn an_adaptive_reply_timeout_follows_a_server_slower_than_it() {
+        // Answers every line 150 ms late; the reply timeout is 50 ms.
+        let slow = sh(r#"while read -r l; do sleep 0.15; echo '{"jsonrpc":"2.0","id":1,"result":{}}'; done"#);
+        let timeouts = Timeouts { reply: Duration::from_millis(50), startup: Duration::from_secs(2), ..quick() };
+        let answered_in_time = |adaptive: bool| {
+            let mut target = StdioTarget::new(slow.clone(), Timeouts { adaptive, ..timeouts }).cold();
+            let mut last = Vec::new();
+            // Two replies measured per conversation: enough conversations for the measure to count, and one more.
+            for _ in 0..crate::server::latency::MIN_SAMPLES / 2 + 1 {
+                last = target.run(&[request(1), Input::Sync, request(1), Input::Sync]).unwrap().events;
+            }
+            // The second request's reply came before its sync point, not after it.
+            let sync = last.iter().rposition(|event| matches!(event, Event::Sync)).unwrap();
+            last[..sync].iter().filter(|event| matches!(event, Event::Received { .. })).count() == 2
+        };
+        assert!(answered_in_time(true), "after 20 replies measured, the timeout is 4 x 256 ms");
+        assert!(!answered_in_time(false), "pinned, it stays 50 ms");
+    }
 
     #[test]
     fn a_stub_that_ran_no_server_is_a_harness_error_and_any_other_exit_is_the_servers() {

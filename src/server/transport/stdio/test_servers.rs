@@ -18,6 +18,7 @@ pub(super) fn quick() -> Timeouts {
         shutdown: Duration::from_millis(300),
         linger: Duration::ZERO,
         deadline: None,
+        adaptive: false,
     }
 }
 

@@ -203,4 +203,43 @@ mod tests {
         let confirmation = confirm(&mut InProcess(Calc), None, &inputs, finding.rule, &trigger, &policy).unwrap();
         assert!(!confirmation.confirmed());
     }
+
+    /// A child process, for the tests over stdio: `sh -c SCRIPT`, with waits short enough for a test.
+    fn shell(script: &str) -> Box<dyn Target + Send> {
+        let command = crate::server::ServerCommand::from_argv(&["sh".into(), "-c".into(), script.into()]).unwrap();
+        let quick = Timeouts {
+            reply: std::time::Duration::from_millis(300),
+            settle: std::time::Duration::from_millis(10),
+            startup: std::time::Duration::from_millis(200),
+            shutdown: std::time::Duration::from_millis(300),
+            ..Timeouts::default()
+        };
+        ServerSpec::Command(command).target(quick)
+    }
+
+    /// Runs a ping on `script` and confirms the silence it shows.
+    fn confirm_over_stdio(script: &str) -> Confirmation {
+        let mut target = shell(script);
+        let transcript = target.run(&ping()).unwrap();
+        let policy = Policy::default();
+        let findings = crate::oracle::check(&transcript, &policy);
+        let finding = findings.iter().find(|f| rests_on_silence(f.rule)).expect("a silence, with the run's waits");
+        let trigger = crate::trigger::signature(&transcript, finding);
+        let mut patient = target.patient(STRETCH).expect("a child process's waits matter");
+        confirm(target.as_mut(), Some(patient.as_mut()), &ping(), finding.rule, &trigger, &policy).unwrap()
+    }
+
+    #[test]
+    fn over_stdio_a_silent_server_is_confirmed_and_a_slow_one_is_not() {
+        // Never answers: silent with every wait, however long.
+        assert!(confirm_over_stdio("sleep 30").confirmed());
+        // Answers after 1.2 s: past the run's waits (0.5 s until the first line, 0.3 s to close), within the
+        // stretched ones (1.4 s until the first line).
+        let slow = r#"read -r line; sleep 1.2; echo '{"jsonrpc":"2.0","id":1,"result":{}}'"#;
+        let confirmation = confirm_over_stdio(slow);
+        assert!(
+            matches!(&confirmation, Confirmation::Unconfirmed(why) if why.contains("not silent")),
+            "{confirmation:?}"
+        );
+    }
 }

@@ -2,7 +2,8 @@
 //! `tests/servers/author/` (rmcp 3.11.0 and the Python SDK `mcp` 2.3.0, written as an author writes them), clean
 //! and with each planted bug (`NOTES_BUG`), fuzzed by the CLI with `--sdk NAME` for a fixed seed and number of
 //! conversations (no clock in the verdict). The clean server's run is green with its SDK named; each bug is a
-//! finding that names the author's tool or shows the bug's output. It builds an rmcp server and runs a Python one,
+//! finding that names the author's tool or shows the bug's output; and so they are with two busy loops beside the
+//! run (nothing false at MUST on a loaded machine). It builds an rmcp server and runs a Python one,
 //! so it is in the slow tier (`WIREFUZZ_SLOW=1`).
 
 mod common;
@@ -127,21 +128,24 @@ fn each_planted_author_bug_of_the_rmcp_store_is_found_and_the_clean_store_is_gre
     assert_verdicts("rmcp", clean, runs);
 }
 
-#[test]
-fn each_planted_author_bug_of_the_python_store_is_found_and_the_clean_store_is_green_with_python_named() {
-    if !tier::slow("the Python author server (it runs notes.py)") {
-        return;
-    }
+/// Runs the Python note store with `NOTES_BUG` set to `bug` through a fork server, fuzzed for `cases`.
+fn run_python(bug: &str, cases: u32) -> (Option<i32>, Value) {
     let python = root().join(".venv/bin/python");
     if !python.exists() {
         panic!("{} is missing: run .ci/python-venv", python.display());
     }
     let script = root().join("tests/servers/author/notes.py");
+    let fork_server = ForkServer::start_with(&python, &script, &["mcp.server.mcpserver"], &[("NOTES_BUG", bug)]);
+    fuzz(&fork_server.attach_argv(), "python", bug, cases)
+}
+
+#[test]
+fn each_planted_author_bug_of_the_python_store_is_found_and_the_clean_store_is_green_with_python_named() {
+    if !tier::slow("the Python author server (it runs notes.py)") {
+        return;
+    }
     let raise = Bug { name: "raise", rules: &["SERVER-HANDLER-CRASH"], word: "search_notes", cases: 120 };
-    let run = |bug: &str, cases: u32| {
-        let fork_server = ForkServer::start_with(&python, &script, &["mcp.server.mcpserver"], &[("NOTES_BUG", bug)]);
-        fuzz(&fork_server.attach_argv(), "python", bug, cases)
-    };
+    let run = run_python;
     let clean = run("", 120);
     // The SDK points fd 1 at stderr while it serves (mcp/server/stdio.py `_claim_fd`): a stray print never reaches
     // the wire, so that "bug" is harmless there and the run stays green.
@@ -149,5 +153,38 @@ fn each_planted_author_bug_of_the_python_store_is_found_and_the_clean_store_is_g
     assert_eq!((code, failing(&printed)), (Some(0), vec![]), "a print the SDK diverts to stderr is no finding");
     let bugs = std::iter::once(&raise).chain(SHARED.iter().filter(|bug| bug.name != "stdout-print")).collect();
     let runs = run_all(bugs, |bug| run(bug.name, bug.cases));
+    assert_verdicts("python", clean, runs);
+}
+
+/// Busy loops, one per core, that keep the machine loaded while they live.
+struct Busy(Vec<std::process::Child>);
+
+impl Busy {
+    fn start(loops: usize) -> Busy {
+        let spin = || Command::new("sh").args(["-c", "while :; do :; done"]).spawn().expect("cannot start sh");
+        Busy((0..loops).map(|_| spin()).collect())
+    }
+}
+
+impl Drop for Busy {
+    fn drop(&mut self) {
+        for child in &mut self.0 {
+            let _ = child.kill();
+            let _ = child.wait();
+        }
+    }
+}
+
+#[test]
+fn on_a_loaded_machine_the_python_store_gets_the_verdicts_of_a_quiet_one() {
+    if !tier::slow("the Python author server under load (it runs notes.py beside two busy loops)") {
+        return;
+    }
+    // Two busy loops on this 2-core machine: the server and the harness get about half the CPU they would.
+    let _busy = Busy::start(2);
+    let clean = run_python("", 120);
+    let bugs: Vec<&Bug> =
+        SHARED.iter().filter(|bug| ["schema-after-write", "error-valid-args"].contains(&bug.name)).collect();
+    let runs = bugs.into_iter().map(|bug| (bug, run_python(bug.name, bug.cases))).collect();
     assert_verdicts("python", clean, runs);
 }

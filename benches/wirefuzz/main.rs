@@ -25,11 +25,13 @@
 //!   seeds 1-3, each bug over 2 s flagged;
 //! - `find`: time to first finding for every planted bug: the campaign engine, cargo-fuzz `mutant` (structure-aware)
 //!   and `mutant_bytes` (byte-level), median over seeds;
-//! - `memory`: peak memory over a 1,000,000-conversation in-process campaign, sampled as it goes.
+//! - `memory`: peak memory over a 1,000,000-conversation in-process campaign, sampled as it goes;
+//! - `silent`: seconds from the start of `fuzz -- sleep 1000` (a server that answers nothing) to its first case file.
 
 #[path = "../../tests/common/mod.rs"]
 mod common;
 mod over_stdio;
+mod silent;
 mod time_to_find;
 
 use over_stdio::{stdio_real, stdio_reuse};
@@ -93,6 +95,9 @@ fn main() {
     }
     if run("memory") {
         memory();
+    }
+    if run("silent") {
+        silent::silent(env!("CARGO_BIN_EXE_mcp-wirefuzz"));
     }
 }
 

@@ -56,6 +56,8 @@ pub enum Confirmation {
     },
     /// It did not break again; why, in a sentence.
     Unconfirmed(String),
+    /// Not run again: the baseline knows it, and a known finding fails nothing.
+    Baselined,
 }
 
 impl Confirmation {
@@ -64,10 +66,16 @@ impl Confirmation {
         matches!(self, Confirmation::Confirmed { .. })
     }
 
-    /// One word for reports: `confirmed`, `unconfirmed` or `pending`.
+    /// True when the finding is listed with the broken rules: confirmed, or known to the baseline.
+    pub fn listed(&self) -> bool {
+        matches!(self, Confirmation::Confirmed { .. } | Confirmation::Baselined)
+    }
+
+    /// One word for reports: `confirmed`, `unconfirmed`, `pending` or `baselined`.
     pub fn state(&self) -> &'static str {
         match self {
             Confirmation::Pending => "pending",
+            Confirmation::Baselined => "baselined",
             Confirmation::Confirmed { .. } => "confirmed",
             Confirmation::Unconfirmed(_) => "unconfirmed",
         }
@@ -83,6 +91,7 @@ impl std::fmt::Display for Confirmation {
                 write!(f, "confirmed: it broke again on a fresh server, also with waits {times} times longer")
             }
             Confirmation::Unconfirmed(why) => write!(f, "unconfirmed: {why}"),
+            Confirmation::Baselined => f.write_str("not run again: the baseline knows it"),
         }
     }
 }

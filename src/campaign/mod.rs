@@ -781,7 +781,7 @@ impl Shrinker<'_> {
         }
     }
 
-    /// Runs a finding again ([`confirm::confirm`]) and says how that went: the finding with its confirmation, and the
+    /// Runs a finding again ([`confirm::confirm`]; not one the baseline knows) and says how that went: the finding with its confirmation, and the
     /// job again when it is confirmed (to minimize). An unconfirmed finding's case file gets a first line saying
     /// so; it is not minimized. `None` when the run stopped or its deadline passed first (the finding stays
     /// pending).
@@ -797,6 +797,12 @@ impl Shrinker<'_> {
             return Ok(None);
         }
         let (rule, trigger) = (job.first.rule, &job.seen.trigger);
+        if self.options.baseline.known(&job.seen.transcript, &job.first, trigger).is_some() {
+            self.reserve.release(job.estimate);
+            let found = Found { confirmation: Confirmation::Baselined, ..job.seen.clone() };
+            let job = Job { seen: found.clone(), ..job };
+            return Ok(Some((found, Some(job))));
+        }
         let patient = self.patient.as_mut().map(|patient| patient.as_mut() as &mut dyn Target);
         let confirmation =
             confirm::confirm(&mut *self.target, patient, &job.inputs, rule, trigger, &self.options.policy);

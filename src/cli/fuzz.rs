@@ -192,7 +192,7 @@ pub fn run(args: FuzzArgs) -> Result<ExitCode> {
     let summary = campaign::run(targets, shrinker, &options, &server, |event| match event {
         Progress::Ran { done } => bar.tick(*done),
         Progress::Found(found) => bar.println(&report::human::seen(found)),
-        Progress::Confirmed(found) if found.confirmation.confirmed() => {
+        Progress::Confirmed(found) if found.confirmation.listed() => {
             bar.println(&report::human::finding(found, &rerun))
         }
         Progress::Confirmed(found) => bar.println(&report::human::unconfirmed(found)),

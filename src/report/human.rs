@@ -105,7 +105,7 @@ pub fn summary(summary: &Summary, baseline: &Baseline) -> String {
         summary.seed,
         summary.shrink_time.as_secs_f64()
     );
-    let confirmed = |f: &&Found| f.confirmation.confirmed();
+    let confirmed = |f: &&Found| f.confirmation.listed();
     let broken: Vec<&str> = summary
         .broken()
         .into_iter()
@@ -150,7 +150,7 @@ pub fn summary(summary: &Summary, baseline: &Baseline) -> String {
             }
         }
     }
-    let doubtful: Vec<&Found> = summary.found.iter().filter(|f| !f.confirmation.confirmed()).collect();
+    let doubtful: Vec<&Found> = summary.found.iter().filter(|f| !f.confirmation.listed()).collect();
     if !doubtful.is_empty() {
         let fails = if summary.strict {
             "they fail the run: --strict"

@@ -42,7 +42,7 @@ pub fn report(summary: &Summary, rerun: &Rerun, policy: &Policy, baseline: &Base
                 out.push_str(">\n");
                 let message = escape(&found.finding.detail);
                 if !fails(rule.id) {
-                    let why = match found.confirmation.confirmed() {
+                    let why = match found.confirmation.listed() {
                         true => "baselined".to_string(),
                         false => escape(&found.confirmation.to_string()),
                     };

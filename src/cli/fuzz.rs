@@ -147,7 +147,7 @@ pub fn run(args: FuzzArgs) -> Result<ExitCode> {
         Err(error) if error.is::<DeadlinePassed>() => {
             eprintln!("mcp-wirefuzz: the probe of the server model ran out of its third of --time (--eras skips it)");
             let unanswered = Transcript { events: Vec::new(), ending: Ending::Hung { waited_ms: 0 } };
-            probe::classify(&unanswered, &unanswered, &unanswered)
+            probe::classify(&unanswered, &unanswered, &[])
         }
         model => model?,
     };

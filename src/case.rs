@@ -24,11 +24,13 @@
 //! `clean` or a comma-separated list of rule ids (each one the catalogue knows) that must fire on the case's server (`mutant:`, `command:` as a
 //! JSON array of strings, or the built-in server when neither is given); `allow:` lists policy rules turned off
 //! when the case is checked. `trigger:` (optional) names what set the finding off ([`crate::trigger`]): `shrink`
-//! keeps it, so the case stays about the same bug.
+//! keeps it, so the case stays about the same bug. `eras:` and `accepts:` (optional) are the server model the case
+//! was judged with: the eras the server serves and the handshake versions its `initialize` accepts.
 
 use crate::model::{Eras, ServerModel, Source};
 use crate::oracle::{Finding, Policy, RULES};
 use crate::protocol::envelope::opening_era;
+use crate::protocol::era::HANDSHAKE_VERSIONS;
 use crate::protocol::{Era, Frame};
 use crate::server::builtin::mutants::Mutant;
 use crate::server::{ServerCommand, ServerSpec};
@@ -51,6 +53,9 @@ pub struct Case {
     /// judges with that model. Cases without it are judged as before (the built-in server's model for the
     /// built-in server and its mutants, inference from the transcript otherwise).
     pub eras: Option<Eras>,
+    /// The handshake versions the server's `initialize` accepts, when the model recorded with `eras:` says
+    /// (`accepts:`, comma-separated); replay judges version negotiation with them.
+    pub accepts: Vec<String>,
     /// The planted bug the case was found on, if any.
     pub mutant: Option<Mutant>,
     /// The server command the case was found on, if any (program and arguments).
@@ -112,6 +117,7 @@ impl Case {
                         case.eras =
                             Some(Eras::from_name(value).with_context(|| format!("{}: unknown eras `{value}`", at()))?)
                     }
+                    "accepts" => case.accepts = handshake_versions(value).with_context(at)?,
                     "mutant" => {
                         case.mutant = Some(
                             Mutant::from_name(value).with_context(|| format!("{}: unknown mutant `{value}`", at()))?,
@@ -181,6 +187,9 @@ impl Case {
         if let Some(eras) = self.eras {
             let _ = writeln!(out, "eras: {}", eras.name());
         }
+        if !self.accepts.is_empty() {
+            let _ = writeln!(out, "accepts: {}", self.accepts.join(", "));
+        }
         if let Some(mutant) = self.mutant {
             let _ = writeln!(out, "mutant: {mutant}");
         }
@@ -248,14 +257,12 @@ impl Case {
             let rules = RULES.iter().filter(|r| r.enabled_by_default != on && policy.enabled(r.id) == on);
             rules.map(|r| r.id.to_string()).collect()
         };
+        let recorded = policy.model().filter(|m| m.source != Source::BuiltIn && Eras::STATED.contains(&m.eras));
         Case {
             title: Some(format!("{}: {}", finding.rule, finding.detail)),
             era: connection_era(inputs),
-            eras: policy
-                .model()
-                .filter(|m| m.source != Source::BuiltIn)
-                .map(|m| m.eras)
-                .filter(|e| Eras::STATED.contains(e)),
+            eras: recorded.map(|m| m.eras),
+            accepts: recorded.map(|m| m.accepted.clone()).unwrap_or_default(),
             mutant: server.mutant(),
             command: match server {
                 ServerSpec::Http(spec) => spec.command.as_ref().map(ServerCommand::argv),
@@ -282,13 +289,14 @@ impl Case {
         }
     }
 
-    /// The policy the case is checked under: the server model (`eras:`, or the built-in server's for the built-in
-    /// server and its mutants), the default rules with the case's `allow:` rules off and `deny:` rules on, and the
-    /// rules it expects on (so a case found under a profile, or before a rule went off by default, still checks
-    /// its rule).
+    /// The policy the case is checked under: the server model (`eras:` and `accepts:`, or the built-in server's for
+    /// the built-in server and its mutants), the default rules with the case's `allow:` rules off and `deny:` rules
+    /// on, and the rules it expects on (so a case found under a profile, or before a rule went off by default, still
+    /// checks its rule).
     pub fn policy(&self) -> Policy {
         let base = match (self.eras, self.command.is_some() || self.url.is_some()) {
-            (Some(eras), _) => Policy::default().with_model(ServerModel::stated(eras)),
+            (Some(eras), _) => Policy::default()
+                .with_model(ServerModel { accepted: self.accepts.clone(), ..ServerModel::stated(eras) }),
             (None, false) => Policy::default().with_model(ServerModel::built_in()),
             (None, true) => Policy::default(),
         };
@@ -355,6 +363,15 @@ fn rule_list(value: &str) -> Result<Vec<String>> {
         bail!("`{unknown}` is not a rule id");
     }
     Ok(rules)
+}
+
+/// The handshake versions of an `accepts:` line, oldest first; anything else is refused.
+fn handshake_versions(value: &str) -> Result<Vec<String>> {
+    let versions: Vec<&str> = value.split(',').map(str::trim).filter(|v| !v.is_empty()).collect();
+    if let Some(other) = versions.iter().find(|v| Era::of_version(v) != Some(Era::Handshake)) {
+        bail!("`{other}` is not a handshake version");
+    }
+    Ok(HANDSHAKE_VERSIONS.into_iter().filter(|v| versions.contains(v)).map(str::to_string).collect())
 }
 
 /// True for text that survives a round trip as a `>> ` line: no control characters, no leading or trailing white
@@ -449,6 +466,15 @@ mod tests {
         let case = Case::for_finding(&[], &transcript, &finding, &ServerSpec::BuiltIn, &probed);
         assert_eq!(Case::parse(&case.render()).unwrap().eras, Some(Eras::Handshake));
         assert_eq!(case.policy().model(), Some(&ServerModel::stated(Eras::Handshake)));
+        assert!(!case.render().contains("accepts:"), "the model does not say which versions it accepts");
+        // The handshake versions a probed server accepts are kept, so replay judges version negotiation the same.
+        let accepted = vec!["2025-06-18".to_string(), "2025-11-25".to_string()];
+        let model = ServerModel { accepted: accepted.clone(), ..ServerModel::stated(Eras::Dual) };
+        let case = Case::for_finding(&[], &transcript, &finding, &ServerSpec::BuiltIn, &probed.with_model(model));
+        assert!(case.render().contains("eras: dual\naccepts: 2025-06-18, 2025-11-25\n"), "{}", case.render());
+        let back = Case::parse(&case.render()).unwrap();
+        assert_eq!(back.policy().model().map(|m| &m.accepted), Some(&accepted));
+        assert!(Case::parse(&format!("{MAGIC}\naccepts: 2026-07-28\nexpect: clean\n")).is_err());
     }
 
     #[test]

@@ -1,6 +1,7 @@
-//! The server model: which protocol eras the server under test serves, the versions it names and its name. The
-//! oracle judges every conversation with it (through [`crate::oracle::Policy::with_model`]): modern-era rules apply
-//! only to a server that serves 2026-07-28.
+//! The server model: which protocol eras the server under test serves, the versions it names, the handshake versions
+//! its `initialize` accepts and its name. The oracle judges every conversation with it (through
+//! [`crate::oracle::Policy::with_model`]): modern-era rules apply only to a server that serves 2026-07-28, and an
+//! `initialize` must echo a version the server accepts.
 //!
 //! It is data only: learned once per run by the probe ([`crate::learn::probe`]), or stated with `--eras`; the
 //! built-in server's model is [`ServerModel::built_in`].
@@ -86,8 +87,11 @@ pub struct ServerModel {
     pub eras: Eras,
     /// Every protocol version it named: `server/discover` supportedVersions and -32022 `data.supported`.
     pub versions: Vec<String>,
-    /// The version its `initialize` result answered, when it was probed.
+    /// The version the probe's first `initialize` result answered (the one at 2025-11-25, when that got a result).
     pub handshake_version: Option<String>,
+    /// The handshake versions its `initialize` accepts (answers with the version asked for), oldest first; empty
+    /// when that is not known (a model stated with `--eras`, or a server that echoed no `initialize`).
+    pub accepted: Vec<String>,
     /// Its `serverInfo.name` (from `initialize`, or the `server/discover` result's serverInfo stamp).
     pub name: Option<String>,
     /// Its `serverInfo.version`, from the same place as the name.
@@ -103,6 +107,7 @@ impl ServerModel {
             eras,
             versions: Vec::new(),
             handshake_version: None,
+            accepted: Vec::new(),
             name: None,
             server_version: None,
             source: Source::Stated,
@@ -115,6 +120,7 @@ impl ServerModel {
             eras: Eras::Dual,
             versions: MODERN_VERSIONS.iter().map(|v| v.to_string()).collect(),
             handshake_version: Some(LATEST_HANDSHAKE_VERSION.to_string()),
+            accepted: HANDSHAKE_VERSIONS.iter().map(|v| v.to_string()).collect(),
             name: Some(SERVER_NAME.to_string()),
             server_version: Some(SERVER_VERSION.to_string()),
             source: Source::BuiltIn,
@@ -135,12 +141,22 @@ impl ServerModel {
         self.eras.serves(era)
     }
 
+    /// Whether the server's `initialize` accepts the handshake version `version` (answers with it): `None` when the
+    /// model does not say which versions it accepts.
+    pub fn accepts(&self, version: &str) -> Option<bool> {
+        match self.accepted.is_empty() {
+            true => None,
+            false => Some(self.accepted.iter().any(|accepted| accepted == version)),
+        }
+    }
+
     /// The model as a JSON object (for the JSON and SARIF reports).
     pub fn to_json(&self) -> Value {
         json!({
             "eras": self.eras.name(),
             "versions": self.versions,
             "handshake_version": self.handshake_version,
+            "accepted": self.accepted,
             "name": self.name,
             "server_version": self.server_version,
             "source": self.source_name(),
@@ -156,21 +172,20 @@ impl ServerModel {
         }
     }
 
-    /// The handshake versions known to be served: those named, and the one `initialize` answered.
+    /// The handshake versions shown: those `initialize` accepts when that is known, else those named and the one
+    /// `initialize` answered; oldest first.
     fn handshake_versions(&self) -> Vec<&str> {
-        let named = self.versions.iter().map(String::as_str).chain(self.handshake_version.as_deref());
-        let mut versions: Vec<&str> = named.filter(|v| Era::of_version(v) == Some(Era::Handshake)).collect();
-        if self.source == Source::BuiltIn {
-            versions.extend(HANDSHAKE_VERSIONS);
+        if !self.accepted.is_empty() {
+            return self.accepted.iter().map(String::as_str).collect();
         }
-        versions.sort_unstable();
-        versions.dedup();
-        versions
+        let named = self.versions.iter().map(String::as_str).chain(self.handshake_version.as_deref());
+        HANDSHAKE_VERSIONS.into_iter().filter(|known| named.clone().any(|v| v == *known)).collect()
     }
 }
 
 impl fmt::Display for ServerModel {
-    /// `dual-era (2026-07-28; handshake 2024-11-05..2025-11-25), name calc, probed`.
+    /// `dual-era (2026-07-28; handshake 2024-11-05..2025-11-25), name calc, probed`: the handshake versions are
+    /// those `initialize` accepts when that is known (a run of consecutive versions as `first..last`, others listed).
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         let what = match self.eras {
             Eras::Handshake => "handshake-only",
@@ -188,8 +203,10 @@ impl fmt::Display for ServerModel {
         }
         match handshake.as_slice() {
             [] => {}
-            [one] => parts.push(format!("handshake {one}")),
-            [first, .., last] => parts.push(format!("handshake {first}..{last}")),
+            run @ [first, .., last] if HANDSHAKE_VERSIONS.windows(run.len()).any(|known| known == run) => {
+                parts.push(format!("handshake {first}..{last}"))
+            }
+            versions => parts.push(format!("handshake {}", versions.join(", "))),
         }
         if !parts.is_empty() {
             write!(f, " ({})", parts.join("; "))?;
@@ -215,5 +232,24 @@ mod tests {
         }
         assert_eq!(Eras::from_name("unknown"), None);
         assert_eq!(ServerModel::stated(Eras::Handshake).to_string(), "handshake-only, stated");
+        assert_eq!(ServerModel::stated(Eras::Dual).accepts("2025-11-25"), None);
+    }
+
+    #[test]
+    fn the_versions_initialize_accepts_are_shown() {
+        let accepted = |versions: &[&str]| ServerModel {
+            versions: vec!["2026-07-28".into(), "2024-11-05".into()],
+            accepted: versions.iter().map(|v| v.to_string()).collect(),
+            ..ServerModel::stated(Eras::Dual)
+        };
+        // Without them, the handshake versions the server names.
+        assert_eq!(accepted(&[]).to_string(), "dual-era (2026-07-28; handshake 2024-11-05), stated");
+        let gap = accepted(&["2024-11-05", "2025-11-25"]);
+        assert_eq!(gap.to_string(), "dual-era (2026-07-28; handshake 2024-11-05, 2025-11-25), stated");
+        assert_eq!((gap.accepts("2025-11-25"), gap.accepts("2025-06-18")), (Some(true), Some(false)));
+        assert_eq!(gap.to_json()["accepted"], json!(["2024-11-05", "2025-11-25"]));
+        let run = accepted(&["2025-03-26", "2025-06-18", "2025-11-25"]);
+        assert_eq!(run.to_string(), "dual-era (2026-07-28; handshake 2025-03-26..2025-11-25), stated");
+        assert_eq!(ServerModel::built_in().accepted, HANDSHAKE_VERSIONS);
     }
 }

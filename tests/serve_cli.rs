@@ -46,7 +46,7 @@ fn check_passes_against_the_built_in_server_and_a_child() {
     let stdout = String::from_utf8_lossy(&child.stdout);
     assert!(child.status.success(), "{stdout}");
     assert!(
-        stdout.contains("server model: dual-era (2026-07-28; handshake 2025-11-25), name calc, probed"),
+        stdout.contains("server model: dual-era (2026-07-28; handshake 2024-11-05..2025-11-25), name calc, probed"),
         "{stdout}"
     );
     assert!(stdout.contains("ok    seed transcript modern-first-call"), "{stdout}");

@@ -9,6 +9,7 @@ use mcp_wirefuzz::baseline::Baseline;
 use mcp_wirefuzz::campaign::{self, Options, Progress};
 use mcp_wirefuzz::learn::{contact, probe, surface};
 use mcp_wirefuzz::model::ServerModel;
+use mcp_wirefuzz::protocol::era::LATEST_HANDSHAKE_VERSION;
 use mcp_wirefuzz::oracle::Policy;
 use mcp_wirefuzz::report::{self, Rerun};
 use mcp_wirefuzz::sdk::Chosen;
@@ -269,7 +270,7 @@ fn learn(server: &ServerSpec, args: &FuzzArgs, timeouts: Timeouts) -> Result<Lea
              timeout): not learned further; that conversation is the run's first"
         );
         let t = &contact.transcript;
-        let model = probe::classify(t, t, t);
+        let model = probe::classify(t, t, &[(LATEST_HANDSHAKE_VERSION, t)]);
         eprintln!("server model: {model}");
         let prelude = vec![(contact.inputs, contact.transcript)];
         return Ok(Learned { model, surface: None, sdk: None, prelude });
@@ -280,7 +281,7 @@ fn learn(server: &ServerSpec, args: &FuzzArgs, timeouts: Timeouts) -> Result<Lea
                 "mcp-wirefuzz: the probe of the server model passed the {limit} s learning limit (--eras skips it)"
             );
             let unanswered = Transcript { events: Vec::new(), ending: Ending::Hung { waited_ms: 0 } };
-            probe::classify(&unanswered, &unanswered, &unanswered)
+            probe::classify(&unanswered, &unanswered, &[])
         }
         model => model?,
     };

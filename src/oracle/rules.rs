@@ -491,7 +491,9 @@ pub static RULES: &[Rule] = &[
         INITIALIZE_SHAPE,
         HANDSHAKE,
         "An initialize result has protocolVersion (string), capabilities (object) and serverInfo {name, version} \
-         (strings); a requested handshake version is echoed, any other request gets a handshake version.",
+         (strings). protocolVersion is a handshake version: the requested one when the server accepts it, \
+         otherwise one the server accepts. Which versions it accepts is the server model's (probed: each handshake \
+         version whose own initialize was echoed); when the model does not say, any handshake version may answer.",
         "MCP 2025-11-25 basic/lifecycle.mdx §Initialization, §Version Negotiation",
     ),
     should(

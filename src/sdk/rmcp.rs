@@ -5,6 +5,7 @@
 use super::{Deviation, Sdk, Shape};
 use crate::model::{Eras, ServerModel};
 use crate::oracle::Policy;
+use crate::protocol::Era;
 
 /// The list methods, whose cursor rmcp's default handlers ignore.
 const LISTS: &[&str] = &["tools/list", "prompts/list", "resources/list", "resources/templates/list"];
@@ -117,18 +118,19 @@ pub const SDK: Sdk = Sdk {
 };
 
 /// The policy for an rmcp server: the default rules, the server model of an rmcp server (both eras, the
-/// [`VERSIONS`] it names), and rmcp as its SDK. The [`crate::harness`] entry points take a finding that matches
-/// one of rmcp's own deviations ([`SDK`]) for rmcp's, not yours, and do not fail on it; the same rule broken another
-/// way still fails (a tool that never answers is not rmcp's `_meta` refusal), and so does any panic of your
-/// handler.
+/// [`VERSIONS`] it names, the handshake ones each echoed by its `initialize`), and rmcp as its SDK. The
+/// [`crate::harness`] entry points take a finding that matches one of rmcp's own deviations ([`SDK`]) for rmcp's, not
+/// yours, and do not fail on it; the same rule broken another way still fails (a tool that never answers is not
+/// rmcp's `_meta` refusal), and so does any panic of your handler.
 ///
 /// ```
 /// let policy = mcp_wirefuzz::sdk::rmcp::policy();
 /// assert!(policy.enabled("MCP-BATCH") && policy.sdk() == Some("rmcp"));
 /// ```
 pub fn policy() -> Policy {
-    let model =
-        ServerModel { versions: VERSIONS.iter().map(|v| v.to_string()).collect(), ..ServerModel::stated(Eras::Dual) };
+    let named = || VERSIONS.iter().map(|v| v.to_string());
+    let accepted = named().filter(|v| Era::of_version(v) == Some(Era::Handshake)).collect();
+    let model = ServerModel { versions: named().collect(), accepted, ..ServerModel::stated(Eras::Dual) };
     Policy::default().with_model(model).with_sdk(SDK.name)
 }
 

@@ -248,6 +248,7 @@ pub(super) fn check(input: &LayerInput, findings: &mut Findings) {
         findings,
         advertised: &advertised,
         handshake_only: !serves.modern && serves.handshake == Some(true),
+        model: policy.model(),
     };
     for exchange in &exchanges {
         checker.exchange(exchange);
@@ -329,6 +330,8 @@ struct Checker<'a> {
     advertised: &'a Advertised,
     /// True when the model says the server serves the handshake era only: every connection is a handshake one.
     handshake_only: bool,
+    /// The server model, when the policy has one (the handshake versions its `initialize` accepts).
+    model: Option<&'a ServerModel>,
 }
 
 impl Checker<'_> {
@@ -527,15 +530,7 @@ impl Reply<'_, '_> {
         let mut problems = Vec::new();
         match result.get("protocolVersion").and_then(Value::as_str) {
             None => problems.push("protocolVersion is not a string".to_string()),
-            Some(answered) => match requested {
-                Some(requested) if HANDSHAKE_VERSIONS.contains(&requested) && answered != requested => {
-                    problems.push(format!("the client asked for {requested:?} and the server answered {answered:?}"))
-                }
-                _ if !HANDSHAKE_VERSIONS.contains(&answered) => {
-                    problems.push(format!("the answered version {answered:?} is not a handshake version"))
-                }
-                _ => {}
-            },
+            Some(answered) => problems.extend(self.negotiated(requested, answered)),
         }
         if !result.get("capabilities").is_some_and(Value::is_object) {
             problems.push("capabilities is not an object".to_string());
@@ -545,6 +540,29 @@ impl Reply<'_, '_> {
         }
         if !problems.is_empty() {
             self.add(INITIALIZE_SHAPE, format!("initialize result: {}", problems.join("; ")));
+        }
+    }
+
+    /// What is wrong with the version an `initialize` result answered, asked for `requested` (lifecycle.mdx §Version
+    /// Negotiation): it must be a handshake version; a version the server accepts must be echoed; any other request
+    /// gets a version the server accepts. When the model does not say which versions the server accepts, any
+    /// handshake version is one it may support; so is the version asked for, whatever the model says.
+    fn negotiated(&self, requested: Option<&str>, answered: &str) -> Option<String> {
+        let model = self.checker.model;
+        let accepts = |version: &str| model.and_then(|m| m.accepts(version));
+        if !HANDSHAKE_VERSIONS.contains(&answered) {
+            Some(format!("the answered version {answered:?} is not a handshake version"))
+        } else if let Some(requested) = requested.filter(|r| accepts(r) == Some(true) && *r != answered) {
+            Some(format!(
+                "the client asked for {requested:?}, a version the server accepts, and it answered {answered:?}"
+            ))
+        } else if accepts(answered) == Some(false) && requested != Some(answered) {
+            let asked = requested.map_or_else(|| "no version".to_string(), |r| format!("{r:?}"));
+            let accepted = model.map(|m| m.accepted.join(", ")).unwrap_or_default();
+            let answer = format!("the server answered {answered:?}, not a version it accepts ({accepted})");
+            Some(format!("the client asked for {asked} and {answer}"))
+        } else {
+            None
         }
     }
 

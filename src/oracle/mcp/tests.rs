@@ -403,15 +403,55 @@ fn discover_shape() {
 #[test]
 fn initialize_shape() {
     let answered = |version: &str| INIT_OK.replace("2025-06-18", version);
-    let f = fires(&[S(INIT), R(&answered("2025-11-25"))], INITIALIZE_SHAPE);
-    assert!(f.detail.contains("\"2025-06-18\""), "{}", f.detail);
     fires(&[S(INIT), R(&INIT_OK.replace(r#","serverInfo":{"name":"s","version":"1"}"#, ""))], INITIALIZE_SHAPE);
     fires(&[S(INIT), R(&INIT_OK.replace(r#""capabilities":{"tools":{}}"#, r#""capabilities":[]"#))], INITIALIZE_SHAPE);
+    fires(&[S(INIT), R(&INIT_OK.replace(r#""2025-06-18""#, "20250618"))], INITIALIZE_SHAPE);
     let future = INIT.replace("2025-06-18", "2099-01-01");
     fires(&[S(&future), R(&answered("2099-01-01"))], INITIALIZE_SHAPE);
     only(&[S(&future), R(&answered("2025-11-25"))], &[]);
     only(&[S(&future), R(&error("0", -32602))], &[]);
     only(&[S(INIT), R(INIT_OK)], &[]);
+}
+
+/// lifecycle.mdx §Version Negotiation: a version the server supports is echoed; any other request gets another
+/// version it supports, so a server need not serve every handshake version.
+#[test]
+fn version_negotiation_follows_the_versions_the_server_accepts() {
+    let answered = |version: &str| INIT_OK.replace("2025-06-18", version);
+    let asking = |version: &str| INIT.replace("2025-06-18", version);
+    let accepted = vec!["2025-06-18".to_string(), "2025-11-25".to_string()];
+    let probed = Policy::default().with_model(ServerModel { accepted, ..ServerModel::stated(Eras::Dual) });
+    // A version the server accepts is echoed.
+    only_under(&probed, &[S(INIT), R(INIT_OK)], &[]);
+    let f = fires_under(&probed, &[S(INIT), R(&answered("2025-11-25"))], INITIALIZE_SHAPE);
+    assert!(
+        f.detail.contains(r#""2025-06-18", a version the server accepts, and it answered "2025-11-25""#),
+        "{}",
+        f.detail
+    );
+    // Any other request gets a version it accepts (its latest or not), or the one asked for.
+    for asked in ["2024-11-05", "2099-01-01"] {
+        only_under(&probed, &[S(&asking(asked)), R(&answered("2025-11-25"))], &[]);
+        only_under(&probed, &[S(&asking(asked)), R(&answered("2025-06-18"))], &[]);
+        let f = fires_under(&probed, &[S(&asking(asked)), R(&answered("2025-03-26"))], INITIALIZE_SHAPE);
+        assert!(f.detail.contains("not a version it accepts (2025-06-18, 2025-11-25)"), "{}", f.detail);
+    }
+    only_under(&probed, &[S(&asking("2024-11-05")), R(&answered("2024-11-05"))], &[]);
+    // An answer that is no handshake version (a modern one, a made-up one) is wrong whatever was asked.
+    fires_under(&probed, &[S(&asking("2026-07-28")), R(&answered("2026-07-28"))], INITIALIZE_SHAPE);
+    fires_under(&probed, &[S(INIT), R(&answered("2099-01-01"))], INITIALIZE_SHAPE);
+    // A model that does not say which versions the server accepts (stated, or none): any handshake version may
+    // answer any request.
+    for unknown in [dual(), Policy::default()] {
+        only_under(&unknown, &[S(INIT), R(&answered("2025-11-25"))], &[]);
+        only_under(&unknown, &[S(&asking("2099-01-01")), R(&answered("2024-11-05"))], &[]);
+        fires_under(&unknown, &[S(INIT), R(&answered("2026-07-28"))], INITIALIZE_SHAPE);
+        fires_under(&unknown, &[S(INIT), R(&answered("latest"))], INITIALIZE_SHAPE);
+    }
+    // The built-in server accepts every handshake version.
+    let built_in = Policy::default().with_model(ServerModel::built_in());
+    fires_under(&built_in, &[S(&asking("2024-11-05")), R(&answered("2025-11-25"))], INITIALIZE_SHAPE);
+    only_under(&built_in, &[S(&asking("2024-11-05")), R(&answered("2024-11-05"))], &[]);
 }
 
 #[test]

@@ -1,5 +1,6 @@
 //! The harness keeps its promises under hostile servers (tests/hostile/server.py): `fuzz --time T` returns within
-//! T + 10 s with a report and leaves no process behind; `kill -9` of the harness after its first finding leaves
+//! T + 10 s of the end of learning the server (which a hostile server keeps under a minute: learning gives up on a
+//! server that stalls), with a report, and leaves no process behind; `kill -9` of the harness after its first finding leaves
 //! that finding's case file on disk and no server running; SIGTERM ends every server, grandchildren too. Quick
 //! (`--time 3`) in the quick tier; `--time 15` in the slow tier (`WIREFUZZ_SLOW=1`).
 
@@ -22,9 +23,20 @@ fn scratch(name: &str) -> PathBuf {
     dir
 }
 
-/// `mcp-wirefuzz fuzz --time SECS --out OUT [extra...] -- SERVER`, its output captured, and a thread reading its
-/// stdout (so a long report cannot fill the pipe and stop the harness).
+/// `mcp-wirefuzz fuzz --time SECS --out OUT [extra...] -- SERVER`, its output captured, and threads reading its
+/// stdout and its stderr (so a long report cannot fill a pipe and stop the harness).
 fn fuzz(secs: u64, out: &Path, extra: &[&str], server: &[String]) -> (Child, JoinHandle<String>) {
+    let (child, stdout, _) = fuzz_logged(secs, out, extra, server);
+    (child, stdout)
+}
+
+/// [`fuzz`], with the thread reading its stderr too.
+fn fuzz_logged(
+    secs: u64,
+    out: &Path,
+    extra: &[&str],
+    server: &[String],
+) -> (Child, JoinHandle<String>, JoinHandle<String>) {
     let mut child = Command::new(env!("CARGO_BIN_EXE_mcp-wirefuzz"))
         .args(["fuzz", "--time", &secs.to_string(), "--seed", "7", "--out"])
         .arg(out)
@@ -33,17 +45,29 @@ fn fuzz(secs: u64, out: &Path, extra: &[&str], server: &[String]) -> (Child, Joi
         .args(server)
         .stdin(Stdio::null())
         .stdout(Stdio::piped())
-        .stderr(Stdio::null())
+        .stderr(Stdio::piped())
         .spawn()
         .unwrap();
-    let mut stdout = child.stdout.take().unwrap();
-    let reader = std::thread::spawn(move || {
-        let mut text = String::new();
-        let _ = std::io::Read::read_to_string(&mut stdout, &mut text);
-        text
-    });
-    (child, reader)
+    let read = |mut pipe: Box<dyn std::io::Read + Send>| {
+        std::thread::spawn(move || {
+            let mut text = String::new();
+            let _ = pipe.read_to_string(&mut text);
+            text
+        })
+    };
+    let stdout = read(Box::new(child.stdout.take().unwrap()));
+    let stderr = read(Box::new(child.stderr.take().unwrap()));
+    (child, stdout, stderr)
 }
+
+/// The seconds the run spent learning the server, as its stderr says.
+fn learned(stderr: &str) -> Option<f64> {
+    let line = stderr.lines().find(|line| line.contains("learned the server in "))?;
+    line.split("learned the server in ").nth(1)?.split(' ').next()?.parse().ok()
+}
+
+/// The longest a hostile server keeps the learning going.
+const LEARNING_BOUND: u64 = 60;
 
 /// Waits for `child` up to `limit`; kills it and returns `None` when it takes longer.
 fn wait(child: &mut Child, limit: Duration) -> Option<std::process::ExitStatus> {
@@ -72,15 +96,23 @@ fn every_hostile_server_gets_a_bounded_run_a_report_and_nothing_left_behind() {
             let (tag, out) = (common::tag(mode), scratch(mode));
             // Short reply timeouts, so even a silent server's conversations end (and are judged) within the run.
             let quick = ["--eras", "dual", "--timeout", "300", "--startup-timeout", "300"];
-            let child = fuzz(secs, &out, &quick, &common::server(mode, &tag));
+            let child = fuzz_logged(secs, &out, &quick, &common::server(mode, &tag));
             (mode, tag, out, child)
         })
         .collect();
-    for (mode, tag, out, (mut child, reader)) in runs {
-        let left = (started + Duration::from_secs(secs + 10)).saturating_duration_since(Instant::now());
+    for (mode, tag, out, (mut child, reader, errors)) in runs {
+        let bound = secs + 10 + LEARNING_BOUND;
+        let left = (started + Duration::from_secs(bound)).saturating_duration_since(Instant::now());
         let status = wait(&mut child, left);
-        let stdout = reader.join().unwrap();
-        let status = status.unwrap_or_else(|| panic!("{mode}: --time {secs} still running after {} s", secs + 10));
+        let ended = started.elapsed().as_secs_f64();
+        let (stdout, stderr) = (reader.join().unwrap(), errors.join().unwrap());
+        let status = status.unwrap_or_else(|| panic!("{mode}: --time {secs} still running after {bound} s\n{stderr}"));
+        let learning = learned(&stderr).unwrap_or_else(|| panic!("{mode}: no learning time\n{stderr}"));
+        assert!(learning <= LEARNING_BOUND as f64, "{mode}: learning took {learning} s\n{stderr}");
+        assert!(
+            ended <= learning + (secs + 10) as f64,
+            "{mode}: ended {ended:.1} s after the start, learning {learning} s"
+        );
         assert!(matches!(status.code(), Some(0 | 1)), "{mode}: {status:?}\n{stdout}");
         assert!(stdout.contains("\nran ") && stdout.contains("conversations in"), "{mode}: no report:\n{stdout}");
         let left = common::left_behind(&tag);

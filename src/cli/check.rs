@@ -55,12 +55,12 @@ pub fn run(args: CheckArgs) -> Result<ExitCode> {
     let server = server_spec(None, url, command)?;
     let http = matches!(server, ServerSpec::Http(_));
     let timeouts = Timeouts { reply: timeout, ..Timeouts::default() };
-    let model = server_model(&server, eras, timeouts)?;
+    let model = server_model(&server, eras, timeouts, None)?;
     println!("server model: {model}");
     let mut target = server.target(timeouts);
     let learned = surface::learn(target.as_mut(), &model)?;
     println!("server surface: {learned}");
-    let sdk = server_sdk(&server, args.sdk.sdk.as_deref(), timeouts)?;
+    let sdk = server_sdk(&server, args.sdk.sdk.as_deref(), timeouts, None)?;
     println!("{}", sdk_line(sdk.as_ref()));
     let judged = Policy::default().with_model(model.clone()).with_surface(Arc::new(learned));
     // The probes run with a warm spare and, over stdio, sentinel barriers once a calibration shows the server

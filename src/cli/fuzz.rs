@@ -7,10 +7,11 @@ use super::server::{end_servers_on_signal, sdk_line, server_model, server_sdk, s
 use anyhow::{Result, bail};
 use mcp_wirefuzz::baseline::Baseline;
 use mcp_wirefuzz::campaign::{self, Options, Progress};
+use mcp_wirefuzz::learn::stalls::{Stalls, StoppedAnswering};
 use mcp_wirefuzz::learn::{contact, probe, surface};
 use mcp_wirefuzz::model::ServerModel;
-use mcp_wirefuzz::protocol::era::LATEST_HANDSHAKE_VERSION;
 use mcp_wirefuzz::oracle::Policy;
+use mcp_wirefuzz::protocol::era::LATEST_HANDSHAKE_VERSION;
 use mcp_wirefuzz::report::{self, Rerun};
 use mcp_wirefuzz::sdk::Chosen;
 use mcp_wirefuzz::server::{DeadlinePassed, ServerSpec, Timeouts};
@@ -18,6 +19,7 @@ use mcp_wirefuzz::shrink;
 use mcp_wirefuzz::surface::Surface;
 use mcp_wirefuzz::transcript::Input;
 use mcp_wirefuzz::transcript::{Ending, Transcript};
+use std::cell::Cell;
 use std::path::PathBuf;
 use std::process::ExitCode;
 use std::sync::Arc;
@@ -160,6 +162,12 @@ pub fn run(args: FuzzArgs) -> Result<ExitCode> {
     let learned = learn(&server, &args, learning)?;
     let Learned { model, surface, sdk, prelude } = learned;
     let deadline = time.map(|time| Instant::now() + time);
+    if time.is_some() {
+        eprintln!(
+            "mcp-wirefuzz: learned the server in {:.1} s; --time counts from here",
+            began.elapsed().as_secs_f64()
+        );
+    }
     let base = match server.mutant() {
         Some(mutant) => mutant.policy(),
         None => Policy::default(),
@@ -251,23 +259,30 @@ struct Learned {
 }
 
 /// Learns the server within `timeouts.deadline` ([`LEARNING_LIMIT`]): the first contact (a child server, when the
-/// model is probed), the model, the surface and the SDK. A server that answers nothing to the first contact is not
-/// learned further; learning that passes its limit says so once and goes on without what it did not learn.
+/// model is probed), the model, the surface and the SDK. A server that does not answer the first contact is not
+/// learned further; nor is one that stalled in two learning conversations ([`Stalls`]); learning that passes
+/// its limit says so once. The run goes on without what was not learned.
 fn learn(server: &ServerSpec, args: &FuzzArgs, timeouts: Timeouts) -> Result<Learned> {
-    let limit = LEARNING_LIMIT.as_secs();
+    let stalls = Cell::new(0);
     let stated = args.rules.eras.eras.as_deref();
     let contact = match (server, stated) {
-        (ServerSpec::Command(_), None) => match contact::first_contact(server.target(timeouts).as_mut()) {
-            Err(error) if error.is::<DeadlinePassed>() => None,
-            contact => Some(contact?),
-        },
+        (ServerSpec::Command(_), None) => {
+            match contact::first_contact(&mut Stalls::new(server.target(timeouts), &stalls)) {
+                Err(error) if error.is::<DeadlinePassed>() => None,
+                contact => Some(contact?),
+            }
+        }
         _ => None,
     };
-    if let Some(contact) = contact.filter(|contact| contact.silent()) {
-        let waited = (timeouts.startup + timeouts.reply).as_secs_f64();
+    if let Some(contact) = contact.filter(|contact| contact.unanswered()) {
+        let wrote = match contact.lines() {
+            0 => "nothing".to_string(),
+            lines => format!("{lines} line(s), none a response,"),
+        };
         eprintln!(
-            "mcp-wirefuzz: the server wrote nothing to an initialize in {waited:.1} s (start-up allowance and reply \
-             timeout): not learned further; that conversation is the run's first"
+            "mcp-wirefuzz: the server wrote {wrote} to an initialize in {:.1} s: not learned further; that \
+             conversation is the run's first",
+            contact.took.as_secs_f64()
         );
         let t = &contact.transcript;
         let model = probe::classify(t, t, &[(LATEST_HANDSHAKE_VERSION, t)]);
@@ -275,11 +290,25 @@ fn learn(server: &ServerSpec, args: &FuzzArgs, timeouts: Timeouts) -> Result<Lea
         let prelude = vec![(contact.inputs, contact.transcript)];
         return Ok(Learned { model, surface: None, sdk: None, prelude });
     }
-    let model = match server_model(server, stated, timeouts) {
-        Err(error) if error.is::<DeadlinePassed>() => {
-            eprintln!(
-                "mcp-wirefuzz: the probe of the server model passed the {limit} s learning limit (--eras skips it)"
-            );
+    // Why learning stopped, said once; `None` when it did not.
+    let stopped = |error: &anyhow::Error| -> Option<String> {
+        if error.is::<DeadlinePassed>() {
+            Some(format!("learning passed its limit of {} s", LEARNING_LIMIT.as_secs()))
+        } else if error.is::<StoppedAnswering>() {
+            Some(error.to_string())
+        } else {
+            None
+        }
+    };
+    let mut said = false;
+    let mut say = |why: String, without: &str| {
+        if !std::mem::replace(&mut said, true) {
+            eprintln!("mcp-wirefuzz: {why}: fuzzing without {without}");
+        }
+    };
+    let model = match server_model(server, stated, timeouts, Some(&stalls)) {
+        Err(error) if stopped(&error).is_some() => {
+            say(stopped(&error).unwrap_or_default(), "a server model (--eras states it)");
             let unanswered = Transcript { events: Vec::new(), ending: Ending::Hung { waited_ms: 0 } };
             probe::classify(&unanswered, &unanswered, &[])
         }
@@ -288,11 +317,9 @@ fn learn(server: &ServerSpec, args: &FuzzArgs, timeouts: Timeouts) -> Result<Lea
     eprintln!("server model: {model}");
     let surface = match args.no_surface {
         true => None,
-        false => match surface::learn(server.target(timeouts).as_mut(), &model) {
-            Err(error) if error.is::<DeadlinePassed>() => {
-                eprintln!(
-                    "mcp-wirefuzz: learning the server's surface passed the {limit} s learning limit: fuzzing without it"
-                );
+        false => match surface::learn(&mut Stalls::new(server.target(timeouts), &stalls), &model) {
+            Err(error) if stopped(&error).is_some() => {
+                say(stopped(&error).unwrap_or_default(), "its surface");
                 None
             }
             learned => {
@@ -305,8 +332,8 @@ fn learn(server: &ServerSpec, args: &FuzzArgs, timeouts: Timeouts) -> Result<Lea
             }
         },
     };
-    let sdk = match server_sdk(server, args.rules.sdk.sdk.as_deref(), timeouts) {
-        Err(error) if error.is::<DeadlinePassed>() => None,
+    let sdk = match server_sdk(server, args.rules.sdk.sdk.as_deref(), timeouts, Some(&stalls)) {
+        Err(error) if stopped(&error).is_some() => None,
         sdk => sdk?,
     };
     eprintln!("{}", sdk_line(sdk.as_ref()));

@@ -68,7 +68,7 @@ pub fn run(args: ReplayArgs) -> Result<ExitCode> {
     let model = match stated_eras(rules.eras.eras.as_deref())? {
         Some(stated) => Some(stated),
         None if case.eras.is_some() && server == case.server() => None,
-        None => Some(server_model(&server, None, timeouts)?),
+        None => Some(server_model(&server, None, timeouts, None)?),
     };
     let transcript = server.target(timeouts).run(&case.inputs)?;
     let base = case.policy();

@@ -4,11 +4,14 @@
 
 use anyhow::{Context, Result, bail};
 use mcp_wirefuzz::learn::probe;
+use mcp_wirefuzz::learn::stalls::Stalls;
 use mcp_wirefuzz::model::{Eras, ServerModel};
 use mcp_wirefuzz::sdk;
+use mcp_wirefuzz::server::Target;
 use mcp_wirefuzz::server::builtin::mutants::Mutant;
 use mcp_wirefuzz::server::transport::http::HttpSpec;
 use mcp_wirefuzz::server::{ServerCommand, ServerSpec, Timeouts};
+use std::cell::Cell;
 
 /// Ends every server the harness started when SIGINT, SIGTERM or SIGHUP stops it (their process groups, which a
 /// terminal's Ctrl-C does not reach), then exits with 128 + the signal's number. Call before any thread starts: the
@@ -59,20 +62,40 @@ pub fn stated_eras(eras: Option<&str>) -> Result<Option<ServerModel>> {
     }
 }
 
-/// The server model: stated with `--eras`, the built-in server's, or probed on fresh processes of a child.
-pub fn server_model(server: &ServerSpec, eras: Option<&str>, timeouts: Timeouts) -> Result<ServerModel> {
+/// The server model: stated with `--eras`, the built-in server's, or probed on fresh processes of a child (with
+/// `stalls`, given up once the server stalled that often: [`Stalls`]).
+pub fn server_model(
+    server: &ServerSpec,
+    eras: Option<&str>,
+    timeouts: Timeouts,
+    stalls: Option<&Cell<usize>>,
+) -> Result<ServerModel> {
     if let Some(stated) = stated_eras(eras)? {
         return Ok(stated);
     }
     match server {
-        ServerSpec::Command(_) | ServerSpec::Http(_) => probe::probe(server.target(timeouts).as_mut()),
+        ServerSpec::Command(_) | ServerSpec::Http(_) => probe::probe(&mut *watched(server, timeouts, stalls)),
         _ => Ok(ServerModel::built_in()),
+    }
+}
+
+/// A target for a learning conversation: watched for stalls when `stalls` counts them.
+fn watched<'a>(server: &ServerSpec, timeouts: Timeouts, stalls: Option<&'a Cell<usize>>) -> Box<dyn Target + 'a> {
+    let target = server.target(timeouts);
+    match stalls {
+        Some(stalls) => Box::new(Stalls::new(target, stalls)),
+        None => target,
     }
 }
 
 /// The SDK the server is written with: `--sdk NAME`, else the one the fingerprint conversation shows for certain
 /// (a child server only; the built-in server has no SDK); `None` when neither, or for `--sdk none`.
-pub fn server_sdk(server: &ServerSpec, stated: Option<&str>, timeouts: Timeouts) -> Result<Option<sdk::Chosen>> {
+pub fn server_sdk(
+    server: &ServerSpec,
+    stated: Option<&str>,
+    timeouts: Timeouts,
+    stalls: Option<&Cell<usize>>,
+) -> Result<Option<sdk::Chosen>> {
     if stated == Some("none") {
         return Ok(None);
     }
@@ -82,7 +105,7 @@ pub fn server_sdk(server: &ServerSpec, stated: Option<&str>, timeouts: Timeouts)
     }
     match server {
         ServerSpec::Command(_) | ServerSpec::Http(_) => {
-            let transcript = server.target(timeouts).run(&sdk::fingerprint_inputs())?;
+            let transcript = watched(server, timeouts, stalls).run(&sdk::fingerprint_inputs())?;
             Ok(sdk::detect(&transcript))
         }
         _ => Ok(None),

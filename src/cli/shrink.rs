@@ -44,7 +44,7 @@ pub fn run(args: ShrinkArgs) -> Result<ExitCode> {
     let timeouts = Timeouts { reply: timeout, ..Timeouts::default() };
     let judged = match case.eras {
         Some(_) => case.policy(),
-        None => case.policy().with_model(server_model(&server, None, timeouts)?),
+        None => case.policy().with_model(server_model(&server, None, timeouts, None)?),
     };
     let mut target = server.target(timeouts);
     let judged = surface::with_learned(judged, target.as_mut())?;

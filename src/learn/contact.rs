@@ -1,13 +1,14 @@
 //! The first contact with a child server: the probe's `initialize` ([`super::probe::probe_inputs`]), on a fresh
-//! process, before anything else is learned. A server that writes nothing at all to it (not a reply, not a line)
-//! within the start-up allowance and the reply timeout answers nothing: a server of either era answers an
-//! `initialize`, a modern one with an error. Learning stops there, and the conversation becomes the run's first
+//! process, before anything else is learned. A server that writes no response to it (nothing at all, or only lines
+//! that are not its response: garbage, a line that never ends) within the start-up allowance and the reply timeout
+//! answers nothing usable: a server of either era answers an `initialize`, a modern one with an error. Learning
+//! stops there, and the conversation becomes the run's first
 //! ([`crate::campaign::Options::prelude`]), judged and written as a case at once, rather than after the probe and the
 //! surface learning have each waited for the same silence.
 
 use super::probe::probe_inputs;
 use crate::server::Target;
-use crate::transcript::{Event, Input, Transcript};
+use crate::transcript::{Ending, Event, Input, Transcript};
 
 /// The first contact's conversation and what the server did in it.
 #[derive(Clone, Debug)]
@@ -16,20 +17,39 @@ pub struct Contact {
     pub inputs: Vec<Input>,
     /// What happened.
     pub transcript: Transcript,
+    /// How long the conversation took.
+    pub took: std::time::Duration,
 }
 
 impl Contact {
-    /// True when the server wrote nothing at all: it hung or ended without a line.
-    pub fn silent(&self) -> bool {
-        !self.transcript.events.iter().any(|event| matches!(event, Event::Received { .. }))
+    /// True when the server wrote no response (a result or an error) to the `initialize`, id 1, in a transcript
+    /// seen whole (one cut short, by a flood, may hold the response past its cut).
+    pub fn unanswered(&self) -> bool {
+        !matches!(self.transcript.ending, Ending::Cut { .. }) && !self.answered()
+    }
+
+    /// True when the server wrote a response (a result or an error) to the `initialize`, id 1.
+    fn answered(&self) -> bool {
+        self.transcript.events.iter().any(|event| {
+            let Event::Received { line, .. } = event else { return false };
+            let Ok(serde_json::Value::Object(message)) = serde_json::from_slice(line) else { return false };
+            message.get("id") == Some(&serde_json::json!(1))
+                && (message.contains_key("result") || message.contains_key("error"))
+        })
+    }
+
+    /// How many lines the server wrote.
+    pub fn lines(&self) -> usize {
+        self.transcript.events.iter().filter(|event| matches!(event, Event::Received { .. })).count()
     }
 }
 
 /// Runs the first contact on `target` (a fresh connection).
 pub fn first_contact(target: &mut dyn Target) -> anyhow::Result<Contact> {
     let [_, _, initialize] = probe_inputs();
+    let began = std::time::Instant::now();
     let transcript = target.run(&initialize)?;
-    Ok(Contact { inputs: initialize, transcript })
+    Ok(Contact { inputs: initialize, transcript, took: began.elapsed() })
 }
 
 #[cfg(test)]
@@ -42,7 +62,7 @@ mod tests {
     #[test]
     fn a_server_that_answers_is_not_silent() {
         let contact = first_contact(&mut InProcess(Calc)).unwrap();
-        assert!(!contact.silent(), "{:?}", contact.transcript);
+        assert!(!contact.unanswered(), "{:?}", contact.transcript);
     }
 
     #[test]
@@ -57,9 +77,29 @@ mod tests {
         };
         let began = Instant::now();
         let contact = first_contact(ServerSpec::Command(command).target(timeouts).as_mut()).unwrap();
-        assert!(contact.silent(), "{:?}", contact.transcript);
+        assert!(contact.unanswered() && contact.lines() == 0, "{:?}", contact.transcript);
         assert!(began.elapsed() < Duration::from_secs(5), "{:?}", began.elapsed());
         let findings = crate::oracle::check(&contact.transcript, &crate::oracle::Policy::default());
         assert!(findings.iter().any(|f| f.rule == crate::oracle::rules::SERVER_HANG), "{findings:?}");
+    }
+
+    #[test]
+    fn a_server_that_writes_only_garbage_has_not_answered() {
+        let command =
+            ServerCommand::from_argv(&["sh".into(), "-c".into(), "read -r l; echo 'not json'; sleep 5".into()]);
+        let timeouts = Timeouts {
+            reply: Duration::from_millis(200),
+            startup: Duration::from_millis(300),
+            shutdown: Duration::from_millis(100),
+            ..Timeouts::default()
+        };
+        let contact = first_contact(ServerSpec::Command(command.unwrap()).target(timeouts).as_mut()).unwrap();
+        assert!(contact.unanswered() && contact.lines() == 1, "{:?}", contact.transcript);
+        // Cut short (a flood), the response may be past the cut: not taken as unanswered.
+        let cut = Contact {
+            transcript: Transcript { ending: Ending::Cut { events: 100_000 }, ..contact.transcript },
+            ..contact
+        };
+        assert!(!cut.unanswered());
     }
 }

@@ -1,6 +1,7 @@
 //! Learning what a server is before judging it: the stage between a target and the runs that use it. Each learner
 //! runs conversations on a [`Target`](crate::server::Target) and fills a data type that holds no learning of its own:
-//! [`contact`] tells a server that answers nothing at once, [`probe`] the server model ([`crate::model::ServerModel`]: eras, versions, name), [`surface`] the surface
+//! [`contact`] tells a server that answers nothing at once, [`stalls`] gives up on one that keeps stalling,
+//! [`probe`] the server model ([`crate::model::ServerModel`]: eras, versions, name), [`surface`] the surface
 //! ([`crate::surface::Surface`]: tools, prompts, resources, templates), and [`planted`] the policy a planted bug is
 //! judged under (the built-in model and the surface learned from the planted server); [`in_process`] fills both into
 //! the policy of a user's in-process server, as the harness entry points judge it.
@@ -9,4 +10,5 @@ pub mod contact;
 pub mod in_process;
 pub mod planted;
 pub mod probe;
+pub mod stalls;
 pub mod surface;

@@ -6,11 +6,17 @@ one process per conversation mostly measures imports. This script pays that once
 server script as `__main__` with the client's stdin, stdout and stderr. Each child is a fresh process as far as the
 conversation can tell (its own connection state, its own event loop), started in milliseconds.
 
-The client is `mcp-wirefuzz attach SOCKET`, which mcp-wirefuzz starts as the server command:
+mcp-wirefuzz starts it by itself for a server command that is a Python program (`--preload-imports`, on a private
+socket), and stands `mcp-wirefuzz attach SOCKET` in for the server per conversation. By hand:
 
     .venv/bin/python forkservers/python/wirefuzz_forkserver.py --socket /tmp/calc.sock \\
         --preload mcp.server.mcpserver tests/servers/calc.py &
     mcp-wirefuzz fuzz --jobs 2 -- mcp-wirefuzz attach /tmp/calc.sock
+
+The program is a script (run as `runpy.run_path`) or, with `--module`, a module (`python -m MODULE`:
+`runpy.run_module`). `--preload-imports` preloads what the program imports outside its functions and classes (read
+with `ast`, nothing of it run) and the Python MCP SDKs installed (`mcp`, `fastmcp`); an import that fails is left
+out.
 
 The wire protocol on the socket, per connection: the client sends one byte `F` carrying its fds 0, 1 and 2
 (SCM_RIGHTS); the server forks a child on them and, when the child ends, writes one line `exit N` or `signal N`
@@ -18,25 +24,39 @@ and closes the connection. If the client goes away first, the child is killed (S
 a hung server kills the stub, and the server it stood for goes with it.
 
 Standard library only (Python 3.9+), single-threaded: one select loop over the listening socket, the client
-connections and a wake-up pipe written on SIGCHLD. Forking from a process with threads is unsafe, so preloaded
-modules must not start threads at import.
+connections and a wake-up pipe written on SIGCHLD. Forking from a process with threads is unsafe, and a
+plain process would put what a module prints at import on the wire, so a preloaded module that starts a thread or
+writes to stdout stops the fork server (exit 3, its last stderr line `wirefuzz-forkserver: not fork-safe: ...`).
+Once the preloads are imported it says so (`wirefuzz-forkserver: preloaded: A, B`) before it listens.
 """
 
 import argparse
+import ast
 import atexit
 import errno
 import importlib
+import importlib.util
+import io
 import os
 import runpy
 import selectors
 import signal
 import socket
 import sys
+import tempfile
+import threading
 import time
 import traceback
 
 #: The byte a client sends with its three file descriptors.
 HELLO = b"F"
+
+#: The Python MCP SDKs, preloaded with `--preload-imports` when installed (a program may import them only once it
+#: runs, behind a function).
+SDKS = ("mcp", "fastmcp")
+
+#: The exit code of a fork server whose preloads are not fork-safe.
+NOT_FORK_SAFE = 3
 
 #: How many times a fork is tried while the system is out of processes or memory, waiting 10 ms, then twice as
 #: long each time (about 2.5 s in all).
@@ -66,13 +86,146 @@ def parse_args(argv):
         metavar="MODULE",
         help="a module to import before forking (repeatable), e.g. mcp.server.mcpserver",
     )
-    parser.add_argument("script", help="the server script, run as __main__ in each child")
+    parser.add_argument(
+        "--preload-imports",
+        action="store_true",
+        help="also preload what the program imports at top level, and the MCP SDKs installed (%s)" % ", ".join(SDKS),
+    )
+    parser.add_argument(
+        "--module", action="store_true", help="the program is a module to run as `python -m` does, not a script"
+    )
+    parser.add_argument("script", help="the server script (or, with --module, module), run as __main__ in each child")
     parser.add_argument("args", nargs=argparse.REMAINDER, help="the script's arguments")
     return parser.parse_args(argv)
 
 
-def run_child(script, args, fds):
-    """In the forked child: take the client's fds as 0, 1 and 2, run the script as a program would run, exit."""
+class NotForkSafe(Exception):
+    """A preload that leaves the process unfit to fork a plain-process lookalike from."""
+
+
+def thread_count():
+    """The threads of this process, as the kernel counts them (a C extension's threads too)."""
+    try:
+        return len(os.listdir("/proc/self/task"))
+    except OSError:
+        return threading.active_count()
+
+
+def top_level_imports(path, package):
+    """The modules a Python file imports outside its functions and classes, in the file's order: `import a.b` gives
+    a.b; `from a import b` gives a, then a.b (imported only where it is a submodule). Relative imports are resolved
+    against `package` (left out without one). Nothing of the file runs."""
+    with open(path, "rb") as source:
+        tree = ast.parse(source.read(), path)
+    names = []
+
+    def visit(node):
+        for child in ast.iter_child_nodes(node):
+            if isinstance(child, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef, ast.Lambda)):
+                continue
+            if isinstance(child, ast.Import):
+                names.extend(alias.name for alias in child.names)
+            elif isinstance(child, ast.ImportFrom):
+                base = child.module
+                if child.level:
+                    try:
+                        base = importlib.util.resolve_name("." * child.level + (child.module or ""), package)
+                    except (ImportError, ValueError):
+                        continue  # no package to resolve it against: a script's relative import fails anyway
+                names.append(base)
+                names.extend("%s.%s" % (base, alias.name) for alias in child.names if alias.name != "*")
+            else:
+                visit(child)
+
+    visit(tree)
+    return names
+
+
+class Preloads:
+    """Imports before forking, each checked to leave the process fit to fork a plain process's lookalike from: no
+    thread started, nothing written to stdout (caught in a file meanwhile; a plain process writes it to the wire)."""
+
+    def __init__(self, stdout):
+        self.stdout = stdout
+        self.threads = thread_count()
+        self.imported = []
+
+    def attempt(self, what, action, optional=True):
+        """Runs `action`: its result, or None when it raised and is `optional` (it raises otherwise). Raises
+        NotForkSafe when it left the process unfit to fork."""
+        try:
+            return action()
+        except (Exception, SystemExit):
+            if not optional:
+                raise
+            return None
+        finally:
+            sys.stdout.flush()
+            if thread_count() > self.threads:
+                raise NotForkSafe("%s started a thread (forking a process with threads is unsafe)" % what)
+            if os.fstat(self.stdout.fileno()).st_size:
+                raise NotForkSafe("%s wrote to stdout (a plain process writes that to the wire)" % what)
+
+    def preload(self, modules, optional=True):
+        """Imports `modules`; one that fails to import is left out when `optional`, and fatal otherwise."""
+        for module in modules:
+            if module in sys.modules:
+                continue
+            if self.attempt("importing " + module, lambda: importlib.import_module(module), optional) is not None:
+                self.imported.append(module)
+
+
+def program_imports(options, preloads):
+    """The modules the program imports at top level. A module's file is found with its parent packages imported
+    (checked as preloads)."""
+    if not options.module:
+        return top_level_imports(options.script, None)
+
+    def find():
+        spec = importlib.util.find_spec(options.script)
+        if spec is not None and spec.submodule_search_locations is not None:
+            spec = importlib.util.find_spec(options.script + ".__main__")
+        return spec
+
+    spec = preloads.attempt("finding module " + options.script, find)
+    if spec is None or not spec.origin or not os.path.isfile(spec.origin):
+        return []
+    return top_level_imports(spec.origin, spec.parent)
+
+
+def preload_all(options):
+    """Imports the `--preload` modules, then with `--preload-imports` the program's own imports and the SDKs
+    installed; returns the names worth reporting. Raises NotForkSafe."""
+    saved = os.dup(1)
+    with tempfile.TemporaryFile() as stdout:
+        os.dup2(stdout.fileno(), 1)
+        try:
+            preloads = Preloads(stdout)
+            preloads.preload(options.preload, optional=False)
+            if options.preload_imports:
+                preloads.preload(program_imports(options, preloads))
+                installed = [sdk for sdk in SDKS if preloads.attempt("finding " + sdk, lambda: importlib.util.find_spec(sdk))]
+                preloads.preload(installed)
+        finally:
+            sys.stdout.flush()
+            os.dup2(saved, 1)
+            os.close(saved)
+    return reported(preloads.imported)
+
+
+def reported(modules):
+    """The preloads worth naming: not of the standard library, and not under one named before."""
+    stdlib = getattr(sys, "stdlib_module_names", frozenset())
+    named = []
+    for module in modules:
+        if module.split(".")[0] in stdlib or any(module.startswith(other + ".") for other in named):
+            continue
+        named.append(module)
+    return named
+
+
+def run_child(program, fds):
+    """In the forked child: take the client's fds as 0, 1 and 2, run the program as a plain process would, exit."""
     signal.set_wakeup_fd(-1)
     for target, fd in enumerate(fds):
         os.dup2(fd, target)
@@ -84,14 +237,23 @@ def run_child(script, args, fds):
     signal.signal(signal.SIGINT, signal.default_int_handler)
     # New standard streams on the new fds: the parent's objects carry its buffering (a tty's line buffering).
     sys.stdin = sys.__stdin__ = open(0, "r", encoding="utf-8", closefd=False)
-    sys.stdout = sys.__stdout__ = open(1, "w", encoding="utf-8", closefd=False)
+    if program.unbuffered:
+        # As `python -u` has it: writes go straight to the fd.
+        raw = io.FileIO(1, "w", closefd=False)
+        sys.stdout = sys.__stdout__ = io.TextIOWrapper(raw, encoding="utf-8", write_through=True)
+    else:
+        sys.stdout = sys.__stdout__ = open(1, "w", encoding="utf-8", closefd=False)
     sys.stderr = sys.__stderr__ = open(
         2, "w", buffering=1, encoding="utf-8", errors="backslashreplace", closefd=False
     )
-    sys.argv = [script] + list(args)
+    sys.argv = [program.script] + list(program.args)
     code = 0
     try:
-        runpy.run_path(script, run_name="__main__")
+        if program.module:
+            # As `python -m`: sys.argv[0] becomes the module's file.
+            runpy.run_module(program.script, run_name="__main__", alter_sys=True)
+        else:
+            runpy.run_path(program.script, run_name="__main__")
     except SystemExit as exit:
         code = exit_code(exit.code)
     except BaseException:
@@ -125,11 +287,18 @@ def status_line(status):
     return b"exit %d\n" % os.waitstatus_to_exitcode(status)
 
 
+class Program:
+    """What each child runs: a script, or a module (`module`), with its arguments; `unbuffered` as `python -u`."""
+
+    def __init__(self, script, args, module, unbuffered):
+        self.script, self.args, self.module, self.unbuffered = script, args, module, unbuffered
+
+
 class ForkServer:
     """The listening socket, the clients with their children, and the select loop."""
 
-    def __init__(self, path, script, args):
-        self.script, self.args = script, args
+    def __init__(self, path, program):
+        self.program = program
         # Bound and listening under a temporary name, then renamed: the path appears only once a client can
         # connect (a client that saw the path between bind and listen was refused).
         temporary = "%s.%d.tmp" % (path, os.getpid())
@@ -200,7 +369,7 @@ class ForkServer:
                     if other is not None:
                         other.close()
                 client.close()
-                run_child(self.script, self.args, fds)
+                run_child(self.program, fds)
             except BaseException:
                 traceback.print_exc()
             finally:
@@ -259,13 +428,25 @@ class ForkServer:
 
 def main(argv):
     options = parse_args(argv)
-    if not os.path.isfile(options.script):
+    if options.module:
+        # As `python -m MODULE` would have it: the current folder first on the import path.
+        sys.path[0] = os.getcwd()
+    elif os.path.isfile(options.script):
+        # As `python SCRIPT` would have it: the script's folder first on the import path.
+        sys.path[0] = os.path.dirname(os.path.abspath(options.script))
+    else:
         sys.exit(f"wirefuzz-forkserver: no such script: {options.script}")
-    # As `python SCRIPT` would have it: the script's folder first on the import path.
-    sys.path[0] = os.path.dirname(os.path.abspath(options.script))
-    for module in options.preload:
-        importlib.import_module(module)
-    server = ForkServer(options.socket, options.script, options.args)
+    try:
+        preloaded = preload_all(options)
+    except NotForkSafe as error:
+        print(f"wirefuzz-forkserver: not fork-safe: {error}", file=sys.stderr, flush=True)
+        sys.exit(NOT_FORK_SAFE)
+    if preloaded:
+        print(f"wirefuzz-forkserver: preloaded: {', '.join(preloaded)}", file=sys.stderr, flush=True)
+    # `python -u` makes the standard streams write through; the children's new streams do the same.
+    unbuffered = bool(getattr(sys.__stdout__, "write_through", False))
+    program = Program(options.script, options.args, options.module, unbuffered)
+    server = ForkServer(options.socket, program)
     signal.signal(signal.SIGTERM, lambda *_: sys.exit(0))
     print(f"wirefuzz-forkserver: listening on {options.socket}", file=sys.stderr, flush=True)
     try:

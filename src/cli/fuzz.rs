@@ -1,9 +1,11 @@
 //! `mcp-wirefuzz fuzz`: its options, and the run: the server model and surface learned first, then the campaign,
 //! the summary and the reports.
 
-use super::options::{MAX_DURATION, REPLY_TIMEOUT_MS, ReplyTimeout, RuleOptions, millis_option, seconds_option};
+use super::options::{
+    ForkServerOption, MAX_DURATION, REPLY_TIMEOUT_MS, ReplyTimeout, RuleOptions, millis_option, seconds_option,
+};
 use super::output::{progress_bar, writable_file, writable_folder, write_report};
-use super::server::{end_servers_on_signal, sdk_line, server_model, server_sdk, server_spec};
+use super::server::{end_servers_on_signal, sdk_line, server_model, server_sdk, server_spec, through_fork_server};
 use anyhow::{Result, bail};
 use mcp_wirefuzz::baseline::Baseline;
 use mcp_wirefuzz::campaign::{self, Options, Progress};
@@ -96,6 +98,9 @@ pub struct FuzzArgs {
     /// Also write an HTML coverage page here (one table per tool, the worst finding first).
     #[arg(long, value_name = "FILE")]
     html: Option<PathBuf>,
+    /// `--no-fork-server`.
+    #[command(flatten)]
+    fork: ForkServerOption,
     /// The server to start (no shell), after `--`.
     #[arg(last = true)]
     command: Vec<String>,
@@ -143,6 +148,7 @@ pub fn run(args: FuzzArgs) -> Result<ExitCode> {
     // The probe gets a third of --time at most, so a server that hangs on it still leaves time to fuzz.
     let probe_deadline = time.map(|time| began + time / 3);
     let probe_timeouts = Timeouts { reply, startup, deadline: probe_deadline, ..Timeouts::default() };
+    let (server, _fork_server) = through_fork_server(server, &args.fork, probe_timeouts);
     let model = match server_model(&server, args.rules.eras.eras.as_deref(), probe_timeouts) {
         Err(error) if error.is::<DeadlinePassed>() => {
             eprintln!("mcp-wirefuzz: the probe of the server model ran out of its third of --time (--eras skips it)");

@@ -39,6 +39,7 @@ import importlib.util
 import io
 import os
 import runpy
+import select
 import selectors
 import signal
 import socket
@@ -57,6 +58,13 @@ SDKS = ("mcp", "fastmcp")
 
 #: The exit code of a fork server whose preloads are not fork-safe.
 NOT_FORK_SAFE = 3
+
+#: How long the trial run of a program (its start-up, with no input) may take before it is killed and nothing it
+#: imports is preloaded.
+TRIAL_SECONDS = 15
+
+#: How many modules a fork server leaves out of `--preload-imports`, starting over each time, before it gives up.
+RESTARTS = 8
 
 #: How many times a fork is tried while the system is out of processes or memory, waiting 10 ms, then twice as
 #: long each time (about 2.5 s in all).
@@ -89,7 +97,15 @@ def parse_args(argv):
     parser.add_argument(
         "--preload-imports",
         action="store_true",
-        help="also preload what the program imports at top level, and the MCP SDKs installed (%s)" % ", ".join(SDKS),
+        help="also preload what the program imports at top level, the MCP SDKs installed (%s) and what the program "
+        "imports when it starts (a trial run with no input)" % ", ".join(SDKS),
+    )
+    parser.add_argument(
+        "--skip-preload",
+        action="append",
+        default=[],
+        metavar="MODULE",
+        help="a module --preload-imports leaves to each server (the fork server adds one when it restarts)",
     )
     parser.add_argument(
         "--module", action="store_true", help="the program is a module to run as `python -m` does, not a script"
@@ -99,8 +115,13 @@ def parse_args(argv):
     return parser.parse_args(argv)
 
 
-class NotForkSafe(Exception):
-    """A preload that leaves the process unfit to fork a plain-process lookalike from."""
+class Unfit(Exception):
+    """An import that left the process unfit to fork a plain process's lookalike from: `module` started a thread or
+    wrote to stdout."""
+
+    def __init__(self, module, why):
+        super().__init__("%s %s" % (module, why))
+        self.module, self.why = module, why
 
 
 def thread_count():
@@ -143,16 +164,17 @@ def top_level_imports(path, package):
 
 class Preloads:
     """Imports before forking, each checked to leave the process fit to fork a plain process's lookalike from: no
-    thread started, nothing written to stdout (caught in a file meanwhile; a plain process writes it to the wire)."""
+    thread started, nothing written to stdout (caught in a file meanwhile; a plain process writes it to the wire).
+    Modules in `skipped` are left to each server."""
 
-    def __init__(self, stdout):
+    def __init__(self, stdout, skipped):
         self.stdout = stdout
+        self.skipped = set(skipped)
         self.threads = thread_count()
-        self.imported = []
 
-    def attempt(self, what, action, optional=True):
-        """Runs `action`: its result, or None when it raised and is `optional` (it raises otherwise). Raises
-        NotForkSafe when it left the process unfit to fork."""
+    def attempt(self, module, action, optional=True):
+        """Runs `action` (an import of `module`, or a look-up that imports its parents): its result, or None when it
+        raised and is `optional` (it raises otherwise). Raises Unfit when it left the process unfit to fork."""
         try:
             return action()
         except (Exception, SystemExit):
@@ -162,22 +184,20 @@ class Preloads:
         finally:
             sys.stdout.flush()
             if thread_count() > self.threads:
-                raise NotForkSafe("%s started a thread (forking a process with threads is unsafe)" % what)
+                raise Unfit(module, "started a thread")
             if os.fstat(self.stdout.fileno()).st_size:
-                raise NotForkSafe("%s wrote to stdout (a plain process writes that to the wire)" % what)
+                raise Unfit(module, "wrote to stdout")
 
-    def preload(self, modules, optional=True):
-        """Imports `modules`; one that fails to import is left out when `optional`, and fatal otherwise."""
+    def preload(self, modules):
+        """Imports `modules`, leaving out those that fail to import and those skipped."""
         for module in modules:
-            if module in sys.modules:
-                continue
-            if self.attempt("importing " + module, lambda: importlib.import_module(module), optional) is not None:
-                self.imported.append(module)
+            if module not in sys.modules and module not in self.skipped:
+                self.attempt(module, lambda: importlib.import_module(module))
 
 
 def program_imports(options, preloads):
     """The modules the program imports at top level. A module's file is found with its parent packages imported
-    (checked as preloads)."""
+    (checked as a preload of the module)."""
     if not options.module:
         return top_level_imports(options.script, None)
 
@@ -187,49 +207,113 @@ def program_imports(options, preloads):
             spec = importlib.util.find_spec(options.script + ".__main__")
         return spec
 
-    spec = preloads.attempt("finding module " + options.script, find)
+    spec = None if options.script in preloads.skipped else preloads.attempt(options.script, find)
     if spec is None or not spec.origin or not os.path.isfile(spec.origin):
         return []
     return top_level_imports(spec.origin, spec.parent)
 
 
+def trial_imports(program):
+    """The modules the program imports when it runs once with no input (a server's start-up: it reads the end of its
+    input at once), in the order they were first imported, those imported already and any `__main__` left out.
+    None when the trial does not end within TRIAL_SECONDS."""
+    before = set(sys.modules)
+    read_fd, write_fd = os.pipe()
+    sys.stdout.flush()
+    sys.stderr.flush()
+    pid = os.fork()
+    if pid == 0:
+        os.close(read_fd)
+        null = os.open(os.devnull, os.O_RDWR)
+        run_child(program, [null, null, null], report=write_fd)
+    os.close(write_fd)
+    chunks, deadline = [], time.monotonic() + TRIAL_SECONDS
+    try:
+        while True:
+            ready, _, _ = select.select([read_fd], [], [], max(0, deadline - time.monotonic()))
+            if not ready:
+                chunks = None
+                os.kill(pid, signal.SIGKILL)
+                break
+            chunk = os.read(read_fd, 1 << 16)
+            if not chunk:
+                break
+            chunks.append(chunk)
+    finally:
+        os.close(read_fd)
+        os.waitpid(pid, 0)
+    if chunks is None:
+        return None
+    names = b"".join(chunks).decode("utf-8", "replace").split("\n")
+    return [name for name in names if name and name not in before and "__main__" not in name.split(".")]
+
+
 def preload_all(options):
-    """Imports the `--preload` modules, then with `--preload-imports` the program's own imports and the SDKs
-    installed; returns the names worth reporting. Raises NotForkSafe."""
+    """Imports the `--preload` modules; with `--preload-imports`, then the program's own imports, the SDKs installed
+    and what a trial run of the program imports. Returns the line naming what was preloaded. Raises Unfit."""
     saved = os.dup(1)
     with tempfile.TemporaryFile() as stdout:
         os.dup2(stdout.fileno(), 1)
         try:
-            preloads = Preloads(stdout)
-            preloads.preload(options.preload, optional=False)
-            if options.preload_imports:
-                preloads.preload(program_imports(options, preloads))
-                installed = [sdk for sdk in SDKS if preloads.attempt("finding " + sdk, lambda: importlib.util.find_spec(sdk))]
-                preloads.preload(installed)
+            preloads = Preloads(stdout, ())
+            for module in options.preload:
+                preloads.attempt(module, lambda: importlib.import_module(module), optional=False)
+            if not options.preload_imports:
+                return ", ".join(options.preload)
+            preloads.skipped.update(options.skip_preload)
+            named = program_imports(options, preloads)
+            preloads.preload(named)
+            preloads.preload(sdk for sdk in SDKS if preloads.attempt(sdk, lambda: importlib.util.find_spec(sdk)))
+            program = Program(options.script, options.args, options.module, False)
+            trial = trial_imports(program)
+            preloads.preload(trial or ())
         finally:
             sys.stdout.flush()
             os.dup2(saved, 1)
             os.close(saved)
-    return reported(preloads.imported)
+    names = reported(options.preload + named + [sdk for sdk in SDKS if sdk in sys.modules])
+    if trial is None:
+        return "%s (its start-up with no input did not end within %d s)" % (
+            ", ".join(names) or "nothing beyond the standard library",
+            TRIAL_SECONDS,
+        )
+    more = len([name for name in trial if name in sys.modules])
+    started = "%d %smodule%s its start-up imports" % (more, "more " if names else "", "" if more == 1 else "s")
+    return " and ".join([", ".join(names)] * bool(names) + [started] * bool(more)) or "nothing beyond the standard library"
 
 
 def reported(modules):
-    """The preloads worth naming: not of the standard library, and not under one named before."""
+    """The preloads worth naming: imported, not of the standard library, neither under nor above one named before."""
     stdlib = getattr(sys, "stdlib_module_names", frozenset())
     named = []
     for module in modules:
-        if module.split(".")[0] in stdlib or any(module.startswith(other + ".") for other in named):
+        if module not in sys.modules or module.split(".")[0] in stdlib:
             continue
-        named.append(module)
+        related = (other for other in named if other == module or other.startswith(module + ".") or module.startswith(other + "."))
+        if not any(related):
+            named.append(module)
     return named
 
 
-def run_child(program, fds):
-    """In the forked child: take the client's fds as 0, 1 and 2, run the program as a plain process would, exit."""
+def restart_without(unfit):
+    """Starts this fork server over with `unfit.module` left to each server (a module that started a thread or
+    wrote to stdout at import is imported by each forked server, as a plain process does). Returns only when the
+    command line cannot be rebuilt (Python before 3.10) or it has left out RESTARTS modules already."""
+    argv = getattr(sys, "orig_argv", None)
+    if argv is None or argv.count("--skip-preload") >= RESTARTS or sys.argv[0] not in argv:
+        return
+    print(f"wirefuzz-forkserver: not preloading {unfit.module} (it {unfit.why} at import)", file=sys.stderr, flush=True)
+    at = argv.index(sys.argv[0]) + 1
+    os.execv(sys.executable, argv[:at] + ["--skip-preload", unfit.module] + argv[at:])
+
+
+def run_child(program, fds, report=None):
+    """In the forked child: take the client's fds as 0, 1 and 2, run the program as a plain process would, exit.
+    With `report` (a trial run), write the names of the modules imported to that fd at the end."""
     signal.set_wakeup_fd(-1)
     for target, fd in enumerate(fds):
         os.dup2(fd, target)
-    for fd in fds:
+    for fd in set(fds):
         if fd > 2:
             os.close(fd)
     for number in (signal.SIGCHLD, signal.SIGTERM, signal.SIGHUP):
@@ -267,6 +351,9 @@ def run_child(program, fds):
             stream.flush()
         except Exception:
             code = code or 120
+    if report is not None:
+        with os.fdopen(report, "wb") as out:
+            out.write("\n".join(list(sys.modules)).encode("utf-8", "replace"))
     os._exit(code)
 
 
@@ -438,11 +525,13 @@ def main(argv):
         sys.exit(f"wirefuzz-forkserver: no such script: {options.script}")
     try:
         preloaded = preload_all(options)
-    except NotForkSafe as error:
-        print(f"wirefuzz-forkserver: not fork-safe: {error}", file=sys.stderr, flush=True)
+    except Unfit as unfit:
+        if options.preload_imports and unfit.module not in options.preload:
+            restart_without(unfit)
+        print(f"wirefuzz-forkserver: not fork-safe: importing {unfit}", file=sys.stderr, flush=True)
         sys.exit(NOT_FORK_SAFE)
     if preloaded:
-        print(f"wirefuzz-forkserver: preloaded: {', '.join(preloaded)}", file=sys.stderr, flush=True)
+        print(f"wirefuzz-forkserver: preloaded: {preloaded}", file=sys.stderr, flush=True)
     # `python -u` makes the standard streams write through; the children's new streams do the same.
     unbuffered = bool(getattr(sys.__stdout__, "write_through", False))
     program = Program(options.script, options.args, options.module, unbuffered)

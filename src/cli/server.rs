@@ -74,12 +74,13 @@ pub fn through_fork_server(
     };
     match launched {
         Launch::Forked { command, server: fork_server } => {
-            let preloaded = match fork_server.preloaded() {
-                [] => "nothing beyond the standard library".to_string(),
-                modules => modules.join(", "),
+            let left_out = match fork_server.left_out() {
+                [] => String::new(),
+                modules => format!("; not preloaded: {}", modules.join("; ")),
             };
             eprintln!(
-                "python server: running through the fork server (preloaded {preloaded}); --no-fork-server opts out"
+                "python server: running through the fork server (preloaded {}{left_out}); --no-fork-server opts out",
+                fork_server.preloaded()
             );
             (ServerSpec::Command(command), Some(fork_server))
         }

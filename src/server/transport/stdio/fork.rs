@@ -2,8 +2,9 @@
 //!
 //! [`ForkServer::start`] writes the fork server (`forkservers/python/wirefuzz_forkserver.py`, built into the
 //! harness) into a private folder and starts it with the program's own interpreter and options, on a socket in that
-//! folder, with `--preload-imports`: it imports what the program imports at top level and the Python MCP SDKs
-//! installed, and stops (not fork-safe) when one of them starts a thread or writes to stdout. Per conversation
+//! folder, with `--preload-imports`: it imports what the program imports at top level, the Python MCP SDKs installed
+//! and what a trial run of the program (with no input: its start-up) imported, leaving to each server a module whose
+//! import starts a thread or writes to stdout (it starts over without it). Per conversation
 //! `mcp-wirefuzz attach SOCKET` stands in for the program ([`ServerCommand::with_stand_in`]), so each conversation
 //! still has a fresh process. The fork server's process group is ended and its folder removed when it is dropped,
 //! and by [`super::end_all`] when a signal stops the harness.
@@ -35,6 +36,8 @@ const SOURCE: &str = include_str!("../../../../forkservers/python/wirefuzz_forks
 const NOTE: &str = "wirefuzz-forkserver: ";
 /// The line that names the fork server's preloads, after [`NOTE`].
 const PRELOADED: &str = "preloaded: ";
+/// A line that names a module the fork server left to each server, after [`NOTE`].
+const LEFT_OUT: &str = "not preloading ";
 /// How much of the end of the fork server's log is read for why it stopped, or what it preloaded.
 const LOG_TAIL_BYTES: u64 = 8 << 10;
 /// How long a fork server being stopped has to end itself and its children before SIGKILL.
@@ -51,7 +54,8 @@ pub struct ForkServer {
     child: Child,
     folder: PathBuf,
     socket: PathBuf,
-    preloaded: Vec<String>,
+    preloaded: String,
+    left_out: Vec<String>,
 }
 
 impl ForkServer {
@@ -71,7 +75,7 @@ impl ForkServer {
             folders.push(folder.clone());
         }
         let socket = folder.join("server.sock");
-        let mut server = ForkServer { child, folder, socket, preloaded: Vec::new() };
+        let mut server = ForkServer { child, folder, socket, preloaded: String::new(), left_out: Vec::new() };
         server.listening(wait)?;
         Ok(server)
     }
@@ -82,9 +86,15 @@ impl ForkServer {
         [stub, Path::new("attach"), &self.socket].iter().map(|p| p.display().to_string()).collect()
     }
 
-    /// The modules it preloaded that are worth naming (none of the standard library's, none under one named).
-    pub fn preloaded(&self) -> &[String] {
+    /// What it preloaded, in its words: the modules worth naming (none of the standard library's, none under one
+    /// named), and how many more the program's start-up imports.
+    pub fn preloaded(&self) -> &str {
         &self.preloaded
+    }
+
+    /// The modules it left to each server, each with why (`NAME: it started a thread at import`).
+    pub fn left_out(&self) -> &[String] {
+        &self.left_out
     }
 
     /// Waits until the socket is there (the fork server renames it into place once it listens), the fork server
@@ -94,8 +104,11 @@ impl ForkServer {
         loop {
             if self.socket.exists() {
                 let log = self.log();
-                let line = log.lines().rev().find_map(|line| line.strip_prefix(NOTE)?.strip_prefix(PRELOADED));
-                self.preloaded = line.map(|line| line.split(", ").map(str::to_string).collect()).unwrap_or_default();
+                let notes: Vec<&str> = log.lines().filter_map(|line| line.strip_prefix(NOTE)).collect();
+                let preloaded = notes.iter().rev().find_map(|note| note.strip_prefix(PRELOADED));
+                self.preloaded = preloaded.unwrap_or("nothing").to_string();
+                self.left_out =
+                    notes.iter().filter_map(|note| note.strip_prefix(LEFT_OUT)).map(str::to_string).collect();
                 return Ok(());
             }
             if let Ok(Some(status)) = self.child.try_wait() {

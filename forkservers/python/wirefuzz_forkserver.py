@@ -15,8 +15,9 @@ socket), and stands `mcp-wirefuzz attach SOCKET` in for the server per conversat
 
 The program is a script (run as `runpy.run_path`) or, with `--module`, a module (`python -m MODULE`:
 `runpy.run_module`). `--preload-imports` preloads what the program imports outside its functions and classes (read
-with `ast`, nothing of it run) and the Python MCP SDKs installed (`mcp`, `fastmcp`); an import that fails is left
-out.
+with `ast`, nothing of it run), the Python MCP SDKs installed (`mcp`, `fastmcp`), and what a trial run of the
+program imported (forked, on a short MCP conversation); an import that fails is left out, and so is one that starts
+a thread or writes to stdout (the fork server starts over without it, `--skip-preload`).
 
 The wire protocol on the socket, per connection: the client sends one byte `F` carrying its fds 0, 1 and 2
 (SCM_RIGHTS); the server forks a child on them and, when the child ends, writes one line `exit N` or `signal N`
@@ -24,10 +25,11 @@ and closes the connection. If the client goes away first, the child is killed (S
 a hung server kills the stub, and the server it stood for goes with it.
 
 Standard library only (Python 3.9+), single-threaded: one select loop over the listening socket, the client
-connections and a wake-up pipe written on SIGCHLD. Forking from a process with threads is unsafe, and a
-plain process would put what a module prints at import on the wire, so a preloaded module that starts a thread or
-writes to stdout stops the fork server (exit 3, its last stderr line `wirefuzz-forkserver: not fork-safe: ...`).
-Once the preloads are imported it says so (`wirefuzz-forkserver: preloaded: A, B`) before it listens.
+connections and a wake-up pipe written on SIGCHLD. Forking from a process with threads is unsafe, and a plain
+process would put what a module prints at import on the wire, so a module named with `--preload` that starts a
+thread or writes to stdout stops the fork server (exit 3, its last stderr line `wirefuzz-forkserver: not
+fork-safe: ...`). Once the preloads are imported it says so (`wirefuzz-forkserver: preloaded: ...`) before it
+listens.
 """
 
 import argparse
@@ -37,6 +39,7 @@ import errno
 import importlib
 import importlib.util
 import io
+import json
 import os
 import runpy
 import select
@@ -59,9 +62,32 @@ SDKS = ("mcp", "fastmcp")
 #: The exit code of a fork server whose preloads are not fork-safe.
 NOT_FORK_SAFE = 3
 
-#: How long the trial run of a program (its start-up, with no input) may take before it is killed and nothing it
-#: imports is preloaded.
+#: How long the trial run of a program may take before it is killed and nothing it imports is preloaded.
 TRIAL_SECONDS = 15
+
+#: What the trial run of a program reads, then the end of its input: a short MCP conversation (a handshake, the
+#: lists, a call of a tool no server has), so that what serving a request imports is preloaded too, not only what
+#: starting up imports (FastMCP imports most of what it serves with at the first request).
+TRIAL_INPUT = "".join(
+    json.dumps(message) + "\n"
+    for message in (
+        {
+            "jsonrpc": "2.0",
+            "id": 1,
+            "method": "initialize",
+            "params": {
+                "protocolVersion": "2025-11-25",
+                "capabilities": {},
+                "clientInfo": {"name": "wirefuzz-forkserver", "version": "1"},
+            },
+        },
+        {"jsonrpc": "2.0", "method": "notifications/initialized"},
+        {"jsonrpc": "2.0", "id": 2, "method": "tools/list"},
+        {"jsonrpc": "2.0", "id": 3, "method": "prompts/list"},
+        {"jsonrpc": "2.0", "id": 4, "method": "resources/list"},
+        {"jsonrpc": "2.0", "id": 5, "method": "tools/call", "params": {"name": "wirefuzz-trial", "arguments": {}}},
+    )
+).encode()
 
 #: How many modules a fork server leaves out of `--preload-imports`, starting over each time, before it gives up.
 RESTARTS = 8
@@ -97,8 +123,8 @@ def parse_args(argv):
     parser.add_argument(
         "--preload-imports",
         action="store_true",
-        help="also preload what the program imports at top level, the MCP SDKs installed (%s) and what the program "
-        "imports when it starts (a trial run with no input)" % ", ".join(SDKS),
+        help="also preload what the program imports at top level, the MCP SDKs installed (%s) and what a trial run "
+        "of the program (a short MCP conversation) imports" % ", ".join(SDKS),
     )
     parser.add_argument(
         "--skip-preload",
@@ -214,18 +240,22 @@ def program_imports(options, preloads):
 
 
 def trial_imports(program):
-    """The modules the program imports when it runs once with no input (a server's start-up: it reads the end of its
-    input at once), in the order they were first imported, those imported already and any `__main__` left out.
-    None when the trial does not end within TRIAL_SECONDS."""
+    """The modules the program imports when it runs once on TRIAL_INPUT (its start-up and its first requests), in the
+    order they were first imported, those imported already and any `__main__` left out. None when the trial does
+    not end within TRIAL_SECONDS."""
     before = set(sys.modules)
     read_fd, write_fd = os.pipe()
+    input_fd, feed_fd = os.pipe()
+    os.write(feed_fd, TRIAL_INPUT)  # well under a pipe's buffer
+    os.close(feed_fd)
     sys.stdout.flush()
     sys.stderr.flush()
     pid = os.fork()
     if pid == 0:
         os.close(read_fd)
         null = os.open(os.devnull, os.O_RDWR)
-        run_child(program, [null, null, null], report=write_fd)
+        run_child(program, [input_fd, null, null], report=write_fd)
+    os.close(input_fd)
     os.close(write_fd)
     chunks, deadline = [], time.monotonic() + TRIAL_SECONDS
     try:
@@ -273,12 +303,12 @@ def preload_all(options):
             os.close(saved)
     names = reported(options.preload + named + [sdk for sdk in SDKS if sdk in sys.modules])
     if trial is None:
-        return "%s (its start-up with no input did not end within %d s)" % (
+        return "%s (a trial run did not end within %d s)" % (
             ", ".join(names) or "nothing beyond the standard library",
             TRIAL_SECONDS,
         )
     more = len([name for name in trial if name in sys.modules])
-    started = "%d %smodule%s its start-up imports" % (more, "more " if names else "", "" if more == 1 else "s")
+    started = "%d %smodule%s a trial run imported" % (more, "more " if names else "", "" if more == 1 else "s")
     return " and ".join([", ".join(names)] * bool(names) + [started] * bool(more)) or "nothing beyond the standard library"
 
 

@@ -78,11 +78,6 @@ impl ServerCommand {
         self
     }
 
-    /// Whether a stand-in is started in this command's place.
-    pub fn has_stand_in(&self) -> bool {
-        self.stand_in.is_some()
-    }
-
     /// The program and arguments started for this command: its stand-in's, if it has one.
     pub fn started(&self) -> (&str, &[String]) {
         match self.stand_in.as_deref() {

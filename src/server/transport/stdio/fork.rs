@@ -42,6 +42,9 @@ const LEFT_OUT: &str = "not preloading ";
 const LOG_TAIL_BYTES: u64 = 8 << 10;
 /// How long a fork server being stopped has to end itself and its children before SIGKILL.
 const STOP_GRACE: Duration = Duration::from_secs(1);
+/// The least time a fork server gets to listen: it imports the program's modules, then runs the program once (a
+/// trial of up to 15 s) and imports what that imported, each once for the whole run.
+const MIN_START: Duration = Duration::from_secs(60);
 /// How often the start looks for the socket.
 const START_TICK: Duration = Duration::from_millis(10);
 /// The folders of the fork servers running now, removed by [`remove_folders`].
@@ -60,7 +63,7 @@ pub struct ForkServer {
 
 impl ForkServer {
     /// Starts a fork server for `program` and waits up to `wait` until it listens; the error says why it did not,
-    /// in one line.
+    /// in one line. Like a server process, it gets SIGKILL when the thread that started it ends.
     pub fn start(program: &PythonProgram, wait: Duration) -> Result<ForkServer, String> {
         let folder = private_folder().map_err(|error| format!("cannot make a folder for it: {error}"))?;
         let child = match spawn(program, &folder) {
@@ -203,13 +206,14 @@ pub enum Launch {
     },
 }
 
-/// Starts a fork server for `program`, the Python program `command` starts, and runs a first conversation through
-/// it (an `initialize`, which every server answers one way or another). A fork server that does not start, or a
+/// Starts a fork server for `program`, the Python program `command` starts (waiting the start-up and reply timeouts
+/// for it to listen, and at least a minute), and runs a first conversation through it (an `initialize`, which every
+/// server answers one way or another). A fork server that does not start, or a
 /// first conversation that fails through it where a plain process's does not (no reply, a crash), leaves the
 /// program to plain processes. `stub` is the `mcp-wirefuzz` executable, whose `attach` stands in for the program.
 pub fn launch(command: &ServerCommand, program: &PythonProgram, stub: &Path, timeouts: Timeouts) -> Launch {
     let timeouts = Timeouts { deadline: None, linger: Duration::ZERO, ..timeouts };
-    let server = match ForkServer::start(program, timeouts.startup + timeouts.reply) {
+    let server = match ForkServer::start(program, (timeouts.startup + timeouts.reply).max(MIN_START)) {
         Ok(server) => server,
         Err(why) => return Launch::Plain { why: format!("the fork server did not start: {why}") },
     };

@@ -1,5 +1,5 @@
-"""calc written with FastMCP (`fastmcp` 4.1.6, installed by `.ci/python-venv --bench`), served over stdio: the
-`python-default` benchmark's FastMCP server (`.venv/bin/python benches/python/fastmcp_calc.py`)."""
+"""calc written with FastMCP (`fastmcp` 4.1.6, installed into .venv-bench by `.ci/python-venv --bench`), served over
+stdio: the `python-default` benchmark's FastMCP server (`.venv-bench/bin/python benches/python/fastmcp_calc.py`)."""
 
 from fastmcp import FastMCP
 

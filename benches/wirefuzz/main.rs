@@ -11,7 +11,7 @@
 //!   fresh or forked by the fork server (`forkservers/python`), against one fresh process per conversation;
 //! - `python-default`: conversations/s of the CLI's `fuzz --jobs 2` against a console-script Python SDK server and a
 //!   FastMCP server, through the fork server the harness starts by itself and with `--no-fork-server` (needs
-//!   `.ci/python-venv --bench`);
+//!   `.ci/python-venv --bench`: .venv-bench);
 //! - `stdio-real`: conversations/s of `fuzz --jobs 2` against the built-in server over stdio, rmcp-calc, the
 //!   TypeScript SDK server and the Python SDK server (fresh and through the fork server), with sentinel barriers,
 //!   process reuse and warm spares, and on the clock (sentinels off) for comparison; each beside its start-up bound

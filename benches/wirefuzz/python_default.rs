@@ -1,7 +1,8 @@
 //! The `python-default` section: conversations/s of the CLI's `fuzz --jobs 2` against Python servers named as a
 //! user names them, the Python SDK's calc as an installed console script and a FastMCP server, through the fork
 //! server the harness starts by itself, against the same runs with `--no-fork-server` (an interpreter per
-//! conversation). Needs `.ci/python-venv --bench` (fastmcp and the console script); says SKIPPED without it.
+//! conversation). Needs `.ci/python-venv --bench` (`.venv-bench`: fastmcp and the console script); says SKIPPED
+//! without it.
 
 use super::common::root;
 use std::process::Command;
@@ -48,21 +49,23 @@ pub(crate) fn python_default() {
     println!("## Python servers, `fuzz --jobs 2 --seed 1 --time {SECS}`, through the fork server by default and plain");
     println!("| server | run | conversations/s (fuzzing) | conversations/s (whole run) | the run's first line |");
     println!("|---|---|---|---|---|");
-    let venv = root().join(".venv/bin");
+    let venv = root().join(".venv-bench/bin");
     let console = venv.join("wirefuzz-bench-calc");
     let ready = Command::new(venv.join("python")).args(["-c", "import fastmcp"]).output();
     if !console.exists() || !ready.is_ok_and(|o| o.status.success()) {
-        println!("| Python servers | SKIPPED: run `.ci/python-venv --bench` (fastmcp, wirefuzz-bench-calc) |");
+        println!(
+            "| Python servers | SKIPPED: run `.ci/python-venv --bench` (.venv-bench: fastmcp, wirefuzz-bench-calc) |"
+        );
         return;
     }
     let servers = [
         (
-            "Python SDK 2.3.0 calc, console script (`.venv/bin/wirefuzz-bench-calc`)",
-            vec![".venv/bin/wirefuzz-bench-calc"],
+            "Python SDK 2.3.0 calc, console script (`.venv-bench/bin/wirefuzz-bench-calc`)",
+            vec![".venv-bench/bin/wirefuzz-bench-calc"],
         ),
         (
-            "FastMCP 4.1.6 calc (`.venv/bin/python benches/python/fastmcp_calc.py`)",
-            vec![".venv/bin/python", "benches/python/fastmcp_calc.py"],
+            "FastMCP 4.1.6 calc (`.venv-bench/bin/python benches/python/fastmcp_calc.py`)",
+            vec![".venv-bench/bin/python", "benches/python/fastmcp_calc.py"],
         ),
     ];
     for (name, argv) in servers {

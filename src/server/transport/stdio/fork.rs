@@ -297,6 +297,17 @@ mod tests {
     }
 
     #[test]
+    fn a_stand_in_is_started_while_the_plain_command_is_named() {
+        let plain = ServerCommand::from_argv(&["python3".into(), "s.py".into()]).unwrap();
+        let stub = vec!["/bin/mcp-wirefuzz".to_string(), "attach".into(), "/tmp/x/server.sock".into()];
+        let forked = plain.clone().with_stand_in(stub.clone());
+        assert_eq!(forked.started(), ("/bin/mcp-wirefuzz", &stub[1..]));
+        assert_eq!(forked.argv(), ["python3", "s.py"]);
+        assert_eq!(forked, plain, "the same server, however it is started");
+        assert_eq!(plain.started(), ("python3", &["s.py".to_string()][..]));
+    }
+
+    #[test]
     fn a_first_conversation_that_failed_is_told_in_one_line() {
         let ended = |ending| Transcript { events: Vec::new(), ending };
         let crash = Ending::Exited { code: Some(1), signal: None, stderr_tail: b"Traceback\nValueError: x\n".to_vec() };

@@ -309,7 +309,8 @@ def preload_all(options):
         )
     more = len([name for name in trial if name in sys.modules])
     started = "%d %smodule%s a trial run imported" % (more, "more " if names else "", "" if more == 1 else "s")
-    return " and ".join([", ".join(names)] * bool(names) + [started] * bool(more)) or "nothing beyond the standard library"
+    parts = [", ".join(names)] * bool(names) + [started] * bool(more)
+    return " and ".join(parts) or "nothing beyond the standard library"
 
 
 def reported(modules):
@@ -319,10 +320,14 @@ def reported(modules):
     for module in modules:
         if module not in sys.modules or module.split(".")[0] in stdlib:
             continue
-        related = (other for other in named if other == module or other.startswith(module + ".") or module.startswith(other + "."))
-        if not any(related):
+        if not any(related(module, other) for other in named):
             named.append(module)
     return named
+
+
+def related(module, other):
+    """Whether one of two module names is the other, or under it."""
+    return module == other or module.startswith(other + ".") or other.startswith(module + ".")
 
 
 def restart_without(unfit):

@@ -95,16 +95,22 @@ fn every_hostile_server_gets_a_bounded_run_a_report_and_nothing_left_behind() {
         .map(|&mode| {
             let (tag, out) = (common::tag(mode), scratch(mode));
             // Short reply timeouts, so even a silent server's conversations end (and are judged) within the run.
-            let quick = ["--eras", "dual", "--timeout", "300", "--startup-timeout", "300"];
-            let child = fuzz_logged(secs, &out, &quick, &common::server(mode, &tag));
-            (mode, tag, out, child)
+            // The servers run as plain processes (they are Python scripts: not through the fork server), each in its
+            // process group, which the promises are about.
+            let quick = ["--eras", "dual", "--timeout", "300", "--startup-timeout", "300", "--no-fork-server"];
+            let (mut child, reader, errors) = fuzz_logged(secs, &out, &quick, &common::server(mode, &tag));
+            // Each run waited for in a thread of its own, so its end is timed when it comes.
+            let bound = secs + 10 + LEARNING_BOUND;
+            let waiter = std::thread::spawn(move || {
+                let status = wait(&mut child, Duration::from_secs(bound));
+                (status, started.elapsed().as_secs_f64())
+            });
+            (mode, tag, out, waiter, reader, errors)
         })
         .collect();
-    for (mode, tag, out, (mut child, reader, errors)) in runs {
+    for (mode, tag, out, waiter, reader, errors) in runs {
         let bound = secs + 10 + LEARNING_BOUND;
-        let left = (started + Duration::from_secs(bound)).saturating_duration_since(Instant::now());
-        let status = wait(&mut child, left);
-        let ended = started.elapsed().as_secs_f64();
+        let (status, ended) = waiter.join().unwrap();
         let (stdout, stderr) = (reader.join().unwrap(), errors.join().unwrap());
         let status = status.unwrap_or_else(|| panic!("{mode}: --time {secs} still running after {bound} s\n{stderr}"));
         let learning = learned(&stderr).unwrap_or_else(|| panic!("{mode}: no learning time\n{stderr}"));
@@ -127,9 +133,13 @@ fn every_hostile_server_gets_a_bounded_run_a_report_and_nothing_left_behind() {
 
 #[test]
 fn kill_9_after_the_first_finding_leaves_its_case_file_and_no_server() {
-    for mode in ["silent", "grandchild"] {
-        let (tag, out) = (common::tag(&format!("kill-{mode}")), scratch(&format!("kill-{mode}")));
+    // As plain processes, and the silent one through the fork server too (its forked servers die with it, and it
+    // with the harness).
+    for (mode, plain) in [("silent", true), ("grandchild", true), ("silent", false)] {
+        let name = format!("kill-{mode}-{}", if plain { "plain" } else { "forked" });
+        let (tag, out) = (common::tag(&name), scratch(&name));
         let quick = ["--eras", "dual", "--timeout", "300", "--startup-timeout", "300"];
+        let quick = [&quick[..], if plain { &["--no-fork-server"][..] } else { &[] }].concat();
         let (mut child, _) = fuzz(60, &out, &quick, &common::server(mode, &tag));
         let until = Instant::now() + Duration::from_secs(30);
         let first = loop {
@@ -166,7 +176,9 @@ fn kill_9_after_the_first_finding_leaves_its_case_file_and_no_server() {
 #[test]
 fn sigterm_ends_every_server_and_its_grandchildren() {
     let (tag, out) = (common::tag("sigterm"), scratch("sigterm"));
-    let quick = ["--eras", "dual", "--timeout", "300", "--startup-timeout", "300"];
+    // The servers run as plain processes (they are Python scripts: not through the fork server), each in its
+    // process group, which the promises are about.
+    let quick = ["--eras", "dual", "--timeout", "300", "--startup-timeout", "300", "--no-fork-server"];
     let (mut child, _) = fuzz(60, &out, &quick, &common::server("grandchild", &tag));
     let until = Instant::now() + Duration::from_secs(30);
     while common::left_behind(&tag).iter().all(|p| !p.contains(" sleeper ")) {

@@ -88,9 +88,9 @@ fn each_python_deviation_reproduces_under_its_rule_and_nothing_else() {
     assert_eq!(seen, 2, "one documented deviation (params null) and one former false alarm kept clean (invalid UTF-8)");
 }
 
-/// `fuzz --seed 11 --cases 24 --jobs 2` with the Python baseline against `server`: exit 0, every finding
-/// baselined.
-fn a_short_fuzz_run_is_green(name: &str, server: &[String]) {
+/// `fuzz --seed 11 --cases 24 --jobs 2` with the Python baseline (and `options`) against `server`: exit 0, every
+/// finding baselined.
+fn a_short_fuzz_run_is_green(name: &str, options: &[&str], server: &[String]) {
     let scratch = std::env::temp_dir().join(format!("wirefuzz-python-{name}-{}", std::process::id()));
     let report = scratch.join("report.json");
     let output = Command::new(env!("CARGO_BIN_EXE_mcp-wirefuzz"))
@@ -110,6 +110,7 @@ fn a_short_fuzz_run_is_green(name: &str, server: &[String]) {
         .arg(scratch.join("findings"))
         .arg("--json")
         .arg(&report)
+        .args(options)
         .arg("--")
         .args(server)
         .output()
@@ -131,14 +132,14 @@ fn a_short_fuzz_run_with_the_baseline_is_green() {
         return;
     }
     let Some(_) = python_server() else { return };
-    a_short_fuzz_run_is_green("fresh", &[PYTHON.into(), SERVER.into()]);
+    a_short_fuzz_run_is_green("fresh", &["--no-fork-server"], &[PYTHON.into(), SERVER.into()]);
 }
 
 #[test]
 fn a_short_fuzz_run_behind_the_fork_server_is_green() {
     let Some(_) = python_server() else { return };
     let fork_server = python_fork_server();
-    a_short_fuzz_run_is_green("forked", &fork_server.attach_argv());
+    a_short_fuzz_run_is_green("forked", &[], &fork_server.attach_argv());
 }
 
 #[test]

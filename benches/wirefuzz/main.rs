@@ -9,6 +9,9 @@
 //! - `libfuzzer`: exec/s of the cargo-fuzz `conversation` target (needs `cargo +nightly fuzz`);
 //! - `python`: conversations/s against the Python SDK server (`.venv`): a warm spare per worker and 2 jobs, started
 //!   fresh or forked by the fork server (`forkservers/python`), against one fresh process per conversation;
+//! - `python-default`: conversations/s of the CLI's `fuzz --jobs 2` against a console-script Python SDK server and a
+//!   FastMCP server, through the fork server the harness starts by itself and with `--no-fork-server` (needs
+//!   `.ci/python-venv --bench`: .venv-bench);
 //! - `stdio-real`: conversations/s of `fuzz --jobs 2` against the built-in server over stdio, rmcp-calc, the
 //!   TypeScript SDK server and the Python SDK server (fresh and through the fork server), with sentinel barriers,
 //!   process reuse and warm spares, and on the clock (sentinels off) for comparison; each beside its start-up bound
@@ -31,10 +34,12 @@
 #[path = "../../tests/common/mod.rs"]
 mod common;
 mod over_stdio;
+mod python_default;
 mod silent;
 mod time_to_find;
 
 use over_stdio::{stdio_real, stdio_reuse};
+use python_default::python_default;
 use time_to_find::{find, stdio_find};
 
 use common::{ForkServer, root};
@@ -80,6 +85,9 @@ fn main() {
     }
     if run("python") {
         python();
+    }
+    if run("python-default") {
+        python_default();
     }
     if run("stdio-real") {
         stdio_real();

@@ -1,8 +1,8 @@
 //! `mcp-wirefuzz check`: a quick, deterministic conformance run: the server model, one probe per invariant, and on
 //! the calc server the protocol lesson's seed transcripts.
 
-use super::options::{ErasOption, ReplyTimeout, SdkOption};
-use super::server::{end_servers_on_signal, sdk_line, server_model, server_sdk, server_spec};
+use super::options::{ErasOption, ForkServerOption, ReplyTimeout, SdkOption};
+use super::server::{end_servers_on_signal, sdk_line, server_model, server_sdk, server_spec, through_fork_server};
 use anyhow::Result;
 use mcp_wirefuzz::learn::surface;
 use mcp_wirefuzz::model::Source;
@@ -41,6 +41,9 @@ pub struct CheckArgs {
     /// Reach the server over Streamable HTTP at this endpoint (adds one probe per HTTP rule).
     #[arg(long, value_name = "URL")]
     url: Option<String>,
+    /// `--no-fork-server`.
+    #[command(flatten)]
+    fork: ForkServerOption,
     /// The server to start (no shell), after `--`.
     #[arg(last = true)]
     command: Vec<String>,
@@ -55,6 +58,7 @@ pub fn run(args: CheckArgs) -> Result<ExitCode> {
     let server = server_spec(None, url, command)?;
     let http = matches!(server, ServerSpec::Http(_));
     let timeouts = Timeouts { reply: timeout, ..Timeouts::default() };
+    let (server, _fork_server) = through_fork_server(server, &args.fork, timeouts);
     let model = server_model(&server, eras, timeouts, None)?;
     println!("server model: {model}");
     let mut target = server.target(timeouts);

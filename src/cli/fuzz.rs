@@ -1,9 +1,11 @@
 //! `mcp-wirefuzz fuzz`: its options, and the run: the server model and surface learned first, then the campaign,
 //! the summary and the reports.
 
-use super::options::{MAX_DURATION, REPLY_TIMEOUT_MS, ReplyTimeout, RuleOptions, millis_option, seconds_option};
+use super::options::{
+    ForkServerOption, MAX_DURATION, REPLY_TIMEOUT_MS, ReplyTimeout, RuleOptions, millis_option, seconds_option,
+};
 use super::output::{progress_bar, writable_file, writable_folder, write_report};
-use super::server::{end_servers_on_signal, sdk_line, server_model, server_sdk, server_spec};
+use super::server::{end_servers_on_signal, sdk_line, server_model, server_sdk, server_spec, through_fork_server};
 use anyhow::{Result, bail};
 use mcp_wirefuzz::baseline::Baseline;
 use mcp_wirefuzz::campaign::{self, Options, Progress};
@@ -113,6 +115,9 @@ pub struct FuzzArgs {
     /// Also write an HTML coverage page here (one table per tool, the worst finding first).
     #[arg(long, value_name = "FILE")]
     html: Option<PathBuf>,
+    /// `--no-fork-server`.
+    #[command(flatten)]
+    fork: ForkServerOption,
     /// The server to start (no shell), after `--`.
     #[arg(last = true)]
     command: Vec<String>,
@@ -159,6 +164,7 @@ pub fn run(args: FuzzArgs) -> Result<ExitCode> {
     // Learning the server is bounded on its own, not by --time, so that the same seed gives the same conversations
     // whatever the machine's load; --time counts from its end.
     let learning = Timeouts { reply, startup, deadline: Some(began + LEARNING_LIMIT), ..Timeouts::default() };
+    let (server, _fork_server) = through_fork_server(server, &args.fork, learning);
     let learned = learn(&server, &args, learning)?;
     let Learned { model, surface, sdk, prelude } = learned;
     let deadline = time.map(|time| Instant::now() + time);

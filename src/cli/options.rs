@@ -55,6 +55,16 @@ pub struct SdkOption {
     pub sdk: Option<String>,
 }
 
+/// `--no-fork-server`: a Python program runs as plain processes.
+#[derive(clap::Args)]
+pub struct ForkServerOption {
+    /// Run a Python server (an interpreter with a script or `-m module`, or a script whose shebang names one, as
+    /// console scripts have) as a plain process per conversation, not through the fork server the harness starts
+    /// for it.
+    #[arg(long)]
+    pub no_fork_server: bool,
+}
+
 /// The `--eras`, `--sdk`, `--profile`, `--allow` and `--deny` options.
 #[derive(clap::Args)]
 pub struct RuleOptions {

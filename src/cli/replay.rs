@@ -1,8 +1,8 @@
 //! `mcp-wirefuzz replay`: one case file against the server it names (or another), checked; its exit codes are a
 //! contract (0 clean, 1 a rule breaks, 3 no longer reproduces, 2 a bad case file or a harness error).
 
-use super::options::{ReplyTimeout, RuleOptions};
-use super::server::{end_servers_on_signal, server_model, server_spec, stated_eras};
+use super::options::{ForkServerOption, ReplyTimeout, RuleOptions};
+use super::server::{end_servers_on_signal, server_model, server_spec, stated_eras, through_fork_server};
 use anyhow::{Result, anyhow, bail};
 use mcp_wirefuzz::case::Case;
 use mcp_wirefuzz::learn::surface;
@@ -41,6 +41,9 @@ pub struct ReplayArgs {
     /// `--eras`, `--profile`, `--allow` and `--deny`.
     #[command(flatten)]
     rules: RuleOptions,
+    /// `--no-fork-server`.
+    #[command(flatten)]
+    fork: ForkServerOption,
     /// The server to start (no shell), after `--`.
     #[arg(last = true)]
     command: Vec<String>,
@@ -64,6 +67,8 @@ pub fn run(args: ReplayArgs) -> Result<ExitCode> {
     // A crash case waits (up to the reply timeout) for the server to exit on its own before closing its input.
     let linger = if case.expect.iter().any(|rule| rule == "SERVER-CRASH") { timeout } else { Duration::ZERO };
     let timeouts = Timeouts { reply: timeout, linger, ..Timeouts::default() };
+    // Named by the plain command all the same: `server == case.server()` holds through the fork server.
+    let (server, _fork_server) = through_fork_server(server, &args.fork, timeouts);
     // The model: `--eras`, else the case's `eras:` on the case's own server, else the built-in server's or a probe.
     let model = match stated_eras(rules.eras.eras.as_deref())? {
         Some(stated) => Some(stated),

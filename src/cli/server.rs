@@ -1,7 +1,9 @@
 //! The server a subcommand runs against and what is known of it before it runs: the spec named by `--mutant`,
-//! `--url` and `-- CMD`, the server model (stated with `--eras` or probed), the SDK it is written with (stated with
-//! `--sdk` or detected), and the ending of every server when a signal stops the harness.
+//! `--url` and `-- CMD`, a Python program's fork server (unless `--no-fork-server`), the server model (stated with
+//! `--eras` or probed), the SDK it is written with (stated with `--sdk` or detected), and the ending of every server
+//! when a signal stops the harness.
 
+use super::options::ForkServerOption;
 use anyhow::{Context, Result, bail};
 use mcp_wirefuzz::learn::probe;
 use mcp_wirefuzz::learn::stalls::Stalls;
@@ -10,6 +12,8 @@ use mcp_wirefuzz::sdk;
 use mcp_wirefuzz::server::Target;
 use mcp_wirefuzz::server::builtin::mutants::Mutant;
 use mcp_wirefuzz::server::transport::http::HttpSpec;
+use mcp_wirefuzz::server::transport::stdio::fork::{self, ForkServer, Launch};
+use mcp_wirefuzz::server::transport::stdio::python::python_program;
 use mcp_wirefuzz::server::{ServerCommand, ServerSpec, Timeouts};
 use std::cell::Cell;
 
@@ -50,6 +54,43 @@ pub fn server_spec(mutant: Option<&str>, url: Option<&str>, command: &[String]) 
         },
         (None, false) => Ok(ServerSpec::Command(ServerCommand::from_argv(command)?)),
         (None, true) => Ok(ServerSpec::BuiltIn),
+    }
+}
+
+/// The server to start: `server` itself; or, for a Python program over stdio, the same server started through a
+/// fork server the harness starts for it (kept running by the returned guard; reports and case files still name the
+/// plain command), unless `--no-fork-server` or the fork server is not fit for it. Says on stderr which, and why.
+pub fn through_fork_server(
+    server: ServerSpec,
+    option: &ForkServerOption,
+    timeouts: Timeouts,
+) -> (ServerSpec, Option<ForkServer>) {
+    let ServerSpec::Command(command) = &server else { return (server, None) };
+    let Some(program) = python_program(command) else { return (server, None) };
+    if option.no_fork_server {
+        eprintln!("python server: a plain process per conversation (--no-fork-server)");
+        return (server, None);
+    }
+    let launched = match std::env::current_exe() {
+        Ok(stub) => fork::launch(command, &program, &stub, timeouts),
+        Err(error) => Launch::Plain { why: format!("cannot find the mcp-wirefuzz executable to attach with: {error}") },
+    };
+    match launched {
+        Launch::Forked { command, server: fork_server } => {
+            let left_out = match fork_server.left_out() {
+                [] => String::new(),
+                modules => format!("; not preloaded: {}", modules.join("; ")),
+            };
+            eprintln!(
+                "python server: running through the fork server (preloaded {}{left_out}); --no-fork-server opts out",
+                fork_server.preloaded()
+            );
+            (ServerSpec::Command(command), Some(fork_server))
+        }
+        Launch::Plain { why } => {
+            eprintln!("python server: a plain process per conversation, not the fork server: {why}");
+            (server, None)
+        }
     }
 }
 

@@ -1,7 +1,7 @@
 //! `mcp-wirefuzz shrink`: a case file minimized in place while the rule it expects still breaks.
 
-use super::options::ReplyTimeout;
-use super::server::{end_servers_on_signal, server_model};
+use super::options::{ForkServerOption, ReplyTimeout};
+use super::server::{end_servers_on_signal, server_model, through_fork_server};
 use anyhow::{Result, bail};
 use mcp_wirefuzz::case::Case;
 use mcp_wirefuzz::learn::surface;
@@ -29,6 +29,9 @@ pub struct ShrinkArgs {
     /// How many server runs the minimization may take.
     #[arg(long, default_value_t = 2_000)]
     shrink_budget: usize,
+    /// `--no-fork-server`.
+    #[command(flatten)]
+    fork: ForkServerOption,
 }
 
 /// Minimizes the case while its rule still breaks, and writes it over the file (or to `--out`).
@@ -40,8 +43,8 @@ pub fn run(args: ShrinkArgs) -> Result<ExitCode> {
     if let Some(url) = url {
         case.url = Some(url.to_string());
     }
-    let server = case.server();
     let timeouts = Timeouts { reply: timeout, ..Timeouts::default() };
+    let (server, _fork_server) = through_fork_server(case.server(), &args.fork, timeouts);
     let judged = match case.eras {
         Some(_) => case.policy(),
         None => case.policy().with_model(server_model(&server, None, timeouts, None)?),

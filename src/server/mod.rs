@@ -39,25 +39,52 @@ pub const STDERR_TAIL_BYTES: usize = 64 << 10;
 pub const MAX_EVENTS: usize = 100_000;
 /// How long a server's process group has between SIGTERM and SIGKILL when its conversation ends.
 pub const END_GRACE: Duration = Duration::from_millis(100);
-/// The command line of a server: a program and its arguments, run without a shell.
-#[derive(Clone, Debug, PartialEq, Eq)]
+/// The command line of a server: a program and its arguments, run without a shell. It may be started through a
+/// stand-in (the stub of a fork server that runs the program, see `stdio::fork`); reports, case files and
+/// reproduction commands name the program and its arguments all the same.
+#[derive(Clone, Debug)]
 pub struct ServerCommand {
     /// The program (a path, or a name looked up on PATH).
     pub program: String,
     /// Its arguments.
     pub args: Vec<String>,
+    /// The command line started in this one's place, if any.
+    stand_in: Option<Vec<String>>,
 }
+
+impl PartialEq for ServerCommand {
+    /// The same program and arguments: the same server, however it is started.
+    fn eq(&self, other: &ServerCommand) -> bool {
+        self.program == other.program && self.args == other.args
+    }
+}
+
+impl Eq for ServerCommand {}
 
 impl ServerCommand {
     /// Splits `[program, args...]`; fails on an empty list.
     pub fn from_argv(argv: &[String]) -> Result<ServerCommand> {
         let Some((program, args)) = argv.split_first() else { bail!("no server command given") };
-        Ok(ServerCommand { program: program.clone(), args: args.to_vec() })
+        Ok(ServerCommand { program: program.clone(), args: args.to_vec(), stand_in: None })
     }
 
-    /// The command as argv.
+    /// The command as argv (the command named, not its stand-in).
     pub fn argv(&self) -> Vec<String> {
         std::iter::once(self.program.clone()).chain(self.args.iter().cloned()).collect()
+    }
+
+    /// The same command, started as `argv` (not empty) in its place.
+    pub fn with_stand_in(mut self, argv: Vec<String>) -> ServerCommand {
+        self.stand_in = Some(argv).filter(|argv| !argv.is_empty());
+        self
+    }
+
+    /// The program and arguments started for this command: its stand-in's, if it has one.
+    pub fn started(&self) -> (&str, &[String]) {
+        match self.stand_in.as_deref() {
+            Some([program, args @ ..]) => (program, args),
+            _ => (&self.program, &self.args),
+        }
     }
 }
 

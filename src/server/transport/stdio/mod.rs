@@ -11,18 +11,22 @@
 //! - `reask.rs`: a tool call given up on, asked again to tell a handler that never returns from a slow one.
 //! - [`attach`]: the stub `mcp-wirefuzz attach` that runs as the server process and hands its stdio to a fork
 //!   server; the target turns the stub's own failure into a harness error.
+//! - [`python`]: which server commands are Python programs; [`fork`]: the fork server the harness starts for one,
+//!   with `attach` standing in for the program per conversation, or the reason it runs plain processes instead.
 
 pub mod attach;
 mod barrier;
 mod conversation;
+pub mod fork;
 mod process;
+pub mod python;
 mod reask;
 mod sentinel;
 #[cfg(test)]
 mod test_servers;
 
 pub use barrier::Barrier;
-pub use process::{end_all, no_huge_pages};
+pub use process::no_huge_pages;
 
 use crate::model::Eras;
 use crate::protocol::envelope;
@@ -38,6 +42,14 @@ use sentinel::{Sentinels, calibrated, first_wait};
 use std::sync::Arc;
 use std::sync::atomic::Ordering;
 use std::time::{Duration, Instant};
+
+/// Ends every server process group still running and every fork server the harness started, and removes the fork
+/// servers' folders (SIGTERM, then SIGKILL after [`crate::server::END_GRACE`]): for a harness stopped by a signal,
+/// which then exits without ending its conversations.
+pub fn end_all() {
+    process::end_groups();
+    fork::remove_folders();
+}
 
 /// A server started as a child process for every conversation, with one process started ahead (warm) so start-up
 /// overlaps the previous conversation. Given the server's eras ([`StdioTarget::with_sentinels`]), it knows when

@@ -34,7 +34,7 @@ pub(super) const POLL_TICK: Duration = Duration::from_millis(20);
 /// How long the output of a server that has exited is still read when something it started holds the output open.
 pub(super) const EXIT_DRAIN: Duration = Duration::from_millis(100);
 /// The process groups of the servers running now, so they can all be ended when the harness is stopped by a
-/// signal ([`end_all`]).
+/// signal ([`end_groups`]).
 static GROUPS: Mutex<Vec<Pid>> = Mutex::new(Vec::new());
 
 /// Turns transparent huge pages off for this process and the servers it starts (the setting is inherited across
@@ -46,9 +46,9 @@ pub fn no_huge_pages() {
     let _ = nix::sys::prctl::set_thp_disable(true);
 }
 
-/// Ends every server process group still running (SIGTERM, then SIGKILL after [`END_GRACE`]): for a harness
-/// stopped by a signal, which then exits without ending its conversations.
-pub fn end_all() {
+/// Ends every process group still running (SIGTERM, then SIGKILL after [`END_GRACE`]): servers and fork servers, for
+/// a harness stopped by a signal, which then exits without ending them.
+pub(super) fn end_groups() {
     let groups = GROUPS.lock().map(|groups| groups.clone()).unwrap_or_default();
     for &group in &groups {
         let _ = killpg(group, Signal::SIGTERM);
@@ -147,9 +147,7 @@ impl Process {
     pub(super) fn spawn(command: &ServerCommand, deadline: Option<Instant>) -> Result<Process> {
         let mut child = start(command).with_context(|| format!("cannot start server `{}`", command.program))?;
         let group = Pid::from_raw(child.id() as i32);
-        if let Ok(mut groups) = GROUPS.lock() {
-            groups.push(group);
-        }
+        track(group);
         let watch = Arc::new(Watch { over: AtomicBool::new(false), cut: AtomicBool::new(false), deadline, group });
         let mut stdin = Pipe::new(child.stdin.take().context("child stdin")?, &watch)?;
         let stdout = Pipe::new(child.stdout.take().context("child stdout")?, &watch)?;
@@ -183,9 +181,7 @@ impl Process {
         // The reader may wait for room in the channel: dropping the receiver frees it.
         drop(std::mem::replace(&mut self.output, mpsc::sync_channel(0).1));
         end_group(&mut self.child, END_GRACE);
-        if let Ok(mut groups) = GROUPS.lock() {
-            groups.retain(|&group| group != self.watch.group);
-        }
+        untrack(self.watch.group);
         for thread in self.threads.drain(..) {
             let _ = thread.join();
         }
@@ -232,13 +228,34 @@ impl Drop for Process {
     }
 }
 
-/// Starts `command` with piped stdio in a process group of its own (so the whole group can be ended), set to get
-/// SIGKILL when the thread that started it dies (Linux's parent-death signal), so a harness killed with `kill -9`
-/// does not leave it running. It inherits the harness's transparent huge pages setting ([`no_huge_pages`]).
+/// Counts the process group `group` among those [`end_groups`] ends.
+pub(super) fn track(group: Pid) {
+    if let Ok(mut groups) = GROUPS.lock() {
+        groups.push(group);
+    }
+}
+
+/// No longer counts the process group `group` (it has been ended).
+pub(super) fn untrack(group: Pid) {
+    if let Ok(mut groups) = GROUPS.lock() {
+        groups.retain(|&other| other != group);
+    }
+}
+
+/// Starts `command` (what it starts: its stand-in, if it has one) with piped stdio ([`start_leader`]).
 fn start(command: &ServerCommand) -> std::io::Result<Child> {
+    let (program, args) = command.started();
+    let mut process = Command::new(program);
+    process.args(args).stdin(Stdio::piped()).stdout(Stdio::piped()).stderr(Stdio::piped());
+    start_leader(&mut process)
+}
+
+/// Starts `process` in a process group of its own (so the whole group can be ended), set to get SIGKILL when the
+/// thread that started it dies (Linux's parent-death signal), so a harness killed with `kill -9` does not leave it
+/// running. It inherits the harness's transparent huge pages setting ([`no_huge_pages`]).
+pub(super) fn start_leader(process: &mut Command) -> std::io::Result<Child> {
     let parent = nix::unistd::getpid();
-    let mut process = Command::new(&command.program);
-    process.args(&command.args).stdin(Stdio::piped()).stdout(Stdio::piped()).stderr(Stdio::piped()).process_group(0);
+    process.process_group(0);
     // SAFETY: the closure runs between fork and exec and only makes three system calls (sigprocmask, prctl,
     // getppid); it allocates nothing and takes no lock.
     unsafe {
@@ -258,7 +275,7 @@ fn start(command: &ServerCommand) -> std::io::Result<Child> {
 
 /// Ends the process group led by `child`: SIGTERM to the group, SIGKILL to what is left of it after `grace`, and
 /// reaps the child. A group already gone costs nothing.
-fn end_group(child: &mut Child, grace: Duration) {
+pub(super) fn end_group(child: &mut Child, grace: Duration) {
     let group = Pid::from_raw(child.id() as i32);
     if killpg(group, Signal::SIGTERM).is_ok() {
         let until = Instant::now() + grace;

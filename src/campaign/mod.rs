@@ -766,7 +766,8 @@ impl Shrinker<'_> {
                 continue;
             }
             let began = Instant::now();
-            let known = self.options.baseline.known(&job.seen.transcript, &job.first, &job.seen.trigger).is_some();
+            // Confirmation already asked the baseline.
+            let known = job.seen.confirmation == Confirmation::Baselined;
             let budget = self.budget(known, deadline);
             match self.minimize(&job, budget) {
                 Ok(found) => {

@@ -5,11 +5,13 @@ use super::options::{
     ForkServerOption, MAX_DURATION, REPLY_TIMEOUT_MS, ReplyTimeout, RuleOptions, millis_option, seconds_option,
 };
 use super::output::{progress_bar, writable_file, writable_folder, write_report};
-use super::server::{end_servers_on_signal, sdk_line, server_model, server_sdk, server_spec, through_fork_server};
+use super::server::{
+    end_servers_on_signal, sdk_line, server_model, server_sdk, server_spec, through_fork_server, watched,
+};
 use anyhow::{Result, bail};
 use mcp_wirefuzz::baseline::Baseline;
 use mcp_wirefuzz::campaign::{self, Options, Progress};
-use mcp_wirefuzz::learn::stalls::{Stalls, StoppedAnswering};
+use mcp_wirefuzz::learn::stalls::StoppedAnswering;
 use mcp_wirefuzz::learn::{contact, probe, surface};
 use mcp_wirefuzz::model::ServerModel;
 use mcp_wirefuzz::oracle::Policy;
@@ -266,14 +268,14 @@ struct Learned {
 
 /// Learns the server within `timeouts.deadline` ([`LEARNING_LIMIT`]): the first contact (a child server, when the
 /// model is probed), the model, the surface and the SDK. A server that does not answer the first contact is not
-/// learned further; nor is one that stalled in two learning conversations ([`Stalls`]); learning that passes
+/// learned further; nor is one that stalled in two learning conversations ([`watched`]); learning that passes
 /// its limit says so once. The run goes on without what was not learned.
 fn learn(server: &ServerSpec, args: &FuzzArgs, timeouts: Timeouts) -> Result<Learned> {
     let stalls = Cell::new(0);
     let stated = args.rules.eras.eras.as_deref();
     let contact = match (server, stated) {
         (ServerSpec::Command(_), None) => {
-            match contact::first_contact(&mut Stalls::new(server.target(timeouts), &stalls)) {
+            match contact::first_contact(&mut *watched(server, timeouts, Some(&stalls))) {
                 Err(error) if error.is::<DeadlinePassed>() => None,
                 contact => Some(contact?),
             }
@@ -323,7 +325,7 @@ fn learn(server: &ServerSpec, args: &FuzzArgs, timeouts: Timeouts) -> Result<Lea
     eprintln!("server model: {model}");
     let surface = match args.no_surface {
         true => None,
-        false => match surface::learn(&mut Stalls::new(server.target(timeouts), &stalls), &model) {
+        false => match surface::learn(&mut *watched(server, timeouts, Some(&stalls)), &model) {
             Err(error) if stopped(&error).is_some() => {
                 say(stopped(&error).unwrap_or_default(), "its surface");
                 None

@@ -120,8 +120,8 @@ pub fn server_model(
     }
 }
 
-/// A target for a learning conversation: watched for stalls when `stalls` counts them.
-fn watched<'a>(server: &ServerSpec, timeouts: Timeouts, stalls: Option<&'a Cell<usize>>) -> Box<dyn Target + 'a> {
+/// A target for a learning conversation: watched for stalls ([`Stalls`]) when `stalls` counts them.
+pub fn watched<'a>(server: &ServerSpec, timeouts: Timeouts, stalls: Option<&'a Cell<usize>>) -> Box<dyn Target + 'a> {
     let target = server.target(timeouts);
     match stalls {
         Some(stalls) => Box::new(Stalls::new(target, stalls)),

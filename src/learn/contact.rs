@@ -8,7 +8,7 @@
 
 use super::probe::probe_inputs;
 use crate::server::Target;
-use crate::transcript::{Ending, Event, Input, Transcript};
+use crate::transcript::{Ending, Input, Transcript};
 
 /// The first contact's conversation and what the server did in it.
 #[derive(Clone, Debug)]
@@ -30,8 +30,7 @@ impl Contact {
 
     /// True when the server wrote a response (a result or an error) to the `initialize`, id 1.
     fn answered(&self) -> bool {
-        self.transcript.events.iter().any(|event| {
-            let Event::Received { line, .. } = event else { return false };
+        self.transcript.received().any(|line| {
             let Ok(serde_json::Value::Object(message)) = serde_json::from_slice(line) else { return false };
             message.get("id") == Some(&serde_json::json!(1))
                 && (message.contains_key("result") || message.contains_key("error"))
@@ -40,7 +39,7 @@ impl Contact {
 
     /// How many lines the server wrote.
     pub fn lines(&self) -> usize {
-        self.transcript.events.iter().filter(|event| matches!(event, Event::Received { .. })).count()
+        self.transcript.received().count()
     }
 }
 

@@ -105,19 +105,18 @@ pub fn summary(summary: &Summary, baseline: &Baseline) -> String {
         summary.seed,
         summary.shrink_time.as_secs_f64()
     );
-    let confirmed = |f: &&Found| f.confirmation.listed();
+    let listed = |f: &&Found| f.confirmation.listed();
     let broken: Vec<&str> = summary
         .broken()
         .into_iter()
-        .filter(|rule| summary.found.iter().any(|f| f.finding.rule == *rule && confirmed(&f)))
+        .filter(|rule| summary.found.iter().any(|f| f.finding.rule == *rule && listed(&f)))
         .collect();
     if broken.is_empty() {
         out.push_str(if summary.found.is_empty() { "no findings\n" } else { "no confirmed findings\n" });
     } else {
         let _ = writeln!(out, "{} rule(s) broken:", broken.len());
         for rule in broken {
-            let found: Vec<&Found> =
-                summary.found.iter().filter(|f| f.finding.rule == rule).filter(confirmed).collect();
+            let found: Vec<&Found> = summary.found.iter().filter(|f| f.finding.rule == rule).filter(listed).collect();
             let count = summary.counts.get(rule).copied().unwrap_or(0);
             let baselined = |f: &&Found| baseline.known(&f.transcript, &f.finding, &f.trigger).is_some();
             let known = if found.iter().all(baselined) { " (baselined)" } else { "" };

@@ -56,6 +56,7 @@ fn build() -> PathBuf {
 fn fuzz(server: &[String], sdk: &str, bug: &str, cases: u32) -> (Option<i32>, Value) {
     let scratch = std::env::temp_dir().join(format!("wirefuzz-author-{sdk}-{bug}-{}", std::process::id()));
     let report = scratch.join("report.json");
+    let started = std::time::Instant::now();
     let output = Command::new(env!("CARGO_BIN_EXE_mcp-wirefuzz"))
         .args(["fuzz", "--sdk", sdk, "--seed", "7", "--jobs", "1", "--shrink-time", "3", "--cases"])
         .arg(cases.to_string())
@@ -72,6 +73,12 @@ fn fuzz(server: &[String], sdk: &str, bug: &str, cases: u32) -> (Option<i32>, Va
         panic!("no report: {}\n{}", String::from_utf8_lossy(&output.stdout), String::from_utf8_lossy(&output.stderr))
     });
     std::fs::remove_dir_all(&scratch).unwrap();
+    let bug = if bug.is_empty() { "clean" } else { bug };
+    eprintln!(
+        "  {sdk} {bug}: {cases} conversations, exit {:?}, in {:.1} s",
+        output.status.code(),
+        started.elapsed().as_secs_f64()
+    );
     (output.status.code(), serde_json::from_str(&text).unwrap())
 }
 

@@ -92,7 +92,8 @@ fn cargo_fuzz_finds_the_planted_bug() {
     let mut command = Command::new("cargo");
     command
         .current_dir(example())
-        .args(["+nightly", "fuzz", "run", "wirefuzz", "--features", "wirefuzz-example-rmcp/planted-bug", "--"])
+        .args(["+nightly", "fuzz", "run", "wirefuzz", "--sanitizer", "none"])
+        .args(["--features", "wirefuzz-example-rmcp/planted-bug", "--"])
         .args(["-runs=200000".to_string(), format!("-artifact_prefix={}/", artifacts.display())])
         .env("RUST_BACKTRACE", "0");
     // The target folder of tests/fuzz_smoke.rs's `cargo fuzz` builds (the caller's CARGO_TARGET_DIR, or fuzz/target

@@ -1,4 +1,5 @@
-//! A short libFuzzer run of every cargo-fuzz target (`cargo +nightly fuzz run TARGET`), in the slow tier
+//! A short libFuzzer run of every cargo-fuzz target (`cargo +nightly fuzz run --sanitizer none TARGET`: no
+//! AddressSanitizer, which finds nothing in safe Rust and slows the instrumented build), in the slow tier
 //! (`WIREFUZZ_SLOW=1`: minutes of instrumented nightly builds, then seconds of runs) when nightly and cargo-fuzz
 //! are installed (skipped with a message otherwise): `conversation`, `server_lines` and `oracle` survive 2,000 runs
 //! from their seed corpus; `mutant` and `mutant_bytes`, each pinned to one planted bug and started from an empty
@@ -43,11 +44,11 @@ fn copy_corpus(target: FuzzTarget, into: &Path) {
 
 fn fuzz(target: FuzzTarget, corpus: &Path, artifacts: &Path, runs: u32, mutant: Option<&str>) -> Output {
     let mut command = Command::new("cargo");
-    command.current_dir(root()).args(["+nightly", "fuzz", "run", target.name()]).arg(corpus).args([
-        "--".to_string(),
-        format!("-runs={runs}"),
-        format!("-artifact_prefix={}/", artifacts.display()),
-    ]);
+    command
+        .current_dir(root())
+        .args(["+nightly", "fuzz", "run", "--sanitizer", "none", target.name()])
+        .arg(corpus)
+        .args(["--".to_string(), format!("-runs={runs}"), format!("-artifact_prefix={}/", artifacts.display())]);
     if let Some(mutant) = mutant {
         command.env(MUTANT_VARIABLE, mutant);
     }

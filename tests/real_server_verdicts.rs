@@ -14,8 +14,10 @@
 //!
 //! Slow (minutes, Node servers answer under one conversation a second), so the file is in the slow tier
 //! (`WIREFUZZ_SLOW=1`; `.ci/run` sets it); without it every test says SKIPPED and passes. A server whose runtime
-//! is not installed is skipped with a message too. The tests take turns (one lock), so one server at a time has
-//! the two cores and no reply timeout is crossed because of the others.
+//! is not installed is skipped with a message too. Two servers' tables run at once (libtest's threads), and each
+//! replays its cases [`REPLAYS_AT_ONCE`] at a time: a table mostly waits (for replies that do not come, for exits),
+//! using under one core. A fuzz run's findings count only once confirmed (run again with longer waits), and `check`
+//! waits 5 s for a reply, so a busy machine does not add a MUST finding.
 //!
 //! The Python servers' `check` and fuzz run go through the fork server (`forkservers/python`, reached with
 //! `mcp-wirefuzz attach`; tests/real_servers.rs shows the same server passes the same seeds and fuzz run behind
@@ -202,9 +204,6 @@ const SERVERS: &[Server] = &[
     },
 ];
 
-/// One server at a time.
-static TURN: Mutex<()> = Mutex::new(());
-
 /// Whether the server can start; says what to run otherwise. rmcp-calc is built here.
 fn ready(server: &Server) -> bool {
     let what = format!("the real-server verdicts of {}", server.name);
@@ -229,12 +228,39 @@ fn is_must(rule: &str) -> bool {
     mcp_wirefuzz::oracle::rule(rule).is_none_or(|r| r.level == Level::Error)
 }
 
+/// Case files replayed at once: most of a case's time is a wait (for a reply that does not come, or for the exit),
+/// not work.
+const REPLAYS_AT_ONCE: usize = 4;
+
+/// `run` on every item, `threads` at a time; the results in the items' order.
+fn in_parallel<T: Sync, R: Send>(items: &[T], threads: usize, run: impl Fn(&T) -> R + Sync) -> Vec<R> {
+    let next = std::sync::atomic::AtomicUsize::new(0);
+    let results = Mutex::new(Vec::new());
+    std::thread::scope(|scope| {
+        for _ in 0..threads.min(items.len()) {
+            scope.spawn(|| {
+                loop {
+                    let index = next.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+                    let Some(item) = items.get(index) else { break };
+                    let result = run(item);
+                    results.lock().unwrap().push((index, result));
+                }
+            });
+        }
+    });
+    let mut results = results.into_inner().unwrap();
+    results.sort_by_key(|(index, _)| *index);
+    results.into_iter().map(|(_, result)| result).collect()
+}
+
 /// Replays every vetted case: its expected rules must break; returns the MUST-level rules seen (rule → case).
 fn replay_cases(server: &Server, failures: &mut Vec<String>) -> BTreeMap<String, String> {
     let mut must = BTreeMap::new();
     // A sync point after replies with a null id waits only for quiet output; a loaded machine can pause longer than
-    // the default 20 ms, so 200 ms here (as in tests/real_servers.rs).
-    let timeouts = Timeouts { settle: Duration::from_millis(200), ..Timeouts::default() };
+    // the default 20 ms, so 200 ms here (as in tests/real_servers.rs). Replies get 5 s, as `check` gives them: two
+    // tables at once start several servers together.
+    let timeouts =
+        Timeouts { reply: Duration::from_secs(5), settle: Duration::from_millis(200), ..Timeouts::default() };
     let dir = server.cases;
     let mut paths: Vec<PathBuf> = std::fs::read_dir(root().join(dir))
         .unwrap_or_else(|e| panic!("{dir}: {e}"))
@@ -243,12 +269,14 @@ fn replay_cases(server: &Server, failures: &mut Vec<String>) -> BTreeMap<String,
         .collect();
     paths.sort();
     assert!(!paths.is_empty(), "{dir} holds no case files");
-    let mut learned: Vec<((ServerSpec, bool), Arc<Surface>)> = Vec::new();
-    for path in paths {
-        let case = Case::load(&path).unwrap();
+    let replayed = in_parallel(&paths, REPLAYS_AT_ONCE, |path| {
+        let case = Case::load(path).unwrap();
         let case_started = Instant::now();
-        let mut target = case.server().target(timeouts);
-        let transcript = target.run(&case.inputs).unwrap();
+        let transcript = case.server().target(timeouts).run(&case.inputs).unwrap();
+        (case, transcript, case_started.elapsed())
+    });
+    let mut learned: Vec<((ServerSpec, bool), Arc<Surface>)> = Vec::new();
+    for (path, (case, transcript, took)) in paths.iter().zip(replayed) {
         // A case file keeps no surface: the surface rules judge with the one learned now, once per server and era
         // (what `learn::surface::with_learned` learns per case): learning is a conversation per list, one process each,
         // which cost rmcp-calc's 30 cases about 60 s.
@@ -258,6 +286,7 @@ fn replay_cases(server: &Server, failures: &mut Vec<String>) -> BTreeMap<String,
         let surface = match learned.iter().find(|(k, _)| *k == key) {
             Some((_, surface)) => surface.clone(),
             None => {
+                let mut target = case.server().target(timeouts);
                 let surface = Arc::new(mcp_wirefuzz::learn::surface::learn(target.as_mut(), &model).unwrap());
                 learned.push((key, surface.clone()));
                 surface
@@ -267,7 +296,7 @@ fn replay_cases(server: &Server, failures: &mut Vec<String>) -> BTreeMap<String,
         let fired: BTreeSet<&str> = check(&transcript, &policy).iter().map(|f| f.rule).collect();
         let name = path.file_name().unwrap().to_string_lossy().to_string();
         let missing: Vec<&String> = case.expect.iter().filter(|r| !fired.contains(r.as_str())).collect();
-        let took = case_started.elapsed().as_secs_f64();
+        let took = took.as_secs_f64();
         eprintln!("  case {name}: expects {:?}, fired {fired:?} ({took:.1} s)", case.expect);
         if !missing.is_empty() {
             failures.push(format!(
@@ -370,7 +399,6 @@ fn verdict(name: &str) {
     if !tier::slow(&format!("the real-server verdicts of {name}")) {
         return;
     }
-    let _turn = TURN.lock().unwrap_or_else(|poisoned| poisoned.into_inner());
     let server = SERVERS.iter().find(|s| s.name == name).unwrap();
     if !ready(server) {
         return;

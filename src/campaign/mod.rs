@@ -96,7 +96,7 @@ pub struct Found {
     /// (any finding, with [`Options::strict`]).
     pub confirmation: Confirmation,
     /// False while the case is the conversation as seen: before its minimization is done, or for good when the
-    /// run's time ran out first.
+    /// run's time ran out first, or when it is not minimized at all (baselined or unconfirmed).
     pub minimized: bool,
 }
 
@@ -506,6 +506,10 @@ impl Tally {
     }
 }
 
+/// The marker comment of a baselined finding's case file: written as seen, neither run again nor minimized.
+pub const BASELINED: &str = "# baselined: the baseline knows this finding, so it was not run again or minimized \
+(`mcp-wirefuzz shrink FILE` minimizes it)";
+
 /// The marker comment of a case file written as seen, before (or without) its minimization.
 pub const UNMINIMIZED: &str = "# unminimized: the conversation as it broke the rule; the run replaces this file with \
 its minimized form when that is ready (`mcp-wirefuzz shrink FILE` minimizes it later)";
@@ -766,9 +770,7 @@ impl Shrinker<'_> {
                 continue;
             }
             let began = Instant::now();
-            // Confirmation already asked the baseline.
-            let known = job.seen.confirmation == Confirmation::Baselined;
-            let budget = self.budget(known, deadline);
+            let budget = self.budget(deadline);
             match self.minimize(&job, budget) {
                 Ok(found) => {
                     let _ = sender.send(Message::Minimized(Box::new(found), began.elapsed()));
@@ -799,10 +801,15 @@ impl Shrinker<'_> {
         }
         let (rule, trigger) = (job.first.rule, &job.seen.trigger);
         if self.options.baseline.known(&job.seen.transcript, &job.first, trigger).is_some() {
+            // Not minimized either: a known finding fails nothing, and each run of its conversation costs time (a
+            // shutdown finding the whole shutdown wait). Its case file says so.
             self.reserve.release(job.estimate);
-            let found = Found { confirmation: Confirmation::Baselined, ..job.seen.clone() };
-            let job = Job { seen: found.clone(), ..job };
-            return Ok(Some((found, Some(job))));
+            let mut found = Found { confirmation: Confirmation::Baselined, ..job.seen.clone() };
+            if let Some(dir) = &self.options.out {
+                let name = case_name(rule, trigger, job.index);
+                found.case_file = Some(found.case.save_noted(dir, &name, BASELINED)?);
+            }
+            return Ok(Some((found, None)));
         }
         let patient = self.patient.as_mut().map(|patient| patient.as_mut() as &mut dyn Target);
         let confirmation =
@@ -825,11 +832,9 @@ impl Shrinker<'_> {
         Ok(Some((found, Some(job))))
     }
 
-    /// The minimization budget of a finding: none for a `known` (baselined) one; the configured one otherwise, cut
-    /// to the time left before the deadline.
-    fn budget(&self, known: bool, deadline: Option<Instant>) -> Budget {
-        let options = self.options;
-        let shrink = if known { Budget { runs: 0, time: None } } else { options.shrink };
+    /// The minimization budget of a finding: the configured one, cut to the time left before the deadline.
+    fn budget(&self, deadline: Option<Instant>) -> Budget {
+        let shrink = self.options.shrink;
         match deadline {
             Some(deadline) => {
                 let left = deadline.saturating_duration_since(Instant::now());

@@ -55,14 +55,20 @@ fn a_finding_is_minimized_and_written_as_found() {
 
 #[test]
 fn baselined_rules_are_reported_but_not_minimized() {
+    let dir = std::env::temp_dir().join(format!("wirefuzz-campaign-baselined-{}", std::process::id()));
     let server = ServerSpec::Mutant(Mutant::NoCacheHints);
-    let mut options = options(200, None);
+    let mut options = options(200, Some(dir.clone()));
     options.baseline = Baseline::parse("MCP-CACHE-HINTS # known").unwrap();
     let summary = campaign(&server, 1, &options);
     let found = &summary.found[0];
     assert_eq!(found.case.inputs, conversation(5, found.conversation));
     assert_eq!(found.confirmation, Confirmation::Baselined, "not run again: it fails nothing");
+    assert!(!found.minimized, "not minimized either");
+    let text = std::fs::read_to_string(found.case_file.as_ref().unwrap()).unwrap();
+    assert!(text.lines().nth(1) == Some(super::BASELINED), "{text}");
+    assert_eq!(Case::load(found.case_file.as_ref().unwrap()).unwrap(), found.case, "the file replays as seen");
     assert!(!summary.fails(&options.baseline));
+    std::fs::remove_dir_all(&dir).unwrap();
 }
 
 /// Crashes on its first conversation only.
@@ -209,15 +215,13 @@ fn the_triggers_of_one_rule_are_bounded() {
 #[test]
 fn findings_are_minimized_within_the_time_left() {
     let mut target = Deaf(|_| true);
-    let mut options = options(1, None);
-    options.baseline = Baseline::parse("MCP-CACHE-HINTS").unwrap();
+    let options = options(1, None);
     let reserve = Reserve::new(None);
     let shrinker =
         Shrinker { target: &mut target, patient: None, options: &options, server: &ServerSpec::BuiltIn, reserve };
-    assert_eq!(shrinker.budget(false, None), options.shrink);
-    let left = shrinker.budget(false, Some(Instant::now() + Duration::from_secs(1)));
+    assert_eq!(shrinker.budget(None), options.shrink);
+    let left = shrinker.budget(Some(Instant::now() + Duration::from_secs(1)));
     assert!(left.runs == options.shrink.runs && left.time.unwrap() <= Duration::from_secs(1), "{left:?}");
-    assert_eq!(shrinker.budget(true, None).runs, 0);
 }
 
 /// Runs the built-in server, panicking on its `n`-th run.

@@ -3,7 +3,7 @@
 
 use super::Rerun;
 use crate::baseline::Baseline;
-use crate::campaign::{Found, SdkFound, Summary};
+use crate::campaign::{Confirmation, Found, SdkFound, Summary};
 use crate::transcript::{Ending, Event, show_bytes};
 use std::fmt::Write as _;
 
@@ -126,7 +126,13 @@ pub fn summary(summary: &Summary, baseline: &Baseline) -> String {
             for f in &found {
                 let count = triggers.and_then(|t| t.get(&f.trigger)).copied().unwrap_or(0);
                 let mark = if baselined(f) && known.is_empty() { " (baselined)" } else { "" };
-                let raw = if f.minimized { "" } else { " (not minimized: the run's time ran out)" };
+                let raw = match (f.minimized, &f.confirmation) {
+                    (false, Confirmation::Confirmed { .. } | Confirmation::Pending) => {
+                        " (not minimized: the run's time ran out)"
+                    }
+                    // Minimized, or not meant to be: baselined (its case file says so) or unconfirmed.
+                    _ => "",
+                };
                 let file = f.case_file.as_ref().map(|p| format!(" -> {}", p.display())).unwrap_or_default();
                 let _ = writeln!(out, "            {:<36} in {count}{mark}{raw}{file}", f.trigger);
             }

@@ -58,8 +58,8 @@ pub struct Minimized {
 /// Minimizes `inputs` while `rule` still breaks on `target`, within `budget`; with a `trigger`, while it breaks
 /// with that trigger ([`crate::trigger::signature`]), so shrinking never slides from one bug to another of the same
 /// rule. `None` when the rule (with the trigger) does not break on `inputs` at all; when the minimized inputs stop
-/// reproducing (a flaky server), the original inputs are kept; with no runs in `budget` the inputs are run once, and
-/// that run is the answer. An error means the target could not run.
+/// reproducing (a flaky server), the original inputs are kept; with no runs or no time left in `budget` after the
+/// first run, that run is the answer. An error means the target could not run.
 pub fn minimize_finding(
     target: &mut dyn Target,
     inputs: &[Input],
@@ -69,35 +69,74 @@ pub fn minimize_finding(
     budget: Budget,
 ) -> Result<Option<Minimized>> {
     let until = budget.time.map(|time| Instant::now() + time);
-    let wanted = |transcript: &Transcript| -> Option<(Finding, String)> {
-        check(transcript, policy).into_iter().filter(|f| f.rule == rule).find_map(|finding| {
-            let signature = crate::trigger::signature(transcript, &finding);
-            trigger.is_none_or(|t| t == signature).then_some((finding, signature))
-        })
-    };
-    let reproduce = |target: &mut dyn Target, inputs: &[Input]| -> Result<Option<Minimized>> {
-        let transcript = target.run(inputs)?;
-        Ok(wanted(&transcript).map(|(finding, trigger)| Minimized {
-            inputs: inputs.to_vec(),
-            transcript,
-            finding,
-            trigger,
-        }))
-    };
-    let Some(first) = reproduce(target, inputs)? else {
+    let Some(first) = reproduce(target, inputs, rule, trigger, policy)? else {
         return Ok(None);
     };
-    // No runs to shrink with (a baselined rule): the first run is the answer, not run again.
-    if budget.runs == 0 {
-        return Ok(Some(first));
+    shrink_from(target, first, rule, trigger, policy, budget.runs, until).map(Some)
+}
+
+/// Minimizes a finding already reproduced on `target` (`first`: its inputs and the run that broke the rule, such as
+/// the run that confirmed it), as [`minimize_finding`] does after its first run; `first` is the answer when nothing
+/// smaller breaks the rule with `first`'s trigger or `budget` allows no run.
+pub fn minimize_reproduced(
+    target: &mut dyn Target,
+    first: Minimized,
+    policy: &Policy,
+    budget: Budget,
+) -> Result<Minimized> {
+    let until = budget.time.map(|time| Instant::now() + time);
+    let (rule, trigger) = (first.finding.rule, first.trigger.clone());
+    shrink_from(target, first, rule, Some(&trigger), policy, budget.runs, until)
+}
+
+/// The first finding of `rule` (with `trigger`, when given) in `transcript`, with its trigger.
+fn wanted(transcript: &Transcript, rule: &str, trigger: Option<&str>, policy: &Policy) -> Option<(Finding, String)> {
+    check(transcript, policy).into_iter().filter(|f| f.rule == rule).find_map(|finding| {
+        let signature = crate::trigger::signature(transcript, &finding);
+        trigger.is_none_or(|t| t == signature).then_some((finding, signature))
+    })
+}
+
+/// Runs `inputs` once: the finding of `rule` (with `trigger`) they break, if they do.
+fn reproduce(
+    target: &mut dyn Target,
+    inputs: &[Input],
+    rule: &str,
+    trigger: Option<&str>,
+    policy: &Policy,
+) -> Result<Option<Minimized>> {
+    let transcript = target.run(inputs)?;
+    Ok(wanted(&transcript, rule, trigger, policy).map(|(finding, trigger)| Minimized {
+        inputs: inputs.to_vec(),
+        transcript,
+        finding,
+        trigger,
+    }))
+}
+
+/// Shrinks `first`'s inputs with at most `runs` runs, none started after `until`; `first` when nothing smaller
+/// reproduces (or the smaller inputs stop reproducing when run again).
+fn shrink_from(
+    target: &mut dyn Target,
+    first: Minimized,
+    rule: &str,
+    trigger: Option<&str>,
+    policy: &Policy,
+    runs: usize,
+    until: Option<Instant>,
+) -> Result<Minimized> {
+    let out_of_time = || until.is_some_and(|until| Instant::now() >= until);
+    if runs == 0 || out_of_time() {
+        return Ok(first);
     }
-    let shrunk = shrink(inputs.to_vec(), budget.runs, |candidate| {
-        until.is_none_or(|until| Instant::now() < until) && target.run(candidate).is_ok_and(|t| wanted(&t).is_some())
+    let shrunk = shrink(first.inputs.clone(), runs, |candidate| {
+        !out_of_time() && target.run(candidate).is_ok_and(|t| wanted(&t, rule, trigger, policy).is_some())
     });
-    match reproduce(target, &shrunk)? {
-        Some(minimized) => Ok(Some(minimized)),
-        None => reproduce(target, inputs),
+    // Nothing shrank: `first` is the answer (a hang's conversation costs the whole re-ask wait per run).
+    if shrunk == first.inputs {
+        return Ok(first);
     }
+    Ok(reproduce(target, &shrunk, rule, trigger, policy)?.unwrap_or(first))
 }
 
 struct Shrinker<'a> {
@@ -320,6 +359,44 @@ mod tests {
         let found = minimize_finding(&mut target, &inputs, "MCP-CACHE-HINTS", None, &Policy::default(), budget);
         assert_eq!(found.unwrap().unwrap().inputs, inputs);
         assert_eq!(target.1, 1, "the reproduction is the answer: with no runs to shrink with, nothing is run again");
+    }
+
+    /// The planted server on the exact `inputs`, the reference server on anything else: no candidate keeps the bug.
+    struct OnlyAsIs(Vec<Input>, usize);
+
+    impl Target for OnlyAsIs {
+        fn run(&mut self, inputs: &[Input]) -> anyhow::Result<Transcript> {
+            use crate::server::builtin::mutants::Mutant;
+            use crate::server::builtin::reference::{Calc, Planted};
+            self.1 += 1;
+            Ok(match inputs == self.0 {
+                true => crate::server::run_in_process(&Planted(Mutant::NoCacheHints), inputs),
+                false => crate::server::run_in_process(&Calc, inputs),
+            })
+        }
+    }
+
+    #[test]
+    fn a_finding_out_of_time_or_that_does_not_shrink_is_run_once() {
+        use crate::server::builtin::mutants::Mutant;
+        let mut inputs = vec![line(json!({ "jsonrpc": "2.0", "method": "n" }))];
+        inputs.extend(Mutant::NoCacheHints.trigger().into_iter().map(Input::Line));
+        let policy = Policy::default();
+        let minimize = |time| {
+            let mut target = OnlyAsIs(inputs.clone(), 0);
+            let budget = Budget { runs: 1_000, time };
+            let found = minimize_finding(&mut target, &inputs, "MCP-CACHE-HINTS", None, &policy, budget).unwrap();
+            assert_eq!(found.unwrap().inputs, inputs);
+            target.1
+        };
+        assert_eq!(minimize(Some(Duration::ZERO)), 1, "no time left after the reproduction: no candidate, no rerun");
+        let mut candidates = 0;
+        shrink(inputs.clone(), 1_000, |_| {
+            candidates += 1;
+            false
+        });
+        assert!(candidates > 0);
+        assert_eq!(minimize(None), 1 + candidates, "the reproduction and the candidates; no rerun of the same inputs");
     }
 
     #[test]

@@ -25,6 +25,8 @@
 //! that spends a second of CPU importing it. Their vetted cases replay with the command the case files name.
 
 mod common;
+#[path = "common/parallel.rs"]
+mod parallel;
 #[path = "common/rmcp_calc.rs"]
 mod rmcp_calc;
 #[path = "common/tier.rs"]
@@ -38,11 +40,12 @@ use mcp_wirefuzz::oracle::{Level, check};
 use mcp_wirefuzz::protocol::Era;
 use mcp_wirefuzz::server::{ServerSpec, Timeouts};
 use mcp_wirefuzz::surface::Surface;
+use parallel::{REPLAYS_AT_ONCE, in_parallel};
 use serde_json::Value;
 use std::collections::{BTreeMap, BTreeSet};
 use std::path::{Path, PathBuf};
 use std::process::Command;
-use std::sync::{Arc, Mutex};
+use std::sync::Arc;
 use std::time::{Duration, Instant};
 
 /// Conversations of the seeded fuzz run per server (2 jobs, seed 1).
@@ -226,31 +229,6 @@ fn ready(server: &Server) -> bool {
 /// Whether `rule` is a MUST-level rule of the catalogue (unknown ids count as MUST: better a loud failure).
 fn is_must(rule: &str) -> bool {
     mcp_wirefuzz::oracle::rule(rule).is_none_or(|r| r.level == Level::Error)
-}
-
-/// Case files replayed at once: most of a case's time is a wait (for a reply that does not come, or for the exit),
-/// not work.
-const REPLAYS_AT_ONCE: usize = 4;
-
-/// `run` on every item, `threads` at a time; the results in the items' order.
-fn in_parallel<T: Sync, R: Send>(items: &[T], threads: usize, run: impl Fn(&T) -> R + Sync) -> Vec<R> {
-    let next = std::sync::atomic::AtomicUsize::new(0);
-    let results = Mutex::new(Vec::new());
-    std::thread::scope(|scope| {
-        for _ in 0..threads.min(items.len()) {
-            scope.spawn(|| {
-                loop {
-                    let index = next.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
-                    let Some(item) = items.get(index) else { break };
-                    let result = run(item);
-                    results.lock().unwrap().push((index, result));
-                }
-            });
-        }
-    });
-    let mut results = results.into_inner().unwrap();
-    results.sort_by_key(|(index, _)| *index);
-    results.into_iter().map(|(_, result)| result).collect()
 }
 
 /// Replays every vetted case: its expected rules must break; returns the MUST-level rules seen (rule → case).

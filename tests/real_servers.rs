@@ -14,6 +14,8 @@
 //! alarms of the oracle).
 
 mod common;
+#[path = "common/parallel.rs"]
+mod parallel;
 #[path = "common/rmcp_calc.rs"]
 mod rmcp_calc;
 #[path = "common/tier.rs"]
@@ -24,6 +26,7 @@ use mcp_wirefuzz::case::Case;
 use mcp_wirefuzz::oracle::check;
 use mcp_wirefuzz::seeds;
 use mcp_wirefuzz::server::{ServerCommand, Timeouts};
+use parallel::{REPLAYS_AT_ONCE, in_parallel};
 use serde_json::Value;
 use std::path::PathBuf;
 use std::process::Command;
@@ -158,17 +161,18 @@ fn every_vetted_rmcp_case_breaks_exactly_what_it_expects() {
     let timeouts = Timeouts { settle: std::time::Duration::from_millis(200), ..Timeouts::default() };
     // The cases are judged as `replay` judges them: with the server model a probe learns (rmcp is dual-era), and
     // with the surface it lists (learned once: every case names the same server).
-    let (mut model, mut surface) = (None, None);
-    for path in paths {
-        let case = Case::load(&path).unwrap();
-        let server = case.server();
-        let model =
-            model.get_or_insert_with(|| mcp_wirefuzz::learn::probe::probe(server.target(timeouts).as_mut()).unwrap());
-        assert_eq!(model.eras, mcp_wirefuzz::model::Eras::Dual, "{model}");
-        let surface = surface.get_or_insert_with(|| {
-            std::sync::Arc::new(mcp_wirefuzz::learn::surface::learn(server.target(timeouts).as_mut(), model).unwrap())
-        });
-        let transcript = server.target(timeouts).run(&case.inputs).unwrap();
+    let first = Case::load(&paths[0]).unwrap().server();
+    let model = mcp_wirefuzz::learn::probe::probe(first.target(timeouts).as_mut()).unwrap();
+    assert_eq!(model.eras, mcp_wirefuzz::model::Eras::Dual, "{model}");
+    let surface =
+        std::sync::Arc::new(mcp_wirefuzz::learn::surface::learn(first.target(timeouts).as_mut(), &model).unwrap());
+    let replayed = in_parallel(&paths, REPLAYS_AT_ONCE, |path| {
+        let case = Case::load(path).unwrap();
+        assert_eq!(case.server(), first, "{}: every case names the same server", path.display());
+        let transcript = case.server().target(timeouts).run(&case.inputs).unwrap();
+        (case, transcript)
+    });
+    for (path, (case, transcript)) in paths.iter().zip(replayed) {
         let policy = case.policy().with_model(model.clone()).with_surface(surface.clone());
         let mut fired: Vec<&str> = check(&transcript, &policy).iter().map(|f| f.rule).collect();
         fired.sort();

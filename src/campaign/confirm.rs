@@ -13,7 +13,7 @@ use crate::oracle::rules::{
     SERVER_SHUTDOWN,
 };
 use crate::server::Target;
-use crate::shrink::{Budget, minimize_finding};
+use crate::shrink::{Budget, Minimized, minimize_finding};
 use crate::transcript::Input;
 use anyhow::Result;
 
@@ -97,8 +97,10 @@ impl std::fmt::Display for Confirmation {
 }
 
 /// Runs `inputs` again to confirm a finding of `rule` with `trigger` (see the module documentation); `patient` is
-/// the same server with stretched waits, `None` when the target's waits do not depend on time. An error means a
-/// target could not run (the run's deadline passed, [`crate::server::DeadlinePassed`], among them).
+/// the same server with stretched waits, `None` when the target's waits do not depend on time. With the
+/// confirmation comes the run that confirmed it, which minimization starts from instead of running the inputs once
+/// more. An error means a target could not run (the run's deadline passed, [`crate::server::DeadlinePassed`],
+/// among them).
 pub fn confirm(
     target: &mut dyn Target,
     patient: Option<&mut dyn Target>,
@@ -106,23 +108,26 @@ pub fn confirm(
     rule: &str,
     trigger: &str,
     policy: &Policy,
-) -> Result<Confirmation> {
+) -> Result<(Confirmation, Option<Minimized>)> {
     let once = Budget { runs: 0, time: None };
     if let Some(patient) = patient.filter(|_| rests_on_silence(rule)) {
         return Ok(match minimize_finding(patient, inputs, rule, Some(trigger), policy, once)? {
-            Some(_) => Confirmation::Confirmed { stretched: Some(STRETCH) },
-            None => Confirmation::Unconfirmed(format!(
-                "it did not break again with waits {STRETCH} times longer: the server is slow here, not silent (a \
-                 longer --timeout shows it)"
-            )),
+            Some(run) => (Confirmation::Confirmed { stretched: Some(STRETCH) }, Some(run)),
+            None => (
+                Confirmation::Unconfirmed(format!(
+                    "it did not break again with waits {STRETCH} times longer: the server is slow here, not silent \
+                     (a longer --timeout shows it)"
+                )),
+                None,
+            ),
         });
     }
     for _ in 0..RERUNS {
-        if minimize_finding(target, inputs, rule, Some(trigger), policy, once)?.is_some() {
-            return Ok(Confirmation::Confirmed { stretched: None });
+        if let Some(run) = minimize_finding(target, inputs, rule, Some(trigger), policy, once)? {
+            return Ok((Confirmation::Confirmed { stretched: None }, Some(run)));
         }
     }
-    Ok(Confirmation::Unconfirmed(format!("it did not break again in {RERUNS} runs on a fresh server")))
+    Ok((Confirmation::Unconfirmed(format!("it did not break again in {RERUNS} runs on a fresh server")), None))
 }
 
 #[cfg(test)]
@@ -174,8 +179,10 @@ mod tests {
     fn a_true_silence_is_confirmed_with_stretched_waits() {
         let (trigger, rule) = silence_finding();
         let mut patient = Silent;
-        let confirmation = confirm(&mut Silent, Some(&mut patient), &ping(), rule, &trigger, &Policy::default());
-        assert_eq!(confirmation.unwrap(), Confirmation::Confirmed { stretched: Some(STRETCH) });
+        let (confirmation, run) =
+            confirm(&mut Silent, Some(&mut patient), &ping(), rule, &trigger, &Policy::default()).unwrap();
+        assert_eq!(confirmation, Confirmation::Confirmed { stretched: Some(STRETCH) });
+        assert_eq!(run.expect("the confirming run").trigger, trigger);
     }
 
     #[test]
@@ -184,10 +191,10 @@ mod tests {
         let (trigger, rule) = silence_finding();
         let mut patient = Answers;
         let confirmation = confirm(&mut Silent, Some(&mut patient), &ping(), rule, &trigger, &Policy::default());
-        let Ok(Confirmation::Unconfirmed(why)) = confirmation else { panic!("{confirmation:?}") };
+        let Ok((Confirmation::Unconfirmed(why), None)) = confirmation else { panic!("{confirmation:?}") };
         assert!(why.contains("slow here, not silent"), "{why}");
         // And one that does not break again at all.
-        let confirmation = confirm(&mut Answers, None, &ping(), rule, &trigger, &Policy::default()).unwrap();
+        let (confirmation, _) = confirm(&mut Answers, None, &ping(), rule, &trigger, &Policy::default()).unwrap();
         assert_eq!(
             confirmation,
             Confirmation::Unconfirmed(format!("it did not break again in {RERUNS} runs on a fresh server"))
@@ -205,12 +212,14 @@ mod tests {
         let finding = crate::oracle::check(&transcript, &policy).into_iter().next().expect("the mutant breaks a rule");
         assert!(!rests_on_silence(finding.rule), "{}", finding.rule);
         let trigger = crate::trigger::signature(&transcript, &finding);
-        let confirmation = confirm(target.as_mut(), None, &inputs, finding.rule, &trigger, &policy).unwrap();
+        let (confirmation, run) = confirm(target.as_mut(), None, &inputs, finding.rule, &trigger, &policy).unwrap();
         assert_eq!(confirmation, Confirmation::Confirmed { stretched: None });
+        assert_eq!(run.expect("the confirming run").inputs, inputs);
         assert!(confirmation.to_string().starts_with("confirmed"));
         // The reference server does not break it.
-        let confirmation = confirm(&mut InProcess(Calc), None, &inputs, finding.rule, &trigger, &policy).unwrap();
-        assert!(!confirmation.confirmed());
+        let (confirmation, run) =
+            confirm(&mut InProcess(Calc), None, &inputs, finding.rule, &trigger, &policy).unwrap();
+        assert!(!confirmation.confirmed() && run.is_none());
     }
 
     /// A child process, for the tests over stdio: `sh -c SCRIPT`, with waits short enough for a test.
@@ -235,7 +244,7 @@ mod tests {
         let finding = findings.iter().find(|f| rests_on_silence(f.rule)).expect("a silence, with the run's waits");
         let trigger = crate::trigger::signature(&transcript, finding);
         let mut patient = target.patient(STRETCH).expect("a child process's waits matter");
-        confirm(target.as_mut(), Some(patient.as_mut()), &ping(), finding.rule, &trigger, &policy).unwrap()
+        confirm(target.as_mut(), Some(patient.as_mut()), &ping(), finding.rule, &trigger, &policy).unwrap().0
     }
 
     #[test]

@@ -29,7 +29,7 @@ use crate::oracle::{Finding, Policy, check_covered};
 use crate::script::{Script, session};
 use crate::sdk::{Deviation, Sdk};
 use crate::server::{DeadlinePassed, ServerSpec, Target};
-use crate::shrink::{Budget, Minimized, minimize_finding};
+use crate::shrink::{Budget, Minimized, minimize_reproduced};
 use crate::transcript::{Input, Transcript};
 use anyhow::{Result, anyhow};
 use std::collections::{BTreeMap, HashMap};
@@ -738,7 +738,7 @@ impl Shrinker<'_> {
         sender: &mpsc::Sender<Message>,
         deadline: Option<Instant>,
     ) {
-        let mut confirmed: std::collections::VecDeque<Job> = std::collections::VecDeque::new();
+        let mut confirmed: std::collections::VecDeque<(Job, Minimized)> = std::collections::VecDeque::new();
         let mut open = true;
         loop {
             // Every finding that came is confirmed before the next minimization.
@@ -763,7 +763,7 @@ impl Shrinker<'_> {
                     Err(mpsc::TryRecvError::Disconnected) => open = false,
                 }
             }
-            let Some(job) = confirmed.pop_front() else { return };
+            let Some((job, confirming)) = confirmed.pop_front() else { return };
             let past = deadline.is_some_and(|deadline| Instant::now() >= deadline);
             if stop.load(Ordering::Relaxed) || past {
                 // Left as written: unminimized, and the file says so.
@@ -771,7 +771,7 @@ impl Shrinker<'_> {
             }
             let began = Instant::now();
             let budget = self.budget(deadline);
-            match self.minimize(&job, budget) {
+            match self.minimize(&job, confirming, budget) {
                 Ok(found) => {
                     let _ = sender.send(Message::Minimized(Box::new(found), began.elapsed()));
                 }
@@ -784,16 +784,16 @@ impl Shrinker<'_> {
         }
     }
 
-    /// Runs a finding again ([`confirm::confirm`]; not one the baseline knows) and says how that went: the finding with its confirmation, and the
-    /// job again when it is confirmed (to minimize). An unconfirmed finding's case file gets a first line saying
-    /// so; it is not minimized. `None` when the run stopped or its deadline passed first (the finding stays
-    /// pending).
+    /// Runs a finding again ([`confirm::confirm`]; not one the baseline knows) and says how that went: the finding
+    /// with its confirmation, and, when it is confirmed, the job again with the run that confirmed it (to minimize
+    /// from). An unconfirmed or baselined finding's case file gets a first line saying so; it is not minimized.
+    /// `None` when the run stopped or its deadline passed first (the finding stays pending).
     fn confirm(
         &mut self,
         job: Job,
         stop: &AtomicBool,
         deadline: Option<Instant>,
-    ) -> Result<Option<(Found, Option<Job>)>> {
+    ) -> Result<Option<(Found, Option<(Job, Minimized)>)>> {
         let past = deadline.is_some_and(|deadline| Instant::now() >= deadline);
         if stop.load(Ordering::Relaxed) || past {
             self.reserve.release(job.estimate);
@@ -815,7 +815,7 @@ impl Shrinker<'_> {
         let confirmation =
             confirm::confirm(&mut *self.target, patient, &job.inputs, rule, trigger, &self.options.policy);
         self.reserve.release(job.estimate);
-        let confirmation = match confirmation {
+        let (confirmation, confirming) = match confirmation {
             Err(error) if error.is::<DeadlinePassed>() => return Ok(None),
             confirmation => confirmation?,
         };
@@ -829,7 +829,7 @@ impl Shrinker<'_> {
             return Ok(Some((found, None)));
         }
         let job = Job { seen: found.clone(), ..job };
-        Ok(Some((found, Some(job))))
+        Ok(Some((found, confirming.map(|run| (job, run)))))
     }
 
     /// The minimization budget of a finding: the configured one, cut to the time left before the deadline.
@@ -844,26 +844,13 @@ impl Shrinker<'_> {
         }
     }
 
-    /// Minimizes a confirmed finding within `budget`, keeping its rule and its trigger, and saves its case over the
-    /// one written as seen. A finding that does not break again (with its trigger) in [`confirm::RERUNS`] runs here
-    /// keeps the case as it was seen: never lost.
-    fn minimize(&mut self, job: &Job, budget: Budget) -> Result<Found> {
+    /// Minimizes a confirmed finding within `budget`, starting from the run that confirmed it and keeping its rule
+    /// and its trigger, and saves its case over the one written as seen.
+    fn minimize(&mut self, job: &Job, confirming: Minimized, budget: Budget) -> Result<Found> {
         let options = self.options;
-        let (first, seen, trigger) = (&job.first, &job.seen, job.seen.trigger.clone());
-        let mut minimized = None;
-        for _ in 0..confirm::RERUNS {
-            minimized =
-                minimize_finding(&mut *self.target, &job.inputs, first.rule, Some(&trigger), &options.policy, budget)?;
-            if minimized.is_some() {
-                break;
-            }
-        }
-        let Minimized { inputs, transcript, finding, trigger } = minimized.unwrap_or_else(|| Minimized {
-            inputs: job.inputs.clone(),
-            transcript: seen.transcript.clone(),
-            finding: first.clone(),
-            trigger,
-        });
+        let (first, seen) = (&job.first, &job.seen);
+        let Minimized { inputs, transcript, finding, trigger } =
+            minimize_reproduced(&mut *self.target, confirming, &options.policy, budget)?;
         let case = Case::for_finding(&inputs, &transcript, &finding, self.server, &options.policy);
         let case_file = match &options.out {
             Some(dir) => Some(case.save(dir, &case_name(first.rule, &seen.trigger, job.index))?),

@@ -7,6 +7,7 @@ use super::*;
 use crate::oracle::Level;
 use crate::oracle::rules::RESPONSE_MISSING;
 use crate::server::builtin::mutants::Mutant;
+use crate::shrink::minimize_finding;
 use crate::transcript::{Ending, Event};
 
 fn options(cases: u64, out: Option<PathBuf>) -> Options {
@@ -431,4 +432,28 @@ fn a_baseline_entry_narrowed_to_a_trigger_or_a_tool_fails_the_other_findings_of_
     assert!(summary.fails(&baseline("JSONRPC-RESPONSE-MISSING tool=store")), "another tool");
     assert!(!summary.fails(&baseline("JSONRPC-RESPONSE-MISSING tool=search")));
     assert_eq!(summary.found[0].tool(), Some("search".to_string()));
+}
+
+/// The planted server, counting its runs in a counter the test keeps.
+struct CountedPlanted(Arc<AtomicU64>);
+
+impl Target for CountedPlanted {
+    fn run(&mut self, inputs: &[Input]) -> Result<Transcript> {
+        self.0.fetch_add(1, Ordering::Relaxed);
+        let planted = crate::server::builtin::reference::Planted(Mutant::NoCacheHints);
+        Ok(crate::server::run_in_process(&planted, inputs))
+    }
+}
+
+#[test]
+fn minimization_starts_from_the_run_that_confirmed_the_finding() {
+    let (fuzzed, shrunk) = (Arc::new(AtomicU64::new(0)), Arc::new(AtomicU64::new(0)));
+    let mut options = options(50, None);
+    options.shrink = Budget { runs: 0, time: None };
+    let (fuzzer, shrinker) = (Box::new(CountedPlanted(fuzzed.clone())), Box::new(CountedPlanted(shrunk.clone())));
+    let summary = run(vec![fuzzer], shrinker, &options, &ServerSpec::Mutant(Mutant::NoCacheHints), |_| {}).unwrap();
+    assert!(!summary.found.is_empty() && summary.found.iter().all(|f| f.confirmation.confirmed() && f.minimized));
+    // One run per finding, the confirming one: with no runs to shrink with, it is the minimized case as it is.
+    assert_eq!(shrunk.load(Ordering::Relaxed), summary.found.len() as u64);
+    assert_eq!(fuzzed.load(Ordering::Relaxed), 50);
 }

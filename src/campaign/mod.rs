@@ -397,6 +397,9 @@ enum Message {
 
 /// A finding for the shrink worker: the conversation that broke the rule, its case as already written, and the
 /// time its confirmation is expected to take (held in the [`Reserve`] until it is done).
+/// A confirmed finding's job, with the run that confirmed it (minimization starts from it).
+type Confirmed = (Job, Minimized);
+
 struct Job {
     index: u64,
     inputs: Vec<Input>,
@@ -738,7 +741,7 @@ impl Shrinker<'_> {
         sender: &mpsc::Sender<Message>,
         deadline: Option<Instant>,
     ) {
-        let mut confirmed: std::collections::VecDeque<(Job, Minimized)> = std::collections::VecDeque::new();
+        let mut confirmed: std::collections::VecDeque<Confirmed> = std::collections::VecDeque::new();
         let mut open = true;
         loop {
             // Every finding that came is confirmed before the next minimization.
@@ -793,7 +796,7 @@ impl Shrinker<'_> {
         job: Job,
         stop: &AtomicBool,
         deadline: Option<Instant>,
-    ) -> Result<Option<(Found, Option<(Job, Minimized)>)>> {
+    ) -> Result<Option<(Found, Option<Confirmed>)>> {
         let past = deadline.is_some_and(|deadline| Instant::now() >= deadline);
         if stop.load(Ordering::Relaxed) || past {
             self.reserve.release(job.estimate);

@@ -57,9 +57,9 @@ pub struct Minimized {
 
 /// Minimizes `inputs` while `rule` still breaks on `target`, within `budget`; with a `trigger`, while it breaks
 /// with that trigger ([`crate::trigger::signature`]), so shrinking never slides from one bug to another of the same
-/// rule. `None` when the rule (with the trigger) does not break on `inputs` at all; when the minimized inputs stop
-/// reproducing (a flaky server), the original inputs are kept; with no runs or no time left in `budget` after the
-/// first run, that run is the answer. An error means the target could not run.
+/// rule. `None` when the rule (with the trigger) does not break on `inputs` at all; the minimized inputs come with
+/// the run in which they broke it (not run again); with no runs or no time left in `budget` after the first run,
+/// that run is the answer. An error means the target could not run.
 pub fn minimize_finding(
     target: &mut dyn Target,
     inputs: &[Input],
@@ -114,8 +114,8 @@ fn reproduce(
     }))
 }
 
-/// Shrinks `first`'s inputs with at most `runs` runs, none started after `until`; `first` when nothing smaller
-/// reproduces (or the smaller inputs stop reproducing when run again).
+/// Shrinks `first`'s inputs with at most `runs` runs, none started after `until`: the smallest inputs that still
+/// broke the rule with their run, or `first` when nothing smaller did.
 fn shrink_from(
     target: &mut dyn Target,
     first: Minimized,
@@ -129,14 +129,23 @@ fn shrink_from(
     if runs == 0 || out_of_time() {
         return Ok(first);
     }
+    // The last candidate that still broke the rule, with its run: the shrinker's answer is that candidate, so it
+    // is not run again (a hang's conversation costs the whole re-ask wait per run).
+    let mut kept: Option<Minimized> = None;
     let shrunk = shrink(first.inputs.clone(), runs, |candidate| {
-        !out_of_time() && target.run(candidate).is_ok_and(|t| wanted(&t, rule, trigger, policy).is_some())
+        if out_of_time() {
+            return false;
+        }
+        let Ok(transcript) = target.run(candidate) else { return false };
+        let Some((finding, trigger)) = wanted(&transcript, rule, trigger, policy) else { return false };
+        kept = Some(Minimized { inputs: candidate.to_vec(), transcript, finding, trigger });
+        true
     });
-    // Nothing shrank: `first` is the answer (a hang's conversation costs the whole re-ask wait per run).
-    if shrunk == first.inputs {
-        return Ok(first);
+    match kept {
+        Some(kept) if kept.inputs == shrunk => Ok(kept),
+        // Nothing shrank.
+        _ => Ok(first),
     }
-    Ok(reproduce(target, &shrunk, rule, trigger, policy)?.unwrap_or(first))
 }
 
 struct Shrinker<'a> {

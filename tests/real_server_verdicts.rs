@@ -372,6 +372,12 @@ fn keep_or_remove(scratch: &Path) {
     }
 }
 
+/// `run`'s result and how long it took.
+fn timed<R>(run: impl FnOnce() -> R) -> (R, Duration) {
+    let began = Instant::now();
+    (run(), began.elapsed())
+}
+
 /// The whole verdict of one server.
 fn verdict(name: &str) {
     if !tier::slow(&format!("the real-server verdicts of {name}")) {
@@ -393,8 +399,6 @@ fn verdict(name: &str) {
         Err(error) => failures.push(format!("{name}: {error:#}")),
     }
 
-    let mut must = replay_cases(server, &mut failures);
-    let cases_took = started.elapsed();
     // A Python server's conversations fork from a fork server that imported the SDK once.
     let fork_server = match server.argv {
         [python, script] if !server.preload.is_empty() => {
@@ -406,16 +410,27 @@ fn verdict(name: &str) {
         Some(fork_server) => fork_server.attach_argv(),
         None => server.argv.iter().map(|word| word.to_string()).collect(),
     };
-    for (level, rule) in run_check(&command) {
+    // The cases, `check` and the fuzz run side by side: each mostly waits on its own server processes.
+    let ((must, cases_took), (checked, check_took), (report, fuzz_took)) = std::thread::scope(|scope| {
+        let cases = scope.spawn(|| {
+            timed(|| {
+                let mut failures = Vec::new();
+                (replay_cases(server, &mut failures), failures)
+            })
+        });
+        let check = scope.spawn(|| timed(|| run_check(&command)));
+        let fuzz = timed(|| run_fuzz(server, &command));
+        (cases.join().expect("the case replays"), check.join().expect("the check run"), fuzz)
+    });
+    drop(fork_server);
+    let (mut must, case_failures) = must;
+    failures.extend(case_failures);
+    for (level, rule) in checked {
         eprintln!("  check: {level} {rule}");
         if level == "error" {
             must.entry(rule).or_insert_with(|| "check".into());
         }
     }
-    let check_took = started.elapsed() - cases_took;
-    let report = run_fuzz(server, &command);
-    drop(fork_server);
-    let fuzz_took = started.elapsed() - cases_took - check_took;
     eprintln!(
         "  fuzz: {} conversations in {:.1} s ({:.1} s minimizing), counts {}",
         report["cases"], report["elapsed_s"], report["shrink_s"], report["counts"]
@@ -439,7 +454,7 @@ fn verdict(name: &str) {
         }
     }
     eprintln!(
-        "{name}: verdicts in {:.1} s (cases {:.1} s, check {:.1} s, fuzz {:.1} s)",
+        "{name}: verdicts in {:.1} s (side by side: cases {:.1} s, check {:.1} s, fuzz {:.1} s)",
         started.elapsed().as_secs_f64(),
         cases_took.as_secs_f64(),
         check_took.as_secs_f64(),

@@ -1,7 +1,8 @@
 //! The harness keeps its promises under hostile servers (tests/hostile/server.py): `fuzz --time T` returns within
 //! T + 10 s of the end of learning the server (which a hostile server keeps under a minute: learning gives up on a
 //! server that stalls), with a report, and leaves no process behind; `kill -9` of the harness after its first finding leaves
-//! that finding's case file on disk and no server running; SIGTERM ends every server, grandchildren too. Quick
+//! that finding's case file on disk and no server running; SIGTERM ends every server, grandchildren too; SIGINT
+//! (Ctrl-C) writes no case file for the servers it ends. Quick
 //! (`--time 3`) in the quick tier; `--time 15` in the slow tier (`WIREFUZZ_SLOW=1`).
 
 #[path = "hostile/common.rs"]
@@ -191,5 +192,23 @@ fn sigterm_ends_every_server_and_its_grandchildren() {
     assert_eq!(status.code(), Some(128 + 15));
     let left = common::left_behind(&tag);
     assert!(left.is_empty(), "left behind after SIGTERM: {left:?}");
+    let _ = std::fs::remove_dir_all(&out);
+}
+
+#[test]
+fn sigint_writes_no_finding_for_the_servers_the_harness_ends() {
+    // A clean server (the built-in one over stdio): every crash seen after Ctrl-C would be the harness's own doing.
+    let out = scratch("sigint");
+    let server = [env!("CARGO_BIN_EXE_mcp-wirefuzz").to_string(), "serve".to_string()];
+    let (mut child, _) = fuzz(60, &out, &["--jobs", "2"], &server);
+    // Learning the built-in server takes well under a second: by now conversations are running.
+    std::thread::sleep(Duration::from_secs(5));
+    let harness = nix::unistd::Pid::from_raw(child.id() as i32);
+    nix::sys::signal::kill(harness, nix::sys::signal::Signal::SIGINT).unwrap();
+    let status = wait(&mut child, Duration::from_secs(10)).expect("the harness did not stop on SIGINT");
+    assert_eq!(status.code(), Some(128 + 2));
+    let written: Vec<PathBuf> =
+        std::fs::read_dir(&out).map(|dir| dir.map(|entry| entry.unwrap().path()).collect()).unwrap_or_default();
+    assert!(written.is_empty(), "case files of servers the harness ended: {written:?}");
     let _ = std::fs::remove_dir_all(&out);
 }

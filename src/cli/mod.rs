@@ -72,9 +72,10 @@ pub enum Commands {
 }
 
 impl Commands {
-    /// Runs the subcommand: its exit code, or a usage or harness error (exit 2).
+    /// Runs the subcommand: its exit code, or a usage or harness error (exit 2). Stopped by a signal, 128 + the
+    /// signal's number, quietly: the thread that took the signal has said so and is ending the servers.
     pub fn run(self) -> Result<ExitCode> {
-        match self {
+        let result = match self {
             Commands::Fuzz(args) => fuzz::run(*args),
             Commands::Replay(args) => replay::run(args),
             Commands::Init(args) => init::run(args),
@@ -86,6 +87,10 @@ impl Commands {
             Commands::Serve(args) => serve::run(args),
             Commands::Check(args) => check::run(args),
             Commands::Attach(args) => attach::run(args),
+        };
+        match result {
+            Err(error) if let Some(code) = server::stopped_by_signal(&error) => Ok(ExitCode::from(code)),
+            result => result,
         }
     }
 }

@@ -16,6 +16,7 @@ use mcp_wirefuzz::server::transport::stdio::fork::{self, ForkServer, Launch};
 use mcp_wirefuzz::server::transport::stdio::python::python_program;
 use mcp_wirefuzz::server::{ServerCommand, ServerSpec, Timeouts};
 use std::cell::Cell;
+use std::sync::atomic::{AtomicI32, Ordering};
 
 /// Ends every server the harness started when SIGINT, SIGTERM or SIGHUP stops it (their process groups, which a
 /// terminal's Ctrl-C does not reach), then exits with 128 + the signal's number. Call before any thread starts: the
@@ -29,12 +30,24 @@ pub fn end_servers_on_signal() -> Result<()> {
     signals.thread_block().context("cannot block signals")?;
     std::thread::spawn(move || {
         if let Ok(signal) = signals.wait() {
+            SIGNALLED.store(signal as i32, Ordering::SeqCst);
             eprintln!("mcp-wirefuzz: {signal}: ending the servers");
             mcp_wirefuzz::server::transport::stdio::end_all();
             std::process::exit(128 + signal as i32);
         }
     });
     Ok(())
+}
+
+/// The number of the signal that stopped the harness, 0 before one came.
+static SIGNALLED: AtomicI32 = AtomicI32::new(0);
+
+/// The exit code for a run whose conversations ended because a signal stopped the harness
+/// ([`mcp_wirefuzz::server::Halted`]): 128 + the signal's number, as the thread that took the signal exits with.
+pub fn stopped_by_signal(error: &anyhow::Error) -> Option<u8> {
+    let halted = error.chain().any(|cause| cause.is::<mcp_wirefuzz::server::Halted>());
+    let signal = SIGNALLED.load(Ordering::SeqCst);
+    (halted && signal > 0).then(|| (128 + signal) as u8)
 }
 
 /// The server named by `--mutant`, `--url` and `-- CMD`, or the built-in one.

@@ -221,6 +221,20 @@ impl std::fmt::Display for DeadlinePassed {
 
 impl std::error::Error for DeadlinePassed {}
 
+/// The error of a conversation that ended while the harness was ending its servers
+/// ([`transport::stdio::end_all`], when a signal stops it): the server was killed by the harness, so how its
+/// conversation ended is not judged.
+#[derive(Debug)]
+pub struct Halted;
+
+impl std::fmt::Display for Halted {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str("the harness was ending its servers during the conversation (stopped by a signal)")
+    }
+}
+
+impl std::error::Error for Halted {}
+
 /// Which server a command runs against: the built-in one, the built-in one with a planted bug, or a child
 /// process.
 #[derive(Clone, Debug, PartialEq, Eq)]

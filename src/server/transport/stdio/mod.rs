@@ -33,7 +33,7 @@ use crate::protocol::envelope;
 use crate::protocol::methods::{INITIALIZE, INITIALIZED, TOOLS_CALL};
 use crate::protocol::{Frame, IdField, RequestId};
 use crate::server::latency::Latency;
-use crate::server::{DeadlinePassed, ServerCommand, Target, Timeouts};
+use crate::server::{DeadlinePassed, Halted, ServerCommand, Target, Timeouts};
 use crate::transcript::{Ending, Input, Transcript};
 use anyhow::{Result, bail};
 use conversation::End;
@@ -45,7 +45,8 @@ use std::time::{Duration, Instant};
 
 /// Ends every server process group still running and every fork server the harness started, and removes the fork
 /// servers' folders (SIGTERM, then SIGKILL after [`crate::server::END_GRACE`]): for a harness stopped by a signal,
-/// which then exits without ending its conversations.
+/// which then exits without ending its conversations. A conversation that ends from then on is an error
+/// ([`Halted`]), not a transcript: the crashes the harness causes are not findings.
 pub fn end_all() {
     process::end_groups();
     fork::remove_folders();
@@ -224,6 +225,10 @@ impl StdioTarget {
         let (transcript, end) = process.converse(inputs, timeouts, barrier, keep, &self.latency);
         if watch.cut.load(Ordering::Relaxed) {
             return Err(DeadlinePassed.into());
+        }
+        // The harness is ending every server (a signal stopped it): a crash or silence now is its own doing.
+        if process::ending() {
+            return Err(Halted.into());
         }
         if let Ending::Exited { code: Some(code), stderr_tail, .. } = &transcript.ending
             && *code == i32::from(attach::LOST_EXIT)

@@ -36,6 +36,13 @@ pub(super) const EXIT_DRAIN: Duration = Duration::from_millis(100);
 /// The process groups of the servers running now, so they can all be ended when the harness is stopped by a
 /// signal ([`end_groups`]).
 static GROUPS: Mutex<Vec<Pid>> = Mutex::new(Vec::new());
+/// Set for good when [`end_groups`] starts: from then on, a conversation's ending is the harness's doing.
+static ENDING: AtomicBool = AtomicBool::new(false);
+
+/// True once the harness has started ending every server ([`end_groups`]).
+pub(super) fn ending() -> bool {
+    ENDING.load(Ordering::SeqCst)
+}
 
 /// Turns transparent huge pages off for this process and the servers it starts (the setting is inherited across
 /// fork and exec); the CLI calls it first thing. mimalloc, and other allocators, ask for huge pages, and every
@@ -49,6 +56,7 @@ pub fn no_huge_pages() {
 /// Ends every process group still running (SIGTERM, then SIGKILL after [`END_GRACE`]): servers and fork servers, for
 /// a harness stopped by a signal, which then exits without ending them.
 pub(super) fn end_groups() {
+    ENDING.store(true, Ordering::SeqCst);
     let groups = GROUPS.lock().map(|groups| groups.clone()).unwrap_or_default();
     for &group in &groups {
         let _ = killpg(group, Signal::SIGTERM);

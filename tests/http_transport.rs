@@ -263,3 +263,47 @@ http.server.HTTPServer(("127.0.0.1", int(sys.argv[1])), H).serve_forever()
         assert!(check(&transcript, &Policy::default()).iter().any(|f| f.rule == "SERVER-CRASH"));
     }
 }
+
+/// The processes whose command line holds `needle` (but not `fuzz`: the harness's own holds the server's command).
+fn running(needle: &str) -> Vec<String> {
+    let Ok(entries) = std::fs::read_dir("/proc") else { return Vec::new() };
+    entries
+        .filter_map(|entry| std::fs::read(entry.ok()?.path().join("cmdline")).ok())
+        .map(|line| String::from_utf8_lossy(&line).replace('\0', " "))
+        .filter(|line| line.contains(needle) && !line.contains(" fuzz "))
+        .collect()
+}
+
+#[test]
+fn sigint_ends_a_started_http_server_and_writes_no_case_file() {
+    let port = TcpListener::bind("127.0.0.1:0").unwrap().local_addr().unwrap().port();
+    let address = format!("127.0.0.1:{port}");
+    let out = std::env::temp_dir().join(format!("wirefuzz-http-sigint-{}", std::process::id()));
+    let exe = env!("CARGO_BIN_EXE_mcp-wirefuzz");
+    let mut harness = std::process::Command::new(exe)
+        .args(["fuzz", "--time", "60", "--url", &format!("http://{address}/mcp"), "--out"])
+        .arg(&out)
+        .args(["--", exe, "serve", "--http", &address])
+        .stdout(std::process::Stdio::null())
+        .stderr(std::process::Stdio::null())
+        .spawn()
+        .unwrap();
+    // Learning the built-in server takes well under a second: by now conversations are running.
+    std::thread::sleep(Duration::from_secs(5));
+    assert!(!running(&format!("serve --http {address}")).is_empty(), "the server was started");
+    nix::sys::signal::kill(nix::unistd::Pid::from_raw(harness.id() as i32), nix::sys::signal::Signal::SIGINT).unwrap();
+    let until = Instant::now() + Duration::from_secs(10);
+    let status = loop {
+        if let Some(status) = harness.try_wait().unwrap() {
+            break status;
+        }
+        assert!(Instant::now() < until, "the harness did not stop on SIGINT");
+        std::thread::sleep(Duration::from_millis(20));
+    };
+    assert_eq!(status.code(), Some(128 + 2));
+    assert_eq!(running(&format!("serve --http {address}")), Vec::<String>::new(), "left behind");
+    let written: Vec<_> =
+        std::fs::read_dir(&out).map(|dir| dir.flatten().map(|e| e.path()).collect()).unwrap_or_default();
+    assert!(written.is_empty(), "case files of a server the harness ended: {written:?}");
+    let _ = std::fs::remove_dir_all(&out);
+}

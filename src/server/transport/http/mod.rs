@@ -26,7 +26,7 @@ use crate::protocol::era::LATEST_MODERN_VERSION;
 use crate::protocol::http::{header_value, mirrored_name};
 use crate::protocol::methods::{CANCELLED, INITIALIZE};
 use crate::protocol::{Era, Frame};
-use crate::server::{MAX_EVENTS, MAX_LINE_BYTES, STDERR_TAIL_BYTES, ServerCommand, Target, Timeouts};
+use crate::server::{Halted, MAX_EVENTS, MAX_LINE_BYTES, STDERR_TAIL_BYTES, ServerCommand, Target, Timeouts};
 use crate::transcript::{Ending, Event, Exchange, Input, Note, Transcript, seen};
 use anyhow::{Context, Result, bail};
 use serde_json::Value;
@@ -170,13 +170,14 @@ impl Running {
     }
 
     fn stop(&mut self) {
+        let group = nix::unistd::Pid::from_raw(self.child.id() as i32);
         if let Ok(None) = self.child.try_wait() {
             // The whole process group: a launcher (npx, uv run) leaves the server itself behind otherwise.
-            let group = nix::unistd::Pid::from_raw(self.child.id() as i32);
             let _ = nix::sys::signal::killpg(group, nix::sys::signal::Signal::SIGKILL);
             let _ = self.child.kill();
         }
         let _ = self.child.wait();
+        super::stdio::untrack_group(group);
     }
 }
 
@@ -197,14 +198,12 @@ impl Managed {
                 self.endpoint.authority()
             );
         }
-        let mut child = Command::new(&self.command.program)
-            .args(&self.command.args)
-            .stdin(Stdio::null())
-            .stdout(Stdio::piped())
-            .stderr(Stdio::piped())
-            .process_group(0)
-            .spawn()
-            .with_context(|| format!("cannot start server `{}`", self.command.program))?;
+        let mut command = Command::new(&self.command.program);
+        command.args(&self.command.args).stdin(Stdio::null()).stdout(Stdio::piped()).stderr(Stdio::piped());
+        super::stdio::unblock_signals(command.process_group(0));
+        let mut child = command.spawn().with_context(|| format!("cannot start server `{}`", self.command.program))?;
+        // Ended with the stdio servers when a signal stops the harness (its own group: Ctrl-C does not reach it).
+        super::stdio::track_group(nix::unistd::Pid::from_raw(child.id() as i32));
         *self.started.lock().map_err(|_| anyhow::anyhow!("poisoned"))? += 1;
         let output = Arc::new(Mutex::new(Tail::default()));
         for stream in [
@@ -358,6 +357,19 @@ impl Target for HttpTarget {
     }
 
     fn run(&mut self, inputs: &[Input]) -> Result<Transcript> {
+        let transcript = self.converse(inputs)?;
+        // The harness is ending its servers (a signal stopped it): a refused connection now is its own doing.
+        if super::stdio::ending() {
+            return Err(Halted.into());
+        }
+        Ok(transcript)
+    }
+}
+
+impl HttpTarget {
+    /// Runs one conversation: each line a POST (or the bodiless request a directive names), the session deleted
+    /// at the end.
+    fn converse(&mut self, inputs: &[Input]) -> Result<Transcript> {
         if let Some(managed) = &self.spec.managed {
             managed.ensure(self.timeouts.startup)?;
         }

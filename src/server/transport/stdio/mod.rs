@@ -52,6 +52,28 @@ pub fn end_all() {
     fork::remove_folders();
 }
 
+/// True once [`end_all`] has started: a conversation that ends from then on is the harness's doing ([`Halted`]).
+pub(crate) fn ending() -> bool {
+    process::ending()
+}
+
+/// Counts the process group `group` of a server started outside this transport (a server started for HTTP) among
+/// those [`end_all`] ends, until [`untrack_group`].
+pub(crate) fn track_group(group: nix::unistd::Pid) {
+    process::track(group);
+}
+
+/// Makes a server started outside this transport (for HTTP) start with no signal blocked, as the stdio servers do:
+/// the harness blocks the signals it waits for, and a child inherits the mask.
+pub(crate) fn unblock_signals(command: &mut std::process::Command) {
+    process::unblock_signals(command);
+}
+
+/// No longer counts the process group `group` ([`track_group`]): it has been ended.
+pub(crate) fn untrack_group(group: nix::unistd::Pid) {
+    process::untrack(group);
+}
+
 /// A server started as a child process for every conversation, with one process started ahead (warm) so start-up
 /// overlaps the previous conversation. Given the server's eras ([`StdioTarget::with_sentinels`]), it knows when
 /// replies are complete from sentinel requests instead of the clock, once a calibration showed the server answers

@@ -281,6 +281,19 @@ pub(super) fn start_leader(process: &mut Command) -> std::io::Result<Child> {
     process.spawn()
 }
 
+/// Starts `process` with no signal blocked: the harness blocks the signals it waits for ([`end_groups`] runs when one
+/// comes), and a child inherits the mask, so a server started without this would ignore SIGTERM and SIGINT.
+pub(super) fn unblock_signals(process: &mut Command) {
+    // SAFETY: the closure runs between fork and exec and makes one system call (sigprocmask); it allocates nothing
+    // and takes no lock.
+    unsafe {
+        process.pre_exec(|| {
+            sigprocmask(SigmaskHow::SIG_SETMASK, Some(&SigSet::empty()), None)?;
+            Ok(())
+        });
+    }
+}
+
 /// Ends the process group led by `child`: SIGTERM to the group, SIGKILL to what is left of it after `grace`, and
 /// reaps the child. A group already gone costs nothing.
 pub(super) fn end_group(child: &mut Child, grace: Duration) {

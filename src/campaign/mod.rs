@@ -397,9 +397,6 @@ enum Message {
 
 /// A finding for the shrink worker: the conversation that broke the rule, its case as already written, and the
 /// time its confirmation is expected to take (held in the [`Reserve`] until it is done).
-/// A confirmed finding's job, with the run that confirmed it (minimization starts from it).
-type Confirmed = (Job, Minimized);
-
 struct Job {
     index: u64,
     inputs: Vec<Input>,
@@ -407,6 +404,9 @@ struct Job {
     seen: Found,
     estimate: Duration,
 }
+
+/// A confirmed finding's job, with the run that confirmed it (minimization starts from it).
+type Confirmed = (Job, Minimized);
 
 /// The time the findings still to confirm are expected to take: the fuzzing workers stop that long before the
 /// deadline (at most half of `--time`), so the findings of a run are confirmed within it.
@@ -807,12 +807,8 @@ impl Shrinker<'_> {
             // Not minimized either: a known finding fails nothing, and each run of its conversation costs time (a
             // shutdown finding the whole shutdown wait). Its case file says so.
             self.reserve.release(job.estimate);
-            let mut found = Found { confirmation: Confirmation::Baselined, ..job.seen.clone() };
-            if let Some(dir) = &self.options.out {
-                let name = case_name(rule, trigger, job.index);
-                found.case_file = Some(found.case.save_noted(dir, &name, BASELINED)?);
-            }
-            return Ok(Some((found, None)));
+            let found = Found { confirmation: Confirmation::Baselined, ..job.seen.clone() };
+            return Ok(Some((self.kept_as_seen(found, job.index, BASELINED)?, None)));
         }
         let patient = self.patient.as_mut().map(|patient| patient.as_mut() as &mut dyn Target);
         let confirmation =
@@ -822,17 +818,23 @@ impl Shrinker<'_> {
             Err(error) if error.is::<DeadlinePassed>() => return Ok(None),
             confirmation => confirmation?,
         };
-        let mut found = Found { confirmation, ..job.seen.clone() };
+        let found = Found { confirmation, ..job.seen.clone() };
         if let Confirmation::Unconfirmed(_) = &found.confirmation {
-            if let Some(dir) = &self.options.out {
-                let note = format!("# {}; not minimized", found.confirmation);
-                let name = case_name(rule, trigger, job.index);
-                found.case_file = Some(found.case.save_noted(dir, &name, &note)?);
-            }
-            return Ok(Some((found, None)));
+            let note = format!("# {}; not minimized", found.confirmation);
+            return Ok(Some((self.kept_as_seen(found, job.index, &note)?, None)));
         }
         let job = Job { seen: found.clone(), ..job };
         Ok(Some((found, confirming.map(|run| (job, run)))))
+    }
+
+    /// A finding that stays as seen (baselined or unconfirmed: not minimized), its case file written again with
+    /// `note` as its first comment.
+    fn kept_as_seen(&self, mut found: Found, index: u64, note: &str) -> Result<Found> {
+        if let Some(dir) = &self.options.out {
+            let name = case_name(found.finding.rule, &found.trigger, index);
+            found.case_file = Some(found.case.save_noted(dir, &name, note)?);
+        }
+        Ok(found)
     }
 
     /// The minimization budget of a finding: the configured one, cut to the time left before the deadline.

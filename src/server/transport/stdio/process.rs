@@ -264,12 +264,11 @@ fn start(command: &ServerCommand) -> std::io::Result<Child> {
 pub(super) fn start_leader(process: &mut Command) -> std::io::Result<Child> {
     let parent = nix::unistd::getpid();
     process.process_group(0);
-    // SAFETY: the closure runs between fork and exec and only makes three system calls (sigprocmask, prctl,
-    // getppid); it allocates nothing and takes no lock.
+    unblock_signals(process);
+    // SAFETY: the closure runs between fork and exec and only makes two system calls (prctl, getppid); it
+    // allocates nothing and takes no lock.
     unsafe {
         process.pre_exec(move || {
-            // The harness blocks the signals it waits for; the server starts with none blocked.
-            sigprocmask(SigmaskHow::SIG_SETMASK, Some(&SigSet::empty()), None)?;
             nix::sys::prctl::set_pdeathsig(Signal::SIGKILL)?;
             // The harness died before the signal was armed: the child was already orphaned.
             if nix::unistd::getppid() != parent {

@@ -331,7 +331,7 @@ impl Case {
 }
 
 /// Writes `text` into `dir` as `NAME.case` atomically: a temporary file, synced, then renamed into place.
-fn save_text(dir: &Path, name: &str, text: &str) -> Result<PathBuf> {
+pub(crate) fn save_text(dir: &Path, name: &str, text: &str) -> Result<PathBuf> {
     std::fs::create_dir_all(dir).with_context(|| format!("cannot create {}", dir.display()))?;
     let path = dir.join(format!("{name}.case"));
     let temporary = dir.join(format!(".{name}.case.tmp"));
@@ -376,15 +376,15 @@ fn handshake_versions(value: &str) -> Result<Vec<String>> {
 
 /// True for text that survives a round trip as a `>> ` line: no control characters, no leading or trailing white
 /// space, not empty.
-fn is_plain(text: &str) -> bool {
+pub(crate) fn is_plain(text: &str) -> bool {
     !text.is_empty() && text.trim() == text && !text.chars().any(char::is_control)
 }
 
-fn to_hex(bytes: &[u8]) -> String {
+pub(crate) fn to_hex(bytes: &[u8]) -> String {
     bytes.iter().map(|b| format!("{b:02x}")).collect()
 }
 
-fn from_hex(hex: &str) -> Result<Vec<u8>> {
+pub(crate) fn from_hex(hex: &str) -> Result<Vec<u8>> {
     if !hex.len().is_multiple_of(2) || !hex.bytes().all(|b| b.is_ascii_hexdigit()) {
         bail!("`>>hex` needs an even number of hex digits");
     }

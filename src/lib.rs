@@ -23,6 +23,7 @@
 pub mod baseline;
 pub mod campaign;
 pub mod case;
+pub mod diff;
 pub mod fuzz_targets;
 pub mod harness;
 pub mod init;

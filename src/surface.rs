@@ -136,6 +136,18 @@ impl Surface {
         Ok(self)
     }
 
+    /// What this surface and `other` both list: the tools, prompts, resources and templates of this one whose names
+    /// (or URIs) `other` lists too, as this one describes them (`diff` calls only what both servers serve).
+    pub fn shared_with(mut self, other: &Surface) -> Surface {
+        self.tools.retain(|tool| other.lists_tool(&tool.name));
+        self.all_tool_names.retain(|name| other.lists_tool(name));
+        self.prompts.retain(|prompt| other.prompts.iter().any(|p| p.name == prompt.name));
+        self.resources.retain(|uri| other.resources.contains(uri));
+        self.templates.retain(|template| other.templates.contains(template));
+        self.validators = OnceLock::new();
+        self
+    }
+
     /// Leaves out the tools named (they stay listed, so calling them is not calling an unknown tool); an error
     /// names those the server does not list.
     pub fn skip(mut self, names: &[String]) -> anyhow::Result<Surface> {

@@ -1,0 +1,558 @@
+//! What differs between two servers' answers to the same conversation: a pure function from the inputs and both
+//! sides' replies to [`Divergence`]s, each of one [`Class`].
+//!
+//! Replies are paired with the request they answer by id (the same inputs went to both sides, so the same ids are
+//! owed), then by a looser id (`1` and `"1"`, or a big integer rounded through a double) for a side that echoed it
+//! changed. Each pair is classed: the same kind (both results, or both errors with the same code) whose values agree
+//! once [`Ignore`]d paths are left out, or one divergence. What legitimately varies is left out by default: message
+//! texts (`error.message`, `description`, `title`, `instructions`, the text of an `isError` result), server names
+//! and versions (any string under a `serverInfo` key), timestamps and UUIDs, and the string ids of created objects
+//! (`id`, `*Id`, `*_id` inside a result).
+
+use crate::protocol::codes::UNSUPPORTED_PROTOCOL_VERSION;
+use crate::protocol::json::{lenient_text, parse_value};
+use crate::protocol::methods::{DISCOVER, INITIALIZE, TOOLS_CALL};
+use crate::transcript::{Ending, Input, show_bytes};
+use serde_json::{Map, Value};
+use std::collections::{BTreeMap, HashMap, VecDeque};
+use std::fmt;
+
+/// The most differences recorded for one reply pair (the first ones, in document order).
+const MAX_PER_PAIR: usize = 4;
+/// How much of a reply a divergence keeps to show.
+const SHOWN: usize = 600;
+
+/// What kind of difference: the stable ids reports, case files and baselines use.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub enum Class {
+    /// One side answered with a result, the other with an error.
+    ResultVsError,
+    /// Both answered with an error, with different codes.
+    ErrorCode,
+    /// Both answered with an error of the same code whose `data` differs.
+    ErrorData,
+    /// One side answered a request, the other said nothing.
+    AnswerVsSilence,
+    /// The connection ended differently: one side crashed (exited) or hung, the other did not.
+    Ending,
+    /// Both answered with results whose content differs (a member, a type, a value, a list's length).
+    Result,
+    /// Both answered with results whose `resultType` differs.
+    ResultType,
+    /// The answers to an era-selecting request (`initialize`, `server/discover`) differ, or one side answered
+    /// -32022 (unsupported protocol version): the two serve different eras or versions.
+    Era,
+    /// The reply's id came back changed on one side (another type, a rounded number, or null).
+    Id,
+    /// The reply's envelope differs (`jsonrpc`, or a member beside `id` and `result` or `error`).
+    Envelope,
+    /// One side sent a reply to no request (to a notification, twice, or to a line it could not parse) that the
+    /// other did not.
+    ExtraReply,
+    /// One side wrote other output the other did not: a line that is not JSON, or a notification or request of
+    /// its own.
+    ExtraOutput,
+}
+
+impl Class {
+    /// Every class, in report order.
+    pub const ALL: [Class; 12] = [
+        Class::Ending,
+        Class::AnswerVsSilence,
+        Class::ResultVsError,
+        Class::ErrorCode,
+        Class::ErrorData,
+        Class::Era,
+        Class::Id,
+        Class::Envelope,
+        Class::ResultType,
+        Class::Result,
+        Class::ExtraReply,
+        Class::ExtraOutput,
+    ];
+
+    /// The class's stable id (`result-vs-error`, ...).
+    pub fn id(self) -> &'static str {
+        match self {
+            Class::ResultVsError => "result-vs-error",
+            Class::ErrorCode => "error-code",
+            Class::ErrorData => "error-data",
+            Class::AnswerVsSilence => "answer-vs-silence",
+            Class::Ending => "ending",
+            Class::Result => "result",
+            Class::ResultType => "result-type",
+            Class::Era => "era",
+            Class::Id => "id",
+            Class::Envelope => "envelope",
+            Class::ExtraReply => "extra-reply",
+            Class::ExtraOutput => "extra-output",
+        }
+    }
+
+    /// The class with this id.
+    pub fn from_id(id: &str) -> Option<Class> {
+        Class::ALL.into_iter().find(|class| class.id() == id)
+    }
+
+    /// One line saying what the class means.
+    pub fn meaning(self) -> &'static str {
+        match self {
+            Class::ResultVsError => "one side answered with a result, the other with an error",
+            Class::ErrorCode => "both answered with an error, with different codes",
+            Class::ErrorData => "both answered with an error of the same code, whose data differs",
+            Class::AnswerVsSilence => "one side answered a request, the other said nothing",
+            Class::Ending => "the connection ended differently (one side crashed or hung)",
+            Class::Result => "both answered with results whose content differs",
+            Class::ResultType => "both answered with results whose resultType differs",
+            Class::Era => "the answers to initialize or server/discover differ, or one side refused the version",
+            Class::Id => "one side echoed the request's id changed",
+            Class::Envelope => "the reply envelopes differ (jsonrpc, or extra members)",
+            Class::ExtraReply => "one side sent a reply to no request that the other did not",
+            Class::ExtraOutput => "one side wrote a line that is not JSON, or a message of its own, the other did not",
+        }
+    }
+}
+
+impl fmt::Display for Class {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(self.id())
+    }
+}
+
+/// One difference between the two sides' answers.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Divergence {
+    /// What kind of difference.
+    pub class: Class,
+    /// The request's method (with the tool's name for `tools/call`), or `-` for output that answers no request.
+    pub method: String,
+    /// Where in the reply (`result.tools[].name`, `error.code`, ...), or what (`closed vs exited`); list indices
+    /// are written `[]`, so the same place in another item is the same divergence.
+    pub at: String,
+    /// What side A answered there (an excerpt of its reply, or its ending).
+    pub a: String,
+    /// What side B answered there.
+    pub b: String,
+}
+
+impl Divergence {
+    /// The divergence's identity across conversations: class, method and place (`result tools/list result.x`).
+    pub fn key(&self) -> String {
+        format!("{} {} {}", self.class, self.method, self.at)
+    }
+}
+
+/// Paths left out of the comparison: glob patterns over the paths [`Divergence::at`] shows (`*` matches within
+/// one `.`-separated step, `**` across steps), and, unless turned off, the defaults that legitimately vary.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Ignore {
+    /// The patterns given (`--ignore`).
+    pub patterns: Vec<String>,
+    /// True when the defaults apply (message texts, server names and versions, timestamps, created ids).
+    pub defaults: bool,
+}
+
+impl Default for Ignore {
+    fn default() -> Ignore {
+        Ignore { patterns: Vec::new(), defaults: true }
+    }
+}
+
+impl Ignore {
+    /// The defaults and `patterns`.
+    pub fn with(patterns: Vec<String>) -> Ignore {
+        Ignore { patterns, defaults: true }
+    }
+
+    fn ignores(&self, path: &str) -> bool {
+        self.patterns.iter().any(|pattern| glob(pattern.as_bytes(), path.as_bytes()))
+    }
+}
+
+/// True when `pattern` matches all of `text`: `**` matches anything, `*` anything but `.`, every other byte
+/// itself.
+pub(crate) fn glob(pattern: &[u8], text: &[u8]) -> bool {
+    match pattern {
+        [] => text.is_empty(),
+        [b'*', b'*', rest @ ..] => (0..=text.len()).any(|skip| glob(rest, &text[skip..])),
+        [b'*', rest @ ..] => {
+            let step = text.iter().position(|&c| c == b'.').unwrap_or(text.len());
+            (0..=step).any(|skip| glob(rest, &text[skip..]))
+        }
+        [c, rest @ ..] => text.first() == Some(c) && glob(rest, &text[1..]),
+    }
+}
+
+/// One side of a conversation: the lines the server wrote and how its connection ended.
+#[derive(Clone, Copy, Debug)]
+pub struct Side<'a> {
+    /// The server's lines, in order.
+    pub received: &'a [Vec<u8>],
+    /// How its connection ended.
+    pub ending: &'a Ending,
+}
+
+/// A request the client sent: its id (as JSON text), a looser form of it, and its method.
+struct Sent {
+    id: String,
+    loose: String,
+    method: String,
+}
+
+/// A side's output, sorted: replies by id, messages of its own by method, lines that are not JSON.
+#[derive(Default)]
+struct Output {
+    replies: HashMap<String, VecDeque<(usize, Value)>>,
+    messages: BTreeMap<String, usize>,
+    not_json: Vec<String>,
+    lines: Vec<String>,
+}
+
+impl Output {
+    fn of(received: &[Vec<u8>]) -> Output {
+        let mut output = Output::default();
+        for (index, line) in received.iter().enumerate() {
+            output.lines.push(show_bytes(line, SHOWN));
+            let parsed = parse_value(line).ok().or_else(|| lenient_text(line).and_then(|t| parse_value(&t).ok()));
+            let Some(value) = parsed else {
+                output.not_json.push(show_bytes(line, SHOWN));
+                continue;
+            };
+            let items = match value {
+                Value::Array(items) => items,
+                value => vec![value],
+            };
+            for item in items {
+                match item.get("method").and_then(Value::as_str) {
+                    Some(method) => *output.messages.entry(method.to_string()).or_default() += 1,
+                    None => {
+                        let id = item.get("id").map_or_else(|| "<none>".to_string(), Value::to_string);
+                        output.replies.entry(id).or_default().push_back((index, item));
+                    }
+                }
+            }
+        }
+        output
+    }
+
+    /// Takes the first reply with exactly this id.
+    fn take(&mut self, id: &str) -> Option<(usize, Value)> {
+        let queue = self.replies.get_mut(id)?;
+        let reply = queue.pop_front();
+        if queue.is_empty() {
+            self.replies.remove(id);
+        }
+        reply
+    }
+
+    /// Takes the first reply (by arrival) whose id is `loose` in the looser form.
+    fn take_loose(&mut self, loose: &str) -> Option<(usize, Value)> {
+        let id = self
+            .replies
+            .iter()
+            .filter(|(id, _)| loose_id_text(id) == loose)
+            .min_by_key(|(_, queue)| queue.front().map_or(usize::MAX, |(index, _)| *index))
+            .map(|(id, _)| id.clone())?;
+        self.take(&id)
+    }
+
+    /// The replies no request took, in arrival order.
+    fn left_over(self) -> Vec<(usize, Value)> {
+        let mut left: Vec<(usize, Value)> = self.replies.into_values().flatten().collect();
+        left.sort_by_key(|(index, _)| *index);
+        left
+    }
+}
+
+/// An id's looser form: a string's contents, a number as a double would keep it.
+fn loose_id_text(id_json: &str) -> String {
+    match serde_json::from_str::<Value>(id_json) {
+        Ok(Value::String(text)) => loose_number(&text).unwrap_or(text),
+        Ok(Value::Number(number)) => loose_number(&number.to_string()).unwrap_or_else(|| number.to_string()),
+        _ => id_json.to_string(),
+    }
+}
+
+fn loose_number(text: &str) -> Option<String> {
+    text.parse::<f64>().ok().filter(|n| n.is_finite()).map(|n| format!("{n:e}"))
+}
+
+/// The requests `inputs` send, in order (a batch's in its order).
+fn requests(inputs: &[Input]) -> Vec<Sent> {
+    let mut sent = Vec::new();
+    for input in inputs {
+        let Input::Line(line) = input else { continue };
+        let Ok(value) = parse_value(line) else { continue };
+        let items = match value {
+            Value::Array(items) => items,
+            value => vec![value],
+        };
+        for item in items {
+            let (Some(id), Some(method)) = (item.get("id"), item.get("method").and_then(Value::as_str)) else {
+                continue;
+            };
+            let method = match (method, item.pointer("/params/name").and_then(Value::as_str)) {
+                (TOOLS_CALL, Some(tool)) => format!("{TOOLS_CALL} {tool}"),
+                _ => method.to_string(),
+            };
+            let id = id.to_string();
+            sent.push(Sent { loose: loose_id_text(&id), id, method });
+        }
+    }
+    sent
+}
+
+/// Every divergence between side `a` and side `b`, which both got `inputs`: none when they agree. A side whose
+/// transcript was cut short ([`Ending::Cut`]) is not compared at all (what came after the cut is unknown).
+pub fn compare(inputs: &[Input], a: Side<'_>, b: Side<'_>, ignore: &Ignore) -> Vec<Divergence> {
+    if matches!(a.ending, Ending::Cut { .. }) || matches!(b.ending, Ending::Cut { .. }) {
+        return Vec::new();
+    }
+    let mut out = Vec::new();
+    let (mut left, mut right) = (Output::of(a.received), Output::of(b.received));
+    let sent = requests(inputs);
+    let mut pairs = Vec::new();
+    for request in &sent {
+        pairs.push((left.take(&request.id).map(|r| (r, false)), right.take(&request.id).map(|r| (r, false))));
+    }
+    for (request, (ra, rb)) in sent.iter().zip(pairs.iter_mut()) {
+        if ra.is_none() {
+            *ra = left.take_loose(&request.loose).map(|r| (r, true));
+        }
+        if rb.is_none() {
+            *rb = right.take_loose(&request.loose).map(|r| (r, true));
+        }
+    }
+    let ended = |ending: &Ending| !matches!(ending, Ending::Closed);
+    let mut first_unanswered = None;
+    for (request, pair) in sent.iter().zip(pairs) {
+        let a_silent = pair.0.is_none();
+        match pair {
+            (None, None) => {}
+            (Some(((_, reply), _)), None) | (None, Some(((_, reply), _))) => {
+                let silent_ended = if a_silent { ended(a.ending) } else { ended(b.ending) };
+                first_unanswered.get_or_insert_with(|| request.method.clone());
+                if !silent_ended {
+                    let (sa, sb) = sides(!a_silent, show_value(&reply), "(no reply)".into());
+                    out.push(divergence(Class::AnswerVsSilence, &request.method, "reply", sa, sb));
+                }
+            }
+            (Some(((_, ra), a_changed)), Some(((_, rb), b_changed))) => {
+                replies(&request.method, &ra, &rb, a_changed || b_changed, ignore, &mut out);
+            }
+        }
+    }
+    let kind = |ending: &Ending| match ending {
+        Ending::Closed => "closed".to_string(),
+        Ending::Exited { code, signal, .. } => match (code, signal) {
+            (_, Some(signal)) => format!("exited (signal {signal})"),
+            (Some(code), None) => format!("exited (code {code})"),
+            (None, None) => "exited".to_string(),
+        },
+        Ending::Hung { .. } => "hung".to_string(),
+        Ending::Cut { .. } => "cut".to_string(),
+    };
+    let same_ending = std::mem::discriminant(a.ending) == std::mem::discriminant(b.ending);
+    if !same_ending {
+        let method = first_unanswered.unwrap_or_else(|| "-".to_string());
+        let at = format!("{} vs {}", ending_word(a.ending), ending_word(b.ending));
+        out.push(divergence(Class::Ending, &method, &at, kind(a.ending), kind(b.ending)));
+    }
+    let (left_messages, right_messages) = (std::mem::take(&mut left.messages), std::mem::take(&mut right.messages));
+    let (left_text, right_text) = (std::mem::take(&mut left.not_json), std::mem::take(&mut right.not_json));
+    // Left-over replies answer no request: paired in order, the rest are extra on one side.
+    let (rest_a, rest_b) = (left.left_over(), right.left_over());
+    for pair in rest_a.iter().zip(rest_b.iter()) {
+        let ((_, ra), (_, rb)) = pair;
+        replies("-", ra, rb, false, ignore, &mut out);
+    }
+    if rest_a.len() != rest_b.len() {
+        let (more, on_a) = if rest_a.len() > rest_b.len() { (&rest_a, true) } else { (&rest_b, false) };
+        let (_, extra) = &more[rest_a.len().min(rest_b.len())];
+        let at = format!("reply with id {}", extra.get("id").map_or("(none)".into(), Value::to_string));
+        let (sa, sb) = sides(on_a, show_value(extra), "(none)".into());
+        out.push(divergence(Class::ExtraReply, "-", &at, sa, sb));
+    }
+    for method in left_messages.keys().chain(right_messages.keys()) {
+        let (na, nb) =
+            (left_messages.get(method).copied().unwrap_or(0), right_messages.get(method).copied().unwrap_or(0));
+        if na != nb && !out.iter().any(|d| d.class == Class::ExtraOutput && d.at == *method) {
+            out.push(divergence(Class::ExtraOutput, "-", method, format!("{na} sent"), format!("{nb} sent")));
+        }
+    }
+    if left_text.len() != right_text.len() {
+        let on_a = left_text.len() > right_text.len();
+        let more = if on_a { &left_text } else { &right_text };
+        let line = more[left_text.len().min(right_text.len())].clone();
+        let (sa, sb) = sides(on_a, line, "(none)".into());
+        out.push(divergence(Class::ExtraOutput, "-", "a line that is not JSON", sa, sb));
+    }
+    out
+}
+
+fn ending_word(ending: &Ending) -> &'static str {
+    match ending {
+        Ending::Closed => "closed",
+        Ending::Exited { .. } => "exited",
+        Ending::Hung { .. } => "hung",
+        Ending::Cut { .. } => "cut",
+    }
+}
+
+fn sides(on_a: bool, shown: String, other: String) -> (String, String) {
+    if on_a { (shown, other) } else { (other, shown) }
+}
+
+fn divergence(class: Class, method: &str, at: &str, a: String, b: String) -> Divergence {
+    Divergence { class, method: method.to_string(), at: at.to_string(), a, b }
+}
+
+fn show_value(value: &Value) -> String {
+    show_bytes(value.to_string().as_bytes(), SHOWN)
+}
+
+/// Compares two replies to the same request (`id_changed`: one came back under a looser id).
+fn replies(method: &str, a: &Value, b: &Value, id_changed: bool, ignore: &Ignore, out: &mut Vec<Divergence>) {
+    let era_request = method == INITIALIZE || method == DISCOVER;
+    let code = |reply: &Value| reply.pointer("/error/code").cloned();
+    let refused_version =
+        [a, b].iter().any(|reply| code(reply).and_then(|c| c.as_i64()) == Some(UNSUPPORTED_PROTOCOL_VERSION));
+    let push = |out: &mut Vec<Divergence>, class: Class, at: &str| {
+        let class = if era_request || refused_version { Class::Era } else { class };
+        out.push(divergence(class, method, at, show_value(a), show_value(b)));
+    };
+    if id_changed || a.get("id") != b.get("id") {
+        push(out, Class::Id, "id");
+    }
+    if a.get("jsonrpc") != b.get("jsonrpc") {
+        push(out, Class::Envelope, "jsonrpc");
+    }
+    let members = |reply: &Value| -> Vec<String> {
+        let mut keys: Vec<String> = reply.as_object().map(|o| o.keys().cloned().collect()).unwrap_or_default();
+        keys.sort();
+        keys
+    };
+    let (is_error_a, is_error_b) = (a.get("error").is_some(), b.get("error").is_some());
+    let (is_result_a, is_result_b) = (a.get("result").is_some(), b.get("result").is_some());
+    if is_error_a != is_error_b && is_result_a != is_result_b {
+        push(out, Class::ResultVsError, "result vs error");
+        return;
+    }
+    if members(a) != members(b) {
+        push(out, Class::Envelope, &format!("members {} vs {}", members(a).join(","), members(b).join(",")));
+        return;
+    }
+    if is_error_a {
+        if code(a) != code(b) {
+            push(out, Class::ErrorCode, "error.code");
+            return;
+        }
+        let mut found = Vec::new();
+        differences(a.get("error"), b.get("error"), "error", ignore, false, &mut found);
+        for at in found {
+            push(out, Class::ErrorData, &at);
+        }
+        return;
+    }
+    let is_error_result = |reply: &Value| reply.pointer("/result/isError") == Some(&Value::Bool(true));
+    let texts_free = is_error_result(a) && is_error_result(b);
+    let mut found = Vec::new();
+    differences(a.get("result"), b.get("result"), "result", ignore, texts_free, &mut found);
+    for at in found {
+        let class = if at == "result.resultType" { Class::ResultType } else { Class::Result };
+        push(out, class, &at);
+    }
+}
+
+/// Appends to `out` the paths where `a` and `b` differ (at most [`MAX_PER_PAIR`]), leaving out what `ignore` does;
+/// `texts_free`: the text of content items is not compared (both replies are `isError` results).
+fn differences(
+    a: Option<&Value>,
+    b: Option<&Value>,
+    path: &str,
+    ignore: &Ignore,
+    texts_free: bool,
+    out: &mut Vec<String>,
+) {
+    if out.len() >= MAX_PER_PAIR || ignore.ignores(path) {
+        return;
+    }
+    let (a, b) = match (a, b) {
+        (Some(a), Some(b)) => (a, b),
+        (None, None) => return,
+        _ => return out.push(path.to_string()),
+    };
+    match (a, b) {
+        (Value::Object(x), Value::Object(y)) => {
+            for key in keys(x, y) {
+                let step = if is_plain_key(key) { format!("{path}.{key}") } else { format!("{path}[{key:?}]") };
+                differences(x.get(key), y.get(key), &step, ignore, texts_free, out);
+            }
+        }
+        (Value::Array(x), Value::Array(y)) if x.len() != y.len() => {
+            let length = format!("{path}.length");
+            if !ignore.ignores(&length) {
+                out.push(length);
+            }
+        }
+        (Value::Array(x), Value::Array(y)) => {
+            let step = format!("{path}[]");
+            for (x, y) in x.iter().zip(y) {
+                differences(Some(x), Some(y), &step, ignore, texts_free, out);
+            }
+        }
+        (Value::String(x), Value::String(y)) if x != y => {
+            if !(ignore.defaults && varies(path, x, y, texts_free)) {
+                out.push(path.to_string());
+            }
+        }
+        (x, y) if x != y => out.push(path.to_string()),
+        _ => {}
+    }
+}
+
+fn keys<'a>(x: &'a Map<String, Value>, y: &'a Map<String, Value>) -> Vec<&'a String> {
+    let mut keys: Vec<&String> = x.keys().collect();
+    keys.extend(y.keys().filter(|key| !x.contains_key(*key)));
+    keys
+}
+
+fn is_plain_key(key: &str) -> bool {
+    !key.is_empty() && key.chars().all(|c| c.is_ascii_alphanumeric() || c == '_' || c == '-' || c == '$')
+}
+
+/// True when two different strings at `path` are values that legitimately vary between servers.
+fn varies(path: &str, x: &str, y: &str, texts_free: bool) -> bool {
+    let last = path.rsplit(['.', '[']).next().unwrap_or(path).trim_end_matches(']');
+    let text_key = matches!(last, "message" | "description" | "title" | "instructions");
+    let created_id = path.starts_with("result.")
+        && (last == "id" || last.ends_with("Id") || last.ends_with("_id") || last == "\"id\"");
+    text_key
+        || created_id
+        || path.contains("serverInfo")
+        || (texts_free && path.starts_with("result.content[]") && last == "text")
+        || (timestamp(x) && timestamp(y))
+        || (uuid(x) && uuid(y))
+}
+
+/// `2026-12-05T10:00:00...`: an RFC 3339 date-time.
+fn timestamp(text: &str) -> bool {
+    let b = text.as_bytes();
+    b.len() >= 19
+        && b[..4].iter().all(u8::is_ascii_digit)
+        && b[4] == b'-'
+        && b[7] == b'-'
+        && matches!(b[10], b'T' | b't' | b' ')
+        && b[13] == b':'
+}
+
+/// `8-4-4-4-12` hexadecimal digits.
+fn uuid(text: &str) -> bool {
+    let groups: Vec<&str> = text.split('-').collect();
+    groups.len() == 5
+        && groups.iter().map(|g| g.len()).eq([8, 4, 4, 4, 12])
+        && groups.iter().all(|g| g.chars().all(|c| c.is_ascii_hexdigit()))
+}
+
+#[cfg(test)]
+mod tests;

@@ -1,0 +1,218 @@
+use super::*;
+
+fn lines(texts: &[&str]) -> Vec<Vec<u8>> {
+    texts.iter().map(|t| t.as_bytes().to_vec()).collect()
+}
+
+fn inputs(texts: &[&str]) -> Vec<Input> {
+    let mut inputs: Vec<Input> = texts.iter().map(|t| Input::Line(t.as_bytes().to_vec())).collect();
+    inputs.push(Input::Sync);
+    inputs
+}
+
+const LIST: &str = r#"{"jsonrpc":"2.0","id":1,"method":"tools/list"}"#;
+const CALL: &str = r#"{"jsonrpc":"2.0","id":2,"method":"tools/call","params":{"name":"add","arguments":{"a":1}}}"#;
+
+/// The divergences between `a` and `b` (both closed) after `sent`, as `(class, method, at)`.
+fn diff(sent: &[&str], a: &[&str], b: &[&str]) -> Vec<(Class, String, String)> {
+    diff_ended(sent, a, &Ending::Closed, b, &Ending::Closed, &Ignore::default())
+}
+
+fn diff_ended(
+    sent: &[&str],
+    a: &[&str],
+    ending_a: &Ending,
+    b: &[&str],
+    ending_b: &Ending,
+    ignore: &Ignore,
+) -> Vec<(Class, String, String)> {
+    let (a, b) = (lines(a), lines(b));
+    let found = compare(
+        &inputs(sent),
+        Side { received: &a, ending: ending_a },
+        Side { received: &b, ending: ending_b },
+        ignore,
+    );
+    found.into_iter().map(|d| (d.class, d.method, d.at)).collect()
+}
+
+fn one(class: Class, method: &str, at: &str) -> Vec<(Class, String, String)> {
+    vec![(class, method.to_string(), at.to_string())]
+}
+
+const TOOLS: &str = r#"{"jsonrpc":"2.0","id":1,"result":{"tools":[{"name":"add","description":"Adds.","inputSchema":{"type":"object"}}]}}"#;
+
+#[test]
+fn the_same_answers_in_another_order_agree() {
+    let sum = r#"{"jsonrpc":"2.0","id":2,"result":{"content":[{"type":"text","text":"3"}]}}"#;
+    assert_eq!(diff(&[LIST, CALL], &[TOOLS, sum], &[sum, TOOLS]), vec![]);
+}
+
+#[test]
+fn what_legitimately_varies_is_left_out() {
+    let described = TOOLS.replace("Adds.", "Adds two numbers.");
+    assert_eq!(diff(&[LIST], &[TOOLS], &[&described]), vec![]);
+    let init = r#"{"jsonrpc":"2.0","id":1,"method":"initialize","params":{}}"#;
+    let server = |name: &str, at: &str| {
+        format!(
+            r#"{{"jsonrpc":"2.0","id":1,"result":{{"protocolVersion":"2025-11-25","serverInfo":{{"name":"{name}","version":"1.0"}},"instructions":"{at}"}}}}"#
+        )
+    };
+    assert_eq!(diff(&[init], &[&server("calc", "x")], &[&server("calc-py", "y")]), vec![]);
+    let message = |text: &str| format!(r#"{{"jsonrpc":"2.0","id":1,"error":{{"code":-32601,"message":"{text}"}}}}"#);
+    assert_eq!(diff(&[LIST], &[&message("no such method")], &[&message("Method not found")]), vec![]);
+    let made = |id: &str, at: &str| {
+        format!(r#"{{"jsonrpc":"2.0","id":2,"result":{{"structuredContent":{{"noteId":"{id}","at":"{at}"}}}}}}"#)
+    };
+    let (x, y) = (made("n-1", "2026-12-05T10:00:00Z"), made("n-2", "2026-12-05T10:00:01.5Z"));
+    assert_eq!(diff(&[CALL], &[&x], &[&y]), vec![]);
+    let failed = |text: &str| {
+        format!(
+            r#"{{"jsonrpc":"2.0","id":2,"result":{{"isError":true,"content":[{{"type":"text","text":"{text}"}}]}}}}"#
+        )
+    };
+    assert_eq!(diff(&[CALL], &[&failed("bad a")], &[&failed("Input validation error")]), vec![]);
+}
+
+#[test]
+fn a_result_against_an_error_diverges() {
+    let error = r#"{"jsonrpc":"2.0","id":1,"error":{"code":-32601,"message":"no"}}"#;
+    assert_eq!(diff(&[LIST], &[TOOLS], &[error]), one(Class::ResultVsError, "tools/list", "result vs error"));
+}
+
+#[test]
+fn error_codes_and_error_data_that_differ_diverge() {
+    let error =
+        |code: &str, data: &str| format!(r#"{{"jsonrpc":"2.0","id":2,"error":{{"code":{code},"message":"m"{data}}}}}"#);
+    assert_eq!(
+        diff(&[CALL], &[&error("-32602", "")], &[&error("-32603", "")]),
+        one(Class::ErrorCode, "tools/call add", "error.code")
+    );
+    assert_eq!(
+        diff(&[CALL], &[&error("-32601", "")], &[&error("-32601.0", "")]),
+        one(Class::ErrorCode, "tools/call add", "error.code")
+    );
+    let with = error("-32602", r#","data":{"field":"a"}"#);
+    assert_eq!(diff(&[CALL], &[&with], &[&error("-32602", "")]), one(Class::ErrorData, "tools/call add", "error.data"));
+}
+
+#[test]
+fn an_answer_against_silence_diverges_unless_the_silent_side_ended() {
+    assert_eq!(diff(&[LIST], &[TOOLS], &[]), one(Class::AnswerVsSilence, "tools/list", "reply"));
+    assert_eq!(diff(&[LIST], &[], &[TOOLS]), one(Class::AnswerVsSilence, "tools/list", "reply"));
+    let exited = Ending::Exited { code: Some(1), signal: None, stderr_tail: Vec::new() };
+    let found = diff_ended(&[LIST], &[TOOLS], &Ending::Closed, &[], &exited, &Ignore::default());
+    assert_eq!(found, one(Class::Ending, "tools/list", "closed vs exited"));
+    let hung = Ending::Hung { waited_ms: 2000 };
+    let found = diff_ended(&[LIST], &[], &hung, &[TOOLS], &Ending::Closed, &Ignore::default());
+    assert_eq!(found, one(Class::Ending, "tools/list", "hung vs closed"));
+    let both = diff_ended(
+        &[LIST],
+        &[],
+        &exited,
+        &[],
+        &Ending::Exited { code: Some(2), signal: None, stderr_tail: vec![] },
+        &Ignore::default(),
+    );
+    assert_eq!(both, vec![], "two exits with other codes are the same ending");
+}
+
+#[test]
+fn results_whose_content_or_result_type_differs_diverge() {
+    let twice = TOOLS.replace(r#"}}]}}"#, r#"}},{"name":"add","inputSchema":{"type":"object"}}]}}"#);
+    assert_eq!(diff(&[LIST], &[TOOLS], &[&twice]), one(Class::Result, "tools/list", "result.tools.length"));
+    let string_schema = TOOLS.replace(r#"{"type":"object"}"#, r#""object""#);
+    assert_eq!(
+        diff(&[LIST], &[TOOLS], &[&string_schema]),
+        one(Class::Result, "tools/list", "result.tools[].inputSchema")
+    );
+    let sum = |n: &str| format!(r#"{{"jsonrpc":"2.0","id":2,"result":{{"structuredContent":{{"sum":{n}}}}}}}"#);
+    assert_eq!(
+        diff(&[CALL], &[&sum("3")], &[&sum("3.0")]),
+        one(Class::Result, "tools/call add", "result.structuredContent.sum")
+    );
+    let typed = |t: &str| format!(r#"{{"jsonrpc":"2.0","id":1,"result":{{"tools":[],"resultType":"{t}"}}}}"#);
+    assert_eq!(
+        diff(&[LIST], &[&typed("complete")], &[&typed("partial")]),
+        one(Class::ResultType, "tools/list", "result.resultType")
+    );
+    let meta = r#"{"jsonrpc":"2.0","id":1,"result":{"tools":[],"_meta":{"io.modelcontextprotocol/serverInfo":{"name":"calc"}}}}"#;
+    let bare = r#"{"jsonrpc":"2.0","id":1,"result":{"tools":[],"_meta":{}}}"#;
+    assert_eq!(
+        diff(&[LIST], &[meta], &[bare]),
+        one(Class::Result, "tools/list", r#"result._meta["io.modelcontextprotocol/serverInfo"]"#)
+    );
+}
+
+#[test]
+fn an_era_request_or_a_refused_version_is_an_era_divergence() {
+    let discover = r#"{"jsonrpc":"2.0","id":1,"method":"server/discover","params":{}}"#;
+    let served = r#"{"jsonrpc":"2.0","id":1,"result":{"supportedVersions":["2026-07-28"]}}"#;
+    let missing = r#"{"jsonrpc":"2.0","id":1,"error":{"code":-32601,"message":"no"}}"#;
+    assert_eq!(diff(&[discover], &[served], &[missing]), one(Class::Era, "server/discover", "result vs error"));
+    let refused =
+        r#"{"jsonrpc":"2.0","id":1,"error":{"code":-32022,"message":"no","data":{"supported":["2026-07-28"]}}}"#;
+    assert_eq!(diff(&[LIST], &[TOOLS], &[refused]), one(Class::Era, "tools/list", "result vs error"));
+}
+
+#[test]
+fn an_id_echoed_changed_and_an_odd_envelope_diverge() {
+    let as_string = TOOLS.replace(r#""id":1"#, r#""id":"1""#);
+    assert_eq!(diff(&[LIST], &[TOOLS], &[&as_string]), one(Class::Id, "tools/list", "id"));
+    let big = r#"{"jsonrpc":"2.0","id":9007199254740993,"method":"tools/list"}"#;
+    let exact = TOOLS.replace(r#""id":1"#, r#""id":9007199254740993"#);
+    let rounded = TOOLS.replace(r#""id":1"#, r#""id":9007199254740992"#);
+    assert_eq!(diff(&[big], &[&exact], &[&rounded]), one(Class::Id, "tools/list", "id"));
+    let number = TOOLS.replace(r#""jsonrpc":"2.0""#, r#""jsonrpc":2.0"#);
+    assert_eq!(diff(&[LIST], &[TOOLS], &[&number]), one(Class::Envelope, "tools/list", "jsonrpc"));
+    let error = r#"{"jsonrpc":"2.0","id":1,"error":{"code":-32601,"message":"no"}}"#;
+    let both = r#"{"jsonrpc":"2.0","id":1,"error":{"code":-32601,"message":"no"},"result":null}"#;
+    assert_eq!(
+        diff(&[LIST], &[error], &[both]),
+        one(Class::Envelope, "tools/list", "members error,id,jsonrpc vs error,id,jsonrpc,result")
+    );
+}
+
+#[test]
+fn output_that_answers_no_request_diverges() {
+    let note = r#"{"jsonrpc":"2.0","method":"notifications/cancelled","params":{"requestId":9}}"#;
+    let reply = r#"{"jsonrpc":"2.0","id":null,"result":{}}"#;
+    assert_eq!(diff(&[note], &[], &[reply]), one(Class::ExtraReply, "-", "reply with id null"));
+    let log = r#"{"jsonrpc":"2.0","method":"notifications/message","params":{"level":"info","data":"x"}}"#;
+    assert_eq!(diff(&[LIST], &[TOOLS, log], &[TOOLS]), one(Class::ExtraOutput, "-", "notifications/message"));
+    assert_eq!(
+        diff(&[LIST], &[TOOLS], &["calling add", TOOLS]),
+        one(Class::ExtraOutput, "-", "a line that is not JSON")
+    );
+    let parse_error = r#"{"jsonrpc":"2.0","id":null,"error":{"code":-32700,"message":"x"}}"#;
+    assert_eq!(diff(&["{not json"], &[parse_error], &[parse_error]), vec![]);
+}
+
+#[test]
+fn ignored_paths_and_cut_transcripts_are_not_compared() {
+    let twice = TOOLS.replace(r#"}}]}}"#, r#"}},{"name":"add","inputSchema":{"type":"object"}}]}}"#);
+    let ignore = Ignore::with(vec!["result.tools.*".into()]);
+    assert_eq!(diff_ended(&[LIST], &[TOOLS], &Ending::Closed, &[&twice], &Ending::Closed, &ignore), vec![]);
+    let other = Ignore::with(vec!["result.prompts.**".into()]);
+    assert_eq!(diff_ended(&[LIST], &[TOOLS], &Ending::Closed, &[&twice], &Ending::Closed, &other).len(), 1);
+    let cut = Ending::Cut { events: 10 };
+    assert_eq!(diff_ended(&[LIST], &[TOOLS], &cut, &[], &Ending::Closed, &Ignore::default()), vec![]);
+}
+
+#[test]
+fn glob_steps_within_and_across_dots() {
+    assert!(glob(b"result.*.name", b"result.tools.name"));
+    assert!(!glob(b"result.*.name", b"result.tools[].x.name"));
+    assert!(glob(b"result.**.name", b"result.tools[].x.name"));
+    assert!(glob(b"**", b""));
+    assert!(!glob(b"error.code", b"error.codes"));
+}
+
+#[test]
+fn class_ids_come_back_from_their_names() {
+    for class in Class::ALL {
+        assert_eq!(Class::from_id(class.id()), Some(class));
+        assert!(!class.meaning().is_empty());
+    }
+    assert_eq!(Class::from_id("nonsense"), None);
+}

@@ -1,0 +1,311 @@
+//! Differential fuzzing: the same conversations to two servers (two commands, a URL on either side, the built-in
+//! server and a planted bug, or a server and a recording of another), and what differs between their answers.
+//!
+//! Each conversation goes to both sides at once; [`compare`] classes every reply pair. A divergence seen for the
+//! first time (by class, method and place: [`Divergence::key`]) runs again on both sides before it counts (with
+//! waits 4 times longer when it rests on silence or a hang), is minimized to the shortest conversation that still
+//! diverges the same way, and is written as a case file holding both transcripts ([`case`]), which `replay` runs
+//! again on both sides. Divergences a baseline accepts ([`accepted`]) are reported but do not fail the run.
+//!
+//! - [`compare`]: the classes and the comparison (pure);
+//! - [`case`]: the diff case file; [`record`]: one server's answers kept on disk, and the target that plays them;
+//! - [`accepted`]: the baseline of accepted divergences; [`report`]: human, JSON and HTML reports.
+
+pub mod accepted;
+pub mod case;
+pub mod compare;
+pub mod record;
+pub mod report;
+
+pub use compare::{Class, Divergence, Ignore, Side, compare};
+
+use crate::campaign::conversation_for;
+use crate::model::Eras;
+use crate::server::Target;
+use crate::shrink;
+use crate::surface::Surface;
+use crate::transcript::{Input, Transcript};
+use accepted::Accepted;
+use anyhow::Result;
+use case::{DiffCase, SideSpec};
+use std::collections::HashSet;
+use std::path::PathBuf;
+use std::sync::Arc;
+use std::time::{Duration, Instant};
+
+/// How much longer the waits are when a divergence that rests on silence or a hang runs again.
+const PATIENCE: u32 = 4;
+
+/// Where the conversations come from.
+#[derive(Clone, Debug)]
+pub enum Conversations {
+    /// Generated from a seed, as `fuzz` generates them: both eras, malformed and valid, tool sessions with
+    /// arguments drawn from the schemas of the tools both servers list (`surface`).
+    Generated {
+        /// The seed.
+        seed: u64,
+        /// What both servers list.
+        surface: Arc<Surface>,
+        /// The eras tool sessions are held in.
+        eras: Eras,
+    },
+    /// The conversations of a recording, in its order.
+    Recorded(Vec<Vec<Input>>),
+}
+
+impl Conversations {
+    /// Conversation `index`, or `None` past the last one.
+    pub fn get(&self, index: u64) -> Option<Vec<Input>> {
+        match self {
+            Conversations::Generated { seed, surface, eras } => Some(conversation_for(*seed, index, surface, *eras)),
+            Conversations::Recorded(all) => all.get(usize::try_from(index).ok()?).cloned(),
+        }
+    }
+}
+
+/// What a diff run does.
+#[derive(Clone, Debug)]
+pub struct Options {
+    /// The conversations.
+    pub conversations: Conversations,
+    /// Stop after this many conversations (`None`: until `time`, or the recording's end).
+    pub cases: Option<u64>,
+    /// Stop after this long, confirmation and minimization included.
+    pub time: Option<Duration>,
+    /// What the comparison leaves out.
+    pub ignore: Ignore,
+    /// Where case files are written, the moment a divergence is confirmed and again once it is minimized.
+    pub out: Option<PathBuf>,
+    /// How much one divergence's minimization may do (no runs: not minimized, as against a recording).
+    pub shrink: shrink::Budget,
+    /// Divergences accepted as they are.
+    pub accepted: Accepted,
+    /// The two sides, as case files name them.
+    pub sides: (SideSpec, SideSpec),
+}
+
+/// One divergence found, with the conversation that shows it.
+#[derive(Clone, Debug)]
+pub struct Found {
+    /// The divergence (in the minimized conversation, once minimized).
+    pub divergence: Divergence,
+    /// The number of the conversation it was first seen in.
+    pub conversation: u64,
+    /// The conversation that shows it (minimized, when it was).
+    pub inputs: Vec<Input>,
+    /// Side A's transcript of it.
+    pub a: Transcript,
+    /// Side B's transcript of it.
+    pub b: Transcript,
+    /// True when it diverged the same way again when run again.
+    pub confirmed: bool,
+    /// The baseline's reason, when a baseline entry accepts it.
+    pub accepted: Option<String>,
+    /// How many lines the conversation had when first seen (to tell a minimized case).
+    pub first_frames: usize,
+    /// Its case file, once written.
+    pub case_file: Option<PathBuf>,
+}
+
+impl Found {
+    /// True when it fails the run: confirmed and not accepted.
+    pub fn fails(&self) -> bool {
+        self.confirmed && self.accepted.is_none()
+    }
+}
+
+/// What a diff run found.
+#[derive(Debug, Default)]
+pub struct Summary {
+    /// How many conversations went to both sides.
+    pub conversations: u64,
+    /// Every divergence, in the order seen.
+    pub found: Vec<Found>,
+    /// How long the run took.
+    pub elapsed: Duration,
+    /// Baseline entries that nothing matched (`CLASS METHOD [AT]`).
+    pub stale: Vec<String>,
+}
+
+impl Summary {
+    /// True when a confirmed divergence is not accepted by the baseline: the run fails.
+    pub fn fails(&self) -> bool {
+        self.found.iter().any(Found::fails)
+    }
+}
+
+/// What a diff run tells as it goes.
+pub enum Progress<'a> {
+    /// Conversations so far.
+    Ran {
+        /// How many.
+        done: u64,
+    },
+    /// A divergence was confirmed (or not), minimized and written.
+    Found(&'a Found),
+}
+
+/// A side of the comparison: a target and whether it holds a recording (no minimization then).
+type Pair<'a> = (&'a mut (dyn Target + Send), &'a mut (dyn Target + Send));
+
+/// Runs `inputs` on both sides at once.
+pub fn run_both(
+    a: &mut (dyn Target + Send),
+    b: &mut (dyn Target + Send),
+    inputs: &[Input],
+) -> Result<(Transcript, Transcript)> {
+    std::thread::scope(|scope| {
+        let left = scope.spawn(|| a.run(inputs));
+        let right = b.run(inputs);
+        let left = left.join().map_err(|_| anyhow::anyhow!("side A's conversation panicked"))?;
+        Ok((left?, right?))
+    })
+}
+
+/// The divergences of one conversation's two transcripts.
+pub fn divergences(inputs: &[Input], a: &Transcript, b: &Transcript, ignore: &Ignore) -> Vec<Divergence> {
+    let (ra, rb): (Vec<Vec<u8>>, Vec<Vec<u8>>) =
+        (a.received().map(<[u8]>::to_vec).collect(), b.received().map(<[u8]>::to_vec).collect());
+    compare(inputs, Side { received: &ra, ending: &a.ending }, Side { received: &rb, ending: &b.ending }, ignore)
+}
+
+/// Sends conversations to side `a` and side `b` until `options` says stop; `progress` hears of every divergence
+/// as it is written and of the count now and then. A side that cannot run a conversation stops the run with its
+/// error, but for the deadline passing (the run ends there).
+pub fn run(
+    a: &mut (dyn Target + Send),
+    b: &mut (dyn Target + Send),
+    options: &Options,
+    mut progress: impl FnMut(Progress<'_>),
+) -> Result<Summary> {
+    let began = Instant::now();
+    let deadline = options.time.map(|time| began + time);
+    let over = || deadline.is_some_and(|deadline| Instant::now() >= deadline);
+    let mut summary = Summary::default();
+    let mut seen = HashSet::new();
+    let mut index = 0;
+    while options.cases.is_none_or(|cases| index < cases) && !over() {
+        let Some(inputs) = options.conversations.get(index) else { break };
+        let (ta, tb) = match run_both(a, b, &inputs) {
+            Err(error) if error.is::<crate::server::DeadlinePassed>() => break,
+            ran => ran?,
+        };
+        index += 1;
+        summary.conversations = index;
+        if index.is_multiple_of(50) {
+            progress(Progress::Ran { done: index });
+        }
+        for divergence in divergences(&inputs, &ta, &tb, &options.ignore) {
+            if !seen.insert(divergence.key()) {
+                continue;
+            }
+            let found = settle(&mut (a, b), divergence, index - 1, &inputs, (&ta, &tb), options, deadline)?;
+            progress(Progress::Found(&found));
+            summary.found.push(found);
+        }
+    }
+    summary.stale = options.accepted.stale(&summary.found);
+    summary.elapsed = began.elapsed();
+    Ok(summary)
+}
+
+/// Confirms a divergence seen for the first time, minimizes it when it is confirmed and not accepted, and writes its
+/// case file.
+fn settle(
+    pair: &mut Pair<'_>,
+    divergence: Divergence,
+    conversation: u64,
+    inputs: &[Input],
+    seen: (&Transcript, &Transcript),
+    options: &Options,
+    deadline: Option<Instant>,
+) -> Result<Found> {
+    let key = divergence.key();
+    let accepted = options.accepted.reason(&divergence).map(str::to_string);
+    let mut found = Found {
+        divergence,
+        conversation,
+        inputs: inputs.to_vec(),
+        a: seen.0.clone(),
+        b: seen.1.clone(),
+        confirmed: false,
+        accepted,
+        first_frames: inputs.len(),
+        case_file: None,
+    };
+    found.confirmed = confirm(pair, &found.divergence, inputs, &options.ignore)?;
+    if found.confirmed && found.accepted.is_none() && options.shrink.runs > 0 {
+        let until = [deadline, options.shrink.time.map(|time| Instant::now() + time)].into_iter().flatten().min();
+        if let Some((inputs, a, b, divergence)) =
+            minimize(pair, &key, inputs, &options.ignore, options.shrink.runs, until)
+        {
+            found = Found { inputs, a, b, divergence, ..found };
+        }
+    }
+    if let Some(dir) = &options.out {
+        let case = DiffCase::for_found(&found, &options.sides, &options.ignore);
+        found.case_file = Some(case.save(dir, &case_name(&found.divergence))?);
+    }
+    Ok(found)
+}
+
+/// Runs `inputs` again on both sides (with waits [`PATIENCE`] times longer when the divergence rests on silence or a
+/// hang, for a side whose verdicts depend on waits): true when the same divergence shows again.
+fn confirm(pair: &mut Pair<'_>, divergence: &Divergence, inputs: &[Input], ignore: &Ignore) -> Result<bool> {
+    let waits = matches!(divergence.class, Class::AnswerVsSilence | Class::Ending);
+    let (mut patient_a, mut patient_b) = match waits {
+        true => (pair.0.patient(PATIENCE), pair.1.patient(PATIENCE)),
+        false => (None, None),
+    };
+    let a: &mut (dyn Target + Send) = match patient_a.as_deref_mut() {
+        Some(patient) => patient,
+        None => &mut *pair.0,
+    };
+    let b: &mut (dyn Target + Send) = match patient_b.as_deref_mut() {
+        Some(patient) => patient,
+        None => &mut *pair.1,
+    };
+    let (ta, tb) = match run_both(a, b, inputs) {
+        Err(error) if error.is::<crate::server::DeadlinePassed>() => return Ok(false),
+        ran => ran?,
+    };
+    let key = divergence.key();
+    Ok(divergences(inputs, &ta, &tb, ignore).iter().any(|d| d.key() == key))
+}
+
+/// The shortest conversation found (within `runs` runs and before `until`) on which the divergence `key` still
+/// shows, with both transcripts of it and the divergence as it shows there; `None` when nothing shorter does.
+fn minimize(
+    pair: &mut Pair<'_>,
+    key: &str,
+    inputs: &[Input],
+    ignore: &Ignore,
+    runs: usize,
+    until: Option<Instant>,
+) -> Option<(Vec<Input>, Transcript, Transcript, Divergence)> {
+    let mut last = None;
+    let best = shrink::shrink(inputs.to_vec(), runs, |candidate| {
+        if until.is_some_and(|until| Instant::now() >= until) {
+            return false;
+        }
+        let Ok((ta, tb)) = run_both(&mut *pair.0, &mut *pair.1, candidate) else { return false };
+        let Some(divergence) = divergences(candidate, &ta, &tb, ignore).into_iter().find(|d| d.key() == key) else {
+            return false;
+        };
+        last = Some((candidate.to_vec(), ta, tb, divergence));
+        true
+    });
+    last.filter(|(kept, ..)| *kept == best)
+}
+
+/// The case file's name: `diff-CLASS-METHOD-HASH` (the hash of the divergence's key).
+fn case_name(divergence: &Divergence) -> String {
+    let method: String = divergence
+        .method
+        .chars()
+        .map(|c| if c.is_ascii_alphanumeric() { c.to_ascii_lowercase() } else { '-' })
+        .collect();
+    let hash =
+        divergence.key().bytes().fold(0xcbf2_9ce4_8422_2325_u64, |h, b| (h ^ b as u64).wrapping_mul(0x100_0000_01b3));
+    format!("diff-{}-{}-{:08x}", divergence.class, method.trim_matches('-'), hash as u32)
+}

@@ -7,6 +7,7 @@ mod attach;
 mod check;
 mod corpus;
 mod coverage;
+mod diff;
 mod fuzz;
 mod import;
 mod init;
@@ -37,6 +38,11 @@ pub enum Commands {
     /// Fuzz a server: the built-in one in-process, or `-- CMD ARGS...` as a child process over stdio (no shell).
     /// Exit 0 when clean, 1 on findings, 2 on usage or harness errors.
     Fuzz(Box<fuzz::FuzzArgs>),
+    /// Send the same conversations to two servers (`-- CMD ARGS...` or the built-in server, against
+    /// `--against 'CMD ARGS'`, a URL, a recording, or, with `--mutant NAME` alone, the built-in server against
+    /// that mutant) and report what differs, each divergence minimized into a diff case file that `replay` runs on
+    /// both sides. Exit 0 when nothing differs, 1 when something does, 2 on usage or harness errors.
+    Diff(Box<diff::DiffArgs>),
     /// Replay a case file against the server it names (or `-- CMD ARGS...`, or `--mutant NAME`) and check it.
     /// Exit 0 when no rule breaks (a clean case as expected); 1 when a rule breaks (a case's expected rule broke
     /// again: it reproduces); 3 when the case's expected rules did not all break on its server (it no longer
@@ -77,6 +83,7 @@ impl Commands {
     pub fn run(self) -> Result<ExitCode> {
         let result = match self {
             Commands::Fuzz(args) => fuzz::run(*args),
+            Commands::Diff(args) => diff::run(*args),
             Commands::Replay(args) => replay::run(args),
             Commands::Init(args) => init::run(args),
             Commands::Import(args) => import::run(args),

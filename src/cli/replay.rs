@@ -5,6 +5,7 @@ use super::options::{ForkServerOption, ReplyTimeout, RuleOptions};
 use super::server::{end_servers_on_signal, server_model, server_spec, stated_eras, through_fork_server};
 use anyhow::{Result, anyhow, bail};
 use mcp_wirefuzz::case::Case;
+use mcp_wirefuzz::diff::case::is_diff_case;
 use mcp_wirefuzz::learn::surface;
 use mcp_wirefuzz::oracle::check;
 use mcp_wirefuzz::server::{ServerSpec, Timeouts};
@@ -57,6 +58,13 @@ pub fn run(args: ReplayArgs) -> Result<ExitCode> {
     let (file, rules) = (args.file.as_path(), &args.rules);
     let timeout = args.timeout.duration()?;
     end_servers_on_signal()?;
+    if std::fs::read_to_string(file).is_ok_and(|text| is_diff_case(&text)) {
+        let others = args.mutant.is_some() || args.built_in || args.url.is_some() || !args.command.is_empty();
+        if others || !rules.profile.is_empty() || !rules.allow.is_empty() || !rules.deny.is_empty() {
+            bail!("a diff case runs on the two sides it names; only --timeout applies to it");
+        }
+        return super::diff::replay(file, timeout);
+    }
     let case = Case::load(file)?;
     let server = match (args.built_in, args.mutant.as_deref(), args.command.is_empty()) {
         (true, _, true) => ServerSpec::BuiltIn,

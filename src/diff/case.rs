@@ -129,6 +129,8 @@ pub struct DiffCase {
     pub b: SideSpec,
     /// The `--ignore` patterns the comparison ran with.
     pub ignore: Vec<String>,
+    /// True when message texts were compared (`--compare-texts`; `texts: compared`).
+    pub compare_texts: bool,
     /// The frames.
     pub inputs: Vec<Input>,
     /// What side A answered when the case was written.
@@ -149,10 +151,16 @@ impl DiffCase {
             a: sides.0.clone(),
             b: sides.1.clone(),
             ignore: ignore.patterns.clone(),
+            compare_texts: !ignore.texts,
             inputs: found.inputs.clone(),
             answered_a: Answered::of(&found.a),
             answered_b: Answered::of(&found.b),
         }
+    }
+
+    /// What the comparison leaves out, as when the case was written.
+    pub fn ignore(&self) -> Ignore {
+        Ignore { patterns: self.ignore.clone(), texts: !self.compare_texts }
     }
 
     /// The divergence the case is about (class, method, place).
@@ -177,6 +185,9 @@ impl DiffCase {
         let _ = writeln!(out, "b: {}", self.b.render());
         for pattern in &self.ignore {
             let _ = writeln!(out, "ignore: {pattern}");
+        }
+        if self.compare_texts {
+            out.push_str("texts: compared\n");
         }
         for input in &self.inputs {
             match input {
@@ -203,7 +214,7 @@ impl DiffCase {
             _ => bail!("line 1: a diff case file starts with `{MAGIC}`"),
         }
         let (mut title, mut class, mut method, mut at, mut a, mut b) = (None, None, None, None, None, None);
-        let (mut frames, mut ignore, mut inputs) = (None, Vec::new(), Vec::new());
+        let (mut frames, mut ignore, mut inputs, mut compare_texts) = (None, Vec::new(), Vec::new(), false);
         let (mut answered_a, mut answered_b) = (Answered::default(), Answered::default());
         for (index, text) in lines {
             let at_line = || format!("line {}", index + 1);
@@ -242,6 +253,8 @@ impl DiffCase {
                     "a" => a = Some(SideSpec::parse(value).with_context(at_line)?),
                     "b" => b = Some(SideSpec::parse(value).with_context(at_line)?),
                     "ignore" => ignore.push(value.to_string()),
+                    "texts" if value == "compared" => compare_texts = true,
+                    "texts" => bail!("{}: `texts:` takes `compared`", at_line()),
                     other => bail!("{}: unknown header `{other}`", at_line()),
                 }
             } else {
@@ -262,6 +275,7 @@ impl DiffCase {
             a: a.with_context(|| missing("a"))?,
             b: b.with_context(|| missing("b"))?,
             ignore,
+            compare_texts,
             inputs,
             answered_a,
             answered_b,
@@ -346,6 +360,7 @@ mod tests {
                 ServerCommand::from_argv(&["python3".into(), "s.py".into()]).unwrap(),
             )),
             ignore: vec!["result.x.**".into()],
+            compare_texts: true,
             inputs: vec![Input::Line(b"{\"a\":1}".to_vec()), Input::Sync, Input::Line(b" odd\n".to_vec())],
             answered_a: Answered { received: vec![b"{}".to_vec(), b"\xff".to_vec()], ending: Some(Ending::Closed) },
             answered_b: Answered {

@@ -11,7 +11,7 @@
 
 use crate::protocol::codes::UNSUPPORTED_PROTOCOL_VERSION;
 use crate::protocol::json::{lenient_text, parse_value};
-use crate::protocol::methods::{DISCOVER, INITIALIZE, TOOLS_CALL};
+use crate::protocol::methods::{DISCOVER, HANDSHAKE_REQUESTS, INITIALIZE, MODERN_REQUESTS, TOOLS_CALL};
 use crate::transcript::{Ending, Input, show_bytes};
 use serde_json::{Map, Value};
 use std::collections::{BTreeMap, HashMap, VecDeque};
@@ -29,7 +29,8 @@ pub enum Class {
     ResultVsError,
     /// Both answered with an error, with different codes.
     ErrorCode,
-    /// Both answered with an error of the same code whose `data` differs.
+    /// Both answered with an error of the same code whose `data` differs (or, when texts are compared, its
+    /// `message`).
     ErrorData,
     /// One side answered a request, the other said nothing.
     AnswerVsSilence,
@@ -99,7 +100,9 @@ impl Class {
         match self {
             Class::ResultVsError => "one side answered with a result, the other with an error",
             Class::ErrorCode => "both answered with an error, with different codes",
-            Class::ErrorData => "both answered with an error of the same code, whose data differs",
+            Class::ErrorData => {
+                "both answered with an error of the same code whose data (with --compare-texts, or message) differs"
+            }
             Class::AnswerVsSilence => "one side answered a request, the other said nothing",
             Class::Ending => "the connection ended differently (one side crashed or hung)",
             Class::Result => "both answered with results whose content differs",
@@ -143,25 +146,27 @@ impl Divergence {
 }
 
 /// Paths left out of the comparison: glob patterns over the paths [`Divergence::at`] shows (`*` matches within
-/// one `.`-separated step, `**` across steps), and, unless turned off, the defaults that legitimately vary.
+/// one `.`-separated step, `**` across steps), and, unless turned off, message texts. Server names and versions,
+/// timestamps, UUIDs and the ids of created objects are always left out.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct Ignore {
     /// The patterns given (`--ignore`).
     pub patterns: Vec<String>,
-    /// True when the defaults apply (message texts, server names and versions, timestamps, created ids).
-    pub defaults: bool,
+    /// True when message texts are left out (`error.message`, `description`, `title`, `instructions`, the text of
+    /// an `isError` result); false with `--compare-texts`.
+    pub texts: bool,
 }
 
 impl Default for Ignore {
     fn default() -> Ignore {
-        Ignore { patterns: Vec::new(), defaults: true }
+        Ignore { patterns: Vec::new(), texts: true }
     }
 }
 
 impl Ignore {
-    /// The defaults and `patterns`.
+    /// Message texts and `patterns` left out.
     pub fn with(patterns: Vec<String>) -> Ignore {
-        Ignore { patterns, defaults: true }
+        Ignore { patterns, texts: true }
     }
 
     fn ignores(&self, path: &str) -> bool {
@@ -291,15 +296,28 @@ fn requests(inputs: &[Input]) -> Vec<Sent> {
             let (Some(id), Some(method)) = (item.get("id"), item.get("method").and_then(Value::as_str)) else {
                 continue;
             };
-            let method = match (method, item.pointer("/params/name").and_then(Value::as_str)) {
-                (TOOLS_CALL, Some(tool)) => format!("{TOOLS_CALL} {tool}"),
-                _ => method.to_string(),
-            };
+            let method = method_label(method, item.pointer("/params/name").and_then(Value::as_str));
             let id = id.to_string();
             sent.push(Sent { loose: loose_id_text(&id), id, method });
         }
     }
     sent
+}
+
+/// How a divergence names a request's method: the method when MCP defines it (`tools/call` with the tool's name,
+/// when that is a plain name), else `(other method)`, so that generated method names do not each make a divergence
+/// of their own.
+fn method_label(method: &str, tool: Option<&str>) -> String {
+    let known = HANDSHAKE_REQUESTS.contains(&method) || MODERN_REQUESTS.contains(&method);
+    let plain = |name: &str| {
+        (1..=64).contains(&name.len()) && name.chars().all(|c| c.is_ascii_alphanumeric() || "_-./".contains(c))
+    };
+    match (known, method, tool) {
+        (false, ..) => "(other method)".to_string(),
+        (true, TOOLS_CALL, Some(tool)) if plain(tool) => format!("{TOOLS_CALL} {tool}"),
+        (true, TOOLS_CALL, Some(_)) => format!("{TOOLS_CALL} (odd name)"),
+        (true, method, _) => method.to_string(),
+    }
 }
 
 /// Every divergence between side `a` and side `b`, which both got `inputs`: none when they agree. A side whose
@@ -321,6 +339,15 @@ pub fn compare(inputs: &[Input], a: Side<'_>, b: Side<'_>, ignore: &Ignore) -> V
         }
         if rb.is_none() {
             *rb = right.take_loose(&request.loose).map(|r| (r, true));
+        }
+    }
+    // A request one side answered and the other did not under any like id: an error reply with a null id
+    // (the id lost) answers it.
+    for (ra, rb) in pairs.iter_mut() {
+        match (ra.is_none(), rb.is_none()) {
+            (true, false) => *ra = left.take("null").map(|r| (r, true)),
+            (false, true) => *rb = right.take("null").map(|r| (r, true)),
+            _ => {}
         }
     }
     let ended = |ending: &Ending| !matches!(ending, Ending::Closed);
@@ -413,20 +440,20 @@ fn show_value(value: &Value) -> String {
 
 /// Compares two replies to the same request (`id_changed`: one came back under a looser id).
 fn replies(method: &str, a: &Value, b: &Value, id_changed: bool, ignore: &Ignore, out: &mut Vec<Divergence>) {
-    let era_request = method == INITIALIZE || method == DISCOVER;
-    let code = |reply: &Value| reply.pointer("/error/code").cloned();
-    let refused_version =
-        [a, b].iter().any(|reply| code(reply).and_then(|c| c.as_i64()) == Some(UNSUPPORTED_PROTOCOL_VERSION));
-    let push = |out: &mut Vec<Divergence>, class: Class, at: &str| {
-        let class = if era_request || refused_version { Class::Era } else { class };
-        out.push(divergence(class, method, at, show_value(a), show_value(b)));
-    };
+    let show = |class: Class, at: &str| divergence(class, method, at, show_value(a), show_value(b));
+    // A changed id or envelope says all there is: what follows in the reply is the same answer.
     if id_changed || a.get("id") != b.get("id") {
-        push(out, Class::Id, "id");
+        return out.push(show(Class::Id, "id"));
     }
     if a.get("jsonrpc") != b.get("jsonrpc") {
-        push(out, Class::Envelope, "jsonrpc");
+        return out.push(show(Class::Envelope, "jsonrpc"));
     }
+    let code = |reply: &Value| reply.pointer("/error/code").cloned();
+    let refused = |reply: &Value| code(reply).and_then(|c| c.as_i64()) == Some(UNSUPPORTED_PROTOCOL_VERSION);
+    let era = method == INITIALIZE || method == DISCOVER || refused(a) != refused(b);
+    let push = |out: &mut Vec<Divergence>, class: Class, at: &str| {
+        out.push(show(if era { Class::Era } else { class }, at));
+    };
     let members = |reply: &Value| -> Vec<String> {
         let mut keys: Vec<String> = reply.as_object().map(|o| o.keys().cloned().collect()).unwrap_or_default();
         keys.sort();
@@ -502,7 +529,7 @@ fn differences(
             }
         }
         (Value::String(x), Value::String(y)) if x != y => {
-            if !(ignore.defaults && varies(path, x, y, texts_free)) {
+            if !varies(path, x, y, ignore.texts && texts_free, ignore.texts) {
                 out.push(path.to_string());
             }
         }
@@ -521,10 +548,11 @@ fn is_plain_key(key: &str) -> bool {
     !key.is_empty() && key.chars().all(|c| c.is_ascii_alphanumeric() || c == '_' || c == '-' || c == '$')
 }
 
-/// True when two different strings at `path` are values that legitimately vary between servers.
-fn varies(path: &str, x: &str, y: &str, texts_free: bool) -> bool {
+/// True when two different strings at `path` are values that legitimately vary between servers (`texts`: message
+/// texts among them).
+fn varies(path: &str, x: &str, y: &str, texts_free: bool, texts: bool) -> bool {
     let last = path.rsplit(['.', '[']).next().unwrap_or(path).trim_end_matches(']');
-    let text_key = matches!(last, "message" | "description" | "title" | "instructions");
+    let text_key = texts && matches!(last, "message" | "description" | "title" | "instructions");
     let created_id = path.starts_with("result.")
         && (last == "id" || last.ends_with("Id") || last.ends_with("_id") || last == "\"id\"");
     text_key

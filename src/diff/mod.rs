@@ -72,6 +72,8 @@ pub struct Options {
     pub cases: Option<u64>,
     /// Stop after this long, confirmation and minimization included.
     pub time: Option<Duration>,
+    /// Stop once this many divergences that fail the run are found (`None`: never).
+    pub stop_after: Option<usize>,
     /// What the comparison leaves out.
     pub ignore: Ignore,
     /// Where case files are written, the moment a divergence is confirmed and again once it is minimized.
@@ -203,6 +205,10 @@ pub fn run(
             progress(Progress::Found(&found));
             summary.found.push(found);
         }
+        let failing = summary.found.iter().filter(|found| found.fails()).count();
+        if options.stop_after.is_some_and(|most| failing >= most) {
+            break;
+        }
     }
     summary.stale = options.accepted.stale(&summary.found);
     summary.elapsed = began.elapsed();
@@ -307,5 +313,6 @@ fn case_name(divergence: &Divergence) -> String {
         .collect();
     let hash =
         divergence.key().bytes().fold(0xcbf2_9ce4_8422_2325_u64, |h, b| (h ^ b as u64).wrapping_mul(0x100_0000_01b3));
-    format!("diff-{}-{}-{:08x}", divergence.class, method.trim_matches('-'), hash as u32)
+    let method: String = method.trim_matches('-').chars().take(48).collect();
+    format!("diff-{}-{method}-{:08x}", divergence.class, hash as u32)
 }

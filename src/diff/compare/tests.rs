@@ -216,3 +216,41 @@ fn class_ids_come_back_from_their_names() {
     }
     assert_eq!(Class::from_id("nonsense"), None);
 }
+
+#[test]
+fn an_error_that_lost_its_id_answers_the_request_the_other_side_answered() {
+    let error = |id: &str| format!(r#"{{"jsonrpc":"2.0","id":{id},"error":{{"code":-32602,"message":"m"}}}}"#);
+    assert_eq!(diff(&[CALL], &[&error("2")], &[&error("null")]), one(Class::Id, "tools/call add", "id"));
+    assert_eq!(diff(&[CALL], &[&error("null")], &[&error("null")]), vec![], "both lost it: the same answer");
+}
+
+#[test]
+fn generated_method_names_are_one_method() {
+    let odd = |name: &str| format!(r#"{{"jsonrpc":"2.0","id":1,"method":"{name}"}}"#);
+    let error = r#"{"jsonrpc":"2.0","id":1,"error":{"code":-32601,"message":"m"}}"#;
+    assert_eq!(diff(&[&odd("x\\ty")], &[error], &[]), one(Class::AnswerVsSilence, "(other method)", "reply"));
+    let long = format!(r#"{{"jsonrpc":"2.0","id":2,"method":"tools/call","params":{{"name":"{}"}}}}"#, "w".repeat(100));
+    assert_eq!(
+        diff(&[&long], &[], &[error.replace(":1,", ":2,").as_str()]),
+        one(Class::AnswerVsSilence, "tools/call (odd name)", "reply")
+    );
+}
+
+#[test]
+fn message_texts_are_compared_when_asked() {
+    let message = |text: &str| format!(r#"{{"jsonrpc":"2.0","id":1,"error":{{"code":-32602,"message":"{text}"}}}}"#);
+    let texts = Ignore { patterns: Vec::new(), texts: false };
+    let (a, b) = (message("missing: a"), message("missing: b"));
+    assert_eq!(
+        diff_ended(&[LIST], &[&a], &Ending::Closed, &[&b], &Ending::Closed, &texts),
+        one(Class::ErrorData, "tools/list", "error.message")
+    );
+    assert_eq!(diff(&[LIST], &[&a], &[&b]), vec![]);
+    let made = |at: &str| format!(r#"{{"jsonrpc":"2.0","id":1,"result":{{"at":"{at}"}}}}"#);
+    let (x, y) = (made("2026-12-05T10:00:00Z"), made("2026-12-06T10:00:00Z"));
+    assert_eq!(
+        diff_ended(&[LIST], &[&x], &Ending::Closed, &[&y], &Ending::Closed, &texts),
+        vec![],
+        "timestamps stay out"
+    );
+}

@@ -150,28 +150,37 @@ pub fn run(args: DiffArgs) -> Result<ExitCode> {
         other => (other, None),
     };
     let SideSpec::Server(server_a) = &a else { bail!("side A is a server") };
-    let deadline = |from: Instant| time.map(|time| from + time);
     let cases = args.cases.or(if time.is_none() { Some(10_000) } else { None });
+    let (model_a, surface_a) = learn(server_a, learning)?;
+    let learned_b = match &b {
+        Some(SideSpec::Server(server_b)) => Some(learn(server_b, learning)?),
+        _ => None,
+    };
+    // --time counts from here, learning done.
+    let adaptive = !args.timeout.pinned();
+    let deadline = time.map(|time| Instant::now() + time);
+    let timeouts = Timeouts { reply, startup, deadline, adaptive, ..Timeouts::default() };
+    // Each conversation on a fresh process (so a minimized case replays as it ran), with sentinel barriers.
+    let mut target_a = server_a.probe_target(timeouts, model_a.eras);
     let Some(b) = b else {
-        // --record: side A only.
-        let (model, learned) = learn(server_a, learning)?;
-        let timeouts = Timeouts {
-            reply,
-            startup,
-            deadline: deadline(Instant::now()),
-            adaptive: !args.timeout.pinned(),
-            ..Timeouts::default()
-        };
-        let conversations = Conversations::Generated { seed, surface: learned, eras: model.eras };
-        let dir = args
-            .record
-            .as_deref()
-            .context("a side to compare with (--against, --against-url, --recorded, --mutant) or --record DIR")?;
-        return record(server_a, timeouts, &conversations, cases, dir, seed);
+        let dir = args.record.as_deref().context("--record DIR")?;
+        let conversations = Conversations::generated(seed, surface_a, model_a.eras);
+        return record(server_a, &mut *target_a, &conversations, cases, dir, seed);
     };
     let out_created = writable_folder("--out", &args.out)?;
-    let (conversations, mut target_b, shrink_runs) = match &b {
-        SideSpec::Recording(dir) => {
+    let (conversations, mut target_b, shrink_runs) = match (&b, learned_b) {
+        (SideSpec::Server(server_b), Some((model_b, surface_b))) => {
+            let shared = Arc::new((*surface_a).clone().shared_with(&surface_b));
+            eprintln!("both list: {shared}");
+            let eras = shared_eras(model_a.eras, model_b.eras);
+            let conversations = Conversations::generated(seed, shared, eras);
+            (conversations, server_b.probe_target(timeouts, model_b.eras), args.shrink_budget)
+        }
+        _ => {
+            let dir = match &b {
+                SideSpec::Recording(dir) => dir,
+                SideSpec::Server(_) => bail!("side B was not learned"),
+            };
             let recording = Recording::load(dir)?;
             eprintln!(
                 "mcp-wirefuzz diff: the recording in {} holds {} conversation(s) of {} (seed {})",
@@ -184,30 +193,7 @@ pub fn run(args: DiffArgs) -> Result<ExitCode> {
             let played: Box<dyn Target + Send> = Box::new(Played::new(recording.conversations));
             (Conversations::Recorded(inputs), played, 0)
         }
-        SideSpec::Server(server_b) => {
-            let (model_a, surface_a) = learn(server_a, learning)?;
-            let (model_b, surface_b) = learn(server_b, learning)?;
-            let shared = Arc::new((*surface_a).clone().shared_with(&surface_b));
-            eprintln!("both list: {shared}");
-            let eras = shared_eras(model_a.eras, model_b.eras);
-            let timeouts = Timeouts {
-                reply,
-                startup,
-                deadline: deadline(Instant::now()),
-                adaptive: !args.timeout.pinned(),
-                ..Timeouts::default()
-            };
-            (
-                Conversations::Generated { seed, surface: shared, eras },
-                server_b.pooled_target(timeouts),
-                args.shrink_budget,
-            )
-        }
     };
-    let run_deadline = deadline(Instant::now());
-    let timeouts =
-        Timeouts { reply, startup, deadline: run_deadline, adaptive: !args.timeout.pinned(), ..Timeouts::default() };
-    let mut target_a = server_a.pooled_target(timeouts);
     let sides = (a.clone(), b.clone());
     let options = Options {
         conversations,
@@ -294,16 +280,15 @@ fn learn(server: &ServerSpec, timeouts: Timeouts) -> Result<(ServerModel, Arc<Su
     Ok((model, learned))
 }
 
-/// Records `server`'s answers to `conversations` into `dir`.
+/// Records `server`'s answers (through `target`) to `conversations` into `dir`.
 fn record(
     server: &ServerSpec,
-    timeouts: Timeouts,
+    target: &mut dyn Target,
     conversations: &Conversations,
     cases: Option<u64>,
     dir: &Path,
     seed: u64,
 ) -> Result<ExitCode> {
-    let mut target = server.pooled_target(timeouts);
     let mut recording = Recording { seed, server: server.describe(), conversations: Vec::new() };
     let bar = progress_bar(cases);
     let mut index = 0;

@@ -21,6 +21,7 @@ pub use compare::{Class, Divergence, Ignore, Side, compare};
 
 use crate::campaign::conversation_for;
 use crate::model::Eras;
+use crate::protocol::Era;
 use crate::server::Target;
 use crate::shrink;
 use crate::surface::Surface;
@@ -39,8 +40,9 @@ const PATIENCE: u32 = 4;
 /// Where the conversations come from.
 #[derive(Clone, Debug)]
 pub enum Conversations {
-    /// Generated from a seed, as `fuzz` generates them: both eras, malformed and valid, tool sessions with
-    /// arguments drawn from the schemas of the tools both servers list (`surface`).
+    /// As `fuzz` makes them: the sweep over what both servers list first (every tool, prompt and resource, valid
+    /// and broken, and the unknowns), then conversations generated from a seed: both eras, malformed and valid,
+    /// tool sessions with arguments drawn from the tools' schemas. Made by [`Conversations::generated`].
     Generated {
         /// The seed.
         seed: u64,
@@ -48,16 +50,34 @@ pub enum Conversations {
         surface: Arc<Surface>,
         /// The eras tool sessions are held in.
         eras: Eras,
+        /// The sweep's conversations.
+        sweep: Vec<Vec<Input>>,
     },
     /// The conversations of a recording, in its order.
     Recorded(Vec<Vec<Input>>),
 }
 
 impl Conversations {
+    /// The conversations of `seed` on `surface` (what both servers list), for servers that both serve `eras`: the
+    /// sweep in the handshake era (the modern one for modern-only servers, and the unknowns in it too for dual-era
+    /// ones), then generated ones.
+    pub fn generated(seed: u64, surface: Arc<Surface>, eras: Eras) -> Conversations {
+        let era = if eras == Eras::Modern { Era::Modern } else { Era::Handshake };
+        let mut scripts = if surface.learned { surface.sweep(era) } else { Vec::new() };
+        if eras == Eras::Dual && surface.learned {
+            scripts.extend(surface.unknowns_in(Era::Modern));
+        }
+        let sweep = scripts.iter().map(|script| script.encode_on(&surface)).collect();
+        Conversations::Generated { seed, surface, eras, sweep }
+    }
+
     /// Conversation `index`, or `None` past the last one.
     pub fn get(&self, index: u64) -> Option<Vec<Input>> {
         match self {
-            Conversations::Generated { seed, surface, eras } => Some(conversation_for(*seed, index, surface, *eras)),
+            Conversations::Generated { seed, surface, eras, sweep } => match sweep.get(usize::try_from(index).ok()?) {
+                Some(inputs) => Some(inputs.clone()),
+                None => Some(conversation_for(*seed, index, surface, *eras)),
+            },
             Conversations::Recorded(all) => all.get(usize::try_from(index).ok()?).cloned(),
         }
     }

@@ -1,6 +1,9 @@
 //! `diff`: the built-in server against itself differs in nothing, every planted bug is found as a difference within
 //! 10 s, and the command line's exit codes, diff case files, replay, reports, baseline and recordings work both ways.
 
+#[path = "common/tier.rs"]
+mod tier;
+
 use mcp_wirefuzz::diff::{self, Conversations, Ignore, Options, accepted::Accepted, case::SideSpec};
 use mcp_wirefuzz::model::Eras;
 use mcp_wirefuzz::server::builtin::mutants::Mutant;
@@ -28,9 +31,11 @@ fn options(seed: u64) -> Options {
 
 #[test]
 fn the_built_in_server_against_itself_differs_in_nothing_over_10000_conversations() {
-    let options = Options { cases: Some(10_000), ..options(1) };
+    // 2,000 in the quick tier (about 7 s of a debug build), 10,000 in the slow one.
+    let cases = if tier::asked() { 10_000 } else { 2_000 };
+    let options = Options { cases: Some(cases), ..options(1) };
     let summary = diff::run(&mut InProcess(Calc), &mut InProcess(Calc), &options, |_| {}).unwrap();
-    assert_eq!(summary.conversations, 10_000);
+    assert_eq!(summary.conversations, cases);
     assert!(summary.found.is_empty(), "{:#?}", summary.found.iter().map(|f| &f.divergence).collect::<Vec<_>>());
     assert!(!summary.fails());
 }

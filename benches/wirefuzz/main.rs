@@ -29,10 +29,13 @@
 //! - `find`: time to first finding for every planted bug: the campaign engine, cargo-fuzz `mutant` (structure-aware)
 //!   and `mutant_bytes` (byte-level), median over seeds;
 //! - `memory`: peak memory over a 1,000,000-conversation in-process campaign, sampled as it goes;
+//! - `diff`: conversations/s of `diff` with the built-in server on both sides, and the time to the first confirmed
+//!   difference of every planted bug against the built-in server (median of seeds 1-3);
 //! - `silent`: seconds from the start of `fuzz -- sleep 1000` (a server that answers nothing) to its first case file.
 
 #[path = "../../tests/common/mod.rs"]
 mod common;
+mod differential;
 mod over_stdio;
 mod python_default;
 mod silent;
@@ -103,6 +106,9 @@ fn main() {
     }
     if run("memory") {
         memory();
+    }
+    if run("diff") {
+        differential::differential();
     }
     if run("silent") {
         silent::silent(env!("CARGO_BIN_EXE_mcp-wirefuzz"));

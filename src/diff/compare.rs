@@ -331,22 +331,22 @@ pub fn compare(inputs: &[Input], a: Side<'_>, b: Side<'_>, ignore: &Ignore) -> V
     let sent = requests(inputs);
     let mut pairs = Vec::new();
     for request in &sent {
-        pairs.push((left.take(&request.id).map(|r| (r, false)), right.take(&request.id).map(|r| (r, false))));
+        pairs.push((left.take(&request.id), right.take(&request.id)));
     }
     for (request, (ra, rb)) in sent.iter().zip(pairs.iter_mut()) {
         if ra.is_none() {
-            *ra = left.take_loose(&request.loose).map(|r| (r, true));
+            *ra = left.take_loose(&request.loose);
         }
         if rb.is_none() {
-            *rb = right.take_loose(&request.loose).map(|r| (r, true));
+            *rb = right.take_loose(&request.loose);
         }
     }
     // A request one side answered and the other did not under any like id: an error reply with a null id
     // (the id lost) answers it.
     for (ra, rb) in pairs.iter_mut() {
         match (ra.is_none(), rb.is_none()) {
-            (true, false) => *ra = left.take("null").map(|r| (r, true)),
-            (false, true) => *rb = right.take("null").map(|r| (r, true)),
+            (true, false) => *ra = left.take("null"),
+            (false, true) => *rb = right.take("null"),
             _ => {}
         }
     }
@@ -356,7 +356,7 @@ pub fn compare(inputs: &[Input], a: Side<'_>, b: Side<'_>, ignore: &Ignore) -> V
         let a_silent = pair.0.is_none();
         match pair {
             (None, None) => {}
-            (Some(((_, reply), _)), None) | (None, Some(((_, reply), _))) => {
+            (Some((_, reply)), None) | (None, Some((_, reply))) => {
                 let silent_ended = if a_silent { ended(a.ending) } else { ended(b.ending) };
                 first_unanswered.get_or_insert_with(|| request.method.clone());
                 if !silent_ended {
@@ -364,9 +364,7 @@ pub fn compare(inputs: &[Input], a: Side<'_>, b: Side<'_>, ignore: &Ignore) -> V
                     out.push(divergence(Class::AnswerVsSilence, &request.method, "reply", sa, sb));
                 }
             }
-            (Some(((_, ra), a_changed)), Some(((_, rb), b_changed))) => {
-                replies(&request.method, &ra, &rb, a_changed || b_changed, ignore, &mut out);
-            }
+            (Some((_, ra)), Some((_, rb))) => replies(&request.method, &ra, &rb, ignore, &mut out),
         }
     }
     let kind = |ending: &Ending| match ending {
@@ -391,7 +389,7 @@ pub fn compare(inputs: &[Input], a: Side<'_>, b: Side<'_>, ignore: &Ignore) -> V
     let (rest_a, rest_b) = (left.left_over(), right.left_over());
     for pair in rest_a.iter().zip(rest_b.iter()) {
         let ((_, ra), (_, rb)) = pair;
-        replies("-", ra, rb, false, ignore, &mut out);
+        replies("-", ra, rb, ignore, &mut out);
     }
     if rest_a.len() != rest_b.len() {
         let (more, on_a) = if rest_a.len() > rest_b.len() { (&rest_a, true) } else { (&rest_b, false) };
@@ -438,11 +436,11 @@ fn show_value(value: &Value) -> String {
     show_bytes(value.to_string().as_bytes(), SHOWN)
 }
 
-/// Compares two replies to the same request (`id_changed`: one came back under a looser id).
-fn replies(method: &str, a: &Value, b: &Value, id_changed: bool, ignore: &Ignore, out: &mut Vec<Divergence>) {
+/// Compares two replies to the same request (a side that echoed the id changed has another id than the other's).
+fn replies(method: &str, a: &Value, b: &Value, ignore: &Ignore, out: &mut Vec<Divergence>) {
     let show = |class: Class, at: &str| divergence(class, method, at, show_value(a), show_value(b));
     // A changed id or envelope says all there is: what follows in the reply is the same answer.
-    if id_changed || a.get("id") != b.get("id") {
+    if a.get("id") != b.get("id") {
         return out.push(show(Class::Id, "id"));
     }
     if a.get("jsonrpc") != b.get("jsonrpc") {

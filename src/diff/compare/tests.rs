@@ -254,3 +254,14 @@ fn message_texts_are_compared_when_asked() {
         "timestamps stay out"
     );
 }
+
+#[test]
+fn two_sides_that_answer_alike_agree_however_loosely_their_replies_pair() {
+    // Both ids round to the same double: each side's only reply pairs loosely with the first request, alike.
+    let first = r#"[{"id":1844674407370955161000000000000000000002,"method":"ping"}]"#;
+    let second = r#"{"id":1844674407370955161000000000000000000006}"#;
+    let batch = r#"{"jsonrpc":"2.0","id":null,"error":{"code":-32600,"message":"no batches"}}"#;
+    let reply =
+        r#"{"jsonrpc":"2.0","id":1844674407370955161000000000000000000006,"error":{"code":-32600,"message":"m"}}"#;
+    assert_eq!(diff(&[first, second], &[batch, reply], &[batch, reply]), vec![]);
+}

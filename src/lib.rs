@@ -8,7 +8,8 @@
 //! finding is named by its [`trigger`], minimized ([`shrink`]) into a readable [`case::Case`] file and reported
 //! ([`report`]). [`campaign`] runs that loop; [`fuzz_targets`] holds the bodies of the `cargo fuzz` targets; [`protocol`] is the wire
 //! vocabulary; [`seeds`] the protocol lesson's transcripts; [`model`] and [`surface`] what the harness knows of the
-//! server (its eras, what it lists), filled by [`learn`]; [`baseline`] the known-failures file.
+//! server (its eras, what it lists), filled by [`learn`]; [`baseline`] the known-failures file; [`diff`] sends the
+//! same conversations to two servers and reports what differs.
 //!
 //! For a Rust server, [`harness`] has the three entry points (a `cargo fuzz` target, a proptest property, a replay
 //! test; `mcp-wirefuzz init` writes them into your crate): give them an rmcp handler in `server::rmcp::Rmcp`

@@ -27,6 +27,11 @@ const FORBIDDEN: &[(&str, &[&str], &str)] = &[
     ("server::builtin", &["learn", "campaign", "report", "shrink", "harness"], "a built-in server runs no stage"),
     ("script", &["server", "oracle", "learn", "campaign"], "the test input knows no stage that runs it"),
     (
+        "diff",
+        &["oracle", "learn", "report", "harness"],
+        "a comparison of two servers judges no rule and learns nothing",
+    ),
+    (
         "sdk",
         &["server", "learn", "campaign", "report", "shrink", "harness"],
         "an SDK's table judges findings, runs nothing",

@@ -116,6 +116,15 @@ impl Class {
     }
 }
 
+/// The book's table of classes (docs/src/reference/divergences.md): id and meaning, in report order.
+pub fn render_classes() -> String {
+    let mut out = String::from("| Class | Meaning |\n|---|---|\n");
+    for class in Class::ALL {
+        out.push_str(&format!("| `{}` | {} |\n", class.id(), class.meaning()));
+    }
+    out
+}
+
 impl fmt::Display for Class {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         f.write_str(self.id())
@@ -526,11 +535,12 @@ fn differences(
                 differences(Some(x), Some(y), &step, ignore, texts_free, out);
             }
         }
-        (Value::String(x), Value::String(y)) if x != y => {
-            if !varies(path, x, y, ignore.texts && texts_free, ignore.texts) {
-                out.push(path.to_string());
-            }
+        (Value::String(x), Value::String(y))
+            if x != y && !varies(path, x, y, ignore.texts && texts_free, ignore.texts) =>
+        {
+            out.push(path.to_string())
         }
+        (Value::String(_), Value::String(_)) => {}
         (x, y) if x != y => out.push(path.to_string()),
         _ => {}
     }

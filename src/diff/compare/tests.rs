@@ -265,3 +265,24 @@ fn two_sides_that_answer_alike_agree_however_loosely_their_replies_pair() {
         r#"{"jsonrpc":"2.0","id":1844674407370955161000000000000000000006,"error":{"code":-32600,"message":"m"}}"#;
     assert_eq!(diff(&[first, second], &[batch, reply], &[batch, reply]), vec![]);
 }
+
+/// The line in docs/src/reference/divergences.md after which the generated table starts.
+const MARKER: &str = "<!-- generated: the table below is render_classes() -->\n";
+
+/// docs/src/reference/divergences.md is the intro above [`MARKER`] followed by the rendered table. To regenerate it
+/// after changing a class: `MCP_WIREFUZZ_BLESS=1 cargo test --lib diff::compare`.
+#[test]
+fn docs_divergences_md_is_current() {
+    let path = concat!(env!("CARGO_MANIFEST_DIR"), "/docs/src/reference/divergences.md");
+    let current = std::fs::read_to_string(path).unwrap_or_default();
+    let intro = current.split_once(MARKER).map_or("# Divergence classes\n\n", |(intro, _)| intro);
+    let expected = format!("{intro}{MARKER}\n{}", render_classes());
+    if std::env::var_os("MCP_WIREFUZZ_BLESS").is_some() {
+        std::fs::write(path, &expected).unwrap();
+        return;
+    }
+    assert!(
+        current == expected,
+        "docs/src/reference/divergences.md is stale; regenerate it with `MCP_WIREFUZZ_BLESS=1 cargo test --lib diff::compare`"
+    );
+}

@@ -22,6 +22,7 @@ fn options(seed: u64) -> Options {
         time: None,
         stop_after: None,
         ignore: Ignore::default(),
+        eras: Some((Eras::Dual, Eras::Dual)),
         out: None,
         shrink: Budget { runs: 200, time: Some(Duration::from_secs(5)) },
         accepted: Accepted::default(),

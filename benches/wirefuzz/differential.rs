@@ -20,6 +20,7 @@ fn options(seed: u64, mutant: Option<Mutant>) -> Options {
         time: None,
         stop_after: None,
         ignore: Ignore { patterns: Vec::new(), texts: mutant != Some(Mutant::WrongMissingKey) },
+        eras: Some((Eras::Dual, Eras::Dual)),
         out: None,
         shrink: Budget::default(),
         accepted: Accepted::default(),

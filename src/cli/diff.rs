@@ -168,6 +168,11 @@ pub fn run(args: DiffArgs) -> Result<ExitCode> {
         return record(server_a, &mut *target_a, &conversations, cases, dir, seed);
     };
     let out_created = writable_folder("--out", &args.out)?;
+    let known = |eras: Eras| eras != Eras::Unknown;
+    let eras = match &learned_b {
+        Some((model_b, _)) if known(model_a.eras) && known(model_b.eras) => Some((model_a.eras, model_b.eras)),
+        _ => None,
+    };
     let (conversations, mut target_b, shrink_runs) = match (&b, learned_b) {
         (SideSpec::Server(server_b), Some((model_b, surface_b))) => {
             let shared = Arc::new((*surface_a).clone().shared_with(&surface_b));
@@ -201,6 +206,7 @@ pub fn run(args: DiffArgs) -> Result<ExitCode> {
         time,
         stop_after: args.stop_after,
         ignore: Ignore { patterns: args.ignore.clone(), texts: !args.compare_texts },
+        eras,
         out: Some(args.out.clone()),
         shrink: shrink::Budget { runs: shrink_runs, time: Some(Duration::from_secs(args.shrink_time)) },
         accepted,
@@ -335,7 +341,7 @@ pub fn replay(file: &Path, timeout: Duration) -> Result<ExitCode> {
     mcp_wirefuzz::server::transport::stdio::end_all();
     println!("A: {}\n{}", case.a.describe(), ta.render().trim_end());
     println!("B: {}\n{}", case.b.describe(), tb.render().trim_end());
-    let found = diff::divergences(&case.inputs, &ta, &tb, &case.ignore());
+    let found = diff::divergences(&case.inputs, &ta, &tb, &case.ignore(), case.eras);
     for divergence in &found {
         println!("divergence [{}] {} at {}", divergence.class, divergence.method, divergence.at);
         println!(

@@ -23,6 +23,7 @@
 use super::Found;
 use super::compare::{Class, Divergence, Ignore};
 use crate::case::{from_hex, is_plain, to_hex};
+use crate::model::Eras;
 use crate::server::builtin::mutants::Mutant;
 use crate::server::transport::http::HttpSpec;
 use crate::server::{ServerCommand, ServerSpec};
@@ -131,6 +132,8 @@ pub struct DiffCase {
     pub ignore: Vec<String>,
     /// True when message texts were compared (`--compare-texts`; `texts: compared`).
     pub compare_texts: bool,
+    /// The eras each side serves, when both were learned (`eras: A B`, e.g. `eras: handshake dual`).
+    pub eras: Option<(Eras, Eras)>,
     /// The frames.
     pub inputs: Vec<Input>,
     /// What side A answered when the case was written.
@@ -141,7 +144,12 @@ pub struct DiffCase {
 
 impl DiffCase {
     /// The case of a divergence found between `sides`.
-    pub fn for_found(found: &Found, sides: &(SideSpec, SideSpec), ignore: &Ignore) -> DiffCase {
+    pub fn for_found(
+        found: &Found,
+        sides: &(SideSpec, SideSpec),
+        ignore: &Ignore,
+        eras: Option<(Eras, Eras)>,
+    ) -> DiffCase {
         let d = &found.divergence;
         DiffCase {
             title: format!("{}: {} at {}", d.method, d.class, d.at),
@@ -152,6 +160,7 @@ impl DiffCase {
             b: sides.1.clone(),
             ignore: ignore.patterns.clone(),
             compare_texts: !ignore.texts,
+            eras,
             inputs: found.inputs.clone(),
             answered_a: Answered::of(&found.a),
             answered_b: Answered::of(&found.b),
@@ -189,6 +198,9 @@ impl DiffCase {
         if self.compare_texts {
             out.push_str("texts: compared\n");
         }
+        if let Some((a, b)) = self.eras {
+            let _ = writeln!(out, "eras: {} {}", a.name(), b.name());
+        }
         for input in &self.inputs {
             match input {
                 Input::Sync => out.push_str("--\n"),
@@ -214,7 +226,8 @@ impl DiffCase {
             _ => bail!("line 1: a diff case file starts with `{MAGIC}`"),
         }
         let (mut title, mut class, mut method, mut at, mut a, mut b) = (None, None, None, None, None, None);
-        let (mut frames, mut ignore, mut inputs, mut compare_texts) = (None, Vec::new(), Vec::new(), false);
+        let (mut frames, mut ignore, mut inputs, mut compare_texts, mut eras) =
+            (None, Vec::new(), Vec::new(), false, None);
         let (mut answered_a, mut answered_b) = (Answered::default(), Answered::default());
         for (index, text) in lines {
             let at_line = || format!("line {}", index + 1);
@@ -255,6 +268,13 @@ impl DiffCase {
                     "ignore" => ignore.push(value.to_string()),
                     "texts" if value == "compared" => compare_texts = true,
                     "texts" => bail!("{}: `texts:` takes `compared`", at_line()),
+                    "eras" => {
+                        let named: Vec<Option<Eras>> = value.split_whitespace().map(Eras::from_name).collect();
+                        match named.as_slice() {
+                            [Some(a), Some(b)] => eras = Some((*a, *b)),
+                            _ => bail!("{}: `eras:` takes two of handshake, modern, dual", at_line()),
+                        }
+                    }
                     other => bail!("{}: unknown header `{other}`", at_line()),
                 }
             } else {
@@ -276,6 +296,7 @@ impl DiffCase {
             b: b.with_context(|| missing("b"))?,
             ignore,
             compare_texts,
+            eras,
             inputs,
             answered_a,
             answered_b,
@@ -361,6 +382,7 @@ mod tests {
             )),
             ignore: vec!["result.x.**".into()],
             compare_texts: true,
+            eras: Some((Eras::Handshake, Eras::Dual)),
             inputs: vec![Input::Line(b"{\"a\":1}".to_vec()), Input::Sync, Input::Line(b" odd\n".to_vec())],
             answered_a: Answered { received: vec![b"{}".to_vec(), b"\xff".to_vec()], ending: Some(Ending::Closed) },
             answered_b: Answered {

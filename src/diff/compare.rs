@@ -9,16 +9,18 @@
 //! and versions (any string under a `serverInfo` key), timestamps and UUIDs, and the string ids of created objects
 //! (`id`, `*Id`, `*_id` inside a result).
 
-use crate::protocol::codes::UNSUPPORTED_PROTOCOL_VERSION;
+use crate::protocol::codes::{MISSING_REQUIRED_CLIENT_CAPABILITY, UNSUPPORTED_PROTOCOL_VERSION};
 use crate::protocol::json::{lenient_text, parse_value};
-use crate::protocol::methods::{DISCOVER, HANDSHAKE_REQUESTS, INITIALIZE, MODERN_REQUESTS, TOOLS_CALL};
+use crate::protocol::methods::{CANCELLED, DISCOVER, HANDSHAKE_REQUESTS, INITIALIZE, MODERN_REQUESTS, TOOLS_CALL};
 use crate::transcript::{Ending, Input, show_bytes};
 use serde_json::{Map, Value};
 use std::collections::{BTreeMap, HashMap, VecDeque};
 use std::fmt;
 
 /// The most differences recorded for one reply pair (the first ones, in document order).
-const MAX_PER_PAIR: usize = 4;
+const MAX_PER_PAIR: usize = 16;
+/// How a reply without an `id` member is filed.
+const NO_ID: &str = "(none)";
 /// How much of a reply a divergence keeps to show.
 const SHOWN: usize = 600;
 
@@ -206,11 +208,13 @@ pub struct Side<'a> {
     pub ending: &'a Ending,
 }
 
-/// A request the client sent: its id (as JSON text), a looser form of it, and its method.
+/// A request the client sent: its id (as JSON text), a looser form of it, its method, and whether the client
+/// cancelled it afterwards (`notifications/cancelled`: then an answer and silence are both allowed).
 struct Sent {
     id: String,
     loose: String,
     method: String,
+    cancelled: bool,
 }
 
 /// A side's output, sorted: replies by id, messages of its own by method, lines that are not JSON.
@@ -227,8 +231,7 @@ impl Output {
         let mut output = Output::default();
         for (index, line) in received.iter().enumerate() {
             output.lines.push(show_bytes(line, SHOWN));
-            let parsed = parse_value(line).ok().or_else(|| lenient_text(line).and_then(|t| parse_value(&t).ok()));
-            let Some(value) = parsed else {
+            let Some(value) = parse_lenient(line) else {
                 output.not_json.push(show_bytes(line, SHOWN));
                 continue;
             };
@@ -240,7 +243,7 @@ impl Output {
                 match item.get("method").and_then(Value::as_str) {
                     Some(method) => *output.messages.entry(method.to_string()).or_default() += 1,
                     None => {
-                        let id = item.get("id").map_or_else(|| "<none>".to_string(), Value::to_string);
+                        let id = item.get("id").map_or_else(|| NO_ID.to_string(), Value::to_string);
                         output.replies.entry(id).or_default().push_back((index, item));
                     }
                 }
@@ -257,6 +260,24 @@ impl Output {
             self.replies.remove(id);
         }
         reply
+    }
+
+    /// Takes an error whose id is lost (null, or no `id` member) with the error code of `other`, the other side's
+    /// error for the same request; none when `other` is no error.
+    fn take_lost(&mut self, other: &Value) -> Option<(usize, Value)> {
+        let code = other.pointer("/error/code")?;
+        for id in ["null", NO_ID] {
+            let Some(queue) = self.replies.get_mut(id) else { continue };
+            let Some(at) = queue.iter().position(|(_, reply)| reply.pointer("/error/code") == Some(code)) else {
+                continue;
+            };
+            let reply = queue.remove(at);
+            if queue.is_empty() {
+                self.replies.remove(id);
+            }
+            return reply;
+        }
+        None
     }
 
     /// Takes the first reply (by arrival) whose id is `loose` in the looser form.
@@ -278,6 +299,12 @@ impl Output {
     }
 }
 
+/// A line read as one JSON value, strictly or as a lenient reader would (a byte-order mark ignored, bytes that are
+/// not UTF-8 read as U+FFFD): a server may take either reading, so requests and replies are read alike.
+fn parse_lenient(line: &[u8]) -> Option<Value> {
+    parse_value(line).ok().or_else(|| lenient_text(line).and_then(|text| parse_value(&text).ok()))
+}
+
 /// An id's looser form: a string's contents, a number as a double would keep it.
 fn loose_id_text(id_json: &str) -> String {
     match serde_json::from_str::<Value>(id_json) {
@@ -293,22 +320,34 @@ fn loose_number(text: &str) -> Option<String> {
 
 /// The requests `inputs` send, in order (a batch's in its order).
 fn requests(inputs: &[Input]) -> Vec<Sent> {
-    let mut sent = Vec::new();
+    let (mut sent, mut cancelled) = (Vec::new(), Vec::new());
     for input in inputs {
         let Input::Line(line) = input else { continue };
-        let Ok(value) = parse_value(line) else { continue };
+        let Some(value) = parse_lenient(line) else { continue };
         let items = match value {
             Value::Array(items) => items,
             value => vec![value],
         };
         for item in items {
+            if item.get("method").and_then(Value::as_str) == Some(CANCELLED)
+                && let Some(id) = item.pointer("/params/requestId")
+            {
+                cancelled.push(id.to_string());
+            }
+            // A null id makes no request to pair by (its replies carry the null every id-less error does).
             let (Some(id), Some(method)) = (item.get("id"), item.get("method").and_then(Value::as_str)) else {
                 continue;
             };
+            if id.is_null() {
+                continue;
+            }
             let method = method_label(method, item.pointer("/params/name").and_then(Value::as_str));
             let id = id.to_string();
-            sent.push(Sent { loose: loose_id_text(&id), id, method });
+            sent.push(Sent { loose: loose_id_text(&id), id, method, cancelled: false });
         }
+    }
+    for request in sent.iter_mut() {
+        request.cancelled = cancelled.contains(&request.id);
     }
     sent
 }
@@ -350,12 +389,13 @@ pub fn compare(inputs: &[Input], a: Side<'_>, b: Side<'_>, ignore: &Ignore) -> V
             *rb = right.take_loose(&request.loose);
         }
     }
-    // A request one side answered and the other did not under any like id: an error reply with a null id
+    // A request one side answered and the other did not under any like id: an error reply with a null id or none
     // (the id lost) answers it.
+    // Of several, the one with the other side's error code (a server may write its id-less errors in any order).
     for (ra, rb) in pairs.iter_mut() {
-        match (ra.is_none(), rb.is_none()) {
-            (true, false) => *ra = left.take("null"),
-            (false, true) => *rb = right.take("null"),
+        match (&ra, &rb) {
+            (None, Some((_, other))) => *ra = left.take_lost(other),
+            (Some((_, other)), None) => *rb = right.take_lost(other),
             _ => {}
         }
     }
@@ -368,7 +408,7 @@ pub fn compare(inputs: &[Input], a: Side<'_>, b: Side<'_>, ignore: &Ignore) -> V
             (Some((_, reply)), None) | (None, Some((_, reply))) => {
                 let silent_ended = if a_silent { ended(a.ending) } else { ended(b.ending) };
                 first_unanswered.get_or_insert_with(|| request.method.clone());
-                if !silent_ended {
+                if !silent_ended && !request.cancelled {
                     let (sa, sb) = sides(!a_silent, show_value(&reply), "(no reply)".into());
                     out.push(divergence(Class::AnswerVsSilence, &request.method, "reply", sa, sb));
                 }
@@ -388,24 +428,47 @@ pub fn compare(inputs: &[Input], a: Side<'_>, b: Side<'_>, ignore: &Ignore) -> V
     };
     let same_ending = std::mem::discriminant(a.ending) == std::mem::discriminant(b.ending);
     if !same_ending {
-        let method = first_unanswered.unwrap_or_else(|| "-".to_string());
+        // Keyed by the endings alone: which request came next when a side ended is not the cause.
         let at = format!("{} vs {}", ending_word(a.ending), ending_word(b.ending));
-        out.push(divergence(Class::Ending, &method, &at, kind(a.ending), kind(b.ending)));
+        let after = first_unanswered.map(|method| format!(", {method} unanswered")).unwrap_or_default();
+        let (sa, sb) = (format!("{}{after}", kind(a.ending)), format!("{}{after}", kind(b.ending)));
+        out.push(divergence(Class::Ending, "-", &at, sa, sb));
     }
     let (left_messages, right_messages) = (std::mem::take(&mut left.messages), std::mem::take(&mut right.messages));
     let (left_text, right_text) = (std::mem::take(&mut left.not_json), std::mem::take(&mut right.not_json));
-    // Left-over replies answer no request: paired in order, the rest are extra on one side.
-    let (rest_a, rest_b) = (left.left_over(), right.left_over());
-    for pair in rest_a.iter().zip(rest_b.iter()) {
-        let ((_, ra), (_, rb)) = pair;
+    // Left-over replies answer no request: paired by id and error code first (a server may answer out of order),
+    // then in order; the rest are extra on one side, told by kind, not by id (which one is left over first may
+    // depend on timing).
+    let (mut rest_a, mut rest_b) = (left.left_over(), right.left_over());
+    let signature = |reply: &Value| (reply.get("id").cloned(), reply.pointer("/error/code").cloned());
+    let mut matched = Vec::new();
+    rest_a.retain(|(_, ra)| match rest_b.iter().position(|(_, rb)| signature(rb) == signature(ra)) {
+        Some(at) => {
+            matched.push((ra.clone(), rest_b.remove(at).1));
+            false
+        }
+        None => true,
+    });
+    let in_order: Vec<(Value, Value)> =
+        rest_a.iter().zip(&rest_b).map(|((_, a), (_, b))| (a.clone(), b.clone())).collect();
+    for (ra, rb) in matched.iter().chain(&in_order) {
         replies("-", ra, rb, ignore, &mut out);
     }
-    if rest_a.len() != rest_b.len() {
-        let (more, on_a) = if rest_a.len() > rest_b.len() { (&rest_a, true) } else { (&rest_b, false) };
-        let (_, extra) = &more[rest_a.len().min(rest_b.len())];
-        let at = format!("reply with id {}", extra.get("id").map_or("(none)".into(), Value::to_string));
-        let (sa, sb) = sides(on_a, show_value(extra), "(none)".into());
-        out.push(divergence(Class::ExtraReply, "-", &at, sa, sb));
+    let paired = rest_a.len().min(rest_b.len());
+    let mut kinds = Vec::new();
+    for (on_a, extra) in rest_a[paired..].iter().map(|r| (true, r)).chain(rest_b[paired..].iter().map(|r| (false, r))) {
+        let (_, reply) = extra;
+        let at = match reply.get("id") {
+            None => "reply with no id",
+            Some(Value::Null) => "reply with id null",
+            Some(id) if sent.iter().any(|request| request.id == id.to_string()) => "second reply to a request",
+            Some(_) => "reply with an id no request has",
+        };
+        if !kinds.contains(&at) {
+            kinds.push(at);
+            let (sa, sb) = sides(on_a, show_value(reply), "(none)".into());
+            out.push(divergence(Class::ExtraReply, "-", at, sa, sb));
+        }
     }
     for method in left_messages.keys().chain(right_messages.keys()) {
         let (na, nb) =
@@ -481,8 +544,23 @@ fn replies(method: &str, a: &Value, b: &Value, ignore: &Ignore, out: &mut Vec<Di
             push(out, Class::ErrorCode, "error.code");
             return;
         }
+        // `data` is the server's to define (JSON-RPC 2.0 §5.1) but where MCP gives it a shape: -32022 and -32021.
+        let shaped = matches!(
+            code(a).and_then(|c| c.as_i64()),
+            Some(UNSUPPORTED_PROTOCOL_VERSION | MISSING_REQUIRED_CLIENT_CAPABILITY)
+        );
+        let without_data = |reply: &Value| {
+            let mut error = reply.get("error").cloned().unwrap_or(Value::Null);
+            if ignore.texts
+                && !shaped
+                && let Some(error) = error.as_object_mut()
+            {
+                error.remove("data");
+            }
+            error
+        };
         let mut found = Vec::new();
-        differences(a.get("error"), b.get("error"), "error", ignore, false, &mut found);
+        differences(Some(&without_data(a)), Some(&without_data(b)), "error", ignore, false, &mut found);
         for at in found {
             push(out, Class::ErrorData, &at);
         }
@@ -519,6 +597,11 @@ fn differences(
     match (a, b) {
         (Value::Object(x), Value::Object(y)) => {
             for key in keys(x, y) {
+                if absent_alike(key, x.get(key).or(y.get(key)), ignore)
+                    && (x.get(key).is_none() || y.get(key).is_none())
+                {
+                    continue;
+                }
                 let step = if is_plain_key(key) { format!("{path}.{key}") } else { format!("{path}[{key:?}]") };
                 differences(x.get(key), y.get(key), &step, ignore, texts_free, out);
             }
@@ -550,6 +633,19 @@ fn keys<'a>(x: &'a Map<String, Value>, y: &'a Map<String, Value>) -> Vec<&'a Str
     let mut keys: Vec<&String> = x.keys().collect();
     keys.extend(y.keys().filter(|key| !x.contains_key(*key)));
     keys
+}
+
+/// True when a member present on one side only means what its absence means: a text (when texts are left out),
+/// or the value the spec gives as the default when absent (`isError: false`, `taskSupport: "forbidden"`,
+/// `listChanged: false`, `subscribe: false`).
+fn absent_alike(key: &str, present: Option<&Value>, ignore: &Ignore) -> bool {
+    let text = ignore.texts && matches!(key, "description" | "title" | "instructions");
+    let default = match (key, present) {
+        ("isError" | "listChanged" | "subscribe", Some(Value::Bool(false))) => true,
+        ("taskSupport", Some(Value::String(value))) => value == "forbidden",
+        _ => false,
+    };
+    text || default
 }
 
 fn is_plain_key(key: &str) -> bool {

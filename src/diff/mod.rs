@@ -20,6 +20,7 @@ pub mod report;
 pub use compare::{Class, Divergence, Ignore, Side, compare};
 
 use crate::campaign::conversation_for;
+use crate::case::connection_era;
 use crate::model::Eras;
 use crate::protocol::Era;
 use crate::server::Target;
@@ -96,6 +97,9 @@ pub struct Options {
     pub stop_after: Option<usize>,
     /// What the comparison leaves out.
     pub ignore: Ignore,
+    /// The eras each side serves, when both were learned: a conversation in an era only one of them serves is one
+    /// `era` divergence as a whole ([`divergences`]).
+    pub eras: Option<(Eras, Eras)>,
     /// Where case files are written, the moment a divergence is confirmed and again once it is minimized.
     pub out: Option<PathBuf>,
     /// How much one divergence's minimization may do (no runs: not minimized, as against a recording).
@@ -184,11 +188,31 @@ pub fn run_both(
     })
 }
 
-/// The divergences of one conversation's two transcripts.
-pub fn divergences(inputs: &[Input], a: &Transcript, b: &Transcript, ignore: &Ignore) -> Vec<Divergence> {
+/// The divergences of one conversation's two transcripts. With the eras each side serves: when the conversation
+/// opens in an era only one side serves, whatever differs is one `era` divergence (`2026-07-28 served by B only`),
+/// not one per request (the cause is the era, and a baseline accepts it in one line).
+pub fn divergences(
+    inputs: &[Input],
+    a: &Transcript,
+    b: &Transcript,
+    ignore: &Ignore,
+    eras: Option<(Eras, Eras)>,
+) -> Vec<Divergence> {
     let (ra, rb): (Vec<Vec<u8>>, Vec<Vec<u8>>) =
         (a.received().map(<[u8]>::to_vec).collect(), b.received().map(<[u8]>::to_vec).collect());
-    compare(inputs, Side { received: &ra, ending: &a.ending }, Side { received: &rb, ending: &b.ending }, ignore)
+    let found =
+        compare(inputs, Side { received: &ra, ending: &a.ending }, Side { received: &rb, ending: &b.ending }, ignore);
+    let (Some((eras_a, eras_b)), Some(era), false) = (eras, connection_era(inputs), found.is_empty()) else {
+        return found;
+    };
+    let served = match (eras_a.serves(era), eras_b.serves(era)) {
+        (Some(true), Some(false)) => "A",
+        (Some(false), Some(true)) => "B",
+        _ => return found,
+    };
+    let first = &found[0];
+    let at = format!("the {} era served by {served} only", era.name());
+    vec![Divergence { class: Class::Era, method: "-".into(), at, a: first.a.clone(), b: first.b.clone() }]
 }
 
 /// Sends conversations to side `a` and side `b` until `options` says stop; `progress` hears of every divergence
@@ -217,7 +241,7 @@ pub fn run(
         if index.is_multiple_of(50) {
             progress(Progress::Ran { done: index });
         }
-        for divergence in divergences(&inputs, &ta, &tb, &options.ignore) {
+        for divergence in divergences(&inputs, &ta, &tb, &options.ignore, options.eras) {
             if !seen.insert(divergence.key()) {
                 continue;
             }
@@ -259,17 +283,15 @@ fn settle(
         first_frames: inputs.len(),
         case_file: None,
     };
-    found.confirmed = confirm(pair, &found.divergence, inputs, &options.ignore)?;
+    found.confirmed = confirm(pair, &found.divergence, inputs, options)?;
     if found.confirmed && found.accepted.is_none() && options.shrink.runs > 0 {
         let until = [deadline, options.shrink.time.map(|time| Instant::now() + time)].into_iter().flatten().min();
-        if let Some((inputs, a, b, divergence)) =
-            minimize(pair, &key, inputs, &options.ignore, options.shrink.runs, until)
-        {
+        if let Some((inputs, a, b, divergence)) = minimize(pair, &key, inputs, options, until) {
             found = Found { inputs, a, b, divergence, ..found };
         }
     }
     if let Some(dir) = &options.out {
-        let case = DiffCase::for_found(&found, &options.sides, &options.ignore);
+        let case = DiffCase::for_found(&found, &options.sides, &options.ignore, options.eras);
         found.case_file = Some(case.save(dir, &case_name(&found.divergence))?);
     }
     Ok(found)
@@ -277,7 +299,7 @@ fn settle(
 
 /// Runs `inputs` again on both sides (with waits [`PATIENCE`] times longer when the divergence rests on silence or a
 /// hang, for a side whose verdicts depend on waits): true when the same divergence shows again.
-fn confirm(pair: &mut Pair<'_>, divergence: &Divergence, inputs: &[Input], ignore: &Ignore) -> Result<bool> {
+fn confirm(pair: &mut Pair<'_>, divergence: &Divergence, inputs: &[Input], options: &Options) -> Result<bool> {
     let waits = matches!(divergence.class, Class::AnswerVsSilence | Class::Ending);
     let (mut patient_a, mut patient_b) = match waits {
         true => (pair.0.patient(PATIENCE), pair.1.patient(PATIENCE)),
@@ -296,26 +318,27 @@ fn confirm(pair: &mut Pair<'_>, divergence: &Divergence, inputs: &[Input], ignor
         ran => ran?,
     };
     let key = divergence.key();
-    Ok(divergences(inputs, &ta, &tb, ignore).iter().any(|d| d.key() == key))
+    Ok(divergences(inputs, &ta, &tb, &options.ignore, options.eras).iter().any(|d| d.key() == key))
 }
 
-/// The shortest conversation found (within `runs` runs and before `until`) on which the divergence `key` still
+/// The shortest conversation found (within the shrink budget's runs and before `until`) on which the divergence `key` still
 /// shows, with both transcripts of it and the divergence as it shows there; `None` when nothing shorter does.
 fn minimize(
     pair: &mut Pair<'_>,
     key: &str,
     inputs: &[Input],
-    ignore: &Ignore,
-    runs: usize,
+    options: &Options,
     until: Option<Instant>,
 ) -> Option<(Vec<Input>, Transcript, Transcript, Divergence)> {
     let mut last = None;
-    let best = shrink::shrink(inputs.to_vec(), runs, |candidate| {
+    let best = shrink::shrink(inputs.to_vec(), options.shrink.runs, |candidate| {
         if until.is_some_and(|until| Instant::now() >= until) {
             return false;
         }
         let Ok((ta, tb)) = run_both(&mut *pair.0, &mut *pair.1, candidate) else { return false };
-        let Some(divergence) = divergences(candidate, &ta, &tb, ignore).into_iter().find(|d| d.key() == key) else {
+        let Some(divergence) =
+            divergences(candidate, &ta, &tb, &options.ignore, options.eras).into_iter().find(|d| d.key() == key)
+        else {
             return false;
         };
         last = Some((candidate.to_vec(), ta, tb, divergence));
@@ -335,4 +358,43 @@ fn case_name(divergence: &Divergence) -> String {
         divergence.key().bytes().fold(0xcbf2_9ce4_8422_2325_u64, |h, b| (h ^ b as u64).wrapping_mul(0x100_0000_01b3));
     let method: String = method.trim_matches('-').chars().take(48).collect();
     format!("diff-{}-{method}-{:08x}", divergence.class, hash as u32)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::transcript::{Ending, Event};
+
+    fn transcript(lines: &[&str]) -> Transcript {
+        let events = lines.iter().map(|l| Event::Received { line: l.as_bytes().to_vec(), truncated: false }).collect();
+        Transcript { events, ending: Ending::Closed }
+    }
+
+    #[test]
+    fn a_conversation_in_an_era_one_side_does_not_serve_is_one_era_divergence() {
+        let meta = r#"{"io.modelcontextprotocol/protocolVersion":"2026-07-28","io.modelcontextprotocol/clientCapabilities":{}}"#;
+        let list = format!(r#"{{"jsonrpc":"2.0","id":1,"method":"tools/list","params":{{"_meta":{meta}}}}}"#);
+        let call =
+            format!(r#"{{"jsonrpc":"2.0","id":2,"method":"tools/call","params":{{"name":"add","_meta":{meta}}}}}"#);
+        let inputs = vec![Input::Line(list.into_bytes()), Input::Line(call.into_bytes()), Input::Sync];
+        let a = transcript(&[
+            r#"{"jsonrpc":"2.0","id":1,"result":{"tools":[]}}"#,
+            r#"{"jsonrpc":"2.0","id":2,"result":{}}"#,
+        ]);
+        let b = transcript(&[
+            r#"{"jsonrpc":"2.0","id":1,"error":{"code":-32600,"message":"no"}}"#,
+            r#"{"jsonrpc":"2.0","id":2,"error":{"code":-32600,"message":"no"}}"#,
+        ]);
+        let ignore = Ignore::default();
+        let each: Vec<String> = divergences(&inputs, &a, &b, &ignore, None).iter().map(Divergence::key).collect();
+        assert_eq!(
+            each,
+            ["result-vs-error tools/list result vs error", "result-vs-error tools/call add result vs error"]
+        );
+        let whole = divergences(&inputs, &a, &b, &ignore, Some((Eras::Dual, Eras::Handshake)));
+        assert_eq!(whole.iter().map(Divergence::key).collect::<Vec<_>>(), ["era - the modern era served by A only"]);
+        // Both serve it: each difference is its own.
+        assert_eq!(divergences(&inputs, &a, &b, &ignore, Some((Eras::Dual, Eras::Modern))).len(), 2);
+        assert!(divergences(&inputs, &a, &a, &ignore, Some((Eras::Dual, Eras::Handshake))).is_empty());
+    }
 }

@@ -92,8 +92,19 @@ fn error_codes_and_error_data_that_differ_diverge() {
         diff(&[CALL], &[&error("-32601", "")], &[&error("-32601.0", "")]),
         one(Class::ErrorCode, "tools/call add", "error.code")
     );
+    // `data` is the server's to define (JSON-RPC 2.0 §5.1): left out, but where MCP gives it a shape (-32022).
     let with = error("-32602", r#","data":{"field":"a"}"#);
-    assert_eq!(diff(&[CALL], &[&with], &[&error("-32602", "")]), one(Class::ErrorData, "tools/call add", "error.data"));
+    assert_eq!(diff(&[CALL], &[&with], &[&error("-32602", "")]), vec![]);
+    let texts = Ignore { patterns: Vec::new(), texts: false };
+    let found = diff_ended(&[CALL], &[&with], &Ending::Closed, &[&error("-32602", "")], &Ending::Closed, &texts);
+    assert_eq!(found, one(Class::ErrorData, "tools/call add", "error.data"));
+    let refused =
+        |supported: &str| error("-32022", &format!(r#","data":{{"supported":[{supported}],"requested":"x"}}"#));
+    let (one_version, two) = (refused(r#""2026-07-28""#), refused(r#""2026-07-28","2025-11-25""#));
+    assert_eq!(
+        diff(&[CALL], &[&one_version], &[&two]),
+        one(Class::ErrorData, "tools/call add", "error.data.supported.length")
+    );
 }
 
 #[test]
@@ -102,10 +113,10 @@ fn an_answer_against_silence_diverges_unless_the_silent_side_ended() {
     assert_eq!(diff(&[LIST], &[], &[TOOLS]), one(Class::AnswerVsSilence, "tools/list", "reply"));
     let exited = Ending::Exited { code: Some(1), signal: None, stderr_tail: Vec::new() };
     let found = diff_ended(&[LIST], &[TOOLS], &Ending::Closed, &[], &exited, &Ignore::default());
-    assert_eq!(found, one(Class::Ending, "tools/list", "closed vs exited"));
+    assert_eq!(found, one(Class::Ending, "-", "closed vs exited"), "keyed by the endings, not by the request");
     let hung = Ending::Hung { waited_ms: 2000 };
     let found = diff_ended(&[LIST], &[], &hung, &[TOOLS], &Ending::Closed, &Ignore::default());
-    assert_eq!(found, one(Class::Ending, "tools/list", "hung vs closed"));
+    assert_eq!(found, one(Class::Ending, "-", "hung vs closed"));
     let both = diff_ended(
         &[LIST],
         &[],
@@ -285,4 +296,96 @@ fn docs_divergences_md_is_current() {
         current == expected,
         "docs/src/reference/divergences.md is stale; regenerate it with `MCP_WIREFUZZ_BLESS=1 cargo test --lib diff::compare`"
     );
+}
+
+#[test]
+fn a_member_that_means_what_its_absence_means_agrees() {
+    let tool = |extra: &str| {
+        format!(
+            r#"{{"jsonrpc":"2.0","id":1,"result":{{"tools":[{{"name":"add","inputSchema":{{"type":"object"}}{extra}}}]}}}}"#
+        )
+    };
+    assert_eq!(diff(&[LIST], &[&tool(r#","title":"Add""#)], &[&tool("")]), vec![]);
+    assert_eq!(diff(&[LIST], &[&tool(r#","description":"Adds.""#)], &[&tool("")]), vec![]);
+    let (forbidden, optional) =
+        (tool(r#","execution":{"taskSupport":"forbidden"}"#), tool(r#","execution":{"taskSupport":"optional"}"#));
+    assert_eq!(diff(&[LIST], &[&forbidden], &[&tool(r#","execution":{}"#)]), vec![]);
+    assert_eq!(
+        diff(&[LIST], &[&optional], &[&tool(r#","execution":{}"#)]),
+        one(Class::Result, "tools/list", "result.tools[].execution.taskSupport")
+    );
+    let result = |is_error: &str| format!(r#"{{"jsonrpc":"2.0","id":2,"result":{{"content":[]{is_error}}}}}"#);
+    assert_eq!(diff(&[CALL], &[&result(r#","isError":false"#)], &[&result("")]), vec![]);
+    assert_eq!(
+        diff(&[CALL], &[&result(r#","isError":true"#)], &[&result("")]),
+        one(Class::Result, "tools/call add", "result.isError")
+    );
+}
+
+#[test]
+fn replies_to_no_request_pair_out_of_order_and_are_told_by_kind() {
+    let parse = r#"{"jsonrpc":"2.0","id":null,"error":{"code":-32700,"message":"Parse error"}}"#;
+    let invalid = r#"{"jsonrpc":"2.0","id":null,"error":{"code":-32600,"message":"Invalid Request"}}"#;
+    assert_eq!(
+        diff(&["{x", "[]"], &[parse, invalid], &[invalid, parse]),
+        vec![],
+        "the same two errors in another order"
+    );
+    let sum = r#"{"jsonrpc":"2.0","id":2,"result":{"content":[]}}"#;
+    assert_eq!(diff(&[CALL], &[sum], &[sum, sum]), one(Class::ExtraReply, "-", "second reply to a request"));
+    let stray = r#"{"jsonrpc":"2.0","id":77,"result":{}}"#;
+    assert_eq!(diff(&[CALL], &[sum, stray], &[sum]), one(Class::ExtraReply, "-", "reply with an id no request has"));
+    let no_id = r#"{"jsonrpc":"2.0","error":{"code":-32600,"message":"Invalid request"}}"#;
+    assert_eq!(diff(&["[]"], &[], &[no_id]), one(Class::ExtraReply, "-", "reply with no id"));
+}
+
+#[test]
+fn a_request_a_lenient_reader_takes_is_a_request() {
+    // A byte-order mark before a request: one side drops the line, the other answers it.
+    let bom = format!("\u{feff}{LIST}");
+    let (a, b) = (lines(&[]), lines(&[TOOLS]));
+    let mut sent = vec![Input::Line(bom.into_bytes()), Input::Sync];
+    let found = compare(
+        &sent,
+        Side { received: &a, ending: &Ending::Closed },
+        Side { received: &b, ending: &Ending::Closed },
+        &Ignore::default(),
+    );
+    assert_eq!(
+        found.iter().map(|d| (d.class, d.method.as_str())).collect::<Vec<_>>(),
+        vec![(Class::AnswerVsSilence, "tools/list")]
+    );
+    // An error without an id answers the request the other side answered.
+    sent = inputs(&[LIST]);
+    let no_id = lines(&[r#"{"jsonrpc":"2.0","error":{"code":-32600,"message":"Invalid request"}}"#]);
+    let error = lines(&[r#"{"jsonrpc":"2.0","id":1,"error":{"code":-32600,"message":"Invalid request"}}"#]);
+    let found = compare(
+        &sent,
+        Side { received: &error, ending: &Ending::Closed },
+        Side { received: &no_id, ending: &Ending::Closed },
+        &Ignore::default(),
+    );
+    assert_eq!(found.iter().map(|d| (d.class, d.at.as_str())).collect::<Vec<_>>(), vec![(Class::Id, "id")]);
+}
+
+#[test]
+fn id_less_errors_written_in_another_order_agree() {
+    // A request with a null id, a line that is not JSON, and an error that lost its id: the three null-id errors
+    // come in another order on one side.
+    let sent = [r#"{"id":null,"method":"server/discover"}"#, "{", r#"{"id":5,"method":"ping"}"#];
+    let invalid = r#"{"jsonrpc":"2.0","id":null,"error":{"code":-32600,"message":"Invalid Request"}}"#;
+    let parse = r#"{"jsonrpc":"2.0","id":null,"error":{"code":-32700,"message":"Parse error"}}"#;
+    let lost = r#"{"jsonrpc":"2.0","id":null,"error":{"code":-32602,"message":"bad"}}"#;
+    let kept = r#"{"jsonrpc":"2.0","id":5,"error":{"code":-32602,"message":"bad"}}"#;
+    assert_eq!(diff(&sent, &[invalid, parse, lost], &[lost, parse, invalid]), vec![]);
+    assert_eq!(diff(&sent, &[invalid, parse, kept], &[parse, lost, invalid]), one(Class::Id, "ping", "id"));
+}
+
+#[test]
+fn a_cancelled_request_may_be_answered_or_not() {
+    let cancel = r#"{"jsonrpc":"2.0","method":"notifications/cancelled","params":{"requestId":1,"reason":"x"}}"#;
+    let batch = r#"{"jsonrpc":"2.0","id":null,"error":{"code":-32600,"message":"no batches"}}"#;
+    assert_eq!(diff(&[LIST, cancel, "[]"], &[TOOLS, batch], &[batch]), vec![]);
+    let owed = diff(&[LIST, "[]"], &[TOOLS, batch], &[batch]);
+    assert_eq!(owed, one(Class::AnswerVsSilence, "tools/list", "reply"), "not cancelled: the result is owed");
 }

@@ -138,6 +138,23 @@ fn no_difference_exits_0_in_process_and_over_stdio() {
 }
 
 #[test]
+fn the_quirky_server_differs_from_the_built_in_server_in_nothing() {
+    // Everything legal but unusual (replies out of order, odd layout and escapes, extra error data, cancelled requests
+    // left unanswered, a slow start): no divergence. About 45 s over stdio (a fresh process per conversation, each
+    // with a slow start), so in the slow tier; conversation 106 of seed 1 cancels a request the quirky server then
+    // leaves unanswered.
+    if !tier::slow("the quirky server against the built-in one") {
+        return;
+    }
+    let dir = dir("quirks");
+    let out = path(&dir, "out");
+    let quirky = format!("{} serve --quirks 1", env!("CARGO_BIN_EXE_mcp-wirefuzz"));
+    let (code, text) = wirefuzz(&["diff", "--against", &quirky, "--cases", "120", "--seed", "1", "--out", &out]);
+    assert_eq!(code, 0, "{text}");
+    assert!(text.contains("120 conversation(s)") && text.contains("0 divergence(s) differ"), "{text}");
+}
+
+#[test]
 fn a_baseline_accepts_a_difference_and_names_stale_entries() {
     let dir = dir("baseline");
     let baseline = dir.join("accepted");

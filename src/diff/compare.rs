@@ -262,6 +262,13 @@ impl Output {
         reply
     }
 
+    /// How many errors whose id is lost carry the error code of `other`.
+    fn lost(&self, other: &Value) -> usize {
+        let code = other.pointer("/error/code");
+        let queues = ["null", NO_ID].into_iter().filter_map(|id| self.replies.get(id));
+        queues.flatten().filter(|(_, reply)| code.is_some() && reply.pointer("/error/code") == code).count()
+    }
+
     /// Takes an error whose id is lost (null, or no `id` member) with the error code of `other`, the other side's
     /// error for the same request; none when `other` is no error.
     fn take_lost(&mut self, other: &Value) -> Option<(usize, Value)> {
@@ -389,13 +396,17 @@ pub fn compare(inputs: &[Input], a: Side<'_>, b: Side<'_>, ignore: &Ignore) -> V
             *rb = right.take_loose(&request.loose);
         }
     }
-    // A request one side answered and the other did not under any like id: an error reply with a null id or none
-    // (the id lost) answers it.
-    // Of several, the one with the other side's error code (a server may write its id-less errors in any order).
-    for (ra, rb) in pairs.iter_mut() {
+    // A request one side answered with an error and the other did not under any like id: an error with the same
+    // code and a null id or none (the id lost) answers it, when that side has more of them than the other (a like
+    // id-less error on both sides answers no request on either); not for a cancelled request (which may go
+    // unanswered).
+    for (request, (ra, rb)) in sent.iter().zip(pairs.iter_mut()) {
+        if request.cancelled {
+            continue;
+        }
         match (&ra, &rb) {
-            (None, Some((_, other))) => *ra = left.take_lost(other),
-            (Some((_, other)), None) => *rb = right.take_lost(other),
+            (None, Some((_, other))) if left.lost(other) > right.lost(other) => *ra = left.take_lost(other),
+            (Some((_, other)), None) if right.lost(other) > left.lost(other) => *rb = right.take_lost(other),
             _ => {}
         }
     }

@@ -389,3 +389,14 @@ fn a_cancelled_request_may_be_answered_or_not() {
     let owed = diff(&[LIST, "[]"], &[TOOLS, batch], &[batch]);
     assert_eq!(owed, one(Class::AnswerVsSilence, "tools/list", "reply"), "not cancelled: the result is owed");
 }
+
+#[test]
+fn an_id_less_error_both_sides_wrote_answers_no_request() {
+    let cancel = r#"{"jsonrpc":"2.0","method":"notifications/cancelled","params":{"requestId":1,"reason":"x"}}"#;
+    let refused = r#"{"jsonrpc":"2.0","id":1,"error":{"code":-32600,"message":"wrong era"}}"#;
+    let batch = r#"{"jsonrpc":"2.0","id":null,"error":{"code":-32600,"message":"no batches"}}"#;
+    // A refuses the (later cancelled) request, B drops it; both refuse the batch alike.
+    assert_eq!(diff(&[LIST, cancel, "[]"], &[refused, batch], &[batch]), vec![]);
+    // Not cancelled: B's one id-less -32600 is the batch's, not the request's.
+    assert_eq!(diff(&[LIST, "[]"], &[refused, batch], &[batch]), one(Class::AnswerVsSilence, "tools/list", "reply"));
+}

@@ -155,6 +155,21 @@ fn the_quirky_server_differs_from_the_built_in_server_in_nothing() {
 }
 
 #[test]
+fn two_servers_over_http_are_compared_line_for_line() {
+    let bin = env!("CARGO_BIN_EXE_mcp-wirefuzz");
+    let port = 20_000 + std::process::id() % 20_000;
+    let (url_a, url_b) = (format!("http://127.0.0.1:{port}/mcp"), format!("http://127.0.0.1:{}/mcp", port + 1));
+    let against = format!("{bin} serve --http 127.0.0.1:{}", port + 1);
+    let out = path(&dir("http"), "out");
+    let serve_a = format!("127.0.0.1:{port}");
+    let args =
+        ["diff", "--url", &url_a, "--against-url", &url_b, "--against", &against, "--cases", "80", "--seed", "2"];
+    let (code, text) = wirefuzz(&[&args[..], &["--out", &out, "--", bin, "serve", "--http", &serve_a]].concat());
+    assert_eq!(code, 0, "{text}");
+    assert!(text.contains("80 conversation(s)") && text.contains("0 divergence(s) differ"), "{text}");
+}
+
+#[test]
 fn a_baseline_accepts_a_difference_and_names_stale_entries() {
     let dir = dir("baseline");
     let baseline = dir.join("accepted");
@@ -200,6 +215,7 @@ fn usage_errors_exit_2() {
         &["diff", "--mutant", "no-such-bug"],
         &["diff", "--recorded", "/nonexistent/recording"],
         &["diff", "--against-built-in", "--time", "0"],
+        &["diff", "--url", "http://127.0.0.1:1/mcp", "--mutant", "no-result-type"],
     ];
     for args in usage {
         let (code, text) = wirefuzz(args);

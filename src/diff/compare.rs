@@ -648,12 +648,17 @@ fn keys<'a>(x: &'a Map<String, Value>, y: &'a Map<String, Value>) -> Vec<&'a Str
 
 /// True when a member present on one side only means what its absence means: a text (when texts are left out),
 /// or the value the spec gives as the default when absent (`isError: false`, `taskSupport: "forbidden"`,
-/// `listChanged: false`, `subscribe: false`).
+/// `listChanged: false`, `subscribe: false`), or an object of nothing but such members.
 fn absent_alike(key: &str, present: Option<&Value>, ignore: &Ignore) -> bool {
     let text = ignore.texts && matches!(key, "description" | "title" | "instructions");
     let default = match (key, present) {
         ("isError" | "listChanged" | "subscribe", Some(Value::Bool(false))) => true,
         ("taskSupport", Some(Value::String(value))) => value == "forbidden",
+        // An object of nothing but such members (`execution: {"taskSupport": "forbidden"}`); not an empty one, which
+        // may say something by being there (a capability).
+        (_, Some(Value::Object(members))) => {
+            !members.is_empty() && members.iter().all(|(key, value)| absent_alike(key, Some(value), ignore))
+        }
         _ => false,
     };
     text || default

@@ -310,6 +310,10 @@ fn a_member_that_means_what_its_absence_means_agrees() {
     let (forbidden, optional) =
         (tool(r#","execution":{"taskSupport":"forbidden"}"#), tool(r#","execution":{"taskSupport":"optional"}"#));
     assert_eq!(diff(&[LIST], &[&forbidden], &[&tool(r#","execution":{}"#)]), vec![]);
+    assert_eq!(diff(&[LIST], &[&forbidden], &[&tool("")]), vec![], "an object of defaults is as good as none");
+    let capability = |tools: &str| format!(r#"{{"jsonrpc":"2.0","id":1,"result":{{"capabilities":{{{tools}}}}}}}"#);
+    let (declared, none) = (capability(r#""tools":{}"#), capability(""));
+    assert_eq!(diff(&[LIST], &[&declared], &[&none]), one(Class::Result, "tools/list", "result.capabilities.tools"));
     assert_eq!(
         diff(&[LIST], &[&optional], &[&tool(r#","execution":{}"#)]),
         one(Class::Result, "tools/list", "result.tools[].execution.taskSupport")

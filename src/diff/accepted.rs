@@ -110,6 +110,10 @@ mod tests {
         assert_eq!(accepted.reason(&divergence(Class::Result, "prompts/list", "result.tools[].inputSchema.x")), None);
         assert_eq!(accepted.reason(&divergence(Class::ErrorCode, "tools/call add", "error.code")), Some(""));
         assert_eq!(accepted.reason(&divergence(Class::ResultVsError, "tools/call add", "result vs error")), None);
+        let floats = Accepted::parse("answer-vs-silence * reply (a number*  # ids like 6.0\n").unwrap();
+        let float = divergence(Class::AnswerVsSilence, "ping", "reply (a number with a fraction or exponent)");
+        assert_eq!(floats.reason(&float), Some("ids like 6.0"));
+        assert_eq!(floats.reason(&divergence(Class::AnswerVsSilence, "ping", "reply")), None);
     }
 
     #[test]

@@ -10,7 +10,8 @@
 //! (`id`, `*Id`, `*_id` inside a result).
 
 use crate::protocol::codes::{MISSING_REQUIRED_CLIENT_CAPABILITY, UNSUPPORTED_PROTOCOL_VERSION};
-use crate::protocol::json::{lenient_text, parse_value};
+use crate::protocol::id::is_integer_literal;
+use crate::protocol::json::{is_safe_integer, lenient_text, parse_value};
 use crate::protocol::methods::{CANCELLED, DISCOVER, HANDSHAKE_REQUESTS, INITIALIZE, MODERN_REQUESTS, TOOLS_CALL};
 use crate::transcript::{Ending, Input, show_bytes};
 use serde_json::{Map, Value};
@@ -312,6 +313,20 @@ fn parse_lenient(line: &[u8]) -> Option<Value> {
     parse_value(line).ok().or_else(|| lenient_text(line).and_then(|text| parse_value(&text).ok()))
 }
 
+/// What is odd about an id, as a place names it: ` (a number with a fraction or exponent)` (`6.0`, `2e+3`: not an
+/// integer literal, which MCP asks for), ` (an integer beyond 2^53)`, ` (neither string nor number)`, or nothing for
+/// a plain string or integer. A server that drops such ids drops them whatever the method, and a baseline entry
+/// (`answer-vs-silence * reply (a number*`) accepts that one cause.
+fn id_kind(id_json: &str) -> &'static str {
+    match serde_json::from_str::<Value>(id_json) {
+        Ok(Value::String(_)) => "",
+        Ok(Value::Number(_)) if !is_integer_literal(id_json) => " (a number with a fraction or exponent)",
+        Ok(Value::Number(_)) if !is_safe_integer(id_json) => " (an integer beyond 2^53)",
+        Ok(Value::Number(_)) => "",
+        _ => " (neither string nor number)",
+    }
+}
+
 /// An id's looser form: a string's contents, a number as a double would keep it.
 fn loose_id_text(id_json: &str) -> String {
     match serde_json::from_str::<Value>(id_json) {
@@ -421,7 +436,8 @@ pub fn compare(inputs: &[Input], a: Side<'_>, b: Side<'_>, ignore: &Ignore) -> V
                 first_unanswered.get_or_insert_with(|| request.method.clone());
                 if !silent_ended && !request.cancelled {
                     let (sa, sb) = sides(!a_silent, show_value(&reply), "(no reply)".into());
-                    out.push(divergence(Class::AnswerVsSilence, &request.method, "reply", sa, sb));
+                    let at = format!("reply{}", id_kind(&request.id));
+                    out.push(divergence(Class::AnswerVsSilence, &request.method, &at, sa, sb));
                 }
             }
             (Some((_, ra)), Some((_, rb))) => replies(&request.method, &ra, &rb, ignore, &mut out),

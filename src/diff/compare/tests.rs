@@ -404,3 +404,18 @@ fn an_id_less_error_both_sides_wrote_answers_no_request() {
     // Not cancelled: B's one id-less -32600 is the batch's, not the request's.
     assert_eq!(diff(&[LIST, "[]"], &[refused, batch], &[batch]), one(Class::AnswerVsSilence, "tools/list", "reply"));
 }
+
+#[test]
+fn silence_on_an_odd_id_says_what_is_odd_about_it() {
+    let ping = |id: &str| format!(r#"{{"jsonrpc":"2.0","id":{id},"method":"ping"}}"#);
+    let pong = |id: &str| format!(r#"{{"jsonrpc":"2.0","id":{id},"result":{{}}}}"#);
+    for (id, at) in [
+        ("6.0", "reply (a number with a fraction or exponent)"),
+        ("2e+3", "reply (a number with a fraction or exponent)"),
+        ("9007199254740993", "reply (an integer beyond 2^53)"),
+        ("7", "reply"),
+        (r#""x""#, "reply"),
+    ] {
+        assert_eq!(diff(&[&ping(id)], &[], &[&pong(id)]), one(Class::AnswerVsSilence, "ping", at), "{id}");
+    }
+}

@@ -7,6 +7,9 @@
 //! - [`replay`]: a test that replays every case file (and libFuzzer `crash-*` artifact) in a folder and fails on
 //!   any the server still breaks.
 //!
+//! And one for a change to a working server: [`same_answers`], a test that the server as it was and as it is now
+//! answer alike (the differential `mcp-wirefuzz diff`, in-process).
+//!
 //! Each learns the server first, in-process, as `mcp-wirefuzz fuzz` learns a child process: its model (the eras and
 //! versions it serves, unless the policy states one) and its surface (its tools, prompts, resources and their
 //! schemas, see [`crate::learn::in_process`]). Conversations call the server's own tools with arguments drawn
@@ -26,10 +29,73 @@ use crate::model::Eras;
 use crate::oracle::rules::{FRAMING, SERVER_CRASH, SERVER_HANG, SERVER_SHUTDOWN};
 use crate::oracle::{Finding, Policy, check};
 use crate::script::{Script, session};
-use crate::server::{InProcessServer, ServerSpec, run_in_process};
+use crate::server::{InProcess, InProcessServer, ServerSpec, run_in_process};
 use crate::transcript::{Ending, Input, Transcript};
 use proptest::test_runner::{Config, FailurePersistence, FileFailurePersistence, TestCaseError, TestError, TestRunner};
 use std::path::Path;
+
+/// How many generated conversations [`same_answers`] sends after the sweep.
+const SAME_ANSWERS_CASES: u64 = 2_000;
+
+/// A test that `old` and `new` (your server before and after a change: a refactoring, an SDK upgrade) answer alike:
+/// both are learned, then the sweep over what both list and 2,000 generated conversations (seed 1) go to both,
+/// compared as `mcp-wirefuzz diff` compares two servers (message texts, server names and versions, timestamps and
+/// created ids left out). Panics with each divergence, minimized, as a diff case file (class, method, place, the
+/// conversation and both sides' replies).
+///
+/// ```no_run
+/// # use mcp_wirefuzz::server::builtin::reference::Calc as OldServer;
+/// # use mcp_wirefuzz::server::builtin::reference::Calc as NewServer;
+/// // tests/same_answers.rs: the server as the last release had it (a copy, or the crate of that version renamed in
+/// // Cargo.toml) against the server as it is now.
+/// #[test]
+/// fn the_change_keeps_every_answer() {
+///     mcp_wirefuzz::harness::same_answers(&OldServer, &NewServer);
+/// }
+/// ```
+pub fn same_answers<A: InProcessServer + Sync, B: InProcessServer + Sync>(old: &A, new: &B) {
+    use crate::diff::{self, Conversations, Options, accepted::Accepted, case::DiffCase, case::SideSpec};
+    let (old_policy, new_policy) = (judged(old, &Policy::default()), judged(new, &Policy::default()));
+    let eras = |policy: &Policy| policy.model().map_or(Eras::Unknown, |model| model.eras);
+    let shared = (*surface_of(&old_policy)).clone().shared_with(&surface_of(&new_policy));
+    let both = match (eras(&old_policy), eras(&new_policy)) {
+        (Eras::Dual, other) | (other, Eras::Dual) => other,
+        (old, _) => old,
+    };
+    let sides = (SideSpec::Server(ServerSpec::BuiltIn), SideSpec::Server(ServerSpec::BuiltIn));
+    let options = Options {
+        conversations: Conversations::generated(1, std::sync::Arc::new(shared), both),
+        cases: None,
+        time: None,
+        stop_after: None,
+        ignore: diff::Ignore::default(),
+        eras: Some((eras(&old_policy), eras(&new_policy))).filter(|(a, b)| *a != Eras::Unknown && *b != Eras::Unknown),
+        out: None,
+        shrink: crate::shrink::Budget::default(),
+        accepted: Accepted::default(),
+        sides: sides.clone(),
+    };
+    let sweep = options.conversations.sweep_len() as u64;
+    let options = Options { cases: Some(sweep + SAME_ANSWERS_CASES), ..options };
+    let summary = diff::run(&mut InProcess(old), &mut InProcess(new), &options, |_| {})
+        .unwrap_or_else(|error| panic!("the comparison could not run: {error:#}"));
+    let failing: Vec<String> = summary
+        .found
+        .iter()
+        .filter(|found| found.fails())
+        .map(|found| {
+            let case = DiffCase::for_found(found, &sides, &options.ignore, options.eras).render();
+            format!("[{}] {} at {}\n{case}", found.divergence.class, found.divergence.method, found.divergence.at)
+        })
+        .collect();
+    assert!(
+        failing.is_empty(),
+        "the old and the new server differ in {} way(s); each below as a diff case, whose side A (`a<<`) is the old \
+         server and side B (`b<<`) the new one:\n\n{}",
+        failing.len(),
+        failing.join("\n")
+    );
+}
 
 /// The exit code of a Rust process that panicked, as the harness records a panic of an in-process server.
 const PANIC_CODE: i32 = 101;

@@ -63,6 +63,18 @@ fn every_planted_bug_is_a_difference_found_within_10_seconds() {
     }
 }
 
+#[test]
+fn a_rust_crate_tests_that_a_change_answers_alike() {
+    mcp_wirefuzz::harness::same_answers(&Calc, &Calc);
+    let changed = std::panic::catch_unwind(|| {
+        mcp_wirefuzz::harness::same_answers(&Calc, &Planted(Mutant::DuplicateToolName));
+    });
+    let message = changed.expect_err("a changed answer fails the test");
+    let message = message.downcast_ref::<String>().cloned().unwrap_or_default();
+    assert!(message.contains("[result] tools/list at result.tools.length"), "{message}");
+    assert!(message.contains("# mcp-wirefuzz diff case") && message.contains("b<< "), "{message}");
+}
+
 fn wirefuzz(args: &[&str]) -> (i32, String) {
     let output = Command::new(env!("CARGO_BIN_EXE_mcp-wirefuzz")).args(args).output().unwrap();
     let text = format!("{}{}", String::from_utf8_lossy(&output.stdout), String::from_utf8_lossy(&output.stderr));

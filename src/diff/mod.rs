@@ -72,6 +72,14 @@ impl Conversations {
         Conversations::Generated { seed, surface, eras, sweep }
     }
 
+    /// How many conversations the sweep makes (0 for a recording).
+    pub fn sweep_len(&self) -> usize {
+        match self {
+            Conversations::Generated { sweep, .. } => sweep.len(),
+            Conversations::Recorded(_) => 0,
+        }
+    }
+
     /// Conversation `index`, or `None` past the last one.
     pub fn get(&self, index: u64) -> Option<Vec<Input>> {
         match self {

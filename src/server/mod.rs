@@ -159,6 +159,15 @@ pub trait InProcessServer {
     fn connect(&self) -> Self::Connection;
 }
 
+/// A borrowed in-process server serves as the server itself (`InProcess(&server)` is a target).
+impl<S: InProcessServer> InProcessServer for &S {
+    type Connection = S::Connection;
+
+    fn connect(&self) -> S::Connection {
+        (**self).connect()
+    }
+}
+
 /// One connection of an in-process server.
 pub trait ServerConnection {
     /// Hands the server one line as the client sent it (without its newline) and appends every line the server

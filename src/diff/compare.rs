@@ -488,7 +488,7 @@ pub fn compare(inputs: &[Input], a: Side<'_>, b: Side<'_>, ignore: &Ignore) -> V
         let at = match reply.get("id") {
             None => "reply with no id",
             Some(Value::Null) => "reply with id null",
-            Some(id) if sent.iter().any(|request| request.id == id.to_string()) => "second reply to a request",
+            Some(id) if sent.iter().any(|request| request.id == *id.to_string()) => "second reply to a request",
             Some(_) => "reply with an id no request has",
         };
         if !kinds.contains(&at) {

@@ -263,22 +263,17 @@ impl Output {
         reply
     }
 
-    /// How many errors whose id is lost carry the error code of `other`.
-    fn lost(&self, other: &Value) -> usize {
-        let code = other.pointer("/error/code");
+    /// How many errors whose id is lost (null, or no `id` member) carry `code` (any code for `None`).
+    fn lost(&self, code: Option<&Value>) -> usize {
         let queues = ["null", NO_ID].into_iter().filter_map(|id| self.replies.get(id));
-        queues.flatten().filter(|(_, reply)| code.is_some() && reply.pointer("/error/code") == code).count()
+        queues.flatten().filter(|(_, reply)| lost_with(reply, code)).count()
     }
 
-    /// Takes an error whose id is lost (null, or no `id` member) with the error code of `other`, the other side's
-    /// error for the same request; none when `other` is no error.
-    fn take_lost(&mut self, other: &Value) -> Option<(usize, Value)> {
-        let code = other.pointer("/error/code")?;
+    /// Takes the first error whose id is lost and that carries `code` (any code for `None`).
+    fn take_lost(&mut self, code: Option<&Value>) -> Option<(usize, Value)> {
         for id in ["null", NO_ID] {
             let Some(queue) = self.replies.get_mut(id) else { continue };
-            let Some(at) = queue.iter().position(|(_, reply)| reply.pointer("/error/code") == Some(code)) else {
-                continue;
-            };
+            let Some(at) = queue.iter().position(|(_, reply)| lost_with(reply, code)) else { continue };
             let reply = queue.remove(at);
             if queue.is_empty() {
                 self.replies.remove(id);
@@ -324,6 +319,15 @@ fn id_kind(id_json: &str) -> &'static str {
         Ok(Value::Number(_)) if !is_safe_integer(id_json) => " (an integer beyond 2^53)",
         Ok(Value::Number(_)) => "",
         _ => " (neither string nor number)",
+    }
+}
+
+/// True for an error that carries `code` (any error for `None`).
+fn lost_with(reply: &Value, code: Option<&Value>) -> bool {
+    match (reply.pointer("/error/code"), code) {
+        (Some(found), Some(code)) => found == code,
+        (Some(_), None) => true,
+        (None, _) => false,
     }
 }
 
@@ -419,9 +423,22 @@ pub fn compare(inputs: &[Input], a: Side<'_>, b: Side<'_>, ignore: &Ignore) -> V
         if request.cancelled {
             continue;
         }
+        // An id that is odd (a fraction, beyond 2^53) is one a server may be unable to hold: any error it lost.
+        let odd = !id_kind(&request.id).is_empty();
+        fn wanted(other: &Value, odd: bool) -> Option<Option<&Value>> {
+            if odd { Some(None) } else { other.pointer("/error/code").map(Some) }
+        }
         match (&ra, &rb) {
-            (None, Some((_, other))) if left.lost(other) > right.lost(other) => *ra = left.take_lost(other),
-            (Some((_, other)), None) if right.lost(other) > left.lost(other) => *rb = right.take_lost(other),
+            (None, Some((_, other))) => {
+                if let Some(code) = wanted(other, odd).filter(|code| left.lost(*code) > right.lost(*code)) {
+                    *ra = left.take_lost(code);
+                }
+            }
+            (Some((_, other)), None) => {
+                if let Some(code) = wanted(other, odd).filter(|code| right.lost(*code) > left.lost(*code)) {
+                    *rb = right.take_lost(code);
+                }
+            }
             _ => {}
         }
     }
@@ -440,7 +457,9 @@ pub fn compare(inputs: &[Input], a: Side<'_>, b: Side<'_>, ignore: &Ignore) -> V
                     out.push(divergence(Class::AnswerVsSilence, &request.method, &at, sa, sb));
                 }
             }
-            (Some((_, ra)), Some((_, rb))) => replies(&request.method, &ra, &rb, ignore, &mut out),
+            (Some((_, ra)), Some((_, rb))) => {
+                replies(&request.method, id_kind(&request.id), &ra, &rb, ignore, &mut out)
+            }
         }
     }
     let kind = |ending: &Ending| match ending {
@@ -457,8 +476,12 @@ pub fn compare(inputs: &[Input], a: Side<'_>, b: Side<'_>, ignore: &Ignore) -> V
     if !same_ending {
         // Keyed by the endings alone: which request came next when a side ended is not the cause.
         let at = format!("{} vs {}", ending_word(a.ending), ending_word(b.ending));
-        let after = first_unanswered.map(|method| format!(", {method} unanswered")).unwrap_or_default();
-        let (sa, sb) = (format!("{}{after}", kind(a.ending)), format!("{}{after}", kind(b.ending)));
+        let after = |ending: &Ending| match (&first_unanswered, ended(ending)) {
+            (Some(method), true) => format!(", {method} left unanswered"),
+            _ => String::new(),
+        };
+        let (sa, sb) =
+            (format!("{}{}", kind(a.ending), after(a.ending)), format!("{}{}", kind(b.ending), after(b.ending)));
         out.push(divergence(Class::Ending, "-", &at, sa, sb));
     }
     let (left_messages, right_messages) = (std::mem::take(&mut left.messages), std::mem::take(&mut right.messages));
@@ -479,7 +502,7 @@ pub fn compare(inputs: &[Input], a: Side<'_>, b: Side<'_>, ignore: &Ignore) -> V
     let in_order: Vec<(Value, Value)> =
         rest_a.iter().zip(&rest_b).map(|((_, a), (_, b))| (a.clone(), b.clone())).collect();
     for (ra, rb) in matched.iter().chain(&in_order) {
-        replies("-", ra, rb, ignore, &mut out);
+        replies("-", "", ra, rb, ignore, &mut out);
     }
     let paired = rest_a.len().min(rest_b.len());
     let mut kinds = Vec::new();
@@ -535,12 +558,13 @@ fn show_value(value: &Value) -> String {
     show_bytes(value.to_string().as_bytes(), SHOWN)
 }
 
-/// Compares two replies to the same request (a side that echoed the id changed has another id than the other's).
-fn replies(method: &str, a: &Value, b: &Value, ignore: &Ignore, out: &mut Vec<Divergence>) {
+/// Compares two replies to the same request (a side that echoed the id changed has another id than the other's;
+/// `odd_id` says what is odd about the request's id, [`id_kind`]).
+fn replies(method: &str, odd_id: &str, a: &Value, b: &Value, ignore: &Ignore, out: &mut Vec<Divergence>) {
     let show = |class: Class, at: &str| divergence(class, method, at, show_value(a), show_value(b));
     // A changed id or envelope says all there is: what follows in the reply is the same answer.
     if a.get("id") != b.get("id") {
-        return out.push(show(Class::Id, "id"));
+        return out.push(show(Class::Id, &format!("id{odd_id}")));
     }
     if a.get("jsonrpc") != b.get("jsonrpc") {
         return out.push(show(Class::Envelope, "jsonrpc"));

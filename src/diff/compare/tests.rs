@@ -173,7 +173,11 @@ fn an_id_echoed_changed_and_an_odd_envelope_diverge() {
     let big = r#"{"jsonrpc":"2.0","id":9007199254740993,"method":"tools/list"}"#;
     let exact = TOOLS.replace(r#""id":1"#, r#""id":9007199254740993"#);
     let rounded = TOOLS.replace(r#""id":1"#, r#""id":9007199254740992"#);
-    assert_eq!(diff(&[big], &[&exact], &[&rounded]), one(Class::Id, "tools/list", "id"));
+    assert_eq!(diff(&[big], &[&exact], &[&rounded]), one(Class::Id, "tools/list", "id (an integer beyond 2^53)"));
+    // A server that cannot hold a big id loses it, whatever error it answers.
+    let lost = r#"{"jsonrpc":"2.0","error":{"code":-32600,"message":"Invalid request"}}"#;
+    let refused = r#"{"jsonrpc":"2.0","id":9007199254740993,"error":{"code":-32602,"message":"bad"}}"#;
+    assert_eq!(diff(&[big], &[refused], &[lost]), one(Class::Id, "tools/list", "id (an integer beyond 2^53)"));
     let number = TOOLS.replace(r#""jsonrpc":"2.0""#, r#""jsonrpc":2.0"#);
     assert_eq!(diff(&[LIST], &[TOOLS], &[&number]), one(Class::Envelope, "tools/list", "jsonrpc"));
     let error = r#"{"jsonrpc":"2.0","id":1,"error":{"code":-32601,"message":"no"}}"#;

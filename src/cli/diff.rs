@@ -7,12 +7,12 @@ use super::server::{end_servers_on_signal, server_model, server_spec, through_fo
 use anyhow::{Context, Result, bail};
 use mcp_wirefuzz::diff::accepted::Accepted;
 use mcp_wirefuzz::diff::case::{DiffCase, SideSpec};
-use mcp_wirefuzz::diff::record::{Played, Recorded, Recording};
+use mcp_wirefuzz::diff::record::{Played, Recording};
 use mcp_wirefuzz::diff::{self, Conversations, Ignore, Options, Progress, report};
 use mcp_wirefuzz::learn::surface;
 use mcp_wirefuzz::model::{Eras, ServerModel};
 use mcp_wirefuzz::server::transport::http::HttpSpec;
-use mcp_wirefuzz::server::{DeadlinePassed, ServerCommand, ServerSpec, Target, Timeouts};
+use mcp_wirefuzz::server::{ServerCommand, ServerSpec, Target, Timeouts};
 use mcp_wirefuzz::shrink;
 use mcp_wirefuzz::surface::Surface;
 use mcp_wirefuzz::transcript::show_bytes;
@@ -295,20 +295,8 @@ fn record(
     dir: &Path,
     seed: u64,
 ) -> Result<ExitCode> {
-    let mut recording = Recording { seed, server: server.describe(), conversations: Vec::new() };
     let bar = progress_bar(cases);
-    let mut index = 0;
-    while cases.is_none_or(|cases| index < cases) {
-        let Some(inputs) = conversations.get(index) else { break };
-        let transcript = match target.run(&inputs) {
-            Err(error) if error.is::<DeadlinePassed>() => break,
-            ran => ran?,
-        };
-        let received = transcript.received().map(<[u8]>::to_vec).collect();
-        recording.conversations.push(Recorded { inputs, received, ending: transcript.ending });
-        index += 1;
-        bar.tick(index);
-    }
+    let recording = mcp_wirefuzz::diff::record::record(server, target, conversations, cases, seed, |n| bar.tick(n))?;
     mcp_wirefuzz::server::transport::stdio::end_all();
     bar.finish();
     recording.save(dir)?;
@@ -325,37 +313,18 @@ fn record(
 /// exit 1 when the case's divergence shows again, 3 when it no longer does.
 pub fn replay(file: &Path, timeout: Duration) -> Result<ExitCode> {
     let case = DiffCase::load(file)?;
-    let timeouts = Timeouts { reply: timeout, ..Timeouts::default() };
-    let target = |side: &SideSpec, answered: &mcp_wirefuzz::diff::case::Answered| -> Box<dyn Target + Send> {
-        match side {
-            SideSpec::Server(server) => server.target(timeouts),
-            SideSpec::Recording(_) => Box::new(Played::new(vec![Recorded {
-                inputs: case.inputs.clone(),
-                received: answered.received.clone(),
-                ending: answered.ending.clone().unwrap_or(mcp_wirefuzz::transcript::Ending::Closed),
-            }])),
-        }
-    };
-    let (mut a, mut b) = (target(&case.a, &case.answered_a), target(&case.b, &case.answered_b));
-    let (ta, tb) = diff::run_both(&mut *a, &mut *b, &case.inputs)?;
+    let replayed = case.replay(Timeouts { reply: timeout, ..Timeouts::default() })?;
     mcp_wirefuzz::server::transport::stdio::end_all();
-    println!("A: {}\n{}", case.a.describe(), ta.render().trim_end());
-    println!("B: {}\n{}", case.b.describe(), tb.render().trim_end());
-    let found = diff::divergences(&case.inputs, &ta, &tb, &case.ignore(), case.eras);
-    for divergence in &found {
-        println!("divergence [{}] {} at {}", divergence.class, divergence.method, divergence.at);
+    println!("A: {}\n{}", case.a.describe(), replayed.a.render().trim_end());
+    println!("B: {}\n{}", case.b.describe(), replayed.b.render().trim_end());
+    for divergence in &replayed.found {
+        let (a, b) = (show_bytes(divergence.a.as_bytes(), 600), show_bytes(divergence.b.as_bytes(), 600));
         println!(
-            "    A: {}\n    B: {}",
-            show_bytes(divergence.a.as_bytes(), 600),
-            show_bytes(divergence.b.as_bytes(), 600)
+            "divergence [{}] {} at {}\n    A: {a}\n    B: {b}",
+            divergence.class, divergence.method, divergence.at
         );
     }
-    let key = case.divergence().key();
-    if found.iter().any(|d| d.key() == key) {
-        println!("the case's divergence [{}] {} at {} shows again", case.class, case.method, case.at);
-        Ok(ExitCode::from(1))
-    } else {
-        println!("the case's divergence [{}] {} at {} no longer shows", case.class, case.method, case.at);
-        Ok(ExitCode::from(3))
-    }
+    let verdict = if replayed.shows_again { "shows again" } else { "no longer shows" };
+    println!("the case's divergence [{}] {} at {} {verdict}", case.class, case.method, case.at);
+    Ok(ExitCode::from(if replayed.shows_again { 1 } else { 3 }))
 }

@@ -22,11 +22,12 @@
 
 use super::Found;
 use super::compare::{Class, Divergence, Ignore};
+use super::record::{Played, Recorded};
 use crate::case::{from_hex, is_plain, to_hex};
 use crate::model::Eras;
 use crate::server::builtin::mutants::Mutant;
 use crate::server::transport::http::HttpSpec;
-use crate::server::{ServerCommand, ServerSpec};
+use crate::server::{ServerCommand, ServerSpec, Target, Timeouts};
 use crate::transcript::{Ending, Input, Transcript};
 use anyhow::{Context, Result, bail};
 use std::fmt::Write as _;
@@ -312,6 +313,42 @@ impl DiffCase {
     pub fn load(path: &Path) -> Result<DiffCase> {
         let text = std::fs::read_to_string(path).with_context(|| format!("cannot read {}", path.display()))?;
         DiffCase::parse(&text).with_context(|| format!("{}", path.display()))
+    }
+}
+
+/// A diff case run again on both sides.
+#[derive(Debug)]
+pub struct Replayed {
+    /// Side A's transcript.
+    pub a: Transcript,
+    /// Side B's transcript.
+    pub b: Transcript,
+    /// Every divergence between them.
+    pub found: Vec<Divergence>,
+    /// True when the case's own divergence is among them.
+    pub shows_again: bool,
+}
+
+impl DiffCase {
+    /// Runs the frames again on both sides at once (a recording side answers from the lines the case holds) and
+    /// compares them as the case was compared.
+    pub fn replay(&self, timeouts: Timeouts) -> Result<Replayed> {
+        let target = |side: &SideSpec, answered: &Answered| -> Box<dyn Target + Send> {
+            match side {
+                SideSpec::Server(server) => server.target(timeouts),
+                SideSpec::Recording(_) => Box::new(Played::new(vec![Recorded {
+                    inputs: self.inputs.clone(),
+                    received: answered.received.clone(),
+                    ending: answered.ending.clone().unwrap_or(Ending::Closed),
+                }])),
+            }
+        };
+        let (mut a, mut b) = (target(&self.a, &self.answered_a), target(&self.b, &self.answered_b));
+        let (a, b) = super::run_both(&mut *a, &mut *b, &self.inputs)?;
+        let found = super::divergences(&self.inputs, &a, &b, &self.ignore(), self.eras);
+        let key = self.divergence().key();
+        let shows_again = found.iter().any(|divergence| divergence.key() == key);
+        Ok(Replayed { a, b, found, shows_again })
     }
 }
 

@@ -6,9 +6,10 @@
 //! string when it is UTF-8, else `{"hex": "..."}`; a sync point is `null`; the ending is written as in a diff case.
 //! [`Played`] is the target that answers from a recording: the same inputs, the recorded answers.
 
+use super::Conversations;
 use super::case::{ending_text, parse_ending};
 use crate::case::{from_hex, to_hex};
-use crate::server::Target;
+use crate::server::{DeadlinePassed, ServerSpec, Target};
 use crate::transcript::{Ending, Event, Input, Transcript};
 use anyhow::{Context, Result, bail};
 use serde_json::{Value, json};
@@ -105,6 +106,32 @@ impl Recording {
         }
         Ok(recording)
     }
+}
+
+/// Records `server` answering `conversations` through `target` (up to `cases`, or until the conversations or the
+/// deadline end), `tick` told the count after each.
+pub fn record(
+    server: &ServerSpec,
+    target: &mut dyn Target,
+    conversations: &Conversations,
+    cases: Option<u64>,
+    seed: u64,
+    mut tick: impl FnMut(u64),
+) -> Result<Recording> {
+    let mut recording = Recording { seed, server: server.describe(), conversations: Vec::new() };
+    let mut index = 0;
+    while cases.is_none_or(|cases| index < cases) {
+        let Some(inputs) = conversations.get(index) else { break };
+        let transcript = match target.run(&inputs) {
+            Err(error) if error.is::<DeadlinePassed>() => break,
+            ran => ran?,
+        };
+        let received = transcript.received().map(<[u8]>::to_vec).collect();
+        recording.conversations.push(Recorded { inputs, received, ending: transcript.ending });
+        index += 1;
+        tick(index);
+    }
+    Ok(recording)
 }
 
 fn bytes_value(bytes: &[u8]) -> Value {

@@ -246,9 +246,7 @@ pub fn run(
         };
         index += 1;
         summary.conversations = index;
-        if index.is_multiple_of(50) {
-            progress(Progress::Ran { done: index });
-        }
+        progress(Progress::Ran { done: index });
         for divergence in divergences(&inputs, &ta, &tb, &options.ignore, options.eras) {
             if !seen.insert(divergence.key()) {
                 continue;

@@ -98,10 +98,13 @@ impl NotesConnection {
             Value::Array(items) => items.iter_mut().for_each(|item| self.fill(item, listing)),
             Value::Object(reply) => {
                 let id = reply.get("id").map(Value::to_string).unwrap_or_default();
+                // Whatever answered it (calc may refuse the call), the redirected call is settled by this reply: a
+                // later request that reuses its id is not the call.
+                let call = self.calls.remove(&id);
                 let Some(result) = reply.get_mut("result").and_then(Value::as_object_mut) else { return };
                 if listing.contains(&id) && result.contains_key("tools") {
                     result.insert("tools".into(), tools());
-                } else if let Some(call) = self.calls.remove(&id) {
+                } else if let Some(call) = call {
                     result.remove("structuredContent");
                     result.extend(self.serve(&call));
                 }

@@ -94,11 +94,28 @@ fn wirefuzz(args: &[&str]) -> (i32, String) {
     (output.status.code().unwrap_or(-1), text)
 }
 
-fn dir(name: &str) -> PathBuf {
+/// A fresh scratch folder of this test process, removed when the test is done with it.
+struct Scratch(PathBuf);
+
+impl std::ops::Deref for Scratch {
+    type Target = Path;
+
+    fn deref(&self) -> &Path {
+        &self.0
+    }
+}
+
+impl Drop for Scratch {
+    fn drop(&mut self) {
+        let _ = std::fs::remove_dir_all(&self.0);
+    }
+}
+
+fn dir(name: &str) -> Scratch {
     let dir = std::env::temp_dir().join(format!("wirefuzz-diff-{name}-{}", std::process::id()));
     let _ = std::fs::remove_dir_all(&dir);
     std::fs::create_dir_all(&dir).unwrap();
-    dir
+    Scratch(dir)
 }
 
 fn path(dir: &Path, name: &str) -> String {
@@ -185,7 +202,8 @@ fn two_servers_over_http_are_compared_line_for_line() {
     let port = 20_000 + std::process::id() % 20_000;
     let (url_a, url_b) = (format!("http://127.0.0.1:{port}/mcp"), format!("http://127.0.0.1:{}/mcp", port + 1));
     let against = format!("{bin} serve --http 127.0.0.1:{}", port + 1);
-    let out = path(&dir("http"), "out");
+    let scratch = dir("http");
+    let out = path(&scratch, "out");
     let serve_a = format!("127.0.0.1:{port}");
     let args =
         ["diff", "--url", &url_a, "--against-url", &url_b, "--against", &against, "--cases", "80", "--seed", "2"];

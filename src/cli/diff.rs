@@ -1,7 +1,9 @@
 //! `mcp-wirefuzz diff`: its options; the run that sends the same conversations to two servers (or to a server and a
 //! recording) and reports what differs; the recording of one server (`--record`); and the replay of a diff case.
 
-use super::options::{ForkServerOption, MAX_DURATION, ReplyTimeout, millis_option, seconds_option};
+use super::options::{
+    ForkServerOption, ReplyTimeout, millis_option, seconds_option, seed_or_clock, shrink_time_option,
+};
 use super::output::{progress_bar, writable_file, writable_folder, write_report};
 use super::server::{end_servers_on_signal, server_model, server_spec, through_fork_server};
 use anyhow::{Context, Result, bail};
@@ -117,13 +119,7 @@ pub fn run(args: DiffArgs) -> Result<ExitCode> {
         None => Accepted::default(),
     };
     let time = args.time.map(|secs| seconds_option("--time", secs)).transpose()?;
-    if !(1..=MAX_DURATION.as_secs()).contains(&args.shrink_time) {
-        bail!(
-            "--shrink-time must be between 1 and {} seconds (a year), not {}",
-            MAX_DURATION.as_secs(),
-            args.shrink_time
-        );
-    }
+    let shrink_time = shrink_time_option(args.shrink_time)?;
     let reply = args.timeout.duration()?;
     let startup = millis_option("--startup-timeout", args.startup_timeout)?;
     for (option, path) in [("--json", &args.json), ("--html", &args.html)] {
@@ -131,9 +127,7 @@ pub fn run(args: DiffArgs) -> Result<ExitCode> {
             writable_file(option, path)?;
         }
     }
-    let seed = args.seed.unwrap_or_else(|| {
-        std::time::SystemTime::now().duration_since(std::time::UNIX_EPOCH).map_or(0, |d| d.as_nanos() as u64)
-    });
+    let seed = seed_or_clock(args.seed);
     let learning = Timeouts { reply, startup, deadline: Some(began + LEARNING_LIMIT), ..Timeouts::default() };
     let (a, _fork_a) = match a {
         SideSpec::Server(server) => {
@@ -208,7 +202,7 @@ pub fn run(args: DiffArgs) -> Result<ExitCode> {
         ignore: Ignore { patterns: args.ignore.clone(), texts: !args.compare_texts },
         eras,
         out: Some(args.out.clone()),
-        shrink: shrink::Budget { runs: shrink_runs, time: Some(Duration::from_secs(args.shrink_time)) },
+        shrink: shrink::Budget { runs: shrink_runs, time: Some(shrink_time) },
         accepted,
         sides: sides.clone(),
     };

@@ -2,7 +2,8 @@
 //! the summary and the reports.
 
 use super::options::{
-    ForkServerOption, MAX_DURATION, REPLY_TIMEOUT_MS, ReplyTimeout, RuleOptions, millis_option, seconds_option,
+    ForkServerOption, REPLY_TIMEOUT_MS, ReplyTimeout, RuleOptions, millis_option, seconds_option, seed_or_clock,
+    shrink_time_option,
 };
 use super::output::{progress_bar, writable_file, writable_folder, write_report};
 use super::server::{
@@ -138,14 +139,7 @@ pub fn run(args: FuzzArgs) -> Result<ExitCode> {
         bail!("--jobs must be between 1 and {MAX_JOBS}, not {}", args.jobs);
     }
     let time = args.time.map(|secs| seconds_option("--time", secs)).transpose()?;
-    if !(1..=MAX_DURATION.as_secs()).contains(&args.shrink_time) {
-        bail!(
-            "--shrink-time must be between 1 and {} seconds (a year), not {}",
-            MAX_DURATION.as_secs(),
-            args.shrink_time
-        );
-    }
-    let shrink_time = Duration::from_secs(args.shrink_time);
+    let shrink_time = shrink_time_option(args.shrink_time)?;
     let reply = args.timeout.duration()?;
     let startup = millis_option("--startup-timeout", args.startup_timeout)?;
     let settle = millis_option("--settle", args.settle)?;
@@ -160,9 +154,7 @@ pub fn run(args: FuzzArgs) -> Result<ExitCode> {
             writable_file(option, path)?;
         }
     }
-    let seed = args.seed.unwrap_or_else(|| {
-        std::time::SystemTime::now().duration_since(std::time::UNIX_EPOCH).map_or(0, |d| d.as_nanos() as u64)
-    });
+    let seed = seed_or_clock(args.seed);
     // Learning the server is bounded on its own, not by --time, so that the same seed gives the same conversations
     // whatever the machine's load; --time counts from its end.
     let learning = Timeouts { reply, startup, deadline: Some(began + LEARNING_LIMIT), ..Timeouts::default() };

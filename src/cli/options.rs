@@ -114,6 +114,21 @@ pub fn seconds_option(name: &str, secs: f64) -> Result<Duration> {
     }
 }
 
+/// `--shrink-time`: whole seconds, from 1 to [`MAX_DURATION`].
+pub fn shrink_time_option(secs: u64) -> Result<Duration> {
+    if !(1..=MAX_DURATION.as_secs()).contains(&secs) {
+        bail!("--shrink-time must be between 1 and {} seconds (a year), not {secs}", MAX_DURATION.as_secs());
+    }
+    Ok(Duration::from_secs(secs))
+}
+
+/// `--seed`, or one drawn from the clock when it is not given (every run prints its seed).
+pub fn seed_or_clock(seed: Option<u64>) -> u64 {
+    seed.unwrap_or_else(|| {
+        std::time::SystemTime::now().duration_since(std::time::UNIX_EPOCH).map_or(0, |d| d.as_nanos() as u64)
+    })
+}
+
 /// A duration option given in milliseconds: at most [`MAX_DURATION`].
 pub fn millis_option(name: &str, ms: u64) -> Result<Duration> {
     let duration = Duration::from_millis(ms);

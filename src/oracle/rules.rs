@@ -106,6 +106,8 @@ pub const HANDLER_CRASH: &str = "SERVER-HANDLER-CRASH";
 pub const SERVER_SHUTDOWN: &str = "SERVER-SHUTDOWN";
 /// No server-to-client requests on a modern connection.
 pub const UNSOLICITED_REQUEST: &str = "SERVER-UNSOLICITED-REQUEST";
+/// The server's own sampling, elicitation and roots requests stay within what the client declared.
+pub const UNDECLARED_CAPABILITY: &str = "SERVER-UNDECLARED-CAPABILITY";
 /// One era per connection.
 pub const ERA_SINGLE: &str = "MCP-ERA-SINGLE";
 /// Modern results carry a valid `resultType`.
@@ -387,6 +389,19 @@ pub static RULES: &[Rule] = &[
          connection is one a server that serves 2026-07-28 got a modern request on, before any \
          `initialize` or un-enveloped request.",
         "MCP 2026-07-28 basic/transports/stdio.mdx; shared/PROTOCOL-REFERENCE.md §7 I26",
+    ),
+    must(
+        UNDECLARED_CAPABILITY,
+        HANDSHAKE,
+        "On a connection opened with `initialize`, the server sends `sampling/createMessage`, \
+         `elicitation/create` and `roots/list` only if that `initialize` declared `sampling`, `elicitation` or \
+         `roots`; a sampling request with `tools` or `toolChoice` only if it declared `sampling.tools`, and an \
+         elicitation only in a mode it declared (an empty `elicitation` object declares the form mode).",
+        "MCP 2025-11-25 basic/lifecycle.mdx §Operation (both parties MUST only use capabilities that were \
+         successfully negotiated); client/sampling.mdx §Tools in Sampling (servers MUST NOT send tool-enabled \
+         sampling requests to clients that have not declared sampling.tools); client/elicitation.mdx \
+         §Capabilities (servers MUST NOT send elicitation requests with modes that are not supported by the \
+         client); shared/PROTOCOL-REFERENCE.md §7 I26",
     ),
     Rule {
         policy: true,

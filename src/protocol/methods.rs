@@ -27,6 +27,18 @@ pub const RESOURCES_READ: &str = "resources/read";
 /// `resources/templates/list`.
 pub const TEMPLATES_LIST: &str = "resources/templates/list";
 
+/// `sampling/createMessage`: a server asks the client for an LLM completion (handshake era; an input request of
+/// `input_required` in 2026-07-28).
+pub const SAMPLING_CREATE: &str = "sampling/createMessage";
+/// `elicitation/create`: a server asks the client's user for input.
+pub const ELICITATION_CREATE: &str = "elicitation/create";
+/// `roots/list`: a server asks for the client's roots.
+pub const ROOTS_LIST: &str = "roots/list";
+
+/// The server-to-client requests each gated by a client capability of the same name, with that capability.
+pub const GATED_SERVER_REQUESTS: [(&str, &str); 3] =
+    [(SAMPLING_CREATE, "sampling"), (ELICITATION_CREATE, "elicitation"), (ROOTS_LIST, "roots")];
+
 /// Client requests defined in the handshake era (2025-11-25).
 pub const HANDSHAKE_REQUESTS: &[&str] = &[
     INITIALIZE,

@@ -1,10 +1,12 @@
 //! The JSON-RPC 2.0, MCP and HTTP vocabulary: request ids kept exactly as sent, the classification of one line of
 //! traffic, the two protocol eras and their versions, the `_meta` envelope keys, method names and error codes, the
 //! Streamable HTTP header helpers, and the properties of JSON text parsers legitimately differ on (duplicate keys,
-//! number limits). It imports nothing else of the crate.
+//! number limits), and the harness's own side as a client (what it declared, how it answers a server's requests). It
+//! imports nothing else of the crate.
 //!
 //! Nothing here does I/O and nothing here panics on input: every function takes untrusted bytes or values.
 
+pub mod client;
 pub mod codes;
 pub mod envelope;
 pub mod era;

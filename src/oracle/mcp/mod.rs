@@ -9,6 +9,8 @@
 //! request, `initialize` may get an error and an un-enveloped request the other era's refusal. The one-era lock of
 //! mcp 2.3.0 is the profile rule MCP-ERA-SINGLE.
 
+mod capabilities;
+
 use super::rules::{
     ADVERTISED_METHODS, CACHE_HINTS, DISCOVER_SHAPE, ENVELOPE_KEY_NAMED, ENVELOPE_MISSING_KEY, ERA_SINGLE,
     HANDSHAKE_NO_RESULT_TYPE, INITIALIZE_PARAMS, INITIALIZE_SHAPE, MODERN_REMOVED_METHOD, MODERN_RESULT_TYPE,
@@ -196,6 +198,7 @@ pub(super) fn check(input: &LayerInput, findings: &mut Findings) {
             }
         }
     }
+    capabilities::check(input, findings);
     let supported = supported_versions(reads, &requests, answers, policy);
     // Profile MCP-ERA-SINGLE: the first request that gets a result fixes the connection's era.
     let single = policy.enabled(ERA_SINGLE) && serves.modern && serves.handshake != Some(false);

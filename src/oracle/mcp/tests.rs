@@ -1,5 +1,6 @@
 //! The MCP layer's rules on hand-written transcripts: the era a connection is in and the replies each era calls
-//! for, the server model and profiles they are judged with, and unsolicited requests.
+//! for, the server model and profiles they are judged with, unsolicited requests, and requests beyond the
+//! capabilities the client declared.
 
 use crate::model::{Eras, ServerModel};
 use crate::oracle::rules::*;
@@ -34,6 +35,45 @@ fn unsolicited_request() {
     quiet(&[S(INIT), S(&discover), R(ask), R(INIT_OK)], UNSOLICITED_REQUEST);
     quiet(&[S(PING_1), R(ask), R(EMPTY_1)], UNSOLICITED_REQUEST);
     quiet(&[S(&discover), R(r#"{"jsonrpc":"2.0","method":"notifications/message","params":{}}"#)], UNSOLICITED_REQUEST);
+}
+
+#[test]
+fn undeclared_capability() {
+    let init = |capabilities: &str| INIT.replace(r#""capabilities":{}"#, &format!(r#""capabilities":{capabilities}"#));
+    let ask =
+        |method: &str, params: &str| format!(r#"{{"jsonrpc":"2.0","id":"s1","method":"{method}","params":{params}}}"#);
+    let sample = ask("sampling/createMessage", r#"{"messages":[],"maxTokens":1}"#);
+    let elicit = ask("elicitation/create", r#"{"message":"m","requestedSchema":{"type":"object"}}"#);
+    let roots = ask("roots/list", "{}");
+    // Nothing declared: each of the three is a finding, once the initialize got its result.
+    for request in [&sample, &elicit, &roots] {
+        let f = fires(&[S(&init("{}")), R(INIT_OK), S(NOTE), R(request)], UNDECLARED_CAPABILITY);
+        assert_eq!(f.event, Some(3));
+        assert!(f.detail.contains("did not declare"), "{}", f.detail);
+    }
+    let declared = init(r#"{"sampling":{},"elicitation":{},"roots":{"listChanged":true}}"#);
+    for request in [&sample, &elicit, &roots] {
+        quiet(&[S(&declared), R(INIT_OK), S(NOTE), R(request)], UNDECLARED_CAPABILITY);
+    }
+    // Sub-capabilities: tool use in sampling, and the URL mode of elicitation.
+    let with_tools = ask("sampling/createMessage", r#"{"messages":[],"maxTokens":1,"tools":[]}"#);
+    let url = ask("elicitation/create", r#"{"mode":"url","message":"m","url":"https://x","elicitationId":"e"}"#);
+    fires(&[S(&declared), R(INIT_OK), R(&with_tools)], UNDECLARED_CAPABILITY);
+    fires(&[S(&declared), R(INIT_OK), R(&url)], UNDECLARED_CAPABILITY);
+    let both = init(r#"{"sampling":{"tools":{}},"elicitation":{"form":{},"url":{}}}"#);
+    quiet(&[S(&both), R(INIT_OK), R(&with_tools), R(&url), R(&elicit)], UNDECLARED_CAPABILITY);
+    let url_only = init(r#"{"elicitation":{"url":{}}}"#);
+    fires(&[S(&url_only), R(INIT_OK), R(&elicit)], UNDECLARED_CAPABILITY);
+    // A ping, a notification, another method and a request before any initialize are not this rule's.
+    let ping = ask("ping", "{}");
+    let note = r#"{"jsonrpc":"2.0","method":"notifications/message","params":{"level":"info","data":"x"}}"#;
+    quiet(&[S(&init("{}")), R(INIT_OK), R(&ping), R(note), R(&ask("wirefuzz/other", "{}"))], UNDECLARED_CAPABILITY);
+    quiet(&[S(PING_1), R(&roots), R(EMPTY_1)], UNDECLARED_CAPABILITY);
+    // A refused initialize opens nothing; the first one that succeeds declares for the connection.
+    let refused = INIT.replace(r#""id":0"#, r#""id":5"#);
+    quiet(&[S(&refused), R(&error("5", -32602)), R(&roots)], UNDECLARED_CAPABILITY);
+    fires(&[S(&declared), R(INIT_OK), S(&init("{}")), R(&error("0", -32600)), R(&with_tools)], UNDECLARED_CAPABILITY);
+    quiet(&[S(&declared), R(INIT_OK), S(&init("{}")), R(&error("0", -32600)), R(&roots)], UNDECLARED_CAPABILITY);
 }
 
 #[test]

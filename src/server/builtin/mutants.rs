@@ -88,11 +88,13 @@ pub enum Mutant {
     DuplicateToolName,
     /// An unknown resource gets -32002 in the modern era too, where 2026-07-28 reserves it.
     ReservedErrorCode,
+    /// On a handshake connection a `tools/call` first sends `elicitation/create`, whatever the client declared.
+    ElicitsUndeclared,
 }
 
 impl Mutant {
     /// Every mutant, in declaration order.
-    pub const ALL: [Mutant; 38] = [
+    pub const ALL: [Mutant; 39] = [
         Mutant::IdAsString,
         Mutant::BigIdRounded,
         Mutant::NullIdOnError,
@@ -131,6 +133,7 @@ impl Mutant {
         Mutant::InputSchemaNotObject,
         Mutant::DuplicateToolName,
         Mutant::ReservedErrorCode,
+        Mutant::ElicitsUndeclared,
     ];
 
     /// The mutant's kebab-case name, as `--mutant` takes it.
@@ -234,6 +237,11 @@ impl Mutant {
             Mutant::ListedResourceUnreadable => vec![with("resources/read", json!({ "uri": "calc://logo" }))],
             Mutant::CursorIgnored => vec![with("tools/list", json!({ "cursor": crate::script::BAD_CURSOR }))],
             Mutant::InputSchemaNotObject | Mutant::DuplicateToolName => vec![list()],
+            Mutant::ElicitsUndeclared => vec![
+                initialize(json!(1)),
+                json!({ "jsonrpc": "2.0", "method": "notifications/initialized" }),
+                request(json!(2), "tools/call", json!({ "name": "add", "arguments": { "a": 2, "b": 3 } })),
+            ],
             Mutant::NotificationSelectsEra => {
                 let cancel = json!({ "requestId": 99 });
                 vec![
@@ -362,6 +370,11 @@ impl Mutant {
                 "reserved-error-code",
                 "MCP-ERROR-CODE-RESERVED",
                 "-32002 for an unknown resource on a modern connection",
+            ),
+            Mutant::ElicitsUndeclared => (
+                "elicits-undeclared",
+                "SERVER-UNDECLARED-CAPABILITY",
+                "a handshake tools/call sends elicitation/create to a client that did not declare elicitation",
             ),
         }
     }

@@ -13,8 +13,8 @@ use crate::protocol::codes::{
 use crate::protocol::envelope::{self, CLIENT_CAPABILITIES_KEY, PROTOCOL_VERSION_KEY, SERVER_INFO_KEY};
 use crate::protocol::era::{BATCH_VERSION, HANDSHAKE_VERSIONS, LATEST_HANDSHAKE_VERSION, MODERN_VERSIONS};
 use crate::protocol::methods::{
-    CACHEABLE, DISCOVER, INITIALIZE, PING, PROMPTS_GET, PROMPTS_LIST, RESOURCES_LIST, RESOURCES_READ, TEMPLATES_LIST,
-    TOOLS_CALL, TOOLS_LIST,
+    CACHEABLE, DISCOVER, ELICITATION_CREATE, INITIALIZE, PING, PROMPTS_GET, PROMPTS_LIST, RESOURCES_LIST,
+    RESOURCES_READ, TEMPLATES_LIST, TOOLS_CALL, TOOLS_LIST,
 };
 use crate::protocol::{Era, Frame, Problem, Request};
 use crate::server::{InProcessServer, ServerConnection, Status};
@@ -68,6 +68,8 @@ pub struct CalcConnection {
     /// The version `initialize` negotiated: on [`BATCH_VERSION`] a batch array is served, each request in it
     /// answered in one array reply (JSON-RPC 2.0 §6).
     version: Option<&'static str>,
+    /// The elicitation requests the planted bug [`Mutant::ElicitsUndeclared`] sent.
+    elicited: u64,
 }
 
 impl CalcConnection {
@@ -187,6 +189,15 @@ impl CalcConnection {
             Err(error) => error_message(request.id.to_value(), error),
         };
         if request.method == TOOLS_CALL {
+            if self.has(Mutant::ElicitsUndeclared) && self.era == Some(Era::Handshake) {
+                self.elicited += 1;
+                messages.push(json!({
+                    "jsonrpc": "2.0",
+                    "id": format!("calc-elicit-{}", self.elicited),
+                    "method": ELICITATION_CREATE,
+                    "params": { "message": "Add these numbers?", "requestedSchema": { "type": "object", "properties": {} } },
+                }));
+            }
             if self.has(Mutant::LogOnStdout) {
                 out.push(b"calc: tools/call add".to_vec());
             }

@@ -1,9 +1,11 @@
 //! The in-process transport: a conversation with an [`InProcessServer`] run on the harness's own thread, one line
 //! at a time, each reply attributed to the line that caused it ([`InProcess`], [`run_in_process`]); a panic is the
 //! server crashing, but a handler's panic the server went on serving after is a note ([`Note::Failure`]) after the
-//! line that caused it. At the end the harness waits as long as the connection lets it ([`Note::Waited`]).
+//! line that caused it. A request of the server's own gets the harness's answer at once ([`Client::answer`]), as
+//! a line the harness sent. At the end the harness waits as long as the connection lets it ([`Note::Waited`]).
 //! [`serve`] puts such a server on a byte stream (`mcp-wirefuzz serve`).
 
+use crate::protocol::client::Client;
 use crate::server::{InProcessServer, ServerConnection, Status, Target};
 use crate::transcript::{Ending, Event, Input, Note, Transcript, seen};
 use std::borrow::Cow;
@@ -41,12 +43,21 @@ fn converse<'a, S: InProcessServer>(
     let mut connection = server.connect();
     let mut events = Vec::with_capacity(len * 2);
     let mut replies = Vec::new();
+    let mut client = Client::default();
     let mut inputs = inputs;
     while let Some(input) = inputs.next() {
         let line = match input {
             Cow::Borrowed(Input::Sync) | Cow::Owned(Input::Sync) => {
-                if let Err(panic) = release(&mut connection, &mut replies, &mut events) {
-                    return Transcript { events, ending: panicked(panic) };
+                let from = events.len();
+                let released = release(&mut connection, &mut replies, &mut events)
+                    .and_then(|()| answer_requests(&mut connection, &mut client, &mut replies, &mut events, from));
+                match released {
+                    Ok(Status::Running) => {}
+                    Ok(status) => {
+                        let ending = stopped(status, inputs, &mut events);
+                        return Transcript { events, ending };
+                    }
+                    Err(panic) => return Transcript { events, ending: panicked(panic) },
                 }
                 events.push(Event::Sync);
                 continue;
@@ -56,22 +67,20 @@ fn converse<'a, S: InProcessServer>(
             Cow::Owned(Input::Line(line)) if seen::holds(&line) => seen::resolve(&line, &events).into_owned(),
             Cow::Owned(Input::Line(line)) => line,
         };
+        client.sent(&line);
         replies.clear();
         let status = catch_unwind(AssertUnwindSafe(|| connection.receive(&line, &mut replies)));
+        let from = events.len();
         events.push(Event::Sent(line));
         events.extend(replies.drain(..).map(|line| Event::Received { line, truncated: false }));
         noted(&mut connection, &mut events);
+        let status = status.and_then(|status| match status {
+            Status::Running => answer_requests(&mut connection, &mut client, &mut replies, &mut events, from),
+            status => Ok(status),
+        });
         let ending = match status {
             Ok(Status::Running) => continue,
-            Ok(Status::Exited(code)) => Ending::Exited { code: Some(code), signal: None, stderr_tail: Vec::new() },
-            Ok(Status::Hung) => {
-                // A client goes on writing into a hung server's pipe: the rest is sent, and never answered.
-                events.extend(inputs.map(|input| match input.into_owned() {
-                    Input::Line(line) => Event::Sent(line),
-                    Input::Sync => Event::Sync,
-                }));
-                Ending::Hung { waited_ms: 0 }
-            }
+            Ok(status) => stopped(status, inputs, &mut events),
             Err(panic) => panicked(panic),
         };
         return Transcript { events, ending };
@@ -88,6 +97,58 @@ fn converse<'a, S: InProcessServer>(
         Err(panic) => panicked(panic),
     };
     Transcript { events, ending }
+}
+
+/// The ending of a server that stopped running (`Exited` or `Hung`), with the inputs still to send.
+fn stopped<'a>(status: Status, inputs: impl Iterator<Item = Cow<'a, Input>>, events: &mut Vec<Event>) -> Ending {
+    match status {
+        Status::Exited(code) => Ending::Exited { code: Some(code), signal: None, stderr_tail: Vec::new() },
+        Status::Running | Status::Hung => {
+            // A client goes on writing into a hung server's pipe: the rest is sent, and never answered.
+            events.extend(inputs.map(|input| match input.into_owned() {
+                Input::Line(line) => Event::Sent(line),
+                Input::Sync => Event::Sync,
+            }));
+            Ending::Hung { waited_ms: 0 }
+        }
+    }
+}
+
+/// Answers the requests among the lines the server wrote since event `from` ([`Client::answer`]), then those the
+/// answers bring, recording each answer and what the server wrote in reaction; the status the server is left in,
+/// or `Err` when it panicked.
+fn answer_requests(
+    connection: &mut impl ServerConnection,
+    client: &mut Client,
+    replies: &mut Vec<Vec<u8>>,
+    events: &mut Vec<Event>,
+    from: usize,
+) -> std::thread::Result<Status> {
+    let mut next = from;
+    loop {
+        let answers: Vec<Vec<u8>> = events[next..]
+            .iter()
+            .filter_map(|event| match event {
+                Event::Received { line, .. } => client.answer(line),
+                _ => None,
+            })
+            .collect();
+        next = events.len();
+        if answers.is_empty() {
+            return Ok(Status::Running);
+        }
+        for answer in answers {
+            replies.clear();
+            let status = catch_unwind(AssertUnwindSafe(|| connection.receive(&answer, replies)));
+            events.push(Event::Sent(answer));
+            events.extend(replies.drain(..).map(|line| Event::Received { line, truncated: false }));
+            noted(connection, events);
+            match status? {
+                Status::Running => {}
+                status => return Ok(status),
+            }
+        }
+    }
 }
 
 /// Records the handler failures the connection saw since it was last asked.

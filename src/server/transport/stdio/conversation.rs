@@ -7,6 +7,7 @@ use super::barrier::Barrier;
 use super::process::Process;
 use super::reply_to;
 use super::sentinel::sentinel_reply;
+use crate::protocol::client::Client;
 use crate::protocol::envelope::{self, META};
 use crate::protocol::era::BATCH_VERSION;
 use crate::protocol::id::is_big;
@@ -74,6 +75,7 @@ impl Process {
             tools: HashMap::new(),
             answered_tools: HashMap::new(),
             reasked: false,
+            client: Client::default(),
         };
         talk.failure_seen = failure_at(&talk.process.stderr_now());
         // Only a ping sentinel reads the era the lines ahead open (`Conversation::form`): the clock and neutral
@@ -182,6 +184,8 @@ pub(super) struct Conversation<'a> {
     /// Where in the server's stderr the last handler failure already accounted for starts (noted, or there before
     /// the conversation began on a kept process): the same panic again, later, is a new one.
     pub(super) failure_seen: Option<u64>,
+    /// What the conversation declared, for answering the server's own requests.
+    pub(super) client: Client,
 }
 
 /// The conversation's own handshake, as the server sees it: the era its first request opened, whether an
@@ -213,6 +217,7 @@ impl Conversation<'_> {
         self.spoke = true;
         self.record(Event::Sent(line.to_vec()));
         self.handshake.sent(line);
+        self.client.sent(line);
         if self.batches.granted && line.trim_ascii_start().starts_with(b"[") {
             if let Ok(serde_json::Value::Array(items)) = serde_json::from_slice(line) {
                 for item in items {
@@ -270,7 +275,15 @@ impl Conversation<'_> {
             }
             None => {}
         }
+        // A request of the server's own gets the answer a client gives, while the server can still read it.
+        let answer = match self.process.input.is_some() && !line.truncated {
+            true => self.client.answer(&line.bytes),
+            false => None,
+        };
         self.record(Event::Received { line: line.bytes, truncated: line.truncated });
+        if let Some(answer) = answer {
+            self.send(&answer);
+        }
     }
 
     /// Counts a request sent with `id` as owed its reply, noting an id reused while a request with it is open.

@@ -307,3 +307,112 @@ fn sigint_ends_a_started_http_server_and_writes_no_case_file() {
     assert!(written.is_empty(), "case files of a server the harness ended: {written:?}");
     let _ = std::fs::remove_dir_all(&out);
 }
+
+/// A handshake server whose `tools/call` asks its client to elicit in the call's SSE stream, and answers the call
+/// only once the client's answer came (or 3 s passed). Returns its URL and the answer it got.
+fn asking_server() -> (String, std::sync::Arc<std::sync::Mutex<Option<String>>>) {
+    let listener = TcpListener::bind("127.0.0.1:0").unwrap();
+    let url = format!("http://{}/mcp", listener.local_addr().unwrap());
+    let answer = std::sync::Arc::new(std::sync::Mutex::new(None::<String>));
+    let got = answer.clone();
+    std::thread::spawn(move || {
+        for stream in listener.incoming() {
+            let Ok(mut stream) = stream else { continue };
+            let answer = answer.clone();
+            std::thread::spawn(move || {
+                let request = read_request(&mut stream);
+                let reply = |stream: &mut std::net::TcpStream, head: &str, body: &str| {
+                    let length = if head.contains("event-stream") {
+                        String::new()
+                    } else {
+                        format!("Content-Length: {}\r\n", body.len())
+                    };
+                    let _ = stream
+                        .write_all(format!("HTTP/1.1 {head}\r\n{length}Connection: close\r\n\r\n{body}").as_bytes());
+                };
+                if request.contains(r#""method":"initialize""#) {
+                    let result = r#"{"jsonrpc":"2.0","id":1,"result":{"protocolVersion":"2025-11-25","capabilities":{"tools":{}},"serverInfo":{"name":"asker","version":"1"}}}"#;
+                    reply(&mut stream, "200 OK\r\nContent-Type: application/json\r\nMcp-Session-Id: s1", result);
+                } else if request.contains(r#""method":"tools/call""#) {
+                    let ask = r#"{"jsonrpc":"2.0","id":"e1","method":"elicitation/create","params":{"message":"Sure?","requestedSchema":{"type":"object","properties":{}}}}"#;
+                    reply(
+                        &mut stream,
+                        "200 OK\r\nContent-Type: text/event-stream",
+                        &format!("event: message\ndata: {ask}\n\n"),
+                    );
+                    let waited = Instant::now();
+                    while answer.lock().unwrap().is_none() && waited.elapsed() < Duration::from_secs(3) {
+                        std::thread::sleep(Duration::from_millis(5));
+                    }
+                    let result = r#"{"jsonrpc":"2.0","id":2,"result":{"content":[{"type":"text","text":"done"}]}}"#;
+                    let _ = stream.write_all(format!("event: message\ndata: {result}\n\n").as_bytes());
+                } else {
+                    if request.contains(r#""id":"e1""#) {
+                        *answer.lock().unwrap() = request.split("\r\n\r\n").nth(1).map(str::to_string);
+                    }
+                    reply(&mut stream, "202 Accepted", "");
+                }
+            });
+        }
+    });
+    (url, got)
+}
+
+/// Reads one HTTP request: its head and a body of its Content-Length.
+fn read_request(stream: &mut std::net::TcpStream) -> String {
+    let mut bytes = Vec::new();
+    let mut buffer = [0u8; 8192];
+    while let Ok(n) = stream.read(&mut buffer) {
+        if n == 0 {
+            break;
+        }
+        bytes.extend_from_slice(&buffer[..n]);
+        let text = String::from_utf8_lossy(&bytes).into_owned();
+        if let Some((head, body)) = text.split_once("\r\n\r\n") {
+            let length = head
+                .lines()
+                .find_map(|line| {
+                    line.to_ascii_lowercase().strip_prefix("content-length:").map(|v| v.trim().to_string())
+                })
+                .and_then(|v| v.parse::<usize>().ok())
+                .unwrap_or(0);
+            if body.len() >= length {
+                return text;
+            }
+        }
+    }
+    String::from_utf8_lossy(&bytes).into_owned()
+}
+
+#[test]
+fn a_request_of_the_server_in_a_stream_is_answered_while_the_stream_is_open() {
+    let initialize = |capabilities: &str| {
+        format!(
+            r#"{{"jsonrpc":"2.0","id":1,"method":"initialize","params":{{"protocolVersion":"2025-11-25","capabilities":{capabilities},"clientInfo":{{"name":"t","version":"1"}}}}}}"#
+        )
+        .into_bytes()
+    };
+    let conversation = |capabilities: &str| {
+        lines(vec![
+            initialize(capabilities),
+            br#"{"jsonrpc":"2.0","method":"notifications/initialized"}"#.to_vec(),
+            br#"{"jsonrpc":"2.0","id":2,"method":"tools/call","params":{"name":"ask","arguments":{}}}"#.to_vec(),
+        ])
+    };
+    for (capabilities, answer, finding) in
+        [("{}", r#""code":-32601"#, true), (r#"{"elicitation":{}}"#, r#""action":"decline""#, false)]
+    {
+        let (url, got) = asking_server();
+        let transcript = HttpSpec::new(&url, None).unwrap().target(quick()).run(&conversation(capabilities)).unwrap();
+        let rendered = transcript.render();
+        let sent = got.lock().unwrap().clone().unwrap_or_else(|| panic!("no answer came: {rendered}"));
+        assert!(sent.contains(r#""id":"e1""#) && sent.contains(answer), "{sent}");
+        // The answer is recorded between the request and the call's result, which it let come.
+        let at = |needle: &str| rendered.find(needle).unwrap_or_else(|| panic!("{needle} not in {rendered}"));
+        assert!(at("elicitation/create") < at(answer) && at(answer) < at(r#""text":"done""#), "{rendered}");
+        assert_eq!(transcript.ending, Ending::Closed, "{rendered}");
+        let fired: Vec<&str> = check(&transcript, &Policy::default()).iter().map(|f| f.rule).collect();
+        assert_eq!(fired.contains(&"SERVER-UNDECLARED-CAPABILITY"), finding, "{fired:?}\n{rendered}");
+        assert!(!fired.iter().any(|rule| rule.contains("MISSING") || rule.contains("HANG")), "{fired:?}\n{rendered}");
+    }
+}

@@ -10,6 +10,8 @@
 //!   every later request, with `MCP-Protocol-Version` set to the negotiated version (2025-06-18 and later); the
 //!   session is ended with DELETE after the last line.
 //!
+//! A request of the server's own in a response stream is answered at once ([`exchange`]), in a POST of its own.
+//!
 //! Lines starting with `@http ` are directives ([`Directive`]), never sent: a GET or DELETE of their own, or a
 //! change to the next POST (a header set, added, dropped; a chunked or cut body). They are ordinary lines of the
 //! conversation, so case files, the generator and shrinking handle them like any other.
@@ -17,27 +19,30 @@
 //! With a command, the server is started as a child process (in a process group of its own), the harness waits
 //! until its port answers, starts it again after it crashed, and stops it when the last target is dropped.
 
+mod exchange;
 pub mod mutate;
 pub mod wire;
 
 use super::lines::{Tail, read_tail};
+use crate::protocol::client::Client;
 use crate::protocol::envelope::{self, PROTOCOL_VERSION_KEY};
 use crate::protocol::era::LATEST_MODERN_VERSION;
 use crate::protocol::http::{header_value, mirrored_name};
-use crate::protocol::methods::{CANCELLED, INITIALIZE};
+use crate::protocol::methods::INITIALIZE;
 use crate::protocol::{Era, Frame};
-use crate::server::{Halted, MAX_EVENTS, MAX_LINE_BYTES, STDERR_TAIL_BYTES, ServerCommand, Target, Timeouts};
-use crate::transcript::{Ending, Event, Exchange, Input, Note, Transcript, seen};
+use crate::server::{Halted, MAX_EVENTS, STDERR_TAIL_BYTES, ServerCommand, Target, Timeouts};
+use crate::transcript::{Ending, Event, Input, Note, Transcript, seen};
 use anyhow::{Context, Result, bail};
+use exchange::{Answered, Outcome};
 use serde_json::Value;
 use std::io::BufReader;
-use std::net::{Shutdown, TcpStream, ToSocketAddrs};
+use std::net::{TcpStream, ToSocketAddrs};
 use std::os::unix::process::{CommandExt, ExitStatusExt};
 use std::process::{Child, Command, Stdio};
 use std::sync::{Arc, Mutex};
 use std::thread;
 use std::time::{Duration, Instant};
-use wire::{Body, Framing, ReadError, Request, SseEvent, Timed};
+use wire::{Framing, Request, Timed};
 
 /// The prefix of a directive line.
 pub const DIRECTIVE: &[u8] = b"@http ";
@@ -419,6 +424,8 @@ struct Talk {
     deleted: bool,
     /// Changes to the next POST.
     tweaks: Vec<Tweak>,
+    /// What the conversation declared, for answering the server's own requests.
+    client: Client,
     /// The last handler failure in the server's output already accounted for (noted, or there before the
     /// conversation began).
     failure_seen: Option<String>,
@@ -442,17 +449,16 @@ impl Talk {
     }
 }
 
-/// What one exchange brought: the record and the lines to flatten into the transcript.
-struct Outcome {
-    exchange: Exchange,
-    lines: Vec<(Vec<u8>, bool)>,
-    /// True when the response stopped coming (the server hung).
-    timed_out: bool,
-    /// True when the connection closed or was refused before any response.
-    lost: bool,
-}
-
 impl HttpTarget {
+    /// Where this target's exchanges go.
+    fn server(&self) -> exchange::Server {
+        exchange::Server {
+            endpoint: self.spec.endpoint.clone(),
+            reply: self.timeouts.reply,
+            managed: self.spec.managed.is_some(),
+        }
+    }
+
     fn base_headers(&self, accept: &str) -> Vec<(String, String)> {
         vec![("Host".into(), self.spec.endpoint.authority()), ("Accept".into(), accept.into())]
     }
@@ -509,7 +515,30 @@ impl HttpTarget {
         let request = Request { method: "POST".into(), path: self.spec.endpoint.path.clone(), headers, body, framing };
         let initialize = matches!(&frame, Frame::Request(r) if r.method == INITIALIZE);
         talk.record(Event::Sent(line.to_vec()));
-        let outcome = self.exchange(&request, true)?;
+        talk.client.sent(line);
+        let mut answer_headers = self.base_headers("application/json, text/event-stream");
+        answer_headers.push(("Content-Type".into(), "application/json".into()));
+        match era {
+            Era::Modern => answer_headers.push(("MCP-Protocol-Version".into(), LATEST_MODERN_VERSION.into())),
+            Era::Handshake => talk.legacy_headers(&mut answer_headers),
+        }
+        let to = self.server();
+        let client = &mut talk.client;
+        // The server's own request in the response stream gets its answer in a POST of its own, at once.
+        let mut answer = |request: &[u8]| {
+            let body = client.answer(request)?;
+            let path = to.endpoint.path.clone();
+            let post = Request {
+                method: "POST".into(),
+                path,
+                headers: answer_headers.clone(),
+                body,
+                framing: Framing::Length,
+            };
+            let outcome = exchange::exchange(&to, &mut None, &post, false, &mut |_| None).ok()?;
+            Some(Answered { after: 0, line: post.body, outcome })
+        };
+        let outcome = exchange::exchange(&to, &mut self.connection, &request, true, &mut answer)?;
         let negotiated = outcome.lines.iter().find_map(|(line, _)| {
             let reply: Value = serde_json::from_slice(line).ok()?;
             Some(reply.get("result")?.get("protocolVersion")?.as_str()?.to_string())
@@ -545,7 +574,7 @@ impl HttpTarget {
         }
         let request =
             Request { method: method.into(), path: self.spec.endpoint.path.clone(), headers, ..Request::default() };
-        let outcome = self.exchange(&request, false)?;
+        let outcome = exchange::exchange(&self.server(), &mut self.connection, &request, false, &mut |_| None)?;
         if method == "DELETE" && !(200..300).contains(&outcome.exchange.status) {
             talk.deleted = false;
         }
@@ -563,8 +592,16 @@ impl HttpTarget {
         let waited = self.timeouts.reply.as_millis() as u64;
         let exited = (outcome.lost || outcome.timed_out).then(|| self.spec.managed.as_ref()?.exited()).flatten();
         talk.record(Event::Http(Box::new(outcome.exchange)));
-        for (line, truncated) in outcome.lines {
+        let mut answered = outcome.answered.into_iter().peekable();
+        for (index, (line, truncated)) in outcome.lines.into_iter().enumerate() {
             talk.record(Event::Received { line, truncated });
+            while let Some(answer) = answered.next_if(|answer| answer.after == index + 1) {
+                talk.record(Event::Sent(answer.line));
+                talk.record(Event::Http(Box::new(answer.outcome.exchange)));
+                for (line, truncated) in answer.outcome.lines {
+                    talk.record(Event::Received { line, truncated });
+                }
+            }
         }
         match exited {
             Some(ending) => Some(ending),
@@ -579,191 +616,4 @@ impl HttpTarget {
             None => None,
         }
     }
-
-    /// Sends `request` (on the kept connection, or a new one when the server closed it) and reads the response.
-    fn exchange(&mut self, request: &Request, read_stream: bool) -> Result<Outcome> {
-        // The headers as they went on the wire, the framing one included.
-        let mut request_headers = request.headers.clone();
-        match request.framing {
-            Framing::Length if request.method == "POST" || !request.body.is_empty() => {
-                request_headers.push(("Content-Length".into(), request.body.len().to_string()))
-            }
-            Framing::Length => {}
-            Framing::Chunked | Framing::ChunkedCut => {
-                request_headers.push(("Transfer-Encoding".into(), "chunked".into()))
-            }
-        }
-        let mut exchange = Exchange {
-            method: request.method.clone(),
-            request_headers,
-            body_cut: request.framing == Framing::ChunkedCut,
-            ..Exchange::default()
-        };
-        for attempt in 0..2 {
-            let reused = self.connection.is_some();
-            let mut connection = match self.connection.take() {
-                Some(connection) => connection,
-                None => match self.spec.endpoint.connect() {
-                    Ok(stream) => BufReader::new(Timed::new(stream, self.timeouts.reply)),
-                    Err(error) => {
-                        if self.spec.managed.is_some() {
-                            exchange.problem = Some(format!("the connection was refused: {error}"));
-                            return Ok(Outcome { exchange, lines: Vec::new(), timed_out: false, lost: true });
-                        }
-                        bail!("cannot connect to {}: {error}", self.spec.endpoint.url());
-                    }
-                },
-            };
-            let deadline = Instant::now() + self.timeouts.reply;
-            connection.get_mut().deadline(deadline);
-            let written = wire::write_request(connection.get_mut().stream(), request);
-            if request.framing == Framing::ChunkedCut {
-                let _ = connection.get_mut().stream().shutdown(Shutdown::Write);
-            }
-            let head = match written.map_err(ReadError::from).and_then(|_| wire::read_head(&mut connection)) {
-                Ok(head) => head,
-                Err(ReadError::Closed | ReadError::Io(_)) if reused && attempt == 0 => continue,
-                Err(ReadError::Timeout) => {
-                    exchange.problem = Some("no response came (timeout)".into());
-                    return Ok(Outcome { exchange, lines: Vec::new(), timed_out: true, lost: false });
-                }
-                Err(ReadError::Closed) => {
-                    exchange.problem = Some("the connection closed without a response".into());
-                    return Ok(Outcome { exchange, lines: Vec::new(), timed_out: false, lost: true });
-                }
-                Err(ReadError::Io(error)) => {
-                    exchange.problem = Some(format!("the connection failed: {error}"));
-                    return Ok(Outcome { exchange, lines: Vec::new(), timed_out: false, lost: true });
-                }
-                Err(ReadError::Malformed(why)) => {
-                    exchange.problem = Some(why);
-                    return Ok(Outcome { exchange, lines: Vec::new(), timed_out: false, lost: false });
-                }
-            };
-            exchange.status = head.status;
-            exchange.response_headers = head.headers.clone();
-            let owed = (read_stream && request.method == "POST").then(|| owed_ids(&request.body));
-            let (lines, timed_out, reusable) = read_body(&mut connection, &head, &mut exchange, owed.as_deref());
-            if reusable && head.keeps_alive() && request.framing != Framing::ChunkedCut {
-                self.connection = Some(connection);
-            }
-            return Ok(Outcome { exchange, lines, timed_out, lost: false });
-        }
-        unreachable!("the second attempt always returns")
-    }
-}
-
-/// Reads a response body into transcript lines: a JSON body is one line, each SSE event one line (read until the
-/// response to the request came when `until_reply`; a GET's stream is not read), anything else an excerpt.
-/// Returns the lines, whether the response stopped coming, and whether the connection can be reused.
-fn read_body(
-    connection: &mut BufReader<Timed>,
-    head: &wire::Head,
-    exchange: &mut Exchange,
-    owed: Option<&[Value]>,
-) -> (Vec<(Vec<u8>, bool)>, bool, bool) {
-    let kind = match head.body_kind(&exchange.method) {
-        Ok(kind) => kind,
-        Err(why) => {
-            exchange.problem = Some(why);
-            return (Vec::new(), false, false);
-        }
-    };
-    let media = exchange.media_type();
-    let mut body = Body::new(connection, kind, MAX_LINE_BYTES);
-    let mut lines = Vec::new();
-    match media.as_deref() {
-        Some("text/event-stream") => {
-            let Some(owed) = owed else { return (lines, false, false) };
-            let mut answered = vec![false; owed.len()];
-            let mut any = false;
-            let mut events = BufReader::new(&mut body);
-            loop {
-                match wire::read_event(&mut events, MAX_LINE_BYTES) {
-                    Ok(SseEvent::End) => break,
-                    Ok(SseEvent::Data { data, truncated }) => {
-                        if data.trim_ascii().is_empty() {
-                            continue;
-                        }
-                        if let Some(id) = response_id(&data) {
-                            any = true;
-                            for (owed, answered) in owed.iter().zip(answered.iter_mut()) {
-                                *answered |= *owed == id;
-                            }
-                        }
-                        lines.push((data, truncated));
-                        // The responses to the body's requests end its stream; the rest is not read. (One owed
-                        // response is the one that comes, whatever its id.)
-                        let done = answered.iter().all(|a| *a) && (any || !owed.is_empty());
-                        if done || owed.len() == 1 && any || lines.len() >= MAX_EVENTS {
-                            return (lines, false, false);
-                        }
-                    }
-                    Err(error) => {
-                        // A stream still open when nothing is owed (every request cancelled) is closed here: no
-                        // response will come, and none is missing.
-                        let stopped =
-                            matches!(error.kind(), std::io::ErrorKind::TimedOut | std::io::ErrorKind::WouldBlock);
-                        let timed_out = stopped && !answered.iter().all(|a| *a);
-                        if timed_out || !stopped {
-                            exchange.problem = Some(wire::describe(&error));
-                        }
-                        return (lines, timed_out, false);
-                    }
-                }
-            }
-            drop(events);
-            exchange.body_len = body.len();
-            (lines, false, body.complete())
-        }
-        _ => {
-            let json = media.as_deref() == Some("application/json");
-            let limit = if json { MAX_LINE_BYTES } else { EXCERPT_BYTES.max(64 << 10) };
-            let (bytes, truncated, problem) = wire::read_all(&mut body, limit);
-            exchange.body_len = body.len();
-            let timed_out = problem.as_deref().is_some_and(|p| p.contains("timeout"));
-            if !truncated {
-                exchange.problem = problem;
-            }
-            // A JSON body (or one without a type on a success) answering a POST: the JSON-RPC rules judge it.
-            let judged = json || (200..300).contains(&exchange.status) && media.is_none();
-            if judged && exchange.method == "POST" && truncated {
-                lines.push((bytes, true));
-            } else if judged && exchange.method == "POST" && !bytes.trim_ascii().is_empty() {
-                lines.push((bytes.trim_ascii().to_vec(), false));
-            } else {
-                exchange.excerpt = bytes[..bytes.len().min(EXCERPT_BYTES)].to_vec();
-            }
-            (lines, timed_out, body.complete() && !truncated)
-        }
-    }
-}
-
-/// The id of an SSE event's data when it is a JSON-RPC response (`null` when it has none).
-fn response_id(data: &[u8]) -> Option<Value> {
-    let value = serde_json::from_slice::<Value>(data).ok()?;
-    let response = value.get("method").is_none() && (value.get("result").is_some() || value.get("error").is_some());
-    response.then(|| value.get("id").cloned().unwrap_or(Value::Null))
-}
-
-/// The ids of the requests a POST body carries (one request, or a batch's), less those a
-/// `notifications/cancelled` in the same body cancels: the responses its stream owes.
-fn owed_ids(body: &[u8]) -> Vec<Value> {
-    let Ok(value) = serde_json::from_slice::<Value>(body) else { return Vec::new() };
-    let items: Vec<&Value> = match &value {
-        Value::Array(items) => items.iter().collect(),
-        other => vec![other],
-    };
-    let cancelled: Vec<&Value> = items
-        .iter()
-        .filter(|item| item.get("method").and_then(Value::as_str) == Some(CANCELLED) && item.get("id").is_none())
-        .filter_map(|item| item.get("params")?.get("requestId"))
-        .collect();
-    items
-        .iter()
-        .filter(|item| item.get("method").is_some())
-        .filter_map(|item| item.get("id"))
-        .filter(|id| !cancelled.contains(id))
-        .cloned()
-        .collect()
 }

@@ -1,0 +1,259 @@
+//! One HTTP exchange: a request written on a kept-alive connection (or a new one), its response read into
+//! transcript lines (a JSON body is one line, each SSE event one), and the server's own requests in a response
+//! stream answered while the stream stays open, each with a POST of its own on a second connection.
+
+use super::wire::{self, Body, Framing, ReadError, Request, SseEvent, Timed};
+use super::{EXCERPT_BYTES, Endpoint};
+use crate::protocol::methods::CANCELLED;
+use crate::server::{MAX_EVENTS, MAX_LINE_BYTES};
+use crate::transcript::Exchange;
+use anyhow::{Result, bail};
+use serde_json::Value;
+use std::io::BufReader;
+use std::net::Shutdown;
+use std::time::{Duration, Instant};
+
+/// Where an exchange goes: the endpoint, how long a reply may take, and whether the harness started the server
+/// (a refused connection is then the server's failure, not the harness's).
+pub(super) struct Server {
+    pub(super) endpoint: Endpoint,
+    pub(super) reply: Duration,
+    pub(super) managed: bool,
+}
+
+/// What answers a request of the server's own read from a response stream (its line): the harness's answer and
+/// the exchange that carried it, or `None` to leave it unanswered.
+pub(super) type Answerer<'a> = dyn FnMut(&[u8]) -> Option<Answered> + 'a;
+
+/// A request of the server's own that the harness answered: after which of the response's lines it came, the
+/// answer, and the exchange of the POST that carried it with the lines of its response.
+pub(super) struct Answered {
+    /// How many of the response's lines came before the answer (the request is the last of them).
+    pub(super) after: usize,
+    /// The answer as sent.
+    pub(super) line: Vec<u8>,
+    /// The answer's own exchange.
+    pub(super) outcome: Outcome,
+}
+
+/// How a response body is read: the ids its stream owes responses to (`None`: a stream that is not read), and
+/// what answers the server's own requests in it.
+pub(super) struct Reading<'r, 'a> {
+    owed: Option<&'r [Value]>,
+    answer: &'r mut Answerer<'a>,
+    answered: &'r mut Vec<Answered>,
+}
+
+/// What one exchange brought: the record and the lines to flatten into the transcript.
+#[derive(Default)]
+pub(super) struct Outcome {
+    pub(super) exchange: Exchange,
+    pub(super) lines: Vec<(Vec<u8>, bool)>,
+    /// The requests of the server's own among `lines` that the harness answered, in order.
+    pub(super) answered: Vec<Answered>,
+    /// True when the response stopped coming (the server hung).
+    pub(super) timed_out: bool,
+    /// True when the connection closed or was refused before any response.
+    pub(super) lost: bool,
+}
+
+/// Sends `request` on `to` (on the kept connection in `kept`, or a new one when there is none or the server closed
+/// it) and reads the response; a kept-alive connection goes back into `kept`. `answer` answers each request of the
+/// server's own read from the response's stream ([`Answerer`]).
+pub(super) fn exchange(
+    to: &Server,
+    kept: &mut Option<BufReader<Timed>>,
+    request: &Request,
+    read_stream: bool,
+    answer: &mut Answerer,
+) -> Result<Outcome> {
+    // The headers as they went on the wire, the framing one included.
+    let mut request_headers = request.headers.clone();
+    match request.framing {
+        Framing::Length if request.method == "POST" || !request.body.is_empty() => {
+            request_headers.push(("Content-Length".into(), request.body.len().to_string()))
+        }
+        Framing::Length => {}
+        Framing::Chunked | Framing::ChunkedCut => request_headers.push(("Transfer-Encoding".into(), "chunked".into())),
+    }
+    let mut exchange = Exchange {
+        method: request.method.clone(),
+        request_headers,
+        body_cut: request.framing == Framing::ChunkedCut,
+        ..Exchange::default()
+    };
+    for attempt in 0..2 {
+        let reused = kept.is_some();
+        let mut connection = match kept.take() {
+            Some(connection) => connection,
+            None => match to.endpoint.connect() {
+                Ok(stream) => BufReader::new(Timed::new(stream, to.reply)),
+                Err(error) => {
+                    if to.managed {
+                        exchange.problem = Some(format!("the connection was refused: {error}"));
+                        return Ok(Outcome { exchange, lost: true, ..Outcome::default() });
+                    }
+                    bail!("cannot connect to {}: {error}", to.endpoint.url());
+                }
+            },
+        };
+        let deadline = Instant::now() + to.reply;
+        connection.get_mut().deadline(deadline);
+        let written = wire::write_request(connection.get_mut().stream(), request);
+        if request.framing == Framing::ChunkedCut {
+            let _ = connection.get_mut().stream().shutdown(Shutdown::Write);
+        }
+        let head = match written.map_err(ReadError::from).and_then(|_| wire::read_head(&mut connection)) {
+            Ok(head) => head,
+            Err(ReadError::Closed | ReadError::Io(_)) if reused && attempt == 0 => continue,
+            Err(ReadError::Timeout) => {
+                exchange.problem = Some("no response came (timeout)".into());
+                return Ok(Outcome { exchange, timed_out: true, ..Outcome::default() });
+            }
+            Err(ReadError::Closed) => {
+                exchange.problem = Some("the connection closed without a response".into());
+                return Ok(Outcome { exchange, lost: true, ..Outcome::default() });
+            }
+            Err(ReadError::Io(error)) => {
+                exchange.problem = Some(format!("the connection failed: {error}"));
+                return Ok(Outcome { exchange, lost: true, ..Outcome::default() });
+            }
+            Err(ReadError::Malformed(why)) => {
+                exchange.problem = Some(why);
+                return Ok(Outcome { exchange, ..Outcome::default() });
+            }
+        };
+        exchange.status = head.status;
+        exchange.response_headers = head.headers.clone();
+        let owed = (read_stream && request.method == "POST").then(|| owed_ids(&request.body));
+        let mut answered = Vec::new();
+        let read = Reading { owed: owed.as_deref(), answer, answered: &mut answered };
+        let (lines, timed_out, reusable) = read_body(&mut connection, &head, &mut exchange, read);
+        if reusable && head.keeps_alive() && request.framing != Framing::ChunkedCut {
+            *kept = Some(connection);
+        }
+        return Ok(Outcome { exchange, lines, answered, timed_out, lost: false });
+    }
+    unreachable!("the second attempt always returns")
+}
+
+/// Reads a response body into transcript lines: a JSON body is one line, each SSE event one line (read until the
+/// response to the request came when `until_reply`; a GET's stream is not read), anything else an excerpt.
+/// Returns the lines, whether the response stopped coming, and whether the connection can be reused.
+fn read_body(
+    connection: &mut BufReader<Timed>,
+    head: &wire::Head,
+    exchange: &mut Exchange,
+    read: Reading,
+) -> (Vec<(Vec<u8>, bool)>, bool, bool) {
+    let Reading { owed, answer, answered: answers } = read;
+    let kind = match head.body_kind(&exchange.method) {
+        Ok(kind) => kind,
+        Err(why) => {
+            exchange.problem = Some(why);
+            return (Vec::new(), false, false);
+        }
+    };
+    let media = exchange.media_type();
+    let mut body = Body::new(connection, kind, MAX_LINE_BYTES);
+    let mut lines = Vec::new();
+    match media.as_deref() {
+        Some("text/event-stream") => {
+            let Some(owed) = owed else { return (lines, false, false) };
+            let mut answered = vec![false; owed.len()];
+            let mut any = false;
+            let mut events = BufReader::new(&mut body);
+            loop {
+                match wire::read_event(&mut events, MAX_LINE_BYTES) {
+                    Ok(SseEvent::End) => break,
+                    Ok(SseEvent::Data { data, truncated }) => {
+                        if data.trim_ascii().is_empty() {
+                            continue;
+                        }
+                        if let Some(id) = response_id(&data) {
+                            any = true;
+                            for (owed, answered) in owed.iter().zip(answered.iter_mut()) {
+                                *answered |= *owed == id;
+                            }
+                        }
+                        let request = !truncated && response_id(&data).is_none();
+                        lines.push((data, truncated));
+                        // A request of the server's own is answered while its stream stays open.
+                        if request && let Some(reply) = answer(&lines[lines.len() - 1].0) {
+                            answers.push(Answered { after: lines.len(), ..reply });
+                        }
+                        // The responses to the body's requests end its stream; the rest is not read. (One owed
+                        // response is the one that comes, whatever its id.)
+                        let done = answered.iter().all(|a| *a) && (any || !owed.is_empty());
+                        if done || owed.len() == 1 && any || lines.len() >= MAX_EVENTS {
+                            return (lines, false, false);
+                        }
+                    }
+                    Err(error) => {
+                        // A stream still open when nothing is owed (every request cancelled) is closed here: no
+                        // response will come, and none is missing.
+                        let stopped =
+                            matches!(error.kind(), std::io::ErrorKind::TimedOut | std::io::ErrorKind::WouldBlock);
+                        let timed_out = stopped && !answered.iter().all(|a| *a);
+                        if timed_out || !stopped {
+                            exchange.problem = Some(wire::describe(&error));
+                        }
+                        return (lines, timed_out, false);
+                    }
+                }
+            }
+            drop(events);
+            exchange.body_len = body.len();
+            (lines, false, body.complete())
+        }
+        _ => {
+            let json = media.as_deref() == Some("application/json");
+            let limit = if json { MAX_LINE_BYTES } else { EXCERPT_BYTES.max(64 << 10) };
+            let (bytes, truncated, problem) = wire::read_all(&mut body, limit);
+            exchange.body_len = body.len();
+            let timed_out = problem.as_deref().is_some_and(|p| p.contains("timeout"));
+            if !truncated {
+                exchange.problem = problem;
+            }
+            // A JSON body (or one without a type on a success) answering a POST: the JSON-RPC rules judge it.
+            let judged = json || (200..300).contains(&exchange.status) && media.is_none();
+            if judged && exchange.method == "POST" && truncated {
+                lines.push((bytes, true));
+            } else if judged && exchange.method == "POST" && !bytes.trim_ascii().is_empty() {
+                lines.push((bytes.trim_ascii().to_vec(), false));
+            } else {
+                exchange.excerpt = bytes[..bytes.len().min(EXCERPT_BYTES)].to_vec();
+            }
+            (lines, timed_out, body.complete() && !truncated)
+        }
+    }
+}
+
+/// The id of an SSE event's data when it is a JSON-RPC response (`null` when it has none).
+fn response_id(data: &[u8]) -> Option<Value> {
+    let value = serde_json::from_slice::<Value>(data).ok()?;
+    let response = value.get("method").is_none() && (value.get("result").is_some() || value.get("error").is_some());
+    response.then(|| value.get("id").cloned().unwrap_or(Value::Null))
+}
+
+/// The ids of the requests a POST body carries (one request, or a batch's), less those a
+/// `notifications/cancelled` in the same body cancels: the responses its stream owes.
+fn owed_ids(body: &[u8]) -> Vec<Value> {
+    let Ok(value) = serde_json::from_slice::<Value>(body) else { return Vec::new() };
+    let items: Vec<&Value> = match &value {
+        Value::Array(items) => items.iter().collect(),
+        other => vec![other],
+    };
+    let cancelled: Vec<&Value> = items
+        .iter()
+        .filter(|item| item.get("method").and_then(Value::as_str) == Some(CANCELLED) && item.get("id").is_none())
+        .filter_map(|item| item.get("params")?.get("requestId"))
+        .collect();
+    items
+        .iter()
+        .filter(|item| item.get("method").is_some())
+        .filter_map(|item| item.get("id"))
+        .filter(|id| !cancelled.contains(id))
+        .cloned()
+        .collect()
+}

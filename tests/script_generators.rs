@@ -9,8 +9,8 @@ use mcp_wirefuzz::script::edges::Edge;
 use mcp_wirefuzz::script::message::{METHODS, PromptArguments, ResourceUri};
 use mcp_wirefuzz::script::mutation::GIANT_STRING;
 use mcp_wirefuzz::script::{
-    Bounded, Call, Envelope, Feature, HandshakeVersion, IdKind, InitVersion, MAX_SEQUENCE, Message, Mutation, Note,
-    Opening, RawLine, Request, Script, Step, ToolCall, scripts,
+    Bounded, Call, Declares, Envelope, Feature, HandshakeVersion, IdKind, InitVersion, MAX_SEQUENCE, Message, Mutation,
+    Note, Opening, RawLine, Request, Script, Step, ToolCall, scripts,
 };
 use mcp_wirefuzz::server::builtin::mutants::Mutant;
 use mcp_wirefuzz::server::builtin::reference::{Calc, Planted};
@@ -120,14 +120,17 @@ fn encoding_is_deterministic_and_bounded() {
     }
     let again: Vec<Vec<Input>> = proptest_scripts(300).iter().map(|s| s.encode_on(&Surface::built_in())).collect();
     assert_eq!(proptest_scripts(300).iter().map(|s| s.encode_on(&Surface::built_in())).collect::<Vec<_>>(), again);
-    let worst = script(Opening::Handshake(HandshakeVersion::V2025_11_25), vec![mutated(Mutation::HugeString); 16]);
+    let worst = script(
+        Opening::Handshake(HandshakeVersion::V2025_11_25, Declares::Nothing),
+        vec![mutated(Mutation::HugeString); 16],
+    );
     assert!(encoded_size(&worst.encode_on(&Surface::built_in())) < MAX_ENCODED);
     println!("average encoded size over {} byte buffers: {} bytes", buffers.len(), total / buffers.len());
 }
 
 /// True when `script` negotiates 2025-03-26 and then sends a batch holding a request.
 fn batches_on_2025_03_26(script: &Script) -> bool {
-    script.opening == Opening::Handshake(HandshakeVersion::V2025_03_26)
+    matches!(script.opening, Opening::Handshake(HandshakeVersion::V2025_03_26, _))
         && script.steps.0.iter().any(
             |step| matches!(step, Step::Batch(messages) if messages.0.iter().any(|m| matches!(m, Message::Request(_)))),
         )
@@ -405,7 +408,10 @@ fn shrinking_keeps_only_what_the_failure_needs() {
     let plain = request(Call::ToolsList, IdKind::SmallInt, Envelope::Plain);
     assert_eq!(
         minimal,
-        script(Opening::Handshake(HandshakeVersion::V2025_11_25), vec![Step::Mutated(plain, Mutation::DuplicateKey)])
+        script(
+            Opening::Handshake(HandshakeVersion::V2025_11_25, Declares::Nothing),
+            vec![Step::Mutated(plain, Mutation::DuplicateKey)]
+        )
     );
 }
 
@@ -448,4 +454,37 @@ fn a_notification_first_opening_takes_only_modern_draws() {
         assert_eq!(modern, Script { opening: Opening::Modern, ..script });
     }
     assert!((200..500).contains(&turned), "{turned} of 4000 open with a notification (weight 1 in 12)");
+}
+
+#[test]
+fn half_the_handshake_openings_declare_every_client_capability_and_keep_their_steps() {
+    // The choice is the opening draw's lowest bit: flipping it changes what the initialize declares and nothing
+    // else of the script.
+    let (mut declaring, mut handshakes) = (0, 0);
+    for mut bytes in byte_buffers(4000).into_iter().filter(|b| b.len() >= 4) {
+        let script = Script::from_bytes(&bytes);
+        let Opening::Handshake(version, declares) = script.opening else { continue };
+        handshakes += 1;
+        declaring += usize::from(declares == Declares::Everything);
+        bytes[0] ^= 1;
+        let flipped = Script::from_bytes(&bytes);
+        let other = if declares == Declares::Nothing { Declares::Everything } else { Declares::Nothing };
+        assert_eq!(flipped, Script { opening: Opening::Handshake(version, other), ..script.clone() });
+        let Some(Input::Line(initialize)) = script.encode_on(&Surface::built_in()).into_iter().next() else {
+            panic!("no initialize: {script:?}")
+        };
+        let initialize = String::from_utf8_lossy(&initialize).into_owned();
+        let declared = initialize.contains(r#""capabilities":{"sampling":{},"elicitation":{},"roots""#);
+        assert_eq!(declared, declares == Declares::Everything, "{initialize}");
+    }
+    assert!(
+        handshakes > 500 && (0.4..0.6).contains(&(declaring as f64 / handshakes as f64)),
+        "{declaring}/{handshakes}"
+    );
+    // Proptest's scripts declare nothing: their draws, and so their shrinking, stay as they were.
+    let mut runner = TestRunner::deterministic();
+    for _ in 0..500 {
+        let script = scripts().new_tree(&mut runner).unwrap().current();
+        assert!(!matches!(script.opening, Opening::Handshake(_, Declares::Everything)), "{script:?}");
+    }
 }

@@ -7,7 +7,7 @@ use super::arguments::{self, OddString};
 use super::edges::{self, Edge};
 use super::id::{IdKind, Ids, literal};
 use super::message::{Call, Envelope, Message, Note, PromptArguments, Request, ResourceUri, ToolCall};
-use super::{Opening, Script, Step};
+use super::{Declares, Opening, Script, Step};
 use crate::protocol::envelope::{self, META};
 use crate::protocol::era::LATEST_MODERN_VERSION;
 use crate::protocol::methods::{DISCOVER, INITIALIZE, INITIALIZED};
@@ -24,9 +24,9 @@ pub(crate) fn encode(script: &Script, surface: &Surface) -> Vec<Input> {
     let mut ids = Ids::new();
     let mut out = Vec::with_capacity(script.steps.0.len() + 3);
     match script.opening {
-        Opening::Handshake(version) => {
+        Opening::Handshake(version, declares) => {
             let id = ids.assign(IdKind::SmallInt);
-            let params = Some(initialize_params(version.as_str()));
+            let params = Some(initialize_params(version.as_str(), declares));
             out.push(Parts::new(Some(id), INITIALIZE, params, false).line());
             out.push(Parts::new(None, INITIALIZED, None, false).line());
             out.push(Input::Sync);
@@ -151,7 +151,7 @@ impl Parts {
         let id = ids.assign(r.id);
         let params = match r.call {
             Call::ToolsCall(arguments) => Some(tool_call_params(arguments, ordinal)),
-            Call::Initialize(version) => Some(initialize_params(version.as_str())),
+            Call::Initialize(version) => Some(initialize_params(version.as_str(), Declares::Nothing)),
             Call::Tool(plan) => Some(match surface.tools.get(usize::from(plan.tool) % surface.tools.len().max(1)) {
                 Some(tool) => {
                     json!({ "name": tool.name, "arguments": arguments::arguments(&tool.input_schema, plan.arguments) })
@@ -358,11 +358,11 @@ fn fill(template: &str, value: &str) -> String {
     out
 }
 
-/// The params of an `initialize` asking for `version`.
-fn initialize_params(version: &str) -> Value {
+/// The params of an `initialize` asking for `version`, declaring `declares`.
+fn initialize_params(version: &str, declares: Declares) -> Value {
     json!({
         "protocolVersion": version,
-        "capabilities": {},
+        "capabilities": declares.capabilities(),
         "clientInfo": { "name": CLIENT_NAME, "version": env!("CARGO_PKG_VERSION") },
     })
 }

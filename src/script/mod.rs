@@ -56,9 +56,11 @@ pub struct Script {
 /// `arbitrary` picks handshake, modern, notification first and nothing by weights 4, 3, 1 and 4.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, proptest_derive::Arbitrary)]
 pub enum Opening {
-    /// `initialize` with this version, `notifications/initialized`, then a sync point.
+    /// `initialize` with this version and these client capabilities, `notifications/initialized`, then a sync
+    /// point. Proptest's scripts declare nothing: a second draw here would change every script a seed of theirs
+    /// gives, and the shrinking the tests hold them to; `arbitrary` declares every capability in half.
     #[proptest(weight = 4)]
-    Handshake(HandshakeVersion),
+    Handshake(HandshakeVersion, #[proptest(value = "Declares::Nothing")] Declares),
     /// An enveloped `server/discover` (the modern era's probe), then a sync point.
     #[proptest(weight = 3)]
     Modern,
@@ -74,12 +76,16 @@ pub enum Opening {
 impl<'a> Arbitrary<'a> for Opening {
     /// Draws a `u32` as the derive did for the three openings of before, `(draw * 3) >> 32`, so every draw keeps
     /// its opening, except that a quarter of the modern ones (`draw % 4 == 0`) now send a notification first:
-    /// weights handshake 4, modern 3, notification first 1, nothing 4. A seed's other conversations stay as they
-    /// were.
+    /// weights handshake 4, modern 3, notification first 1, nothing 4. Half the handshake openings (`draw` odd)
+    /// declare every client capability. No byte more is drawn than before, so a seed's conversations keep their
+    /// steps.
     fn arbitrary(u: &mut Unstructured<'a>) -> arbitrary::Result<Opening> {
         let draw = u32::arbitrary(u)?;
         Ok(match (u64::from(draw) * 3) >> 32 {
-            0 => Opening::Handshake(HandshakeVersion::arbitrary(u)?),
+            0 => {
+                let declares = if draw % 2 == 1 { Declares::Everything } else { Declares::Nothing };
+                Opening::Handshake(HandshakeVersion::arbitrary(u)?, declares)
+            }
             1 if draw % 4 == 0 => Opening::NotificationFirst,
             1 => Opening::Modern,
             _ => Opening::Nothing,
@@ -87,11 +93,33 @@ impl<'a> Arbitrary<'a> for Opening {
     }
 }
 
+/// The client capabilities a handshake opening declares in its `initialize`
+/// ([`protocol::client`](crate::protocol::client) answers the server's requests accordingly).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub enum Declares {
+    /// `"capabilities": {}`: the server may send no sampling, elicitation or roots request.
+    Nothing,
+    /// `sampling`, `elicitation` (the form mode) and `roots`: such requests get valid results.
+    Everything,
+}
+
+impl Declares {
+    /// The `capabilities` member of the `initialize`.
+    pub fn capabilities(self) -> serde_json::Value {
+        match self {
+            Declares::Nothing => serde_json::json!({}),
+            Declares::Everything => {
+                serde_json::json!({ "sampling": {}, "elicitation": {}, "roots": { "listChanged": true } })
+            }
+        }
+    }
+}
+
 impl Opening {
     /// The era the opening puts the connection in, `None` for [`Opening::Nothing`].
     pub fn era(self) -> Option<Era> {
         match self {
-            Opening::Handshake(_) => Some(Era::Handshake),
+            Opening::Handshake(..) => Some(Era::Handshake),
             Opening::Modern | Opening::NotificationFirst => Some(Era::Modern),
             Opening::Nothing => None,
         }
@@ -202,7 +230,10 @@ impl fmt::Display for Feature {
 impl Default for Script {
     /// A handshake opening at the latest handshake version and no steps.
     fn default() -> Script {
-        Script { opening: Opening::Handshake(HandshakeVersion::V2025_11_25), steps: Bounded::empty() }
+        Script {
+            opening: Opening::Handshake(HandshakeVersion::V2025_11_25, Declares::Nothing),
+            steps: Bounded::empty(),
+        }
     }
 }
 

@@ -11,7 +11,7 @@
 use super::arguments::{ArgPlan, Breakage};
 use super::edges::Edge;
 use super::message::{HandshakeVersion, ToolPlan};
-use super::{Bounded, MAX_SEQUENCE, Opening, Script, Step};
+use super::{Bounded, Declares, MAX_SEQUENCE, Opening, Script, Step};
 use crate::model::Eras;
 use arbitrary::{Arbitrary, Unstructured};
 use proptest::prelude::{Just, Strategy, any, prop_oneof};
@@ -103,7 +103,7 @@ pub fn sessions(eras: Eras, tools: usize) -> impl Strategy<Value = Script> {
 /// The opening of a session: the handshake at the latest version for a server that serves only that era, the
 /// modern one for a modern-only server, and either (by the draw's low bit) for one that serves both or is unknown.
 fn opening(draw: u8, eras: Eras) -> Opening {
-    let handshake = Opening::Handshake(HandshakeVersion::V2025_11_25);
+    let handshake = Opening::Handshake(HandshakeVersion::V2025_11_25, Declares::Nothing);
     match eras {
         Eras::Handshake => handshake,
         Eras::Modern => Opening::Modern,

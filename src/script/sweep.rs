@@ -8,7 +8,7 @@ use super::message::{
     Call, Envelope, HandshakeVersion, ListKind, Message, PromptArguments, PromptPlan, Request, ResourcePlan,
     ResourceUri, ToolPlan,
 };
-use super::{Bounded, IdKind, Opening, Script, Step, ToolCall};
+use super::{Bounded, Declares, IdKind, Opening, Script, Step, ToolCall};
 use crate::protocol::Era;
 use crate::surface::Surface;
 
@@ -76,7 +76,7 @@ fn unknowns() -> Vec<Call> {
 /// `calls` as scripts in `era`, at most 12 requests a script.
 fn scripts(era: Era, calls: &[Call]) -> Vec<Script> {
     let (opening, envelope) = match era {
-        Era::Handshake => (Opening::Handshake(HandshakeVersion::V2025_11_25), Envelope::Plain),
+        Era::Handshake => (Opening::Handshake(HandshakeVersion::V2025_11_25, Declares::Nothing), Envelope::Plain),
         Era::Modern => (Opening::Modern, Envelope::Modern),
     };
     calls

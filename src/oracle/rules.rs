@@ -108,6 +108,10 @@ pub const SERVER_SHUTDOWN: &str = "SERVER-SHUTDOWN";
 pub const UNSOLICITED_REQUEST: &str = "SERVER-UNSOLICITED-REQUEST";
 /// The server's own sampling, elicitation and roots requests stay within what the client declared.
 pub const UNDECLARED_CAPABILITY: &str = "SERVER-UNDECLARED-CAPABILITY";
+/// An `input_required` result carries input requests or a request state, and asks only what the request declared.
+pub const INPUT_REQUIRED: &str = "MCP-INPUT-REQUIRED";
+/// Progress notifications name an active request's token and go up.
+pub const PROGRESS: &str = "MCP-PROGRESS";
 /// One era per connection.
 pub const ERA_SINGLE: &str = "MCP-ERA-SINGLE";
 /// Modern results carry a valid `resultType`.
@@ -402,6 +406,30 @@ pub static RULES: &[Rule] = &[
          sampling requests to clients that have not declared sampling.tools); client/elicitation.mdx \
          §Capabilities (servers MUST NOT send elicitation requests with modes that are not supported by the \
          client); shared/PROTOCOL-REFERENCE.md §7 I26",
+    ),
+    must(
+        INPUT_REQUIRED,
+        MODERN,
+        "A result with `resultType` \"input_required\" carries `inputRequests` (an object), `requestState` (a \
+         string) or both; each input request is an object whose `method` is `elicitation/create`, \
+         `sampling/createMessage` or `roots/list`, and only of a capability the request's \
+         `_meta[\"io.modelcontextprotocol/clientCapabilities\"]` declared (`sampling.tools` for tool use in \
+         sampling, the mode for an elicitation).",
+        "MCP 2026-07-28 basic/patterns/mrtr.mdx §Server Requirements (servers MUST include at least one of \
+         inputRequests or requestState; inputRequests values MUST be one of ElicitRequest, CreateMessageRequest, \
+         ListRootsRequest; servers MUST NOT send an inputRequests that the client has not declared support for in \
+         its capabilities); schema.ts InputRequiredResult; shared/PROTOCOL-REFERENCE.md §7 I17",
+    ),
+    must(
+        PROGRESS,
+        BOTH,
+        "A `notifications/progress` carries the `_meta.progressToken` of a request sent before it and not yet \
+         answered (a request the client cancelled, and a task-augmented one, whose token lives as long as its task, \
+         aside), and its `progress` is above the last one for that token.",
+        "MCP 2025-11-25 basic/utilities/progress.mdx §Progress Flow (the progress value MUST increase with each \
+         notification) and §Behavior Requirements (progress notifications MUST only reference tokens that were \
+         provided in an active request and are associated with an in-progress operation); \
+         shared/PROTOCOL-REFERENCE.md §7 I28",
     ),
     Rule {
         policy: true,

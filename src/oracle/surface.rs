@@ -155,6 +155,13 @@ pub(super) fn check(input: &LayerInput, findings: &mut Findings, coverage: &mut 
             judge.reserved_code(error);
         }
         let Some(surface) = surface else { continue };
+        // An `input_required` result asks the client for input: it is not the call's answer, and the MCP layer
+        // judges it (MCP-INPUT-REQUIRED).
+        if let Outcome::Result(result) = outcome
+            && result.get("resultType").and_then(Value::as_str) == Some("input_required")
+        {
+            continue;
+        }
         if !matches!(
             request.method.as_str(),
             TOOLS_CALL | PROMPTS_GET | RESOURCES_READ | TOOLS_LIST | PROMPTS_LIST | RESOURCES_LIST | TEMPLATES_LIST

@@ -9,6 +9,9 @@ pub const META: &str = "_meta";
 pub const PROTOCOL_VERSION_KEY: &str = "io.modelcontextprotocol/protocolVersion";
 /// Envelope key: the client's capabilities for this one request (required, `{}` means none).
 pub const CLIENT_CAPABILITIES_KEY: &str = "io.modelcontextprotocol/clientCapabilities";
+/// The `_meta` key of a request's progress token: the server may send `notifications/progress` carrying it while
+/// the request is open (both eras).
+pub const PROGRESS_TOKEN_KEY: &str = "progressToken";
 /// Envelope key: the client's name and version (optional).
 pub const CLIENT_INFO_KEY: &str = "io.modelcontextprotocol/clientInfo";
 /// Envelope key: the lowest log level the client wants for this request (optional).

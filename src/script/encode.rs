@@ -8,7 +8,7 @@ use super::edges::{self, Edge};
 use super::id::{IdKind, Ids, literal};
 use super::message::{Call, Envelope, Message, Note, PromptArguments, Request, ResourceUri, ToolCall};
 use super::{Declares, Opening, Script, Step};
-use crate::protocol::envelope::{self, META};
+use crate::protocol::envelope::{self, META, PROGRESS_TOKEN_KEY};
 use crate::protocol::era::LATEST_MODERN_VERSION;
 use crate::protocol::methods::{DISCOVER, INITIALIZE, INITIALIZED};
 use crate::surface::Surface;
@@ -153,9 +153,12 @@ impl Parts {
             Call::ToolsCall(arguments) => Some(tool_call_params(arguments, ordinal)),
             Call::Initialize(version) => Some(initialize_params(version.as_str(), Declares::Nothing)),
             Call::Tool(plan) => Some(match surface.tools.get(usize::from(plan.tool) % surface.tools.len().max(1)) {
-                Some(tool) => {
-                    json!({ "name": tool.name, "arguments": arguments::arguments(&tool.input_schema, plan.arguments) })
-                }
+                // A call of a listed tool asks for progress: a token of its own, never reused in the conversation.
+                Some(tool) => json!({
+                    "name": tool.name,
+                    "arguments": arguments::arguments(&tool.input_schema, plan.arguments),
+                    META: { PROGRESS_TOKEN_KEY: format!("wirefuzz-progress-{ordinal}") },
+                }),
                 None => tool_call_params(ToolCall::UnknownTool, ordinal),
             }),
             Call::Prompt(plan) => Some(prompt_params(surface, usize::from(plan.prompt), plan.arguments)),
@@ -225,10 +228,17 @@ impl Parts {
     }
 }
 
-/// `params` with the envelope as its `_meta` member when `modern` and `params` is an object.
+/// `params` with the envelope in its `_meta` member when `modern` and `params` is an object (after what `_meta`
+/// already holds, a progress token).
 fn enveloped(mut params: Value, modern: bool) -> Value {
     if modern && let Some(members) = params.as_object_mut() {
-        members.insert(META.into(), envelope::envelope(LATEST_MODERN_VERSION));
+        let envelope = envelope::envelope(LATEST_MODERN_VERSION);
+        match (members.get_mut(META), envelope) {
+            (Some(Value::Object(meta)), Value::Object(keys)) => meta.extend(keys),
+            (_, envelope) => {
+                members.insert(META.into(), envelope);
+            }
+        }
     }
     params
 }

@@ -1,13 +1,16 @@
-//! The rule SERVER-UNDECLARED-CAPABILITY: on a connection an `initialize` opened, the server's own
+//! What a server may ask of its client: on a connection an `initialize` opened, its own
 //! `sampling/createMessage`, `elicitation/create` and `roots/list` requests stay within what that `initialize`
-//! declared (its `params.capabilities`, read from the line as sent).
+//! declared (SERVER-UNDECLARED-CAPABILITY); in 2026-07-28, the input requests of an `input_required` result stay
+//! within what the request's envelope declared, and the result carries requests or a state (MCP-INPUT-REQUIRED).
+//! What was declared is read from the line as sent: the oracle's reading of a sent line skims `params`.
 
 use super::super::rules::UNDECLARED_CAPABILITY;
 use super::super::{Findings, LayerInput, ServerLine, shown};
 use crate::protocol::client::elicitation_mode_declared;
+use crate::protocol::envelope::CLIENT_CAPABILITIES_KEY;
 use crate::protocol::methods::{ELICITATION_CREATE, GATED_SERVER_REQUESTS, INITIALIZE, SAMPLING_CREATE};
 use crate::protocol::{Frame, IdField, Outcome};
-use crate::transcript::Event;
+use crate::transcript::{Event, Transcript};
 use serde_json::{Map, Value};
 
 /// Judges every request the server sent after the first `initialize` that got a result.
@@ -23,13 +26,7 @@ pub(super) fn check(input: &LayerInput, findings: &mut Findings) {
         _ => None,
     });
     let Some(initialize) = opened else { return };
-    // The oracle's reading of a sent line skims `params`: the capabilities are read from the line itself.
-    let Event::Sent(line) = &transcript.events[initialize] else { return };
-    let sent: Option<Value> = serde_json::from_slice(line).ok();
-    let declared = sent
-        .as_ref()
-        .and_then(|initialize| initialize.get("params")?.get("capabilities")?.as_object().cloned())
-        .unwrap_or_default();
+    let declared = declared(transcript, initialize, &["params", "capabilities"]);
     for (index, read) in reads.iter().enumerate().skip(initialize + 1) {
         let Some(ServerLine::Outgoing { id }) = read.server_line() else { continue };
         if *id == IdField::Absent {
@@ -44,11 +41,61 @@ pub(super) fn check(input: &LayerInput, findings: &mut Findings) {
     }
 }
 
+/// What is wrong with the `input_required` result `result` of the request sent at event `sent`: neither input
+/// requests nor a state, an input request that is not one, or one of a capability the request did not declare.
+pub(super) fn input_required_problems(
+    transcript: &Transcript,
+    sent: usize,
+    result: &Map<String, Value>,
+) -> Vec<String> {
+    let mut problems = Vec::new();
+    let requests = result.get("inputRequests");
+    match (requests, result.get("requestState")) {
+        (None, None) => problems.push("an input_required result with neither inputRequests nor requestState".into()),
+        (_, Some(state)) if !state.is_string() => problems.push(format!("requestState is {state}, not a string")),
+        _ => {}
+    }
+    let Some(requests) = requests else { return problems };
+    let Some(requests) = requests.as_object() else {
+        problems.push("inputRequests is not an object".into());
+        return problems;
+    };
+    let declared = declared(transcript, sent, &["params", "_meta", CLIENT_CAPABILITIES_KEY]);
+    for (key, request) in requests {
+        let method = request.get("method").and_then(Value::as_str);
+        let known = method.filter(|m| GATED_SERVER_REQUESTS.iter().any(|(gated, _)| gated == m));
+        let Some(method) = known.filter(|_| request.is_object()) else {
+            problems.push(format!("inputRequests[{key:?}] is not an elicitation, sampling or roots request"));
+            continue;
+        };
+        if let Some(problem) = undeclared(method, request.get("params"), &declared) {
+            problems.push(format!("inputRequests[{key:?}]: {problem}"));
+        }
+    }
+    problems
+}
+
+/// The object at `path` in the line sent at event `at` (an empty one when it is not there or not an object).
+fn declared(transcript: &Transcript, at: usize, path: &[&str]) -> Map<String, Value> {
+    let Some(Event::Sent(line)) = transcript.events.get(at) else { return Map::new() };
+    let Ok(mut value) = serde_json::from_slice::<Value>(line) else { return Map::new() };
+    for key in path {
+        value = match value {
+            Value::Object(mut object) => object.remove(*key).unwrap_or(Value::Null),
+            _ => Value::Null,
+        };
+    }
+    match value {
+        Value::Object(object) => object,
+        _ => Map::new(),
+    }
+}
+
 /// What a server request of `method` uses that the client did not declare, if anything.
 fn undeclared(method: &str, params: Option<&Value>, declared: &Map<String, Value>) -> Option<String> {
     let (_, capability) = GATED_SERVER_REQUESTS.iter().find(|(gated, _)| *gated == method)?;
     let Some(offered) = declared.get(*capability) else {
-        return Some(format!("the server sent {method}, but the client's initialize did not declare `{capability}`"));
+        return Some(format!("the server sent {method}, but the client did not declare `{capability}`"));
     };
     let member = |name: &str| params.and_then(|params| params.get(name));
     match method {

@@ -10,11 +10,12 @@
 //! mcp 2.3.0 is the profile rule MCP-ERA-SINGLE.
 
 mod capabilities;
+mod progress;
 
 use super::rules::{
     ADVERTISED_METHODS, CACHE_HINTS, DISCOVER_SHAPE, ENVELOPE_KEY_NAMED, ENVELOPE_MISSING_KEY, ERA_SINGLE,
-    HANDSHAKE_NO_RESULT_TYPE, INITIALIZE_PARAMS, INITIALIZE_SHAPE, MODERN_REMOVED_METHOD, MODERN_RESULT_TYPE,
-    MODERN_SERVER_INFO, PING, UNSOLICITED_REQUEST, UNSUPPORTED_VERSION, VERSION_NOT_STRING,
+    HANDSHAKE_NO_RESULT_TYPE, INITIALIZE_PARAMS, INITIALIZE_SHAPE, INPUT_REQUIRED, MODERN_REMOVED_METHOD,
+    MODERN_RESULT_TYPE, MODERN_SERVER_INFO, PING, UNSOLICITED_REQUEST, UNSUPPORTED_VERSION, VERSION_NOT_STRING,
 };
 use super::{Findings, LayerInput, Policy, Read, ServerLine, shown};
 use crate::model::ServerModel;
@@ -199,6 +200,7 @@ pub(super) fn check(input: &LayerInput, findings: &mut Findings) {
         }
     }
     capabilities::check(input, findings);
+    progress::check(input, findings);
     let supported = supported_versions(reads, &requests, answers, policy);
     // Profile MCP-ERA-SINGLE: the first request that gets a result fixes the connection's era.
     let single = policy.enabled(ERA_SINGLE) && serves.modern && serves.handshake != Some(false);
@@ -341,7 +343,7 @@ impl Checker<'_> {
     fn exchange(&mut self, exchange: &Exchange) {
         let Some((at, outcome)) = exchange.reply else { return };
         let request = exchange.request;
-        let mut reply = Reply { checker: self, at, outcome };
+        let mut reply = Reply { checker: self, at, sent: exchange.sent, outcome };
         match exchange.judge {
             Judge::Refused(Era::Handshake) => reply.expect_code(
                 ERA_SINGLE,
@@ -362,6 +364,8 @@ impl Checker<'_> {
 struct Reply<'c, 'a> {
     checker: &'c mut Checker<'a>,
     at: usize,
+    /// The event index of the request it answers.
+    sent: usize,
     outcome: &'c Outcome,
 }
 
@@ -669,7 +673,12 @@ impl Reply<'_, '_> {
         let result_type = result.get("resultType");
         match result_type.and_then(Value::as_str) {
             Some("complete") => {}
-            Some("input_required") if INPUT_REQUIRED_METHODS.contains(&method) => {}
+            Some("input_required") if INPUT_REQUIRED_METHODS.contains(&method) => {
+                let transcript = self.checker.transcript;
+                for problem in capabilities::input_required_problems(transcript, self.sent, result) {
+                    self.add(INPUT_REQUIRED, problem);
+                }
+            }
             Some("input_required") => {
                 self.add(MODERN_RESULT_TYPE, format!("resultType \"input_required\" is not allowed for {method}"))
             }

@@ -1,6 +1,6 @@
 //! The MCP layer's rules on hand-written transcripts: the era a connection is in and the replies each era calls
 //! for, the server model and profiles they are judged with, unsolicited requests, and requests beyond the
-//! capabilities the client declared.
+//! capabilities the client declared (of its own, or as the input requests of an `input_required` result).
 
 use crate::model::{Eras, ServerModel};
 use crate::oracle::rules::*;
@@ -74,6 +74,84 @@ fn undeclared_capability() {
     quiet(&[S(&refused), R(&error("5", -32602)), R(&roots)], UNDECLARED_CAPABILITY);
     fires(&[S(&declared), R(INIT_OK), S(&init("{}")), R(&error("0", -32600)), R(&with_tools)], UNDECLARED_CAPABILITY);
     quiet(&[S(&declared), R(INIT_OK), S(&init("{}")), R(&error("0", -32600)), R(&roots)], UNDECLARED_CAPABILITY);
+}
+
+#[test]
+fn input_required() {
+    let call = |capabilities: &str| {
+        let meta = format!(
+            r#"{{"io.modelcontextprotocol/protocolVersion":"2026-07-28","io.modelcontextprotocol/clientCapabilities":{capabilities}}}"#
+        );
+        format!(
+            r#"{{"jsonrpc":"2.0","id":2,"method":"tools/call","params":{{"name":"t","arguments":{{}},"_meta":{meta}}}}}"#
+        )
+    };
+    let needs = |body: &str| {
+        format!(
+            r#"{{"jsonrpc":"2.0","id":2,"result":{{"resultType":"input_required",{body}"_meta":{{"io.modelcontextprotocol/serverInfo":{{"name":"s","version":"1"}}}}}}}}"#
+        )
+    };
+    let elicit = r#""inputRequests":{"q1":{"method":"elicitation/create","params":{"message":"m","requestedSchema":{"type":"object"}}}},"#;
+    let url = r#""inputRequests":{"q1":{"method":"elicitation/create","params":{"mode":"url","message":"m","url":"https://x","elicitationId":"e"}}},"#;
+    let roots = r#""inputRequests":{"r":{"method":"roots/list"}},"requestState":"s1","#;
+    let fires_for = |capabilities: &str, body: &str| fires(&[S(&call(capabilities)), R(&needs(body))], INPUT_REQUIRED);
+    let quiet_for = |capabilities: &str, body: &str| quiet(&[S(&call(capabilities)), R(&needs(body))], INPUT_REQUIRED);
+    // Fires: an undeclared capability or mode, no requests and no state, a request of another kind, a state that
+    // is not a string.
+    let f = fires_for("{}", elicit);
+    assert!(f.detail.contains("did not declare `elicitation`"), "{}", f.detail);
+    fires_for(r#"{"elicitation":{}}"#, url);
+    fires_for(r#"{"sampling":{}}"#, roots);
+    fires_for("{}", "");
+    fires_for(r#"{"roots":{}}"#, r#""inputRequests":{"x":{"method":"tools/list"}},"#);
+    fires_for("{}", r#""inputRequests":[],"#);
+    fires_for("{}", r#""requestState":7,"#);
+    // Quiet: what was declared, a state alone, and a complete result.
+    quiet_for(r#"{"elicitation":{}}"#, elicit);
+    quiet_for(r#"{"elicitation":{"url":{}}}"#, url);
+    quiet_for(r#"{"roots":{"listChanged":true}}"#, roots);
+    quiet_for("{}", r#""requestState":"opaque","#);
+    quiet(&[S(&call("{}")), R(&modern_ok("2", r#""content":[],"#))], INPUT_REQUIRED);
+}
+
+#[test]
+fn progress() {
+    let call = |id: u32, meta: &str, extra: &str| {
+        format!(
+            r#"{{"jsonrpc":"2.0","id":{id},"method":"tools/call","params":{{"name":"t","arguments":{{}}{extra},"_meta":{meta}}}}}"#
+        )
+    };
+    let asks = call(2, r#"{"progressToken":"p2"}"#, "");
+    let note = |token: &str, progress: &str| {
+        format!(
+            r#"{{"jsonrpc":"2.0","method":"notifications/progress","params":{{"progressToken":{token},"progress":{progress}}}}}"#
+        )
+    };
+    let done = r#"{"jsonrpc":"2.0","id":2,"result":{"content":[]}}"#;
+    let (p1, p2, p2_again) = (note(r#""p2""#, "0.5"), note(r#""p2""#, "1"), note(r#""p2""#, "1"));
+    fn with<'a>(rest: &[E<'a>]) -> Vec<E<'a>> {
+        [&[S(INIT), R(INIT_OK), S(NOTE)][..], rest].concat()
+    }
+    // Quiet: progress that goes up while the call is open.
+    quiet(&with(&[S(&asks), R(&p1), R(&p2), R(done)]), PROGRESS);
+    // Fires: after the response, for a token no request carries, and not going up.
+    let f = fires(&with(&[S(&asks), R(done), R(&p2)]), PROGRESS);
+    assert!(f.detail.contains("after the response"), "{}", f.detail);
+    assert!(fires(&with(&[S(&asks), R(&note("7", "1")), R(done)]), PROGRESS).detail.contains("no request"));
+    assert!(fires(&with(&[S(&asks), R(&p2), R(&p2_again), R(done)]), PROGRESS).detail.contains("went from 1 to 1"));
+    fires(&with(&[S(&asks), R(&p2), R(&p1), R(done)]), PROGRESS);
+    // A token is compared as exact JSON: 2 is not "2".
+    let numbered = call(2, r#"{"progressToken":2}"#, "");
+    quiet(&with(&[S(&numbered), R(&note("2", "1")), R(done)]), PROGRESS);
+    fires(&with(&[S(&numbered), R(&note(r#""2""#, "1")), R(done)]), PROGRESS);
+    // Quiet: the client cancelled the call, or the call is task-augmented (its token lives as long as the task).
+    let cancel = r#"{"jsonrpc":"2.0","method":"notifications/cancelled","params":{"requestId":2}}"#;
+    quiet(&with(&[S(&asks), S(cancel), R(done), R(&p2)]), PROGRESS);
+    let task = call(2, r#"{"progressToken":"p2"}"#, r#","task":{"ttl":1000}"#);
+    quiet(&with(&[S(&task), R(done), R(&p2)]), PROGRESS);
+    // Quiet: a token two requests carry (a line sent twice); whose progress it reports cannot be told.
+    let twice = call(3, r#"{"progressToken":"p2"}"#, "");
+    quiet(&with(&[S(&asks), S(&twice), R(&p2), R(&p1), R(done)]), PROGRESS);
 }
 
 #[test]

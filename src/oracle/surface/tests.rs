@@ -217,6 +217,14 @@ fn legal_variations_are_not_findings() {
     let read = |meta: Value| json!({"uri":"calc://readme","_meta":meta});
     assert!(rules(&answered("resources/read", read(json!("")), invalid.clone())).is_empty());
     assert_eq!(rules(&answered("resources/read", read(json!({})), invalid)), [RESOURCE_READABLE]);
+    // An input_required result asks for input: it is not the call's answer, and no surface rule judges it (the
+    // MCP layer does).
+    let needs = json!({"resultType":"input_required","requestState":"s"});
+    let user = json!({"name":"format_user","arguments":{"user":{"name":"Ada"}}});
+    for (method, params) in [("tools/call", user), ("prompts/get", json!({"name":"greeting","arguments":{}}))] {
+        let found = rules(&answered(method, params, needs.clone()));
+        assert!(found.iter().all(|rule| !RULES.contains(rule)), "{method}: {found:?}");
+    }
 }
 
 #[test]

@@ -2,7 +2,7 @@
 //! prove the oracle and the generators can find what they claim to find: every mutant names the rule that must
 //! catch it.
 
-use crate::protocol::envelope::{self, CLIENT_CAPABILITIES_KEY, META, PROTOCOL_VERSION_KEY};
+use crate::protocol::envelope::{self, CLIENT_CAPABILITIES_KEY, META, PROGRESS_TOKEN_KEY, PROTOCOL_VERSION_KEY};
 use crate::protocol::era::{LATEST_HANDSHAKE_VERSION, LATEST_MODERN_VERSION};
 use crate::protocol::methods::CANCELLED;
 use serde_json::{Value, json};
@@ -90,11 +90,16 @@ pub enum Mutant {
     ReservedErrorCode,
     /// On a handshake connection a `tools/call` first sends `elicitation/create`, whatever the client declared.
     ElicitsUndeclared,
+    /// On a modern connection a `tools/call` answers `input_required` with an elicitation request, whatever the
+    /// request's clientCapabilities declared.
+    InputRequiredUndeclared,
+    /// A `tools/call` that asked for progress gets its progress notification after its result.
+    ProgressAfterResult,
 }
 
 impl Mutant {
     /// Every mutant, in declaration order.
-    pub const ALL: [Mutant; 39] = [
+    pub const ALL: [Mutant; 41] = [
         Mutant::IdAsString,
         Mutant::BigIdRounded,
         Mutant::NullIdOnError,
@@ -134,6 +139,8 @@ impl Mutant {
         Mutant::DuplicateToolName,
         Mutant::ReservedErrorCode,
         Mutant::ElicitsUndeclared,
+        Mutant::InputRequiredUndeclared,
+        Mutant::ProgressAfterResult,
     ];
 
     /// The mutant's kebab-case name, as `--mutant` takes it.
@@ -198,7 +205,7 @@ impl Mutant {
                 vec![only_version()]
             }
             Mutant::NotificationReply => vec![json!({ "jsonrpc": "2.0", "method": "notifications/initialized" })],
-            Mutant::DuplicateReply | Mutant::LogOnStdout => vec![call()],
+            Mutant::DuplicateReply | Mutant::LogOnStdout | Mutant::InputRequiredUndeclared => vec![call()],
             Mutant::CrashOnBatch => vec![json!([])],
             Mutant::HangOnDeepNesting => {
                 // A request after it is owed a reply the hung server never gives.
@@ -237,6 +244,12 @@ impl Mutant {
             Mutant::ListedResourceUnreadable => vec![with("resources/read", json!({ "uri": "calc://logo" }))],
             Mutant::CursorIgnored => vec![with("tools/list", json!({ "cursor": crate::script::BAD_CURSOR }))],
             Mutant::InputSchemaNotObject | Mutant::DuplicateToolName => vec![list()],
+            Mutant::ProgressAfterResult => {
+                let mut params = json!({ "name": "add", "arguments": { "a": 2, "b": 3 } });
+                params[META] = envelope::envelope(LATEST_MODERN_VERSION);
+                params[META][PROGRESS_TOKEN_KEY] = json!("p1");
+                vec![request(json!(1), "tools/call", params)]
+            }
             Mutant::ElicitsUndeclared => vec![
                 initialize(json!(1)),
                 json!({ "jsonrpc": "2.0", "method": "notifications/initialized" }),
@@ -375,6 +388,16 @@ impl Mutant {
                 "elicits-undeclared",
                 "SERVER-UNDECLARED-CAPABILITY",
                 "a handshake tools/call sends elicitation/create to a client that did not declare elicitation",
+            ),
+            Mutant::InputRequiredUndeclared => (
+                "input-required-undeclared",
+                "MCP-INPUT-REQUIRED",
+                "a modern tools/call answers input_required with an elicitation the request did not declare",
+            ),
+            Mutant::ProgressAfterResult => (
+                "progress-after-result",
+                "MCP-PROGRESS",
+                "a tools/call that asked for progress gets its progress notification after its result",
             ),
         }
     }

@@ -10,7 +10,9 @@ use super::mutants::Mutant;
 use crate::protocol::codes::{
     INVALID_PARAMS, INVALID_REQUEST, METHOD_NOT_FOUND, PARSE_ERROR, UNSUPPORTED_PROTOCOL_VERSION,
 };
-use crate::protocol::envelope::{self, CLIENT_CAPABILITIES_KEY, PROTOCOL_VERSION_KEY, SERVER_INFO_KEY};
+use crate::protocol::envelope::{
+    self, CLIENT_CAPABILITIES_KEY, META, PROGRESS_TOKEN_KEY, PROTOCOL_VERSION_KEY, SERVER_INFO_KEY,
+};
 use crate::protocol::era::{BATCH_VERSION, HANDSHAKE_VERSIONS, LATEST_HANDSHAKE_VERSION, MODERN_VERSIONS};
 use crate::protocol::methods::{
     CACHEABLE, DISCOVER, ELICITATION_CREATE, INITIALIZE, PING, PROMPTS_GET, PROMPTS_LIST, RESOURCES_LIST,
@@ -206,6 +208,12 @@ impl CalcConnection {
             }
         }
         messages.push(response);
+        let token = request.params.as_ref().and_then(|params| params.get(META)?.get(PROGRESS_TOKEN_KEY));
+        if let (true, true, Some(token)) = (request.method == TOOLS_CALL, self.has(Mutant::ProgressAfterResult), token)
+        {
+            let params = json!({ PROGRESS_TOKEN_KEY: token, "progress": 1, "total": 1 });
+            messages.push(json!({ "jsonrpc": "2.0", "method": "notifications/progress", "params": params }));
+        }
     }
 
     fn request(&mut self, request: &Request) -> Reply {
@@ -312,6 +320,17 @@ impl CalcConnection {
             method => self.serve_method(method, params, Era::Modern)?,
         };
         self.stamp_modern(&request.method, &mut result);
+        if request.method == TOOLS_CALL && self.has(Mutant::InputRequiredUndeclared) {
+            // Asks for an elicitation whatever the request's clientCapabilities declared.
+            let ask =
+                json!({ "message": "Add these numbers?", "requestedSchema": { "type": "object", "properties": {} } });
+            result = json!({
+                "resultType": "input_required",
+                "inputRequests": { "confirm": { "method": ELICITATION_CREATE, "params": ask } },
+                "requestState": "calc-add",
+                "_meta": { SERVER_INFO_KEY: server_info() },
+            });
+        }
         Ok(result)
     }
 

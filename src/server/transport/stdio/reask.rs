@@ -1,6 +1,6 @@
 //! Telling a tool whose handler never returns from a slow one, over stdio: a tool call given up on at the reply
 //! timeout while the server answered later requests (or a liveness ping), when another call of the same tool was
-//! answered in the conversation, is asked again (the same line under a harness id) and waited for [`CONFIRM_FACTOR`]
+//! answered in the conversation, is asked again (the same line under a harness id, and a progress token of its own) and waited for [`CONFIRM_FACTOR`]
 //! times the reply timeout, [`SLOWEST_FACTOR`] times the longest the tool took to answer in the conversation, and
 //! at least [`CONFIRM_FLOOR`]. Answered, the tool was slow (the answer is in the transcript, and nothing is judged);
 //! not answered, the conversation notes the wait ([`Note::Waited`]) and the oracle reports the re-asked call
@@ -51,6 +51,10 @@ impl Conversation<'_> {
         let Ok(mut message) = serde_json::from_slice::<serde_json::Value>(&line) else { return };
         let again = format!("{REASK_PREFIX}{}", self.sent);
         message["id"] = serde_json::Value::String(again.clone());
+        // A progress token is unique among the requests in flight: the first call may still be running.
+        if let Some(token) = message.pointer_mut("/params/_meta/progressToken") {
+            *token = serde_json::Value::String(again.clone());
+        }
         let again = RequestId::String(again);
         self.send(message.to_string().as_bytes());
         let wait = (timeouts.reply * CONFIRM_FACTOR).max(slowest * SLOWEST_FACTOR).max(CONFIRM_FLOOR);

@@ -5,8 +5,9 @@
 //! oracle with a JSON Schema validator, not by this generator's intent.
 //!
 //! The schema subset: `type` (one or a list, `null` included), `properties`, `required`, `enum`, `const`, numeric
-//! bounds, string lengths and common formats, `items`, `minItems`/`maxItems`, `anyOf`/`oneOf`/`allOf`, local
-//! `$ref` into `$defs`/`definitions`, `additionalProperties`.
+//! bounds, string lengths and common formats, `items`, `prefixItems`, `minItems`/`maxItems`, `uniqueItems`,
+//! `anyOf`/`oneOf`/`allOf`, local `$ref` into `$defs`/`definitions`, `additionalProperties`, `minProperties`,
+//! `dependentRequired`.
 
 use super::draws::Draws;
 use super::edges::{self, Edge};
@@ -238,13 +239,7 @@ impl Generator<'_> {
         };
         match kind {
             "object" => self.object(object, depth),
-            "array" => {
-                let min = bound(object, "minItems").unwrap_or(0.0) as usize;
-                let max = bound(object, "maxItems").map_or(min + 3, |m| m as usize).max(min);
-                let len = (min + self.choices.below(max - min + 1, self.simple)).min(min + 8);
-                let items = object.get("items").cloned().unwrap_or_else(|| json!({}));
-                (0..len).map(|_| self.instance(&items, depth + 1)).collect()
-            }
+            "array" => self.array(object, depth),
             "integer" => Value::Number(self.integer(object)),
             "number" => Value::Number(self.number(object)),
             "boolean" => Value::Bool(self.choices.below(2, self.simple) == 1),
@@ -295,7 +290,57 @@ impl Generator<'_> {
                 out.insert(name.to_string(), json!("wirefuzz"));
             }
         }
+        // `minProperties`: the optional members left out come in, in order, until there are enough.
+        let min = bound(object, "minProperties").unwrap_or(0.0) as usize;
+        if let Some(properties) = object.get("properties").and_then(Value::as_object) {
+            for (name, schema) in properties {
+                if out.len() >= min {
+                    break;
+                }
+                if !out.contains_key(name) {
+                    out.insert(name.clone(), self.instance(schema, depth + 1));
+                }
+            }
+        }
+        // `dependentRequired`: a member present brings the members it names (once; the new ones' own are not
+        // followed further).
+        if let Some(dependencies) = object.get("dependentRequired").and_then(Value::as_object) {
+            let present: Vec<String> = out.keys().filter(|name| dependencies.contains_key(*name)).cloned().collect();
+            for name in present {
+                let needed = dependencies[&name].as_array().map(Vec::as_slice).unwrap_or_default();
+                for needed in needed.iter().filter_map(Value::as_str) {
+                    if !out.contains_key(needed) {
+                        let schema = object.get("properties").and_then(|p| p.get(needed));
+                        let value = schema.map_or_else(|| json!("wirefuzz"), |schema| self.instance(schema, depth + 1));
+                        out.insert(needed.to_string(), value);
+                    }
+                }
+            }
+        }
         Value::Object(out)
+    }
+
+    /// An array: `prefixItems` first, one item each, then `items` up to the length drawn within `minItems` and
+    /// `maxItems` (none with `items: false`); with `uniqueItems`, a repeated item is left out.
+    fn array(&mut self, object: &Map<String, Value>, depth: usize) -> Value {
+        let prefix = object.get("prefixItems").and_then(Value::as_array).map(Vec::as_slice).unwrap_or_default();
+        let items = object.get("items").cloned().unwrap_or_else(|| json!({}));
+        let min = (bound(object, "minItems").unwrap_or(0.0) as usize).max(prefix.len());
+        let max = bound(object, "maxItems").map_or(min + 3, |m| m as usize).max(min);
+        let max = if items == json!(false) { max.min(prefix.len()) } else { max };
+        let len = (min + self.choices.below(max.saturating_sub(min) + 1, self.simple)).min(min + 8).min(max);
+        let mut out: Vec<Value> = Vec::with_capacity(len);
+        for index in 0..len {
+            let item = match prefix.get(index) {
+                Some(schema) => self.instance(schema, depth + 1),
+                None => self.instance(&items, depth + 1),
+            };
+            let repeated = object.get("uniqueItems") == Some(&Value::Bool(true)) && out.contains(&item);
+            if !repeated || index < prefix.len() {
+                out.push(item);
+            }
+        }
+        Value::Array(out)
     }
 
     fn integer(&mut self, object: &Map<String, Value>) -> Number {
@@ -554,6 +599,34 @@ mod tests {
             let made = arguments(&schema, ArgPlan { breakage: Breakage::None, seed, edge: Edge::Plain });
             assert!(validator.is_valid(&made), "seed {seed}: {made}");
         }
+    }
+
+    #[test]
+    fn draft_2020_12_keywords_get_valid_arguments() {
+        let schema = json!({
+            "type": "object",
+            "properties": {
+                "point": { "type": "array", "prefixItems": [{ "type": "number" }, { "type": "number" }],
+                    "items": false },
+                "tags": { "type": "array", "items": { "enum": ["a", "b", "c"] }, "uniqueItems": true, "maxItems": 3 },
+                "card": { "type": "string", "minLength": 4 },
+                "billing": { "type": "string" },
+                "mode": { "const": "fast" },
+                "extra": { "$ref": "#/$defs/extra" }
+            },
+            "required": ["point"],
+            "dependentRequired": { "card": ["billing"] },
+            "minProperties": 3,
+            "$defs": { "extra": { "type": "object", "properties": { "n": { "type": "integer" } }, "required": ["n"] } }
+        });
+        let validator = crate::surface::compile(&schema).unwrap();
+        let mut with_card = 0;
+        for seed in 0..500 {
+            let made = arguments(&schema, ArgPlan { breakage: Breakage::None, seed, edge: Edge::Plain });
+            assert!(validator.is_valid(&made), "seed {seed}: {made}");
+            with_card += usize::from(made.get("card").is_some());
+        }
+        assert!(with_card > 100, "{with_card} of 500 give card (and so billing)");
     }
 
     #[test]

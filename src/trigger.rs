@@ -9,8 +9,8 @@
 //! by `+`); an oddity inside `params` is prefixed with the method, since servers validate params per method
 //! (`ping/meta-not-object`). A line with nothing odd is named by its shape: the method, `+envelope` when it carries
 //! the 2026-07-28 envelope, `+string-id` for a string id (`tools/call+envelope`). A received line that answers no
-//! sent request is named by what it is (`reply:error-32600`, `reply:result`, `server-request`); a finding on no line
-//! is `no-line`.
+//! sent request is named by what it is (`reply:error-32600`, `reply:result`, `server-request:METHOD`,
+//! `server-notification:METHOD`); a finding on no line is `no-line`.
 //!
 //! The name is read off the bytes, not remembered from the generator, so it holds for case files, replays and
 //! recorded traffic alike, and a shrunk line cannot keep a name it no longer earns: dropping the extra member of an
@@ -68,12 +68,18 @@ pub fn file_part(trigger: &str) -> String {
     if out.is_empty() { "line".to_string() } else { out }
 }
 
+/// A method the server named, as a trigger part: its ASCII letters, digits and `/_-.` only, at most 48 of them.
+fn method_part(method: &str) -> String {
+    let kept = method.chars().filter(|c| c.is_ascii_alphanumeric() || "/_-.".contains(*c));
+    kept.take(48).collect()
+}
+
 /// A received line: the request it answers (the latest sent before it with its id), then the error code.
 fn received(before: &[Event], line: &[u8]) -> String {
     let (id, outcome) = match Frame::parse(line) {
         Frame::Response(response) => (response.id, Some(response.outcome)),
-        Frame::Request(_) => return "server-request".to_string(),
-        Frame::Notification(_) => return "server-notification".to_string(),
+        Frame::Request(request) => return format!("server-request:{}", method_part(&request.method)),
+        Frame::Notification(note) => return format!("server-notification:{}", method_part(&note.method)),
         Frame::NotJson { .. } | Frame::Blank => return "reply:not-json".to_string(),
         _ => return "reply:invalid".to_string(),
     };
@@ -475,7 +481,7 @@ mod tests {
             "extra-field:error-32600",
             "reply:error-32700",
             "reply:result",
-            "server-request",
+            "server-request:sampling/createMessage",
             "reply:not-json",
         ];
         assert_eq!(names, expected);

@@ -110,6 +110,8 @@ pub const UNSOLICITED_REQUEST: &str = "SERVER-UNSOLICITED-REQUEST";
 pub const UNDECLARED_CAPABILITY: &str = "SERVER-UNDECLARED-CAPABILITY";
 /// An `input_required` result carries input requests or a request state, and asks only what the request declared.
 pub const INPUT_REQUIRED: &str = "MCP-INPUT-REQUIRED";
+/// The server's log messages, list changes and resource updates stay within what its initialize result declared.
+pub const UNDECLARED_NOTIFICATION: &str = "SERVER-UNDECLARED-NOTIFICATION";
 /// Progress notifications name an active request's token and go up.
 pub const PROGRESS: &str = "MCP-PROGRESS";
 /// One era per connection.
@@ -419,6 +421,18 @@ pub static RULES: &[Rule] = &[
          inputRequests or requestState; inputRequests values MUST be one of ElicitRequest, CreateMessageRequest, \
          ListRootsRequest; servers MUST NOT send an inputRequests that the client has not declared support for in \
          its capabilities); schema.ts InputRequiredResult; shared/PROTOCOL-REFERENCE.md §7 I17",
+    ),
+    must(
+        UNDECLARED_NOTIFICATION,
+        HANDSHAKE,
+        "On a connection opened with `initialize`, after its result the server sends `notifications/message` only \
+         if that result declared `logging`, `notifications/{tools,prompts,resources}/list_changed` only if it \
+         declared that capability's `listChanged: true`, and `notifications/resources/updated` only with \
+         `resources.subscribe: true`.",
+        "MCP 2025-11-25 server/utilities/logging.mdx §Capabilities (servers that emit log message notifications \
+         MUST declare the logging capability); basic/lifecycle.mdx §Operation (both parties MUST only use \
+         capabilities that were successfully negotiated; listChanged and subscribe are the capabilities of those \
+         notifications, §Capability Negotiation)",
     ),
     must(
         PROGRESS,

@@ -36,6 +36,12 @@ pub const SDK: Sdk = Sdk {
             reference: "prompts.mdx §Error Handling: an unknown prompt SHOULD be -32602",
         },
         Deviation {
+            rule: "SERVER-UNDECLARED-NOTIFICATION",
+            shape: Shape::All(&[Shape::Tag("server-notification"), Shape::Tag("message")]),
+            what: "a tool's Context.info/log sends notifications/message, but MCPServer declares no logging capability",
+            reference: "server/utilities/logging.mdx §Capabilities: servers that emit log messages MUST declare logging",
+        },
+        Deviation {
             rule: "MCP-PROMPT-ARGUMENTS",
             shape: Shape::All(&[Shape::Method(&["prompts/get"]), Shape::ErrorCode(&[0, -32603])]),
             what: "a missing required prompt argument gets error code 0",

@@ -133,6 +133,15 @@ fn a_missing_server_info_is_the_sdks_and_a_malformed_one_is_yours() {
 }
 
 #[test]
+fn pythons_undeclared_log_message_is_the_sdks_and_an_undeclared_list_change_is_yours() {
+    let note = |method: &str| received(&format!(r#"{{"jsonrpc":"2.0","method":"{method}","params":{{}}}}"#));
+    let logged = conversation(vec![note("notifications/message")], Ending::Closed);
+    assert_eq!(judged(&python::SDK, &logged, "SERVER-UNDECLARED-NOTIFICATION"), [true]);
+    let changed = conversation(vec![note("notifications/tools/list_changed")], Ending::Closed);
+    assert_eq!(judged(&python::SDK, &changed, "SERVER-UNDECLARED-NOTIFICATION"), [false]);
+}
+
+#[test]
 fn a_finding_is_matched_by_rule_and_shape_together() {
     let transcript =
         conversation(vec![sent(r#"{"jsonrpc":"2.0","id":2,"method":"ping","params":{"_meta":7}}"#)], Ending::Closed);

@@ -1,10 +1,11 @@
-//! What a server may ask of its client: on a connection an `initialize` opened, its own
+//! What a server may ask of its client and tell it: on a connection an `initialize` opened, its own
 //! `sampling/createMessage`, `elicitation/create` and `roots/list` requests stay within what that `initialize`
-//! declared (SERVER-UNDECLARED-CAPABILITY); in 2026-07-28, the input requests of an `input_required` result stay
+//! declared (SERVER-UNDECLARED-CAPABILITY), and its log messages, list changes and resource updates within what its
+//! own result declared (SERVER-UNDECLARED-NOTIFICATION); in 2026-07-28, the input requests of an `input_required` result stay
 //! within what the request's envelope declared, and the result carries requests or a state (MCP-INPUT-REQUIRED).
 //! What was declared is read from the line as sent: the oracle's reading of a sent line skims `params`.
 
-use super::super::rules::UNDECLARED_CAPABILITY;
+use super::super::rules::{UNDECLARED_CAPABILITY, UNDECLARED_NOTIFICATION};
 use super::super::{Findings, LayerInput, ServerLine, shown};
 use crate::protocol::client::elicitation_mode_declared;
 use crate::protocol::envelope::CLIENT_CAPABILITIES_KEY;
@@ -13,31 +14,55 @@ use crate::protocol::{Frame, IdField, Outcome};
 use crate::transcript::{Event, Transcript};
 use serde_json::{Map, Value};
 
-/// Judges every request the server sent after the first `initialize` that got a result.
+/// Judges every request the server sent after the first `initialize` that got a result, and every notification it
+/// sent after that result.
 pub(super) fn check(input: &LayerInput, findings: &mut Findings) {
     let LayerInput { transcript, reads, answers, .. } = *input;
     let opened = reads.iter().enumerate().find_map(|(index, read)| match read.sent() {
         Some((Frame::Request(request), None)) if request.method == INITIALIZE => {
             let reply = answers[index]?;
-            let succeeded =
-                matches!(reads[reply].server_line(), Some(ServerLine::Reply { outcome: Some(Outcome::Result(_)), .. }));
-            succeeded.then_some(index)
+            match reads[reply].server_line() {
+                Some(ServerLine::Reply { outcome: Some(Outcome::Result(result)), .. }) => Some((index, reply, result)),
+                _ => None,
+            }
         }
         _ => None,
     });
-    let Some(initialize) = opened else { return };
+    let Some((initialize, answered, result)) = opened else { return };
     let declared = declared(transcript, initialize, &["params", "capabilities"]);
+    let offered = result.get("capabilities").and_then(Value::as_object).cloned().unwrap_or_default();
     for (index, read) in reads.iter().enumerate().skip(initialize + 1) {
         let Some(ServerLine::Outgoing { id }) = read.server_line() else { continue };
-        if *id == IdField::Absent {
-            continue;
-        }
         let Event::Received { line, .. } = &transcript.events[index] else { continue };
-        let Ok(request) = serde_json::from_slice::<Value>(line) else { continue };
-        let method = request.get("method").and_then(Value::as_str).unwrap_or_default();
-        if let Some(problem) = undeclared(method, request.get("params"), &declared) {
-            findings.add(UNDECLARED_CAPABILITY, Some(index), format!("{problem}: {}", shown(transcript, index)));
+        let Ok(message) = serde_json::from_slice::<Value>(line) else { continue };
+        let method = message.get("method").and_then(Value::as_str).unwrap_or_default();
+        let shown = || shown(transcript, index);
+        if *id != IdField::Absent {
+            if let Some(problem) = undeclared(method, message.get("params"), &declared) {
+                findings.add(UNDECLARED_CAPABILITY, Some(index), format!("{problem}: {}", shown()));
+            }
+        } else if index > answered
+            && let Some(capability) = unoffered(method, &offered)
+        {
+            let detail = format!("the server sent {method}, but its initialize result did not declare {capability}");
+            findings.add(UNDECLARED_NOTIFICATION, Some(index), format!("{detail}: {}", shown()));
         }
+    }
+}
+
+/// The capability a server notification of `method` needs that `offered` (the server's own, from its
+/// `initialize` result) does not declare, if any.
+fn unoffered(method: &str, offered: &Map<String, Value>) -> Option<&'static str> {
+    let flag = |capability: &str, flag: &str| {
+        offered.get(capability).and_then(|c| c.get(flag)).and_then(Value::as_bool) == Some(true)
+    };
+    match method {
+        "notifications/message" if !offered.contains_key("logging") => Some("`logging`"),
+        "notifications/tools/list_changed" if !flag("tools", "listChanged") => Some("`tools.listChanged`"),
+        "notifications/prompts/list_changed" if !flag("prompts", "listChanged") => Some("`prompts.listChanged`"),
+        "notifications/resources/list_changed" if !flag("resources", "listChanged") => Some("`resources.listChanged`"),
+        "notifications/resources/updated" if !flag("resources", "subscribe") => Some("`resources.subscribe`"),
+        _ => None,
     }
 }
 

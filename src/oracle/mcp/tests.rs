@@ -115,6 +115,33 @@ fn input_required() {
 }
 
 #[test]
+fn undeclared_notification() {
+    let log = r#"{"jsonrpc":"2.0","method":"notifications/message","params":{"level":"info","data":"x"}}"#;
+    let changed = |list: &str| format!(r#"{{"jsonrpc":"2.0","method":"notifications/{list}/list_changed"}}"#);
+    let updated = r#"{"jsonrpc":"2.0","method":"notifications/resources/updated","params":{"uri":"x://y"}}"#;
+    let result = |capabilities: &str| {
+        INIT_OK.replace(r#""capabilities":{"tools":{}}"#, &format!(r#""capabilities":{capabilities}"#))
+    };
+    let bare = result(r#"{"tools":{"listChanged":false},"resources":{}}"#);
+    for note in [log, &changed("tools"), &changed("prompts"), &changed("resources"), updated] {
+        let f = fires(&[S(INIT), R(&bare), S(NOTE), R(note)], UNDECLARED_NOTIFICATION);
+        assert!(f.detail.contains("did not declare"), "{}", f.detail);
+    }
+    let full = result(
+        r#"{"logging":{},"tools":{"listChanged":true},"prompts":{"listChanged":true},"resources":{"listChanged":true,"subscribe":true}}"#,
+    );
+    for note in [log, &changed("tools"), &changed("prompts"), &changed("resources"), updated] {
+        quiet(&[S(INIT), R(&full), S(NOTE), R(note)], UNDECLARED_NOTIFICATION);
+    }
+    // Before the initialize result, and on a connection no initialize opened, it is not this rule's.
+    quiet(&[S(INIT), R(log), R(&bare)], UNDECLARED_NOTIFICATION);
+    quiet(&[S(PING_1), R(log), R(EMPTY_1)], UNDECLARED_NOTIFICATION);
+    // Other notifications need no capability of the server's.
+    let progress = r#"{"jsonrpc":"2.0","method":"notifications/cancelled","params":{"requestId":1}}"#;
+    quiet(&[S(INIT), R(&bare), R(progress)], UNDECLARED_NOTIFICATION);
+}
+
+#[test]
 fn progress() {
     let call = |id: u32, meta: &str, extra: &str| {
         format!(

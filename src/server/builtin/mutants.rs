@@ -95,11 +95,14 @@ pub enum Mutant {
     InputRequiredUndeclared,
     /// A `tools/call` that asked for progress gets its progress notification after its result.
     ProgressAfterResult,
+    /// On a handshake connection a `tools/call` logs a `notifications/message`, though `initialize` declared no
+    /// `logging`.
+    LogsUndeclared,
 }
 
 impl Mutant {
     /// Every mutant, in declaration order.
-    pub const ALL: [Mutant; 41] = [
+    pub const ALL: [Mutant; 42] = [
         Mutant::IdAsString,
         Mutant::BigIdRounded,
         Mutant::NullIdOnError,
@@ -141,6 +144,7 @@ impl Mutant {
         Mutant::ElicitsUndeclared,
         Mutant::InputRequiredUndeclared,
         Mutant::ProgressAfterResult,
+        Mutant::LogsUndeclared,
     ];
 
     /// The mutant's kebab-case name, as `--mutant` takes it.
@@ -250,7 +254,7 @@ impl Mutant {
                 params[META][PROGRESS_TOKEN_KEY] = json!("p1");
                 vec![request(json!(1), "tools/call", params)]
             }
-            Mutant::ElicitsUndeclared => vec![
+            Mutant::ElicitsUndeclared | Mutant::LogsUndeclared => vec![
                 initialize(json!(1)),
                 json!({ "jsonrpc": "2.0", "method": "notifications/initialized" }),
                 request(json!(2), "tools/call", json!({ "name": "add", "arguments": { "a": 2, "b": 3 } })),
@@ -398,6 +402,11 @@ impl Mutant {
                 "progress-after-result",
                 "MCP-PROGRESS",
                 "a tools/call that asked for progress gets its progress notification after its result",
+            ),
+            Mutant::LogsUndeclared => (
+                "logs-undeclared",
+                "SERVER-UNDECLARED-NOTIFICATION",
+                "a handshake tools/call logs a notifications/message though initialize declared no logging",
             ),
         }
     }

@@ -200,6 +200,10 @@ impl CalcConnection {
                     "params": { "message": "Add these numbers?", "requestedSchema": { "type": "object", "properties": {} } },
                 }));
             }
+            if self.has(Mutant::LogsUndeclared) && self.era == Some(Era::Handshake) {
+                let params = json!({ "level": "info", "logger": "calc", "data": "tools/call" });
+                messages.push(json!({ "jsonrpc": "2.0", "method": "notifications/message", "params": params }));
+            }
             if self.has(Mutant::LogOnStdout) {
                 out.push(b"calc: tools/call add".to_vec());
             }

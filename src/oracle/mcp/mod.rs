@@ -601,6 +601,18 @@ impl Reply<'_, '_> {
             return;
         }
         if !missing.is_empty() {
+            // A string version the server does not serve breaks the other MUST as well (versioning.mdx: -32022), and
+            // the spec orders neither: -32022 answers the request as rightly as -32602 (rmcp sends it on a
+            // connection already serving 2026-07-28), its data judged as any -32022's.
+            let unsupported = meta
+                .get(PROTOCOL_VERSION_KEY)
+                .and_then(Value::as_str)
+                .filter(|version| !self.checker.supported.contains(*version));
+            if let (Some(version), Outcome::Error(error)) = (unsupported, self.outcome)
+                && error.code == UNSUPPORTED_PROTOCOL_VERSION
+            {
+                return self.unsupported_version(version);
+            }
             let what = format!("a request lacking {}", missing.join(" and "));
             self.expect_code(ENVELOPE_MISSING_KEY, INVALID_PARAMS, &what);
             if let Outcome::Error(error) = self.outcome

@@ -439,6 +439,18 @@ fn envelope_missing_key() {
     fires(&[S(&half), R(&modern_ok("1", HINTS))], ENVELOPE_MISSING_KEY);
     // The spec mandates the code only: an unnamed key is fine by default.
     only(&[S(&half), R(&error("1", -32602))], &[]);
+    // With a version the server does not serve as well, -32022 is as right as -32602 (both MUSTs apply, neither
+    // comes first; rmcp answers -32022 on a connection already serving 2026-07-28), its data judged as ever.
+    let future = half.replace("2026-07-28", "2030-01-01");
+    let refused = |data: &str| {
+        format!(
+            r#"{{"jsonrpc":"2.0","id":1,"error":{{"code":-32022,"message":"Unsupported protocol version"{data}}}}}"#
+        )
+    };
+    let described = refused(r#","data":{"supported":["2026-07-28"],"requested":"2030-01-01"}"#);
+    only(&[S(&discover), R(&discovered), S(&future), R(&described)], &[]);
+    fires(&[S(&discover), R(&discovered), S(&future), R(&refused(""))], UNSUPPORTED_VERSION);
+    fires(&[S(&discover), R(&discovered), S(&future), R(&error("1", -32603))], ENVELOPE_MISSING_KEY);
     // A method 2026-07-28 removed, in an incomplete envelope, may be served as the handshake-era method (rmcp).
     let half_ping = format!(
         r#"{{"jsonrpc":"2.0","id":1,"method":"ping","params":{{"_meta":{{"{PROTOCOL_VERSION_KEY}":"2026-07-28"}}}}}}"#

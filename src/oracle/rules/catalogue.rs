@@ -293,8 +293,11 @@ pub static RULES: &[Rule] = &[
          -32602 (naming the missing keys in the message is MCP-ENVELOPE-KEY-NAMED). The rule applies only to a \
          server that serves 2026-07-28, on a connection no `initialize` or \
          un-enveloped request opened. A method 2026-07-28 removed (`ping`, `logging/setLevel`, \
-         ...) in an incomplete envelope is not judged (a dual-era server may serve it as the handshake-era method).",
-        "MCP 2026-07-28 basic/index.mdx; shared/PROTOCOL-REFERENCE.md §7 I19",
+         ...) in an incomplete envelope is not judged (a dual-era server may serve it as the handshake-era method). \
+         When the envelope also names a version the server does not serve, -32022 is as right (MCP-UNSUPPORTED-VERSION \
+         judges its data).",
+        "MCP 2026-07-28 basic/index.mdx; versioning.mdx (an unsupported version MUST get -32022; the spec orders \
+         the two checks nowhere); shared/PROTOCOL-REFERENCE.md §7 I19",
     ),
     Rule {
         policy: true,

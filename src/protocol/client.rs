@@ -3,11 +3,11 @@
 //! `elicitation/create` and `roots/list` get a valid result when the conversation declared the capability (and,
 //! for tool-enabled sampling or a URL elicitation, the sub-capability), and otherwise the error a client that does
 //! not offer the method answers with: -32601, or -32602 for a mode or tool use it did not declare. Any other
-//! method gets -32601. The transports that can answer (in-process and stdio) call [`Client::sent`] on every line
-//! they write and [`Client::answer`] on every line they read.
+//! method gets -32601. Every transport (in-process, stdio, HTTP) calls [`Client::sent`] on every line it writes
+//! and [`Client::answer`] on every line it reads; the oracle judges a server's requests by the same [`undeclared`].
 
 use super::codes::{INVALID_PARAMS, METHOD_NOT_FOUND};
-use super::methods::{ELICITATION_CREATE, INITIALIZE, PING, ROOTS_LIST, SAMPLING_CREATE};
+use super::methods::{ELICITATION_CREATE, GATED_SERVER_REQUESTS, INITIALIZE, PING, ROOTS_LIST, SAMPLING_CREATE};
 use super::{Frame, Request};
 use serde_json::{Map, Value, json};
 
@@ -59,48 +59,75 @@ impl Client {
         Some(serde_json::to_vec(&reply).unwrap_or_default())
     }
 
-    /// The declared capability `name`, when the conversation declared it.
-    fn capability(&self, name: &str) -> Option<&Value> {
-        self.declared.as_ref()?.get(name)
-    }
-
     fn outcome(&self, request: &Request) -> Result<Value, (i64, String)> {
-        let params = request.params.as_ref();
-        let not_offered = || Err((METHOD_NOT_FOUND, "Method not found".to_string()));
-        match request.method.as_str() {
-            PING => Ok(json!({})),
-            SAMPLING_CREATE => {
-                let Some(sampling) = self.capability("sampling") else { return not_offered() };
-                let with_tools = params.is_some_and(|p| p.get("tools").is_some() || p.get("toolChoice").is_some());
-                if with_tools && sampling.get("tools").is_none() {
-                    return Err((INVALID_PARAMS, "the client did not declare sampling.tools".into()));
-                }
-                Ok(json!({
-                    "role": "assistant",
-                    "content": { "type": "text", "text": "mcp-wirefuzz" },
-                    "model": "mcp-wirefuzz",
-                    "stopReason": "endTurn",
-                }))
-            }
-            ELICITATION_CREATE => {
-                let Some(elicitation) = self.capability("elicitation") else { return not_offered() };
-                let mode = params.and_then(|p| p.get("mode")).and_then(Value::as_str).unwrap_or("form");
-                if !elicitation_mode_declared(elicitation, mode) {
-                    return Err((INVALID_PARAMS, format!("the client did not declare elicitation mode {mode}")));
-                }
-                Ok(json!({ "action": "decline" }))
-            }
-            ROOTS_LIST if self.capability("roots").is_some() => {
-                Ok(json!({ "roots": [{ "uri": ROOT_URI, "name": "mcp-wirefuzz" }] }))
-            }
-            _ => not_offered(),
+        let method = request.method.as_str();
+        if method == PING {
+            return Ok(json!({}));
         }
+        let nothing = Map::new();
+        match undeclared(method, request.params.as_ref(), self.declared.as_ref().unwrap_or(&nothing)) {
+            Some(Undeclared::Capability(_)) => return Err((METHOD_NOT_FOUND, "Method not found".into())),
+            Some(Undeclared::SamplingTools) => {
+                return Err((INVALID_PARAMS, "the client did not declare sampling.tools".into()));
+            }
+            Some(Undeclared::ElicitationMode(mode)) => {
+                return Err((INVALID_PARAMS, format!("the client did not declare elicitation mode {mode}")));
+            }
+            None => {}
+        }
+        match method {
+            SAMPLING_CREATE => Ok(json!({
+                "role": "assistant",
+                "content": { "type": "text", "text": "mcp-wirefuzz" },
+                "model": "mcp-wirefuzz",
+                "stopReason": "endTurn",
+            })),
+            ELICITATION_CREATE => Ok(json!({ "action": "decline" })),
+            ROOTS_LIST => Ok(json!({ "roots": [{ "uri": ROOT_URI, "name": "mcp-wirefuzz" }] })),
+            _ => Err((METHOD_NOT_FOUND, "Method not found".into())),
+        }
+    }
+}
+
+/// What a server request would use that the client did not declare.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Undeclared<'a> {
+    /// The capability of its method (`sampling`, `elicitation` or `roots`).
+    Capability(&'static str),
+    /// Tool use in sampling (`tools` or `toolChoice`) without `sampling.tools`.
+    SamplingTools,
+    /// An elicitation in this mode, which the `elicitation` capability does not cover.
+    ElicitationMode(&'a str),
+}
+
+/// What a server request of `method` with `params` uses beyond the client capabilities `declared`; `None` when
+/// it uses nothing undeclared, or is not one of the requests a capability gates
+/// ([`GATED_SERVER_REQUESTS`]). The harness answers by it, and the oracle judges by it.
+pub fn undeclared<'a>(
+    method: &str,
+    params: Option<&'a Value>,
+    declared: &Map<String, Value>,
+) -> Option<Undeclared<'a>> {
+    let (_, capability) = GATED_SERVER_REQUESTS.iter().find(|(gated, _)| *gated == method)?;
+    let Some(offered) = declared.get(*capability) else { return Some(Undeclared::Capability(capability)) };
+    let member = |name: &str| params.and_then(|params| params.get(name));
+    match method {
+        SAMPLING_CREATE
+            if (member("tools").is_some() || member("toolChoice").is_some()) && offered.get("tools").is_none() =>
+        {
+            Some(Undeclared::SamplingTools)
+        }
+        ELICITATION_CREATE => {
+            let mode = member("mode").and_then(Value::as_str).unwrap_or("form");
+            (!elicitation_mode_declared(offered, mode)).then_some(Undeclared::ElicitationMode(mode))
+        }
+        _ => None,
     }
 }
 
 /// True when a declared `elicitation` capability covers `mode`: an empty object declares the form mode only
 /// (MCP 2025-11-25 client/elicitation.mdx §Capabilities).
-pub fn elicitation_mode_declared(elicitation: &Value, mode: &str) -> bool {
+fn elicitation_mode_declared(elicitation: &Value, mode: &str) -> bool {
     match elicitation.as_object() {
         Some(modes) if modes.is_empty() => mode == "form",
         Some(modes) => modes.contains_key(mode),

@@ -1,15 +1,16 @@
 //! What a server may ask of its client and tell it: on a connection an `initialize` opened, its own
 //! `sampling/createMessage`, `elicitation/create` and `roots/list` requests stay within what that `initialize`
-//! declared (SERVER-UNDECLARED-CAPABILITY), and its log messages, list changes and resource updates within what its
-//! own result declared (SERVER-UNDECLARED-NOTIFICATION); in 2026-07-28, the input requests of an `input_required` result stay
-//! within what the request's envelope declared, and the result carries requests or a state (MCP-INPUT-REQUIRED).
-//! What was declared is read from the line as sent: the oracle's reading of a sent line skims `params`.
+//! declared (SERVER-UNDECLARED-CAPABILITY), and its log messages, list changes and resource updates within what
+//! its own result declared (SERVER-UNDECLARED-NOTIFICATION); in 2026-07-28, the input requests of an
+//! `input_required` result stay within what the request's envelope declared, and the result carries requests or a
+//! state (MCP-INPUT-REQUIRED). What was declared is read from the line as sent: the oracle's reading of a sent
+//! line skims `params`.
 
 use super::super::rules::{UNDECLARED_CAPABILITY, UNDECLARED_NOTIFICATION};
 use super::super::{Findings, LayerInput, ServerLine, shown};
-use crate::protocol::client::elicitation_mode_declared;
+use crate::protocol::client::{self, Undeclared};
 use crate::protocol::envelope::CLIENT_CAPABILITIES_KEY;
-use crate::protocol::methods::{ELICITATION_CREATE, GATED_SERVER_REQUESTS, INITIALIZE, SAMPLING_CREATE};
+use crate::protocol::methods::{GATED_SERVER_REQUESTS, INITIALIZE};
 use crate::protocol::{Frame, IdField, Outcome};
 use crate::transcript::{Event, Transcript};
 use serde_json::{Map, Value};
@@ -36,16 +37,16 @@ pub(super) fn check(input: &LayerInput, findings: &mut Findings) {
         let Event::Received { line, .. } = &transcript.events[index] else { continue };
         let Ok(message) = serde_json::from_slice::<Value>(line) else { continue };
         let method = message.get("method").and_then(Value::as_str).unwrap_or_default();
-        let shown = || shown(transcript, index);
+        let quoted = || shown(transcript, index);
         if *id != IdField::Absent {
             if let Some(problem) = undeclared(method, message.get("params"), &declared) {
-                findings.add(UNDECLARED_CAPABILITY, Some(index), format!("{problem}: {}", shown()));
+                findings.add(UNDECLARED_CAPABILITY, Some(index), format!("{problem}: {}", quoted()));
             }
         } else if index > answered
             && let Some(capability) = unoffered(method, &offered)
         {
             let detail = format!("the server sent {method}, but its initialize result did not declare {capability}");
-            findings.add(UNDECLARED_NOTIFICATION, Some(index), format!("{detail}: {}", shown()));
+            findings.add(UNDECLARED_NOTIFICATION, Some(index), format!("{detail}: {}", quoted()));
         }
     }
 }
@@ -116,24 +117,17 @@ fn declared(transcript: &Transcript, at: usize, path: &[&str]) -> Map<String, Va
     }
 }
 
-/// What a server request of `method` uses that the client did not declare, if anything.
+/// What a server request of `method` uses that the client did not declare, if anything, in words.
 fn undeclared(method: &str, params: Option<&Value>, declared: &Map<String, Value>) -> Option<String> {
-    let (_, capability) = GATED_SERVER_REQUESTS.iter().find(|(gated, _)| *gated == method)?;
-    let Some(offered) = declared.get(*capability) else {
-        return Some(format!("the server sent {method}, but the client did not declare `{capability}`"));
-    };
-    let member = |name: &str| params.and_then(|params| params.get(name));
-    match method {
-        SAMPLING_CREATE
-            if (member("tools").is_some() || member("toolChoice").is_some()) && offered.get("tools").is_none() =>
-        {
-            Some(format!("the server sent {method} with tools, but the client did not declare `sampling.tools`"))
+    Some(match client::undeclared(method, params, declared)? {
+        Undeclared::Capability(capability) => {
+            format!("the server sent {method}, but the client did not declare `{capability}`")
         }
-        ELICITATION_CREATE => {
-            let mode = member("mode").and_then(Value::as_str).unwrap_or("form");
-            (!elicitation_mode_declared(offered, mode))
-                .then(|| format!("the server sent {method} in mode {mode}, which the client did not declare"))
+        Undeclared::SamplingTools => {
+            format!("the server sent {method} with tools, but the client did not declare `sampling.tools`")
         }
-        _ => None,
-    }
+        Undeclared::ElicitationMode(mode) => {
+            format!("the server sent {method} in mode {mode}, which the client did not declare")
+        }
+    })
 }

@@ -1,8 +1,9 @@
 //! The rule MCP-PROGRESS: a `notifications/progress` carries the progress token of a request that is still
 //! active (sent before it, its response not yet written, not cancelled by the client; a task-augmented request's
-//! token lasts as long as its task), and its `progress` is above the last one for that token. Tokens are compared as exact JSON values; the lines are in the order the server
-//! wrote them, so whether a notification came after its request's response does not depend on timing. A token
-//! two requests carried (a line the client sent twice) is not judged: whose progress it reports cannot be told.
+//! token lasts as long as its task), and its `progress` is above the last one for that token. Tokens are compared
+//! as exact JSON values; the lines are in the order the server wrote them, so whether a notification came after its
+//! request's response does not depend on timing. A token two requests carried (a line the client sent twice) is
+//! not judged: whose progress it reports cannot be told.
 
 use super::super::rules::PROGRESS;
 use super::super::{Findings, LayerInput, ServerLine, shown};

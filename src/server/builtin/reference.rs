@@ -197,7 +197,7 @@ impl CalcConnection {
                     "jsonrpc": "2.0",
                     "id": format!("calc-elicit-{}", self.elicited),
                     "method": ELICITATION_CREATE,
-                    "params": { "message": "Add these numbers?", "requestedSchema": { "type": "object", "properties": {} } },
+                    "params": confirm_elicitation(),
                 }));
             }
             if self.has(Mutant::LogsUndeclared) && self.era == Some(Era::Handshake) {
@@ -326,11 +326,9 @@ impl CalcConnection {
         self.stamp_modern(&request.method, &mut result);
         if request.method == TOOLS_CALL && self.has(Mutant::InputRequiredUndeclared) {
             // Asks for an elicitation whatever the request's clientCapabilities declared.
-            let ask =
-                json!({ "message": "Add these numbers?", "requestedSchema": { "type": "object", "properties": {} } });
             result = json!({
                 "resultType": "input_required",
-                "inputRequests": { "confirm": { "method": ELICITATION_CREATE, "params": ask } },
+                "inputRequests": { "confirm": { "method": ELICITATION_CREATE, "params": confirm_elicitation() } },
                 "requestState": "calc-add",
                 "_meta": { SERVER_INFO_KEY: server_info() },
             });
@@ -459,6 +457,11 @@ fn capabilities(modern: bool) -> Value {
         "resources": { "listChanged": modern, "subscribe": modern },
         "tools": { "listChanged": modern },
     })
+}
+
+/// The params of the elicitation the planted bugs ask for: a confirmation, with nothing to fill in.
+fn confirm_elicitation() -> Value {
+    json!({ "message": "Add these numbers?", "requestedSchema": { "type": "object", "properties": {} } })
 }
 
 fn server_info() -> Value {

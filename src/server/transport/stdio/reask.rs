@@ -1,14 +1,15 @@
 //! Telling a tool whose handler never returns from a slow one, over stdio: a tool call given up on at the reply
 //! timeout while the server answered later requests (or a liveness ping), when another call of the same tool was
-//! answered in the conversation, is asked again (the same line under a harness id, and a progress token of its own) and waited for [`CONFIRM_FACTOR`]
-//! times the reply timeout, [`SLOWEST_FACTOR`] times the longest the tool took to answer in the conversation, and
-//! at least [`CONFIRM_FLOOR`]. Answered, the tool was slow (the answer is in the transcript, and nothing is judged);
+//! answered in the conversation, is asked again (the same line under a harness id, and a progress token of its own)
+//! and waited for [`CONFIRM_FACTOR`] times the reply timeout, [`SLOWEST_FACTOR`] times the longest the tool took to
+//! answer in the conversation, and at least [`CONFIRM_FLOOR`]. Answered, the tool was slow (the answer is in the transcript, and nothing is judged);
 //! not answered, the conversation notes the wait ([`Note::Waited`]) and the oracle reports the re-asked call
 //! (`SERVER-HANDLER-HANG`). Only the first such call of a conversation is re-asked, so the extra wait is bounded.
 
 use super::conversation::Conversation;
 use super::process::Stdout;
 use crate::protocol::RequestId;
+use crate::protocol::envelope::{META, PROGRESS_TOKEN_KEY};
 use crate::protocol::methods::TOOLS_CALL;
 use crate::server::Timeouts;
 use crate::transcript::Note;
@@ -52,7 +53,7 @@ impl Conversation<'_> {
         let again = format!("{REASK_PREFIX}{}", self.sent);
         message["id"] = serde_json::Value::String(again.clone());
         // A progress token is unique among the requests in flight: the first call may still be running.
-        if let Some(token) = message.pointer_mut("/params/_meta/progressToken") {
+        if let Some(token) = message.pointer_mut(&format!("/params/{META}/{PROGRESS_TOKEN_KEY}")) {
             *token = serde_json::Value::String(again.clone());
         }
         let again = RequestId::String(again);

@@ -2,10 +2,10 @@
 
 use anyhow::{Context, Result, anyhow, bail};
 use mcp_wirefuzz::server::Status;
-use mcp_wirefuzz::server::builtin::http::{self as http_server, HttpBug};
+use mcp_wirefuzz::server::builtin::http::{self as http_server, HttpBug, HttpServer};
 use mcp_wirefuzz::server::builtin::mutants::Mutant;
 use mcp_wirefuzz::server::builtin::quirks::{self, Quirky};
-use mcp_wirefuzz::server::builtin::reference::{Calc, Planted};
+use mcp_wirefuzz::server::builtin::reference::{Calc, CalcWithFixtures, Planted};
 use mcp_wirefuzz::server::transport::in_process::serve;
 use std::io::{self, BufReader};
 use std::process::ExitCode;
@@ -30,22 +30,27 @@ pub struct ServeArgs {
     /// get 405, no sessions). The bugs modern-get-200 and modern-mints-session serve modern only anyway.
     #[arg(long, value_name = "ERAS", value_parser = ["dual", "modern"], requires = "http")]
     http_era: Option<String>,
+    /// Serve the official conformance suite's fixtures too (`test_simple_text`, `test://static-text`,
+    /// `test_simple_prompt`, the `test_input_required_result_*` tools, ...), so the suite can be run against calc.
+    #[arg(long, conflicts_with_all = ["mutant", "quirks"])]
+    conformance_fixtures: bool,
 }
 
 /// Serves until end of input (over stdio) or until killed (over HTTP).
 pub fn run(args: ServeArgs) -> Result<ExitCode> {
     match args {
-        ServeArgs { http: Some(address), http_bug, http_era, .. } => {
-            serve_http(&address, http_bug.as_deref(), http_era.as_deref() == Some("modern"))
+        ServeArgs { http: Some(address), http_bug, http_era, conformance_fixtures, .. } => {
+            serve_http(&address, http_bug.as_deref(), http_era.as_deref() == Some("modern"), conformance_fixtures)
         }
-        ServeArgs { http_bug: Some(name), .. } if name == "list" => serve_http("", Some("list"), false),
+        ServeArgs { http_bug: Some(name), .. } if name == "list" => serve_http("", Some("list"), false, false),
         ServeArgs { http_bug: Some(_), .. } => Err(anyhow!("--http-bug needs --http ADDR")),
+        ServeArgs { conformance_fixtures: true, .. } => finish(serve(&CalcWithFixtures, stdin(), io::stdout().lock())?),
         ServeArgs { mutant, quirks, .. } => serve_stdio(mutant.as_deref(), quirks),
     }
 }
 
 /// Serves calc over Streamable HTTP on `address` (or lists the HTTP bugs, for `--http-bug list`).
-fn serve_http(address: &str, bug: Option<&str>, modern_only: bool) -> Result<ExitCode> {
+fn serve_http(address: &str, bug: Option<&str>, modern_only: bool, fixtures: bool) -> Result<ExitCode> {
     let bug =
         match bug {
             Some("list") => {
@@ -59,16 +64,15 @@ fn serve_http(address: &str, bug: Option<&str>, modern_only: bool) -> Result<Exi
             })?),
             None => None,
         };
-    http_server::serve(address, bug, modern_only, |local| {
-        eprintln!("mcp-wirefuzz: serving MCP over HTTP at http://{local}/mcp")
-    })?;
+    let state = HttpServer::new(bug, modern_only);
+    let state = if fixtures { state.with_fixtures() } else { state };
+    http_server::serve(address, state, |local| eprintln!("mcp-wirefuzz: serving MCP over HTTP at http://{local}/mcp"))?;
     Ok(ExitCode::SUCCESS)
 }
 
 /// Serves calc, a planted bug or the quirky server on stdin/stdout (or lists the bugs, for `--mutant list`).
 fn serve_stdio(mutant: Option<&str>, quirks: Option<u64>) -> Result<ExitCode> {
-    // Locked only where it is read here: the quirky server reads stdin on a thread of its own.
-    let input = || BufReader::new(io::stdin().lock());
+    let input = stdin;
     let status = match (mutant, quirks) {
         (None, Some(seed)) => quirks::serve(&Quirky::new(seed), io::stdin(), io::stdout().lock(), io::stderr())?,
         (None, None) => serve(&Calc, input(), io::stdout().lock())?,
@@ -85,6 +89,16 @@ fn serve_stdio(mutant: Option<&str>, quirks: Option<u64>) -> Result<ExitCode> {
             serve(&Planted(mutant), input(), io::stdout().lock())?
         }
     };
+    finish(status)
+}
+
+/// Standard input, locked, for the servers that read it on this thread (the quirky server reads it on its own).
+fn stdin() -> BufReader<io::StdinLock<'static>> {
+    BufReader::new(io::stdin().lock())
+}
+
+/// The exit code a stdio server's end status gives; a hung server hangs here too.
+fn finish(status: Status) -> Result<ExitCode> {
     match status {
         Status::Running => Ok(ExitCode::SUCCESS),
         Status::Exited(code) => Ok(ExitCode::from(u8::try_from(code).unwrap_or(1))),

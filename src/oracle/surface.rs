@@ -11,7 +11,9 @@ use super::rules::{
     TOOL_VALID_ARGS,
 };
 use super::{Findings, LayerInput, ServerLine};
-use crate::protocol::codes::{INVALID_PARAMS, METHOD_NOT_FOUND, RESOURCE_NOT_FOUND};
+use crate::protocol::codes::{
+    INVALID_PARAMS, METHOD_NOT_FOUND, MISSING_REQUIRED_CLIENT_CAPABILITY, RESOURCE_NOT_FOUND,
+};
 use crate::protocol::envelope::{self, META, PROTOCOL_VERSION_KEY};
 use crate::protocol::era::LATEST_MODERN_VERSION;
 use crate::protocol::methods::{
@@ -286,6 +288,9 @@ impl Judge<'_> {
             None => {}
         }
         match outcome {
+            // The spec's answer when the call needs a capability the client did not declare (basic/index.mdx:
+            // MissingRequiredClientCapabilityError); which capabilities a tool needs is the server's to know.
+            Outcome::Error(error) if error.code == MISSING_REQUIRED_CLIENT_CAPABILITY => {}
             Outcome::Error(error) => match valid {
                 Some(true) => self.add(
                     TOOL_VALID_ARGS,

@@ -52,9 +52,16 @@ pub const HANDSHAKE_REQUESTS: &[&str] = &[
     TEMPLATES_LIST,
     "resources/subscribe",
     "resources/unsubscribe",
-    "logging/setLevel",
-    "completion/complete",
+    SET_LEVEL,
+    COMPLETE,
 ];
+
+/// `subscriptions/listen` (modern era only): opens a stream of the notifications the client subscribes to.
+pub const LISTEN: &str = "subscriptions/listen";
+/// `completion/complete`.
+pub const COMPLETE: &str = "completion/complete";
+/// `logging/setLevel` (handshake era only).
+pub const SET_LEVEL: &str = "logging/setLevel";
 
 /// Client requests defined in the modern era (2026-07-28).
 pub const MODERN_REQUESTS: &[&str] = &[
@@ -66,13 +73,12 @@ pub const MODERN_REQUESTS: &[&str] = &[
     RESOURCES_LIST,
     RESOURCES_READ,
     TEMPLATES_LIST,
-    "completion/complete",
-    "subscriptions/listen",
+    COMPLETE,
+    LISTEN,
 ];
 
 /// Handshake-era requests that 2026-07-28 removed.
-pub const REMOVED_IN_MODERN: &[&str] =
-    &[INITIALIZE, PING, "logging/setLevel", "resources/subscribe", "resources/unsubscribe"];
+pub const REMOVED_IN_MODERN: &[&str] = &[INITIALIZE, PING, SET_LEVEL, "resources/subscribe", "resources/unsubscribe"];
 
 /// Modern results that must carry the caching hints `ttlMs` and `cacheScope`.
 pub const CACHEABLE: &[&str] = &[DISCOVER, TOOLS_LIST, PROMPTS_LIST, RESOURCES_LIST, TEMPLATES_LIST, RESOURCES_READ];

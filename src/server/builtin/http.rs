@@ -14,14 +14,15 @@ use crate::protocol::codes::{HEADER_MISMATCH, METHOD_NOT_FOUND};
 use crate::protocol::envelope::{self, PROTOCOL_VERSION_KEY};
 use crate::protocol::era::{HANDSHAKE_VERSIONS, MODERN_VERSIONS};
 use crate::protocol::http::{decode_header_value, foreign_origin, mirrored_name};
-use crate::protocol::methods::INITIALIZE;
+use crate::protocol::methods::{INITIALIZE, LISTEN};
 use crate::server::transport::http::Directive;
 use crate::server::{InProcessServer, ServerConnection};
 use anyhow::{Context, Result};
 use serde_json::{Value, json};
 use std::collections::HashMap;
 use std::fmt;
-use std::io::Read;
+use std::io::{Read, Write};
+use std::sync::mpsc::{Receiver, Sender};
 
 /// The largest request body read (10 MiB; a larger one gets 413).
 pub const MAX_REQUEST_BYTES: usize = 10 << 20;
@@ -220,10 +221,24 @@ impl HttpReply {
 
 /// The reference server's HTTP state: its legacy sessions, the planted bug, and whether it serves the modern era
 /// only.
+/// An SSE stream held open for a tool call: the call's id, and where its later messages go.
+struct HeldStream {
+    call: Value,
+    sender: Sender<Vec<u8>>,
+}
+
 #[derive(Default)]
 pub struct HttpServer {
     bug: Option<HttpBug>,
     modern_only: bool,
+    /// Serves the conformance suite's fixtures beside calc's own ([`super::fixtures`]).
+    fixtures: bool,
+    /// The SSE streams held open, by session: a tool call waiting for the client's answer to a request the server
+    /// sent on the stream ([`super::fixtures::mid_call_request`]). The answer arrives on another POST.
+    streams: HashMap<String, HeldStream>,
+    /// The stream the last [`HttpServer::handle`] opened: [`serve`] writes what it receives as SSE events until
+    /// the sender is dropped.
+    opened: Option<Receiver<Vec<u8>>>,
     sessions: HashMap<String, CalcConnection>,
     /// Sessions a planted bug keeps serving after DELETE.
     next_session: u64,
@@ -246,8 +261,19 @@ impl HttpServer {
         HttpServer { bug, modern_only, ..HttpServer::default() }
     }
 
+    /// The same server, serving the conformance suite's fixtures too (`serve --conformance-fixtures`).
+    pub fn with_fixtures(self) -> HttpServer {
+        HttpServer { fixtures: true, ..self }
+    }
+
     fn bug(&self, bug: HttpBug) -> bool {
         self.bug == Some(bug)
+    }
+
+    /// A fresh calc connection: fixed to the modern era when `modern`, else one whose first request picks its era.
+    fn connect(&self, modern: bool) -> CalcConnection {
+        let connection = if modern { CalcConnection::modern_only() } else { Calc.connect() };
+        if self.fixtures { connection.with_fixtures() } else { connection }
     }
 
     /// Handles one request.
@@ -310,7 +336,7 @@ impl HttpServer {
         // An initialize without a session opens one; one sent on a session belongs to it (its connection answers
         // it), and one naming a session that is unknown or ended gets 404 like any request.
         if session.is_empty() && matches!(&frame, Frame::Request(r) if r.method == INITIALIZE) {
-            let mut connection = Calc.connect();
+            let mut connection = self.connect(false);
             let replies = exchange(&mut connection, body);
             let succeeded = replies.first().is_some_and(|reply| {
                 serde_json::from_slice::<Value>(reply).ok().is_some_and(|reply| reply.get("result").is_some())
@@ -341,7 +367,43 @@ impl HttpServer {
         }
         let Some(connection) = self.sessions.get_mut(&id) else { return HttpReply::empty(404) };
         let replies = exchange(connection, body);
-        self.replies(replies, false, &frame)
+        match &frame {
+            // The client's answer: what it completes goes to the stream that waits for it.
+            Frame::Response(_) => {
+                if let Some(held) = self.streams.get(&id) {
+                    let done = replies.iter().any(|reply| answers(reply, &held.call));
+                    for reply in replies {
+                        let _ = held.sender.send(reply);
+                    }
+                    if done {
+                        self.streams.remove(&id);
+                    }
+                }
+                HttpReply::empty(202)
+            }
+            // A call whose reply waits for the client: its stream stays open.
+            Frame::Request(request)
+                if !replies.is_empty() && !replies.iter().any(|r| answers(r, &request.id.to_value())) =>
+            {
+                let (sender, receiver) = std::sync::mpsc::channel();
+                for reply in replies {
+                    let _ = sender.send(reply);
+                }
+                self.streams.insert(id, HeldStream { call: request.id.to_value(), sender });
+                self.opened = Some(receiver);
+                HttpReply {
+                    headers: vec![("Content-Type".into(), "text/event-stream".into())],
+                    ..HttpReply::empty(200)
+                }
+            }
+            _ => self.replies(replies, false, &frame),
+        }
+    }
+
+    /// The stream the last [`HttpServer::handle`] opened, if any: its messages arrive on the receiver, and it ends
+    /// when the sender is dropped.
+    pub fn take_stream(&mut self) -> Option<Receiver<Vec<u8>>> {
+        self.opened.take()
     }
 
     /// A modern single exchange: headers checked against the body, then a fresh calc connection.
@@ -358,8 +420,24 @@ impl HttpServer {
             let error = json!({ "jsonrpc": "2.0", "id": id, "error": { "code": HEADER_MISMATCH, "message": problem } });
             return HttpReply::json(400, error.to_string().into_bytes());
         }
-        let mut connection = if self.modern_only { CalcConnection::modern_only() } else { Calc.connect() };
-        let replies = exchange(&mut connection, body);
+        // A POST routed here is a 2026-07-28 request: its connection is a modern one (a missing envelope gets
+        // -32602, not the handshake era's answers), and `initialize` carrying the envelope names a method that
+        // version does not have (404 and -32601, basic/transports/http.mdx), as the other removed methods do.
+        if let Frame::Request(request) = &frame
+            && request.method == INITIALIZE
+            && envelope::meta(request.params.as_ref()).is_some_and(|meta| meta.contains_key(PROTOCOL_VERSION_KEY))
+        {
+            let error = json!({ "jsonrpc": "2.0", "id": request.id.to_value(), "error": {
+                "code": METHOD_NOT_FOUND, "message": "Method not found", "data": INITIALIZE } });
+            return self.replies(vec![error.to_string().into_bytes()], true, &frame);
+        }
+        let mut connection = self.connect(true);
+        let mut replies = exchange(&mut connection, body);
+        if let Frame::Request(request) = &frame
+            && request.method == LISTEN
+        {
+            replies.extend(connection.close_listen(&request.id));
+        }
         let mut reply = self.replies(replies, true, &frame);
         if self.bug(HttpBug::ModernMintsSession) {
             self.next_session += 1;
@@ -434,6 +512,41 @@ fn header_problem(request: &HttpRequest, frame: &Frame, version: Option<&str>) -
     None
 }
 
+/// True when `reply` is a response to the request `id`.
+fn answers(reply: &[u8], id: &Value) -> bool {
+    serde_json::from_slice::<Value>(reply).ok().is_some_and(|reply| {
+        reply.get("id") == Some(id) && (reply.get("result").is_some() || reply.get("error").is_some())
+    })
+}
+
+/// Writes a held stream's reply by hand: status and headers, then each message as an SSE event in a chunk of its
+/// own, flushed at once (a client waits on each), then the last chunk when the stream's sender is dropped.
+fn write_stream(mut writer: Box<dyn Write + Send>, headers: &[(String, String)], messages: Receiver<Vec<u8>>) {
+    let mut head = String::from("HTTP/1.1 200 OK\r\nTransfer-Encoding: chunked\r\nCache-Control: no-cache\r\n");
+    for (name, value) in headers {
+        head.push_str(&format!("{name}: {value}\r\n"));
+    }
+    head.push_str("\r\n");
+    if writer.write_all(head.as_bytes()).is_err() {
+        return;
+    }
+    for message in messages {
+        let event = [&b"event: message\ndata: "[..], &message, b"\n\n"].concat();
+        if write_chunk(&mut writer, &event).is_err() {
+            return;
+        }
+    }
+    let _ = write_chunk(&mut writer, b"");
+}
+
+/// One chunk of a chunked body, flushed (an empty one ends the body).
+fn write_chunk(writer: &mut dyn Write, bytes: &[u8]) -> std::io::Result<()> {
+    write!(writer, "{:x}\r\n", bytes.len())?;
+    writer.write_all(bytes)?;
+    writer.write_all(b"\r\n")?;
+    writer.flush()
+}
+
 /// Feeds one body to a calc connection and collects its replies.
 fn exchange(connection: &mut CalcConnection, body: &[u8]) -> Vec<Vec<u8>> {
     let mut replies = Vec::new();
@@ -443,17 +556,11 @@ fn exchange(connection: &mut CalcConnection, body: &[u8]) -> Vec<Vec<u8>> {
 }
 
 /// Serves the reference server over HTTP on `address` (`HOST:PORT`; port 0 picks one) until the process ends;
-/// `ready` gets the address it listens on. `modern_only` serves the 2026-07-28 era alone.
-pub fn serve(
-    address: &str,
-    bug: Option<HttpBug>,
-    modern_only: bool,
-    ready: impl FnOnce(std::net::SocketAddr),
-) -> Result<()> {
+/// `ready` gets the address it listens on; `state` is the server ([`HttpServer::new`]).
+pub fn serve(address: &str, mut state: HttpServer, ready: impl FnOnce(std::net::SocketAddr)) -> Result<()> {
     let server = tiny_http::Server::http(address).map_err(|e| anyhow::anyhow!("cannot listen on {address}: {e}"))?;
     let local = server.server_addr().to_ip().context("not an IP listener")?;
     ready(local);
-    let mut state = HttpServer::new(bug, modern_only);
     for mut request in server.incoming_requests() {
         let mut body = Vec::new();
         let complete = request
@@ -471,6 +578,11 @@ pub fn serve(
             body: complete.then_some(body),
         };
         let reply = state.handle(&seen);
+        if let Some(messages) = state.take_stream() {
+            let writer = request.into_writer();
+            std::thread::spawn(move || write_stream(writer, &reply.headers, messages));
+            continue;
+        }
         let mut response = tiny_http::Response::from_data(reply.body).with_status_code(reply.status);
         for (name, value) in reply.headers {
             if let Ok(header) = tiny_http::Header::from_bytes(name.as_bytes(), value.as_bytes()) {
@@ -486,7 +598,7 @@ pub fn serve(
 pub fn spawn(bug: Option<HttpBug>, modern_only: bool) -> Result<String> {
     let (sender, receiver) = std::sync::mpsc::channel();
     std::thread::spawn(move || {
-        let failed = serve("127.0.0.1:0", bug, modern_only, |address| {
+        let failed = serve("127.0.0.1:0", HttpServer::new(bug, modern_only), |address| {
             let _ = sender.send(Ok(address));
         });
         if let Err(error) = failed {
@@ -495,4 +607,113 @@ pub fn spawn(bug: Option<HttpBug>, modern_only: bool) -> Result<String> {
     });
     let address = receiver.recv().context("the HTTP server thread ended")??;
     Ok(format!("http://{address}/mcp"))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn post(server: &mut HttpServer, session: Option<&str>, body: Value) -> HttpReply {
+        let mut headers = vec![
+            ("Accept".to_string(), "application/json, text/event-stream".to_string()),
+            ("Content-Type".to_string(), "application/json".to_string()),
+        ];
+        if let Some(session) = session {
+            headers.push(("Mcp-Session-Id".into(), session.into()));
+            headers.push(("MCP-Protocol-Version".into(), "2025-11-25".into()));
+        }
+        server.handle(&HttpRequest { method: "POST".into(), headers, body: Some(body.to_string().into_bytes()) })
+    }
+
+    fn session(server: &mut HttpServer, capabilities: Value) -> String {
+        let initialize = json!({"jsonrpc":"2.0","id":1,"method":"initialize","params":{
+            "protocolVersion":"2025-11-25","capabilities":capabilities,"clientInfo":{"name":"t","version":"1"}}});
+        let reply = post(server, None, initialize);
+        let id = reply.headers.iter().find(|(name, _)| name == "Mcp-Session-Id").map(|(_, v)| v.clone());
+        let id = id.expect("a session");
+        post(server, Some(&id), json!({"jsonrpc":"2.0","method":"notifications/initialized"}));
+        id
+    }
+
+    #[test]
+    fn a_call_that_asks_the_client_holds_its_stream_until_the_answer_comes() {
+        let mut server = HttpServer::new(None, false).with_fixtures();
+        let id = session(&mut server, json!({"sampling":{}}));
+        let call = json!({"jsonrpc":"2.0","id":2,"method":"tools/call",
+            "params":{"name":"test_sampling","arguments":{"prompt":"hi"}}});
+        let reply = post(&mut server, Some(&id), call);
+        assert_eq!(reply.status, 200);
+        let stream = server.take_stream().expect("a held stream");
+        let asked: Value = serde_json::from_slice(&stream.recv().unwrap()).unwrap();
+        assert_eq!(asked["method"], json!("sampling/createMessage"));
+        assert!(stream.try_recv().is_err(), "the result waits for the answer");
+        let answer = json!({"jsonrpc":"2.0","id":asked["id"],"result":{"role":"assistant",
+            "content":{"type":"text","text":"Paris"},"model":"m"}});
+        assert_eq!(post(&mut server, Some(&id), answer).status, 202);
+        let result: Value = serde_json::from_slice(&stream.recv().unwrap()).unwrap();
+        assert_eq!(result["id"], json!(2));
+        assert_eq!(result["result"]["content"][0]["text"], json!("LLM response: Paris"));
+        assert!(stream.recv().is_err(), "the stream ends with the call's reply");
+    }
+
+    #[test]
+    fn a_call_answered_at_once_opens_no_stream() {
+        let mut server = HttpServer::new(None, false).with_fixtures();
+        let id = session(&mut server, json!({}));
+        let call = json!({"jsonrpc":"2.0","id":2,"method":"tools/call","params":{"name":"test_sampling"}});
+        let reply = post(&mut server, Some(&id), call);
+        assert!(server.take_stream().is_none(), "sampling was not declared: nothing is asked");
+        let reply: Value = serde_json::from_slice(&reply.body).unwrap();
+        assert_eq!(reply["id"], json!(2));
+    }
+
+    #[test]
+    fn a_modern_post_is_judged_as_2026_07_28() {
+        let mut server = HttpServer::new(None, false);
+        let modern = |method: &str, params: Value| HttpRequest {
+            method: "POST".into(),
+            headers: vec![
+                ("Accept".into(), "application/json, text/event-stream".into()),
+                ("Content-Type".into(), "application/json".into()),
+                ("MCP-Protocol-Version".into(), "2026-07-28".into()),
+                ("Mcp-Method".into(), method.into()),
+            ],
+            body: Some(json!({"jsonrpc":"2.0","id":5,"method":method,"params":params}).to_string().into_bytes()),
+        };
+        let envelope = json!({"_meta": envelope::envelope("2026-07-28")});
+        let initialize = server.handle(&modern(INITIALIZE, envelope));
+        assert_eq!(initialize.status, 404);
+        let body: Value = serde_json::from_slice(&initialize.body).unwrap();
+        assert_eq!(body["error"]["code"], json!(METHOD_NOT_FOUND));
+        let bare = server.handle(&modern("server/discover", json!({})));
+        assert_eq!(bare.status, 400);
+        let body: Value = serde_json::from_slice(&bare.body).unwrap();
+        assert_eq!(body["error"]["code"], json!(crate::protocol::codes::INVALID_PARAMS));
+    }
+
+    #[test]
+    fn a_listen_post_gets_the_ack_then_the_graceful_close() {
+        let mut server = HttpServer::new(None, true);
+        let mut params =
+            json!({"_meta": envelope::envelope("2026-07-28"), "notifications": {"toolsListChanged": true}});
+        params["_meta"]["io.modelcontextprotocol/clientCapabilities"] = json!({});
+        let request = HttpRequest {
+            method: "POST".into(),
+            headers: vec![
+                ("Accept".into(), "application/json, text/event-stream".into()),
+                ("Content-Type".into(), "application/json".into()),
+                ("MCP-Protocol-Version".into(), "2026-07-28".into()),
+                ("Mcp-Method".into(), LISTEN.into()),
+            ],
+            body: Some(json!({"jsonrpc":"2.0","id":"L","method":LISTEN,"params":params}).to_string().into_bytes()),
+        };
+        let reply = server.handle(&request);
+        let body = String::from_utf8(reply.body).unwrap();
+        let events: Vec<Value> =
+            body.lines().filter_map(|l| l.strip_prefix("data: ")).map(|d| serde_json::from_str(d).unwrap()).collect();
+        assert_eq!(events.len(), 2, "{body}");
+        assert_eq!(events[0]["method"], json!("notifications/subscriptions/acknowledged"));
+        assert_eq!(events[1]["id"], json!("L"));
+        assert_eq!(events[1]["result"]["resultType"], json!("complete"));
+    }
 }

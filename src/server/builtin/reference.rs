@@ -6,19 +6,20 @@
 //!
 //! It is the oracle's clean baseline: it must reproduce the protocol lesson's seed transcripts exactly.
 
+use super::fixtures;
 use super::mutants::Mutant;
 use crate::protocol::codes::{
     INVALID_PARAMS, INVALID_REQUEST, METHOD_NOT_FOUND, PARSE_ERROR, UNSUPPORTED_PROTOCOL_VERSION,
 };
 use crate::protocol::envelope::{
-    self, CLIENT_CAPABILITIES_KEY, META, PROGRESS_TOKEN_KEY, PROTOCOL_VERSION_KEY, SERVER_INFO_KEY,
+    self, CLIENT_CAPABILITIES_KEY, META, PROGRESS_TOKEN_KEY, PROTOCOL_VERSION_KEY, SERVER_INFO_KEY, SUBSCRIPTION_ID_KEY,
 };
 use crate::protocol::era::{BATCH_VERSION, HANDSHAKE_VERSIONS, LATEST_HANDSHAKE_VERSION, MODERN_VERSIONS};
 use crate::protocol::methods::{
-    CACHEABLE, DISCOVER, ELICITATION_CREATE, INITIALIZE, PING, PROMPTS_GET, PROMPTS_LIST, RESOURCES_LIST,
-    RESOURCES_READ, TEMPLATES_LIST, TOOLS_CALL, TOOLS_LIST,
+    CACHEABLE, CANCELLED, COMPLETE, DISCOVER, ELICITATION_CREATE, INITIALIZE, LISTEN, PING, PROMPTS_GET, PROMPTS_LIST,
+    RESOURCES_LIST, RESOURCES_READ, SET_LEVEL, TEMPLATES_LIST, TOOLS_CALL, TOOLS_LIST,
 };
-use crate::protocol::{Era, Frame, Problem, Request};
+use crate::protocol::{Era, Frame, Problem, Request, RequestId};
 use crate::server::{InProcessServer, ServerConnection, Status};
 use serde_json::{Value, json};
 
@@ -47,6 +48,19 @@ impl InProcessServer for Calc {
     }
 }
 
+/// The reference server serving the official conformance suite's fixtures too ([`fixtures`]):
+/// `serve --conformance-fixtures`.
+#[derive(Clone, Copy, Debug, Default)]
+pub struct CalcWithFixtures;
+
+impl InProcessServer for CalcWithFixtures {
+    type Connection = CalcConnection;
+
+    fn connect(&self) -> CalcConnection {
+        CalcConnection::default().with_fixtures()
+    }
+}
+
 /// The reference server with one planted bug.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct Planted(pub Mutant);
@@ -72,6 +86,24 @@ pub struct CalcConnection {
     version: Option<&'static str>,
     /// The elicitation requests the planted bug [`Mutant::ElicitsUndeclared`] sent.
     elicited: u64,
+    /// Serves the conformance suite's fixtures beside calc's own.
+    fixtures: bool,
+    /// The least severe log level `logging/setLevel` asked for (an index in [`fixtures::LOG_LEVELS`]).
+    log_level: Option<usize>,
+    /// Notifications the request being answered sends before its reply (a fixture's log and progress).
+    notices: Vec<Value>,
+    /// The `subscriptions/listen` streams open on this connection, by request id: each stays open (no reply)
+    /// until the client cancels it or the connection ends.
+    listens: Vec<RequestId>,
+    /// Set while answering a request whose reply comes later (a listen stream, a call waiting for the client).
+    withheld: bool,
+    /// The `capabilities` the client declared in `initialize`.
+    client_capabilities: Value,
+    /// The tool calls waiting for the client's answer to a request of the server's: its id, the call's id, the
+    /// request's method.
+    asks: Vec<(String, RequestId, &'static str)>,
+    /// How many requests the server sent the client (their ids count up).
+    asked: u64,
 }
 
 impl CalcConnection {
@@ -79,6 +111,20 @@ impl CalcConnection {
     /// `initialize` is refused as on any modern connection.
     pub fn modern_only() -> CalcConnection {
         CalcConnection { era: Some(Era::Modern), ..CalcConnection::default() }
+    }
+
+    /// The same connection, serving the conformance suite's fixtures too.
+    pub fn with_fixtures(self) -> CalcConnection {
+        CalcConnection { fixtures: true, ..self }
+    }
+
+    /// Ends the listen stream `id` gracefully, as a server that closes it does (basic/patterns/subscriptions.mdx:
+    /// a successful response to the listen request): the response, or `None` when no such stream is open.
+    pub fn close_listen(&mut self, id: &RequestId) -> Option<Vec<u8>> {
+        let at = self.listens.iter().position(|open| open == id)?;
+        self.listens.remove(at);
+        let result = json!({ "resultType": "complete", "_meta": { SUBSCRIPTION_ID_KEY: id.to_value() } });
+        Some(self.encode(json!({ "jsonrpc": "2.0", "id": id.to_value(), "result": result })))
     }
 }
 
@@ -141,7 +187,8 @@ impl CalcConnection {
     /// straight to `out`.
     fn handle(&mut self, line: &[u8], messages: &mut Vec<Value>, out: &mut Vec<Vec<u8>>) {
         match Frame::parse(line) {
-            Frame::Blank | Frame::Response(_) => {}
+            Frame::Response(response) => self.answered(response, messages),
+            Frame::Blank => {}
             Frame::NotJson { .. } => {
                 self.wedged |= self.has(Mutant::WedgedAfterParseError);
                 messages.push(error_message(Value::Null, RpcError::new(PARSE_ERROR, "Parse error")));
@@ -167,7 +214,13 @@ impl CalcConnection {
                 let id = id.map_or(Value::Null, |id| id.to_value());
                 messages.push(error_message(id, RpcError::new(INVALID_REQUEST, format!("Invalid Request: {problem}"))));
             }
-            Frame::Notification(_) => {
+            Frame::Notification(notification) => {
+                // The client ends a listen stream by cancelling it; no reply is owed then.
+                if notification.method == CANCELLED
+                    && let Some(id) = notification.params.as_ref().and_then(|p| p.get("requestId"))
+                {
+                    self.listens.retain(|open| open.to_value() != *id);
+                }
                 if self.has(Mutant::NotificationSelectsEra) {
                     self.era.get_or_insert(Era::Handshake);
                 }
@@ -186,7 +239,12 @@ impl CalcConnection {
 
     /// Answers a request: its response goes to `messages`; a planted log line goes straight to `out`.
     fn answer(&mut self, request: &Request, messages: &mut Vec<Value>, out: &mut Vec<Vec<u8>>) {
-        let response = match self.request(request) {
+        let reply = self.request(request);
+        messages.append(&mut self.notices);
+        if std::mem::take(&mut self.withheld) {
+            return;
+        }
+        let response = match reply {
             Ok(result) => json!({ "jsonrpc": "2.0", "id": request.id.to_value(), "result": result }),
             Err(error) => error_message(request.id.to_value(), error),
         };
@@ -246,12 +304,15 @@ impl CalcConnection {
         match request.method.as_str() {
             INITIALIZE => self.initialize(params),
             PING => Ok(json!({})),
+            SET_LEVEL | COMPLETE | SUBSCRIBE | UNSUBSCRIBE if self.fixtures && !self.initialized => {
+                Err(RpcError::new(INVALID_PARAMS, "the connection is not initialized: send initialize first"))
+            }
             TOOLS_LIST | TOOLS_CALL | PROMPTS_LIST | RESOURCES_LIST | PROMPTS_GET | RESOURCES_READ | TEMPLATES_LIST
                 if !self.initialized =>
             {
                 Err(RpcError::new(INVALID_PARAMS, "the connection is not initialized: send initialize first"))
             }
-            method => self.serve_method(method, params, Era::Handshake),
+            _ => self.serve_method(request, Era::Handshake),
         }
     }
 
@@ -271,9 +332,10 @@ impl CalcConnection {
         let version = HANDSHAKE_VERSIONS.into_iter().find(|v| *v == requested).unwrap_or(LATEST_HANDSHAKE_VERSION);
         self.initialized = true;
         self.version = Some(version);
+        self.client_capabilities = params.get("capabilities").cloned().unwrap_or_default();
         Ok(json!({
             "protocolVersion": version,
-            "capabilities": capabilities(false),
+            "capabilities": capabilities(false, self.fixtures),
             "serverInfo": server_info(),
         }))
     }
@@ -319,9 +381,12 @@ impl CalcConnection {
             ));
         }
         let mut result = match request.method.as_str() {
-            DISCOVER => json!({ "supportedVersions": MODERN_VERSIONS, "capabilities": capabilities(true) }),
+            DISCOVER => {
+                json!({ "supportedVersions": MODERN_VERSIONS, "capabilities": capabilities(true, self.fixtures) })
+            }
+            LISTEN => return self.listen(request),
             PING if self.has(Mutant::ModernServesPing) => json!({}),
-            method => self.serve_method(method, params, Era::Modern)?,
+            _ => self.serve_method(request, Era::Modern)?,
         };
         self.stamp_modern(&request.method, &mut result);
         if request.method == TOOLS_CALL && self.has(Mutant::InputRequiredUndeclared) {
@@ -336,9 +401,10 @@ impl CalcConnection {
         Ok(result)
     }
 
-    /// The methods both eras serve the same way (but the code for an unknown resource), and method-not-found for
-    /// the rest.
-    fn serve_method(&self, method: &str, params: Option<&Value>, era: Era) -> Reply {
+    /// The methods both eras serve the same way (but the code for an unknown resource), the fixtures' methods
+    /// when it serves them, and method-not-found for the rest.
+    fn serve_method(&mut self, request: &Request, era: Era) -> Reply {
+        let (method, params) = (request.method.as_str(), request.params.as_ref());
         let surface = super::surface::CalcSurface { mutant: self.mutant, era };
         if matches!(method, TOOLS_LIST | PROMPTS_LIST | RESOURCES_LIST | TEMPLATES_LIST)
             && params.and_then(|p| p.get("cursor")).is_some()
@@ -346,16 +412,123 @@ impl CalcConnection {
         {
             return Err(RpcError::new(INVALID_PARAMS, "Invalid cursor"));
         }
+        if self.fixtures
+            && let Some(reply) = self.serve_fixture(request, era)
+        {
+            return reply;
+        }
+        let fixtures = |own: Vec<Value>, theirs: fn() -> Vec<Value>| {
+            if self.fixtures { own.into_iter().chain(theirs()).collect() } else { own }
+        };
         match method {
-            TOOLS_LIST => Ok(json!({ "tools": surface.tools() })),
+            TOOLS_LIST => Ok(json!({ "tools": fixtures(surface.tools(), fixtures::tools) })),
             TOOLS_CALL => surface.call_tool(params).map_err(RpcError::from),
-            PROMPTS_LIST if !self.has(Mutant::AdvertisedButMissing) => Ok(json!({ "prompts": surface.prompts() })),
+            PROMPTS_LIST if !self.has(Mutant::AdvertisedButMissing) => {
+                Ok(json!({ "prompts": fixtures(surface.prompts(), fixtures::prompts) }))
+            }
             PROMPTS_GET => surface.get_prompt(params).map_err(RpcError::from),
-            RESOURCES_LIST => Ok(json!({ "resources": surface.resources() })),
-            TEMPLATES_LIST => Ok(json!({ "resourceTemplates": surface.templates() })),
+            RESOURCES_LIST => Ok(json!({ "resources": fixtures(surface.resources(), fixtures::resources) })),
+            TEMPLATES_LIST => Ok(json!({ "resourceTemplates": fixtures(surface.templates(), fixtures::templates) })),
             RESOURCES_READ => surface.read_resource(params).map_err(RpcError::from),
             other => Err(RpcError::method_not_found(other)),
         }
+    }
+
+    /// A fixture's answer ([`fixtures`]), or `None` when the request is not one of theirs. Notifications a fixture
+    /// tool sends go to [`CalcConnection::notices`].
+    fn serve_fixture(&mut self, request: &Request, era: Era) -> Option<Reply> {
+        let (method, params) = (request.method.as_str(), request.params.as_ref());
+        let object = params.and_then(Value::as_object);
+        let name = object.and_then(|p| p.get("name")).and_then(Value::as_str);
+        let reply = match (method, era) {
+            (TOOLS_CALL, Era::Handshake) if fixtures::mid_call_request(name?, None).is_some() => {
+                let arguments = object.and_then(|p| p.get("arguments"));
+                let (capability, method, params) = fixtures::mid_call_request(name?, arguments)?;
+                self.ask(&request.id, capability, method, params)
+            }
+            (TOOLS_CALL, _) => {
+                let object = object?;
+                let level = match era {
+                    Era::Handshake => self.log_level,
+                    Era::Modern => fixtures::requested_level(object),
+                };
+                let called = fixtures::call_tool(name?, object, era, level)?;
+                self.notices.extend(called.notifications);
+                called.reply.map_err(RpcError::from)
+            }
+            (PROMPTS_GET, _) => fixtures::get_prompt(name?, object?, era)?.map_err(RpcError::from),
+            (RESOURCES_READ, _) => {
+                let uri = object?.get("uri")?.as_str()?;
+                Ok(fixtures::read_resource(uri)?)
+            }
+            (COMPLETE, _) => fixtures::complete(params).map_err(RpcError::from),
+            (SET_LEVEL, Era::Handshake) => {
+                let level = object.and_then(|p| p.get("level")).and_then(Value::as_str);
+                match level.and_then(fixtures::level_index) {
+                    Some(index) => {
+                        self.log_level = Some(index);
+                        Ok(json!({}))
+                    }
+                    None => Err(RpcError::new(INVALID_PARAMS, "logging/setLevel needs a level")),
+                }
+            }
+            (SUBSCRIBE | UNSUBSCRIBE, Era::Handshake) => match object.and_then(|p| p.get("uri")) {
+                Some(Value::String(_)) => Ok(json!({})),
+                _ => Err(RpcError::new(INVALID_PARAMS, format!("{method} needs a uri"))),
+            },
+            _ => return None,
+        };
+        Some(reply)
+    }
+
+    /// Opens a `subscriptions/listen` stream (basic/patterns/subscriptions.mdx): the acknowledgement first, with
+    /// the honoured subset of the filter (all of the list-changed kinds; calc's lists never change, so nothing
+    /// follows it) and the subscription id, the listen request's id; the stream stays open, unanswered.
+    fn listen(&mut self, request: &Request) -> Reply {
+        let filter = request.params.as_ref().and_then(|p| p.get("notifications"));
+        let Some(filter) = filter.and_then(Value::as_object) else {
+            return Err(RpcError::new(INVALID_PARAMS, "subscriptions/listen needs a notifications object"));
+        };
+        let honoured: serde_json::Map<String, Value> = filter
+            .iter()
+            .filter(|(kind, wanted)| LIST_CHANGED_KINDS.contains(&kind.as_str()) && **wanted == json!(true))
+            .map(|(kind, _)| (kind.clone(), json!(true)))
+            .collect();
+        let id = request.id.to_value();
+        self.notices.push(json!({ "jsonrpc": "2.0", "method": "notifications/subscriptions/acknowledged",
+            "params": { "notifications": honoured, "_meta": { SUBSCRIPTION_ID_KEY: id } } }));
+        self.listens.push(request.id.clone());
+        self.withheld = true;
+        Ok(json!({}))
+    }
+
+    /// A handshake-era fixture tool that asks the client mid-call ([`fixtures::mid_call_request`]): the request
+    /// goes out and the call's reply waits for the answer, when the client declared the capability; otherwise the
+    /// call says it cannot ask (a server must not use what the client did not declare).
+    fn ask(&mut self, call: &RequestId, capability: &str, method: &'static str, params: Value) -> Reply {
+        if !self.client_capabilities.get(capability).is_some_and(Value::is_object) {
+            let text = format!("The client did not declare {capability}, so nothing was asked");
+            return Ok(json!({ "content": [{ "type": "text", "text": text }] }));
+        }
+        self.asked += 1;
+        let id = format!("calc-ask-{}", self.asked);
+        self.notices.push(json!({ "jsonrpc": "2.0", "id": id, "method": method, "params": params }));
+        self.asks.push((id, call.clone(), method));
+        self.withheld = true;
+        Ok(json!({}))
+    }
+
+    /// The client answered a request of the server's: the call that waited for it gets its reply. Other responses
+    /// are not answered (a reply would carry an id of the client's own).
+    fn answered(&mut self, response: crate::protocol::Response, messages: &mut Vec<Value>) {
+        let crate::protocol::ResponseId::Id(RequestId::String(id)) = &response.id else { return };
+        let Some(at) = self.asks.iter().position(|(asked, _, _)| asked == id) else { return };
+        let (_, call, method) = self.asks.remove(at);
+        let result = match &response.outcome {
+            crate::protocol::Outcome::Result(result) => fixtures::mid_call_result(method, Ok(result)),
+            crate::protocol::Outcome::Error(error) => fixtures::mid_call_result(method, Err(&error.message)),
+        };
+        messages.push(json!({ "jsonrpc": "2.0", "id": call.to_value(), "result": result }));
     }
 
     /// Adds what every modern result carries: `resultType`, the caching hints where the method is cacheable, and
@@ -363,7 +536,7 @@ impl CalcConnection {
     fn stamp_modern(&self, method: &str, result: &mut Value) {
         let Some(object) = result.as_object_mut() else { return };
         if !self.has(Mutant::NoResultType) {
-            object.insert("resultType".into(), json!("complete"));
+            object.entry("resultType").or_insert_with(|| json!("complete"));
         }
         if CACHEABLE.contains(&method) && !self.has(Mutant::NoCacheHints) {
             object.insert("ttlMs".into(), json!(0));
@@ -450,14 +623,27 @@ fn nesting_depth(line: &[u8]) -> usize {
     deepest
 }
 
-/// The capabilities of either era: the same keys, listChanged and subscribe on only in the modern era.
-fn capabilities(modern: bool) -> Value {
-    json!({
+/// The capabilities of either era: the same keys, listChanged and subscribe on only in the modern era (served by
+/// `subscriptions/listen`). With the fixtures, logging and completions too, and subscribe in both eras.
+fn capabilities(modern: bool, fixtures: bool) -> Value {
+    let mut capabilities = json!({
         "prompts": { "listChanged": modern },
-        "resources": { "listChanged": modern, "subscribe": modern },
+        "resources": { "listChanged": modern, "subscribe": modern || fixtures },
         "tools": { "listChanged": modern },
-    })
+    });
+    if fixtures {
+        capabilities["logging"] = json!({});
+        capabilities["completions"] = json!({});
+    }
+    capabilities
 }
+
+/// The `subscriptions/listen` filter keys of the list-changed notifications.
+const LIST_CHANGED_KINDS: [&str; 3] = ["toolsListChanged", "promptsListChanged", "resourcesListChanged"];
+/// `resources/subscribe` (handshake era only).
+const SUBSCRIBE: &str = "resources/subscribe";
+/// `resources/unsubscribe` (handshake era only).
+const UNSUBSCRIBE: &str = "resources/unsubscribe";
 
 /// The params of the elicitation the planted bugs ask for: a confirmation, with nothing to fill in.
 fn confirm_elicitation() -> Value {

@@ -27,7 +27,8 @@ pub struct Refusal {
 }
 
 impl Refusal {
-    fn new(code: i64, message: impl Into<String>) -> Refusal {
+    /// A refusal without data.
+    pub fn new(code: i64, message: impl Into<String>) -> Refusal {
         Refusal { code, message: message.into(), data: None }
     }
 }

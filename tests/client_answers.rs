@@ -2,28 +2,39 @@
 //! and over stdio (the reference server with the planted bug `elicits-undeclared`, which sends
 //! `elicitation/create` from every handshake `tools/call`), and SERVER-UNDECLARED-CAPABILITY fires only on the
 //! conversation that did not declare elicitation. A Python SDK tool that waits for its elicitation's answer
-//! (`tests/servers/asking.py`) gets it over stdio and returns.
+//! (`tests/servers/asking.py`) gets it over stdio and returns. A 2026-07-28 `input_required` tool (the reference
+//! server's conformance fixtures) gets its retries, in-process, over stdio and over HTTP: valid answers reach its
+//! result, a tampered state is refused, and neither is a finding.
 
 #[path = "common/tier.rs"]
 mod tier;
 
+use mcp_wirefuzz::model::{Eras, ServerModel};
 use mcp_wirefuzz::oracle::check;
+use mcp_wirefuzz::protocol::client::{ANSWERS_KEY, Answers};
 use mcp_wirefuzz::script::Declares;
+use mcp_wirefuzz::server::builtin::http;
 use mcp_wirefuzz::server::builtin::mutants::Mutant;
-use mcp_wirefuzz::server::builtin::reference::Planted;
+use mcp_wirefuzz::server::builtin::reference::{CalcWithFixtures, Planted};
+use mcp_wirefuzz::server::transport::http::HttpSpec;
 use mcp_wirefuzz::server::transport::stdio::StdioTarget;
-use mcp_wirefuzz::server::{InProcess, ServerCommand, Target, Timeouts};
+use mcp_wirefuzz::server::{InProcess, ServerCommand, ServerSpec, Target, Timeouts};
+use mcp_wirefuzz::surface::Surface;
 use mcp_wirefuzz::transcript::{Event, Input, Transcript};
 use serde_json::json;
 use std::path::PathBuf;
+use std::sync::Arc;
 
 fn conversation(declares: Declares) -> Vec<Input> {
     let line = |value: serde_json::Value| Input::Line(serde_json::to_vec(&value).unwrap());
-    let params = json!({
+    let mut params = json!({
         "protocolVersion": "2025-11-25",
         "capabilities": declares.capabilities(),
         "clientInfo": { "name": "t", "version": "1" },
     });
+    if let Declares::Everything(style) = declares {
+        params["_meta"] = json!({ ANSWERS_KEY: style.name() });
+    }
     vec![
         line(json!({ "jsonrpc": "2.0", "id": 1, "method": "initialize", "params": params })),
         line(json!({ "jsonrpc": "2.0", "method": "notifications/initialized" })),
@@ -37,9 +48,10 @@ fn conversation(declares: Declares) -> Vec<Input> {
 /// and only the undeclared one is a finding.
 fn answers_as_declared(target: &mut dyn Target) {
     let policy = Mutant::ElicitsUndeclared.policy();
-    for (declares, answer, fires) in
-        [(Declares::Nothing, r#""code":-32601"#, true), (Declares::Everything, r#""action":"decline""#, false)]
-    {
+    for (declares, answer, fires) in [
+        (Declares::Nothing, r#""code":-32601"#, true),
+        (Declares::Everything(Answers::Decline), r#""action":"decline""#, false),
+    ] {
         let transcript: Transcript = target.run(&conversation(declares)).unwrap();
         let rendered = transcript.render();
         let asked = transcript.events.iter().position(|event| {
@@ -89,7 +101,11 @@ fn a_python_sdk_tool_waiting_for_its_elicitation_gets_the_answer_and_returns() {
     // The SDK sends the elicitation whatever the client declared (mcp 2.3.0 does not check): a finding when
     // nothing was declared. Either way the harness answers, and the call gets its reply: the user's action, or the
     // client's -32601 passed on as the call's error.
-    let answers = [(Declares::Everything, r#""decline""#, false), (Declares::Nothing, r#""code":-32601"#, true)];
+    let answers = [
+        (Declares::Everything(Answers::Decline), r#""decline""#, false),
+        (Declares::Everything(Answers::Accept), r#""accept""#, false),
+        (Declares::Nothing, r#""code":-32601"#, true),
+    ];
     for (declares, text, fires) in answers {
         let transcript = target.run(&call(declares)).unwrap();
         let rendered = transcript.render();
@@ -105,5 +121,119 @@ fn a_python_sdk_tool_waiting_for_its_elicitation_gets_the_answer_and_returns() {
             check(&transcript, &mcp_wirefuzz::oracle::Policy::default()).iter().map(|f| f.rule).collect();
         assert_eq!(rules.contains(&"SERVER-UNDECLARED-CAPABILITY"), fires, "{declares:?}: {rules:?}\n{rendered}");
         assert!(!rules.iter().any(|rule| rule.contains("HANG") || rule.contains("MISSING")), "{rules:?}\n{rendered}");
+    }
+}
+
+/// A 2026-07-28 conversation with the reference server and its conformance fixtures: a two-round
+/// `input_required` tool called with every capability declared and answers in `style`.
+fn multi_round(style: Answers) -> Vec<Input> {
+    let mut meta = json!({
+        "io.modelcontextprotocol/protocolVersion": "2026-07-28",
+        "io.modelcontextprotocol/clientCapabilities": Declares::Everything(Answers::Accept).capabilities(),
+    });
+    if style != Answers::Accept {
+        meta[ANSWERS_KEY] = json!(style.name());
+    }
+    let call = json!({ "jsonrpc": "2.0", "id": 1, "method": "tools/call",
+        "params": { "name": "test_input_required_result_multi_round", "arguments": {}, "_meta": meta } });
+    vec![Input::Line(serde_json::to_vec(&call).unwrap()), Input::Sync]
+}
+
+/// The harness drives the rounds: valid answers reach the tool's final result; a tampered state is refused by the
+/// server, and neither is a finding.
+fn drives_the_rounds(target: &mut dyn Target) {
+    let policy = mcp_wirefuzz::oracle::Policy::default();
+    for (style, last) in [
+        (Answers::Accept, "Multi-round complete for mcp-wirefuzz who likes mcp-wirefuzz"),
+        (Answers::TamperState, "Invalid or expired requestState"),
+        (Answers::DropState, "Step 1: What is your name?"),
+    ] {
+        let transcript = target.run(&multi_round(style)).unwrap();
+        let rendered = transcript.render();
+        let sent = transcript.events.iter().filter(|event| matches!(event, Event::Sent(_))).count();
+        let received: Vec<String> = transcript
+            .events
+            .iter()
+            .filter_map(|event| match event {
+                Event::Received { line, .. } => Some(String::from_utf8_lossy(line).into_owned()),
+                _ => None,
+            })
+            .collect();
+        assert!(received.last().is_some_and(|line| line.contains(last)), "{style:?}:\n{rendered}");
+        match style {
+            // The call, then one retry a round: two rounds to the result.
+            Answers::Accept => assert_eq!(sent, 3, "{rendered}"),
+            // The first retry is refused: nothing follows it.
+            Answers::TamperState => assert_eq!(sent, 2, "{rendered}"),
+            // The server starts over without the state: the harness goes on until its round limit.
+            _ => assert_eq!(sent, 1 + mcp_wirefuzz::protocol::client::MAX_ROUNDS, "{rendered}"),
+        }
+        let rules: Vec<&str> = check(&transcript, &policy).iter().map(|f| f.rule).collect();
+        assert!(rules.is_empty(), "{style:?}: {rules:?}\n{rendered}");
+    }
+}
+
+#[test]
+fn in_process_the_harness_drives_input_required_rounds() {
+    drives_the_rounds(&mut InProcess(CalcWithFixtures));
+}
+
+#[test]
+fn over_stdio_the_harness_drives_input_required_rounds() {
+    let argv = [env!("CARGO_BIN_EXE_mcp-wirefuzz"), "serve", "--conformance-fixtures"].map(String::from);
+    let command = ServerCommand::from_argv(&argv).unwrap();
+    drives_the_rounds(&mut StdioTarget::new(command, Timeouts::default()));
+}
+
+#[test]
+fn over_http_the_harness_drives_input_required_rounds() {
+    let url = http::spawn_server(http::HttpServer::new(None, false).with_fixtures()).unwrap();
+    let spec = HttpSpec::new(&url, None).unwrap();
+    drives_the_rounds(&mut *ServerSpec::Http(spec).target(Timeouts::default()));
+}
+
+/// A Python SDK server of an author's (`tests/servers/booking.py`): its tool asks for a day through
+/// `input_required` and books on the retry. The harness's retry reaches the code only a retry runs: with the
+/// planted bug `error-on-decline` a declined answer gets a JSON-RPC error; the clean server breaks nothing, and
+/// an accepted answer books on either.
+#[test]
+fn a_python_sdk_tool_is_retried_and_its_retry_path_is_judged() {
+    let root = PathBuf::from(env!("CARGO_MANIFEST_DIR"));
+    let python = root.join(".venv/bin/python");
+    if !python.exists() {
+        return tier::skip("the Python SDK server that asks through input_required", "no .venv (run .ci/python-venv)");
+    }
+    let call = |style: Answers| {
+        let mut meta = json!({ "io.modelcontextprotocol/protocolVersion": "2026-07-28",
+            "io.modelcontextprotocol/clientCapabilities": { "elicitation": {} } });
+        meta[ANSWERS_KEY] = json!(style.name());
+        let call = json!({ "jsonrpc": "2.0", "id": 1, "method": "tools/call", "params": {
+            "name": "book", "arguments": { "city": "Oslo" }, "_meta": meta } });
+        vec![Input::Line(serde_json::to_vec(&call).unwrap()), Input::Sync]
+    };
+    // The surface the rules judge the tool by, as `fuzz` learns it: `book(city: string)`.
+    let mut surface = Surface::default();
+    surface.add(
+        "tools",
+        &json!({ "name": "book", "inputSchema": { "type": "object",
+        "properties": { "city": { "type": "string" } }, "required": ["city"] } }),
+    );
+    surface.learned = true;
+    let model = ServerModel::stated(Eras::Dual);
+    let policy = mcp_wirefuzz::oracle::Policy::default().with_model(model).with_surface(Arc::new(surface));
+    for (bug, style, reply, rules) in [
+        (None, Answers::Accept, "booked in Oslo on mcp-wirefuzz", vec![]),
+        (None, Answers::Decline, "not booked in Oslo", vec![]),
+        (Some("error-on-decline"), Answers::Accept, "booked in Oslo on mcp-wirefuzz", vec![]),
+        (Some("error-on-decline"), Answers::Decline, "no day chosen", vec!["MCP-TOOL-VALID-ARGS"]),
+    ] {
+        let mut argv = vec![python.display().to_string(), root.join("tests/servers/booking.py").display().to_string()];
+        argv.extend(bug.iter().flat_map(|bug| ["--bug".to_string(), bug.to_string()]));
+        let mut target = StdioTarget::new(ServerCommand::from_argv(&argv).unwrap(), Timeouts::default());
+        let transcript = target.run(&call(style)).unwrap();
+        let rendered = transcript.render();
+        assert!(rendered.contains("wirefuzz-retry-1") && rendered.contains(reply), "{bug:?} {style:?}\n{rendered}");
+        let found: Vec<&str> = check(&transcript, &policy).iter().map(|f| f.rule).collect();
+        assert_eq!(found, rules, "{bug:?} {style:?}\n{rendered}");
     }
 }

@@ -400,7 +400,7 @@ fn a_request_of_the_server_in_a_stream_is_answered_while_the_stream_is_open() {
         ])
     };
     for (capabilities, answer, finding) in
-        [("{}", r#""code":-32601"#, true), (r#"{"elicitation":{}}"#, r#""action":"decline""#, false)]
+        [("{}", r#""code":-32601"#, true), (r#"{"elicitation":{}}"#, r#""action":"accept""#, false)]
     {
         let (url, got) = asking_server();
         let transcript = HttpSpec::new(&url, None).unwrap().target(quick()).run(&conversation(capabilities)).unwrap();

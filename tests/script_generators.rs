@@ -3,6 +3,7 @@
 //! mutations encode to exactly the intended bytes.
 
 use mcp_wirefuzz::oracle::check;
+use mcp_wirefuzz::protocol::client::Answers;
 use mcp_wirefuzz::protocol::{Era, Frame, Kind};
 use mcp_wirefuzz::script::arguments::Breakage;
 use mcp_wirefuzz::script::edges::Edge;
@@ -465,17 +466,22 @@ fn half_the_handshake_openings_declare_every_client_capability_and_keep_their_st
         let script = Script::from_bytes(&bytes);
         let Opening::Handshake(version, declares) = script.opening else { continue };
         handshakes += 1;
-        declaring += usize::from(declares == Declares::Everything);
+        declaring += usize::from(declares != Declares::Nothing);
         bytes[0] ^= 1;
         let flipped = Script::from_bytes(&bytes);
-        let other = if declares == Declares::Nothing { Declares::Everything } else { Declares::Nothing };
-        assert_eq!(flipped, Script { opening: Opening::Handshake(version, other), ..script.clone() });
+        let Opening::Handshake(flipped_version, other) = flipped.opening else { panic!("{flipped:?}") };
+        assert_eq!(flipped_version, version);
+        assert_ne!(other == Declares::Nothing, declares == Declares::Nothing, "{declares:?} {other:?}");
+        assert_eq!(flipped, Script { opening: flipped.opening, ..script.clone() });
         let Some(Input::Line(initialize)) = script.encode_on(&Surface::built_in()).into_iter().next() else {
             panic!("no initialize: {script:?}")
         };
         let initialize = String::from_utf8_lossy(&initialize).into_owned();
         let declared = initialize.contains(r#""capabilities":{"sampling":{},"elicitation":{},"roots""#);
-        assert_eq!(declared, declares == Declares::Everything, "{initialize}");
+        assert_eq!(declared, declares != Declares::Nothing, "{initialize}");
+        if let Declares::Everything(style) = declares {
+            assert_eq!(initialize.contains(style.name()), style != Answers::Accept, "{initialize}");
+        }
     }
     assert!(
         handshakes > 500 && (0.4..0.6).contains(&(declaring as f64 / handshakes as f64)),
@@ -485,6 +491,6 @@ fn half_the_handshake_openings_declare_every_client_capability_and_keep_their_st
     let mut runner = TestRunner::deterministic();
     for _ in 0..500 {
         let script = scripts().new_tree(&mut runner).unwrap().current();
-        assert!(!matches!(script.opening, Opening::Handshake(_, Declares::Everything)), "{script:?}");
+        assert!(!matches!(script.opening, Opening::Handshake(_, Declares::Everything(_))), "{script:?}");
     }
 }

@@ -11,6 +11,7 @@ use super::rules::{
     TOOL_VALID_ARGS,
 };
 use super::{Findings, LayerInput, ServerLine};
+use crate::protocol::client::Answers;
 use crate::protocol::codes::{
     INVALID_PARAMS, METHOD_NOT_FOUND, MISSING_REQUIRED_CLIENT_CAPABILITY, RESOURCE_NOT_FOUND,
 };
@@ -177,6 +178,14 @@ pub(super) fn check(input: &LayerInput, findings: &mut Findings, coverage: &mut 
         // A `_meta` that is not an object makes the params invalid whatever the rest says (schema.ts
         // RequestParams): any error answers such a request (the Python SDK's -32602), so none is judged here.
         if params.get(META).is_some_and(|meta| !meta.is_object()) && matches!(outcome, Outcome::Error(_)) {
+            continue;
+        }
+        // A retry of an `input_required` request carries the client's inputs and the server's state: the server
+        // judges them, and may refuse them (-32602 for a state it cannot trust or that expired, patterns/mrtr.mdx),
+        // whatever any error answers a retry the harness broke on purpose. A valid retry's other errors are judged.
+        let retry = params.contains_key("inputResponses") || params.contains_key("requestState");
+        let broken = Answers::of(sent.get("params")).breaks_retries();
+        if retry && matches!(outcome, Outcome::Error(error) if broken || error.code == INVALID_PARAMS) {
             continue;
         }
         match request.method.as_str() {

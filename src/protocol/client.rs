@@ -1,14 +1,29 @@
-//! The harness as an MCP client: the client capabilities a conversation declared in its `initialize`, and the line
-//! the harness writes back to each request a server sends it. A `ping` gets an empty result. `sampling/createMessage`,
-//! `elicitation/create` and `roots/list` get a valid result when the conversation declared the capability (and,
-//! for tool-enabled sampling or a URL elicitation, the sub-capability), and otherwise the error a client that does
-//! not offer the method answers with: -32601, or -32602 for a mode or tool use it did not declare. Any other
-//! method gets -32601. Every transport (in-process, stdio, HTTP) calls [`Client::sent`] on every line it writes
-//! and [`Client::answer`] on every line it reads; the oracle judges a server's requests by the same [`undeclared`].
+//! The harness as an MCP client: the client capabilities a conversation declared in its `initialize`, the line the
+//! harness writes back to each request a server sends it, and the retry of a 2026-07-28 request the server answered
+//! with `input_required`.
+//!
+//! A `ping` gets an empty result. `sampling/createMessage`, `elicitation/create` and `roots/list` get a valid result
+//! when the conversation declared the capability (and, for tool-enabled sampling or a URL elicitation, the
+//! sub-capability): a text message, an accepted form filled from its schema, one root. Otherwise they get the error
+//! a client that does not offer the method answers with: -32601, or -32602 for a mode or tool use it did not
+//! declare. Any other method gets -32601.
+//!
+//! An `input_required` result (patterns/mrtr.mdx) gets the retry a client sends: the same method and params with a
+//! new id, `inputResponses` answering each input request the request's `clientCapabilities` declared, and
+//! `requestState` echoed. A request, or a conversation's `initialize`, may ask for answers in another style
+//! ([`Answers`], under [`ANSWERS_KEY`] in its `_meta`): declined, refused, or a retry with its state tampered with
+//! or dropped, or its inputs missing, extra or mistyped.
+//!
+//! Every transport (in-process, stdio, HTTP) calls [`Client::sent`] on every line it writes, and [`Client::answer`]
+//! and [`Client::retry`] on every line it reads; the oracle judges a server's requests by the same [`undeclared`].
 
 use super::codes::{INVALID_PARAMS, METHOD_NOT_FOUND};
-use super::methods::{ELICITATION_CREATE, GATED_SERVER_REQUESTS, INITIALIZE, PING, ROOTS_LIST, SAMPLING_CREATE};
-use super::{Frame, Request};
+use super::envelope::{CLIENT_CAPABILITIES_KEY, META, PROGRESS_TOKEN_KEY};
+use super::methods::{
+    ELICITATION_CREATE, GATED_SERVER_REQUESTS, INITIALIZE, PING, PROMPTS_GET, RESOURCES_READ, ROOTS_LIST,
+    SAMPLING_CREATE, TOOLS_CALL,
+};
+use super::{Frame, Outcome, ResponseId};
 use serde_json::{Map, Value, json};
 
 /// The most requests of a server the harness answers in one conversation: a server that sends a new request for
@@ -18,25 +33,132 @@ pub const MAX_ANSWERS: usize = 64;
 /// The root the harness offers when it declared `roots`.
 pub const ROOT_URI: &str = "file:///tmp/mcp-wirefuzz";
 
+/// The `_meta` key of a request (or of a conversation's `initialize`) that asks the harness to answer in a style
+/// of [`Answers`]: the style's name. A key of the harness's own; servers ignore `_meta` keys they do not know.
+pub const ANSWERS_KEY: &str = "dev.wirefuzz/answers";
+
+/// The most retries of one request that went `input_required`: a server that asks again every round is not
+/// followed forever.
+pub const MAX_ROUNDS: usize = 4;
+
+/// How the harness answers a server's requests, and retries an `input_required` request.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash, PartialOrd, Ord, arbitrary::Arbitrary)]
+pub enum Answers {
+    /// Valid answers: a text message, an accepted form filled from its schema, one root.
+    #[default]
+    Accept,
+    /// Elicitations declined (the rest as [`Answers::Accept`]).
+    Decline,
+    /// Every request of the server's refused with a JSON-RPC error (handshake era; in a retry, where inputs are
+    /// results, as [`Answers::MistypedInput`]).
+    Refuse,
+    /// A retry whose `requestState` is not the one the server sent (a byte appended).
+    TamperState,
+    /// A retry without the `requestState` the server sent.
+    DropState,
+    /// A retry without the first input asked for.
+    MissingInput,
+    /// A retry with an input nobody asked for, beside the ones asked for.
+    ExtraInput,
+    /// A retry whose inputs are strings, not results.
+    MistypedInput,
+}
+
+impl Answers {
+    /// Every style.
+    pub const ALL: [Answers; 8] = [
+        Answers::Accept,
+        Answers::Decline,
+        Answers::Refuse,
+        Answers::TamperState,
+        Answers::DropState,
+        Answers::MissingInput,
+        Answers::ExtraInput,
+        Answers::MistypedInput,
+    ];
+
+    /// The name [`ANSWERS_KEY`] carries.
+    pub fn name(self) -> &'static str {
+        match self {
+            Answers::Accept => "accept",
+            Answers::Decline => "decline",
+            Answers::Refuse => "refuse",
+            Answers::TamperState => "tamper-state",
+            Answers::DropState => "drop-state",
+            Answers::MissingInput => "missing-input",
+            Answers::ExtraInput => "extra-input",
+            Answers::MistypedInput => "mistyped-input",
+        }
+    }
+
+    /// The style a request's (or an `initialize`'s) params ask for; [`Answers::Accept`] when none or unknown.
+    pub fn of(params: Option<&Value>) -> Answers {
+        let named = params.and_then(|p| p.get(META)).and_then(|meta| meta.get(ANSWERS_KEY)).and_then(Value::as_str);
+        Answers::ALL.into_iter().find(|style| Some(style.name()) == named).unwrap_or_default()
+    }
+
+    /// True for the styles that break a retry on purpose: the server may refuse it.
+    pub fn breaks_retries(self) -> bool {
+        matches!(
+            self,
+            Answers::Refuse
+                | Answers::TamperState
+                | Answers::DropState
+                | Answers::MissingInput
+                | Answers::ExtraInput
+                | Answers::MistypedInput
+        )
+    }
+}
+
+/// A request the harness sent that a server may answer with `input_required`, until it is answered.
+#[derive(Clone, Debug)]
+struct Asked {
+    id: Value,
+    method: String,
+    params: Value,
+    /// The retries before this one in its chain.
+    rounds: usize,
+}
+
 /// What one conversation's client declared, and how many of the server's requests it answered.
 #[derive(Clone, Debug, Default)]
 pub struct Client {
     /// The `capabilities` of the conversation's first `initialize` (an empty object when they were not one).
     declared: Option<Map<String, Value>>,
+    /// The answer style the conversation's first `initialize` asked for.
+    style: Answers,
     answered: usize,
+    /// The requests that may go `input_required`, newest last (at most [`MAX_ANSWERS`]).
+    asked: Vec<Asked>,
+    /// Retries sent, for their ids.
+    retried: usize,
 }
 
 impl Client {
-    /// Notes a line the harness wrote: the first `initialize` request fixes the declared capabilities.
+    /// Notes a line the harness wrote: the first `initialize` request fixes the declared capabilities and the
+    /// answer style; a request that may go `input_required` is kept for its retry.
     pub fn sent(&mut self, line: &[u8]) {
-        if self.declared.is_some() || !line.windows(INITIALIZE.len()).any(|w| w == INITIALIZE.as_bytes()) {
+        let names = |method: &str| line.windows(method.len()).any(|w| w == method.as_bytes());
+        let initialize = self.declared.is_none() && names(INITIALIZE);
+        if !initialize && ![TOOLS_CALL, PROMPTS_GET, RESOURCES_READ].into_iter().any(names) {
             return;
         }
-        if let Frame::Request(request) = Frame::parse(line)
-            && request.method == INITIALIZE
-        {
+        let Frame::Request(request) = Frame::parse(line) else { return };
+        if request.method == INITIALIZE && self.declared.is_none() {
             let capabilities = request.params.as_ref().and_then(|params| params.get("capabilities"));
             self.declared = Some(capabilities.and_then(Value::as_object).cloned().unwrap_or_default());
+            self.style = Answers::of(request.params.as_ref());
+        } else if [TOOLS_CALL, PROMPTS_GET, RESOURCES_READ].contains(&request.method.as_str())
+            && let Some(params) = request.params.filter(Value::is_object)
+        {
+            let id = request.id.to_value();
+            let rounds = self.asked.iter().find(|asked| asked.id == id).map_or(0, |asked| asked.rounds);
+            self.asked.retain(|asked| asked.id != id);
+            if self.asked.len() >= MAX_ANSWERS {
+                self.asked.remove(0);
+            }
+            self.asked.push(Asked { id, method: request.method, params, rounds });
         }
     }
 
@@ -48,7 +170,9 @@ impl Client {
         }
         let Frame::Request(request) = Frame::parse(line) else { return None };
         self.answered += 1;
-        let reply = match self.outcome(&request) {
+        let nothing = Map::new();
+        let declared = self.declared.as_ref().unwrap_or(&nothing);
+        let reply = match answer(&request.method, request.params.as_ref(), declared, self.style) {
             Ok(result) => json!({ "jsonrpc": "2.0", "id": request.id.to_value(), "result": result }),
             Err((code, message)) => json!({
                 "jsonrpc": "2.0",
@@ -59,32 +183,160 @@ impl Client {
         Some(serde_json::to_vec(&reply).unwrap_or_default())
     }
 
-    fn outcome(&self, request: &Request) -> Result<Value, (i64, String)> {
-        let method = request.method.as_str();
-        if method == PING {
-            return Ok(json!({}));
+    /// The retry of a request of the harness's that `line` answered with `input_required`: the same method and
+    /// params, a new id (and progress token), `inputResponses` and the `requestState` echoed, in the request's
+    /// [`Answers`] style; at most [`MAX_ROUNDS`] per request and [`MAX_ANSWERS`] per conversation. `None` for any
+    /// other line.
+    pub fn retry(&mut self, line: &[u8]) -> Option<Vec<u8>> {
+        if self.answered >= MAX_ANSWERS || !line.windows(16).any(|w| w == b"\"input_required\"") {
+            return None;
         }
-        let nothing = Map::new();
-        match undeclared(method, request.params.as_ref(), self.declared.as_ref().unwrap_or(&nothing)) {
-            Some(Undeclared::Capability(_)) => return Err((METHOD_NOT_FOUND, "Method not found".into())),
-            Some(Undeclared::SamplingTools) => {
-                return Err((INVALID_PARAMS, "the client did not declare sampling.tools".into()));
-            }
-            Some(Undeclared::ElicitationMode(mode)) => {
-                return Err((INVALID_PARAMS, format!("the client did not declare elicitation mode {mode}")));
-            }
-            None => {}
+        let Frame::Response(response) = Frame::parse(line) else { return None };
+        let (ResponseId::Id(id), Outcome::Result(result)) = (&response.id, &response.outcome) else { return None };
+        if result.get("resultType").and_then(Value::as_str) != Some("input_required") {
+            return None;
         }
-        match method {
-            SAMPLING_CREATE => Ok(json!({
-                "role": "assistant",
-                "content": { "type": "text", "text": "mcp-wirefuzz" },
-                "model": "mcp-wirefuzz",
-                "stopReason": "endTurn",
-            })),
-            ELICITATION_CREATE => Ok(json!({ "action": "decline" })),
-            ROOTS_LIST => Ok(json!({ "roots": [{ "uri": ROOT_URI, "name": "mcp-wirefuzz" }] })),
-            _ => Err((METHOD_NOT_FOUND, "Method not found".into())),
+        let id = id.to_value();
+        let at = self.asked.iter().position(|asked| asked.id == id)?;
+        let asked = self.asked.remove(at);
+        if asked.rounds >= MAX_ROUNDS {
+            return None;
+        }
+        self.answered += 1;
+        self.retried += 1;
+        let mut params = asked.params.clone();
+        let style = Answers::of(Some(&params));
+        let declared = params.get(META).and_then(|meta| meta.get(CLIENT_CAPABILITIES_KEY));
+        let declared = declared.and_then(Value::as_object).cloned().unwrap_or_default();
+        let mut responses = Map::new();
+        if let Some(requests) = result.get("inputRequests").and_then(Value::as_object) {
+            for (key, request) in requests {
+                let method = request.get("method").and_then(Value::as_str).unwrap_or_default();
+                // A refusal cannot be an input (inputs are results): a refusing client's inputs are mistyped.
+                let asked_style = if style == Answers::Refuse { Answers::Accept } else { style };
+                let input = match answer(method, request.get("params"), &declared, asked_style) {
+                    Ok(_) if matches!(style, Answers::MistypedInput | Answers::Refuse) => json!("mcp-wirefuzz"),
+                    Ok(result) => result,
+                    // A client cannot answer what it did not declare: the input is left out.
+                    Err(_) => continue,
+                };
+                responses.insert(key.clone(), input);
+            }
+        }
+        match style {
+            Answers::MissingInput => {
+                let first = responses.keys().next().cloned();
+                first.map(|key| responses.remove(&key));
+            }
+            Answers::ExtraInput => {
+                responses.insert("wirefuzz-extra".into(), json!({ "action": "accept", "content": {} }));
+            }
+            _ => {}
+        }
+        let state = result.get("requestState").and_then(Value::as_str);
+        let object = params.as_object_mut()?;
+        object.insert("inputResponses".into(), Value::Object(responses));
+        object.remove("requestState");
+        match (state, style) {
+            (_, Answers::DropState) | (None, _) => {}
+            (Some(state), Answers::TamperState) => {
+                object.insert("requestState".into(), Value::String(format!("{state}!")));
+            }
+            (Some(state), _) => {
+                object.insert("requestState".into(), Value::String(state.to_string()));
+            }
+        }
+        let retry_id = format!("wirefuzz-retry-{}", self.retried);
+        if let Some(token) = object.get_mut(META).and_then(|meta| meta.get_mut(PROGRESS_TOKEN_KEY)) {
+            *token = Value::String(format!("{retry_id}-progress"));
+        }
+        self.asked.push(Asked { id: json!(retry_id), rounds: asked.rounds + 1, ..asked });
+        let retry = json!({ "jsonrpc": "2.0", "id": retry_id, "method": self.asked.last()?.method, "params": params });
+        Some(serde_json::to_vec(&retry).unwrap_or_default())
+    }
+}
+
+/// The result (or error) the client gives a server request of `method` with `params`, by the capabilities it
+/// `declared` and in `style`.
+fn answer(
+    method: &str,
+    params: Option<&Value>,
+    declared: &Map<String, Value>,
+    style: Answers,
+) -> Result<Value, (i64, String)> {
+    if method == PING {
+        return Ok(json!({}));
+    }
+    match undeclared(method, params, declared) {
+        Some(Undeclared::Capability(_)) => return Err((METHOD_NOT_FOUND, "Method not found".into())),
+        Some(Undeclared::SamplingTools) => {
+            return Err((INVALID_PARAMS, "the client did not declare sampling.tools".into()));
+        }
+        Some(Undeclared::ElicitationMode(mode)) => {
+            return Err((INVALID_PARAMS, format!("the client did not declare elicitation mode {mode}")));
+        }
+        None => {}
+    }
+    if style == Answers::Refuse && GATED_SERVER_REQUESTS.iter().any(|(gated, _)| *gated == method) {
+        return Err((-1, "The user refused the request".into()));
+    }
+    match method {
+        SAMPLING_CREATE => Ok(json!({
+            "role": "assistant",
+            "content": { "type": "text", "text": "mcp-wirefuzz" },
+            "model": "mcp-wirefuzz",
+            "stopReason": "endTurn",
+        })),
+        ELICITATION_CREATE if style == Answers::Decline => Ok(json!({ "action": "decline" })),
+        ELICITATION_CREATE => {
+            let schema = params.and_then(|p| p.get("requestedSchema"));
+            Ok(json!({ "action": "accept", "content": form(schema) }))
+        }
+        ROOTS_LIST => Ok(json!({ "roots": [{ "uri": ROOT_URI, "name": "mcp-wirefuzz" }] })),
+        _ => Err((METHOD_NOT_FOUND, "Method not found".into())),
+    }
+}
+
+/// An accepted form's content for an elicitation's `requestedSchema` (flat primitive properties): each property's
+/// default, else its first enum value or `const`, else a plain value of its type within its bounds.
+fn form(schema: Option<&Value>) -> Value {
+    let properties = schema.and_then(|s| s.get("properties")).and_then(Value::as_object);
+    let content: Map<String, Value> =
+        properties.into_iter().flatten().map(|(name, property)| (name.clone(), field(property))).collect();
+    Value::Object(content)
+}
+
+/// A value for one elicitation field.
+fn field(property: &Value) -> Value {
+    if let Some(default) = property.get("default") {
+        return default.clone();
+    }
+    let first_choice = |schema: &Value| {
+        let listed = schema.get("enum").and_then(Value::as_array).and_then(|values| values.first()).cloned();
+        let titled =
+            ["oneOf", "anyOf"].iter().find_map(|key| schema.get(*key)?.as_array()?.first()?.get("const").cloned());
+        listed.or(titled)
+    };
+    if let Some(choice) = first_choice(property) {
+        return choice;
+    }
+    let bound = |key: &str| property.get(key).and_then(Value::as_f64);
+    match property.get("type").and_then(Value::as_str) {
+        Some("integer") => json!(bound("minimum").map_or(0, |min| min.ceil() as i64)),
+        Some("number") => json!(bound("minimum").unwrap_or(0.0)),
+        Some("boolean") => json!(true),
+        Some("array") => {
+            let item = property.get("items").and_then(first_choice);
+            json!(item.into_iter().collect::<Vec<_>>())
+        }
+        _ => {
+            let at_least = bound("minLength").unwrap_or(0.0) as usize;
+            json!(
+                format!("{:w<at_least$}", "mcp-wirefuzz")
+                    .chars()
+                    .take(bound("maxLength").map_or(usize::MAX, |max| max as usize).max(1))
+                    .collect::<String>()
+            )
         }
     }
 }
@@ -174,7 +426,7 @@ mod tests {
         let tools = r#"{"jsonrpc":"2.0","id":2,"method":"sampling/createMessage","params":{"tools":[]}}"#;
         assert_eq!(answer(&mut client, tools)["error"]["code"], json!(INVALID_PARAMS));
         let form = r#"{"jsonrpc":"2.0","id":3,"method":"elicitation/create","params":{"message":"m"}}"#;
-        assert_eq!(answer(&mut client, form)["result"], json!({ "action": "decline" }));
+        assert_eq!(answer(&mut client, form)["result"], json!({ "action": "accept", "content": {} }));
         let url = r#"{"jsonrpc":"2.0","id":4,"method":"elicitation/create","params":{"mode":"url"}}"#;
         assert_eq!(answer(&mut client, url)["error"]["code"], json!(INVALID_PARAMS));
         let roots = answer(&mut client, r#"{"jsonrpc":"2.0","id":5,"method":"roots/list"}"#);
@@ -205,5 +457,109 @@ mod tests {
         assert!(elicitation_mode_declared(&json!({ "url": {} }), "url"));
         assert!(!elicitation_mode_declared(&json!({ "url": {} }), "form"));
         assert!(!elicitation_mode_declared(&json!(true), "form"));
+    }
+
+    /// A modern tools/call with `meta` as its `_meta` (the envelope added), as the harness sent it.
+    fn call(client: &mut Client, id: &str, meta: Value) -> Value {
+        let mut meta = meta;
+        meta["io.modelcontextprotocol/protocolVersion"] = json!("2026-07-28");
+        let line =
+            json!({"jsonrpc":"2.0","id":id,"method":"tools/call","params":{"name":"t","arguments":{},"_meta":meta}});
+        client.sent(line.to_string().as_bytes());
+        line
+    }
+
+    fn input_required(id: &str, state: Option<&str>) -> Vec<u8> {
+        let mut result = json!({"resultType":"input_required","inputRequests":{
+            "who":{"method":"elicitation/create","params":{"message":"Name?","requestedSchema":{"type":"object",
+                "properties":{"name":{"type":"string","minLength":20},"age":{"type":"integer","minimum":3},
+                "tier":{"type":"string","enum":["gold","silver"]},"ok":{"type":"boolean","default":false}}}}},
+            "roots":{"method":"roots/list"},
+            "llm":{"method":"sampling/createMessage","params":{"messages":[],"maxTokens":1}}}});
+        if let Some(state) = state {
+            result["requestState"] = json!(state);
+        }
+        json!({"jsonrpc":"2.0","id":id,"result":result}).to_string().into_bytes()
+    }
+
+    fn retry(client: &mut Client, line: &[u8]) -> Value {
+        serde_json::from_slice(&client.retry(line).expect("a retry")).unwrap()
+    }
+
+    #[test]
+    fn an_input_required_result_gets_a_retry_with_the_declared_inputs_and_the_state_echoed() {
+        let mut client = Client::default();
+        let everything = json!({"sampling":{},"elicitation":{},"roots":{}});
+        let sent = call(
+            &mut client,
+            "c1",
+            json!({CLIENT_CAPABILITIES_KEY: {"elicitation":{}, "roots":{}},
+            PROGRESS_TOKEN_KEY: "p1"}),
+        );
+        let again = retry(&mut client, &input_required("c1", Some("s-1")));
+        assert_eq!(again["method"], sent["method"]);
+        assert_eq!(again["id"], json!("wirefuzz-retry-1"), "a new id");
+        let params = &again["params"];
+        assert_eq!(params["requestState"], json!("s-1"), "echoed byte for byte");
+        assert_eq!(params["arguments"], sent["params"]["arguments"]);
+        assert_ne!(params["_meta"][PROGRESS_TOKEN_KEY], json!("p1"), "a progress token of its own");
+        let inputs = params["inputResponses"].as_object().unwrap();
+        assert!(!inputs.contains_key("llm"), "sampling was not declared: {inputs:?}");
+        assert_eq!(inputs["roots"]["roots"][0]["uri"], json!(ROOT_URI));
+        let form = &inputs["who"]["content"];
+        assert_eq!(inputs["who"]["action"], json!("accept"));
+        assert!(form["name"].as_str().unwrap().len() >= 20, "{form}");
+        assert_eq!(
+            (form["age"].clone(), form["tier"].clone(), form["ok"].clone()),
+            (json!(3), json!("gold"), json!(false))
+        );
+        // The retry went input_required again: a second round, up to MAX_ROUNDS in all.
+        let mut rounds = 1;
+        let mut id = again["id"].as_str().unwrap().to_string();
+        while let Some(line) = client.retry(&input_required(&id, None)) {
+            let line: Value = serde_json::from_slice(&line).unwrap();
+            assert!(line["params"].get("requestState").is_none(), "no state was sent, none is echoed");
+            id = line["id"].as_str().unwrap().to_string();
+            rounds += 1;
+        }
+        assert_eq!(rounds, MAX_ROUNDS);
+        // Anything else gets no retry: a complete result, an unknown id, a request.
+        let _ = call(&mut client, "c2", json!({CLIENT_CAPABILITIES_KEY: everything}));
+        let complete = json!({"jsonrpc":"2.0","id":"c2","result":{"resultType":"complete","content":[]}});
+        assert_eq!(client.retry(complete.to_string().as_bytes()), None);
+        assert_eq!(client.retry(&input_required("nobody", Some("s"))), None);
+    }
+
+    #[test]
+    fn a_request_may_ask_for_a_broken_retry() {
+        let everything = json!({"sampling":{},"elicitation":{},"roots":{}});
+        let styled = |style: Answers| {
+            let mut client = Client::default();
+            call(&mut client, "c", json!({CLIENT_CAPABILITIES_KEY: everything, ANSWERS_KEY: style.name()}));
+            retry(&mut client, &input_required("c", Some("s-1")))["params"].clone()
+        };
+        assert_eq!(styled(Answers::TamperState)["requestState"], json!("s-1!"));
+        assert!(styled(Answers::DropState).get("requestState").is_none());
+        assert_eq!(styled(Answers::MissingInput)["inputResponses"].as_object().unwrap().len(), 2);
+        assert!(styled(Answers::ExtraInput)["inputResponses"]["wirefuzz-extra"].is_object());
+        for style in [Answers::MistypedInput, Answers::Refuse] {
+            let inputs = styled(style)["inputResponses"].clone();
+            assert!(inputs.as_object().unwrap().values().all(Value::is_string), "{style:?}: {inputs}");
+        }
+        assert_eq!(styled(Answers::Decline)["inputResponses"]["who"], json!({"action":"decline"}));
+        assert_eq!(styled(Answers::Accept)["requestState"], json!("s-1"));
+    }
+
+    #[test]
+    fn a_conversation_may_ask_for_declined_or_refused_answers() {
+        let elicit = r#"{"jsonrpc":"2.0","id":3,"method":"elicitation/create","params":{"message":"m"}}"#;
+        let capabilities = r#"{"sampling":{},"elicitation":{},"roots":{}},"_meta":{"dev.wirefuzz/answers":"STYLE"}"#;
+        for (style, expected) in [("decline", json!({"action":"decline"})), ("refuse", Value::Null)] {
+            let mut client = Client::default();
+            client.sent(&initialize(&capabilities.replace("STYLE", style)));
+            let reply = answer(&mut client, elicit);
+            assert_eq!(reply["result"], expected, "{style}");
+            assert_eq!(reply["error"].is_object(), style == "refuse", "{style}");
+        }
     }
 }

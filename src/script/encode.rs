@@ -8,7 +8,8 @@ use super::edges::{self, Edge};
 use super::id::{IdKind, Ids, literal};
 use super::message::{Call, Envelope, Message, Note, PromptArguments, Request, ResourceUri, ToolCall};
 use super::{Declares, Opening, Script, Step};
-use crate::protocol::envelope::{self, META, PROGRESS_TOKEN_KEY};
+use crate::protocol::client::{ANSWERS_KEY, Answers};
+use crate::protocol::envelope::{self, CLIENT_CAPABILITIES_KEY, LOG_LEVEL_KEY, META, PROGRESS_TOKEN_KEY};
 use crate::protocol::era::LATEST_MODERN_VERSION;
 use crate::protocol::methods::{DISCOVER, INITIALIZE, INITIALIZED};
 use crate::surface::Surface;
@@ -154,11 +155,24 @@ impl Parts {
             Call::Initialize(version) => Some(initialize_params(version.as_str(), Declares::Nothing)),
             Call::Tool(plan) => Some(match surface.tools.get(usize::from(plan.tool) % surface.tools.len().max(1)) {
                 // A call of a listed tool asks for progress: a token of its own, never reused in the conversation.
-                Some(tool) => json!({
-                    "name": tool.name,
-                    "arguments": arguments::arguments(&tool.input_schema, plan.arguments),
-                    META: { PROGRESS_TOKEN_KEY: format!("wirefuzz-progress-{ordinal}") },
-                }),
+                // In 2026-07-28 every other one declares every client capability (so an `input_required` flow can
+                // run), its answers in a style drawn from its place, and asks for log messages.
+                Some(tool) => {
+                    let mut meta = json!({ PROGRESS_TOKEN_KEY: format!("wirefuzz-progress-{ordinal}") });
+                    if r.envelope == Envelope::Modern && ordinal % 2 == 1 {
+                        meta[CLIENT_CAPABILITIES_KEY] = Declares::Everything(Answers::Accept).capabilities();
+                        meta[LOG_LEVEL_KEY] = json!("debug");
+                        let style = Answers::ALL[(ordinal / 2) as usize % Answers::ALL.len()];
+                        if style != Answers::Accept {
+                            meta[ANSWERS_KEY] = json!(style.name());
+                        }
+                    }
+                    json!({
+                        "name": tool.name,
+                        "arguments": arguments::arguments(&tool.input_schema, plan.arguments),
+                        META: meta,
+                    })
+                }
                 None => tool_call_params(ToolCall::UnknownTool, ordinal),
             }),
             Call::Prompt(plan) => Some(prompt_params(surface, usize::from(plan.prompt), plan.arguments)),
@@ -228,13 +242,17 @@ impl Parts {
     }
 }
 
-/// `params` with the envelope in its `_meta` member when `modern` and `params` is an object (after what `_meta`
-/// already holds, a progress token).
+/// `params` with the envelope in its `_meta` member when `modern` and `params` is an object (beside what `_meta`
+/// already holds: a progress token, declared capabilities, which the envelope does not replace).
 fn enveloped(mut params: Value, modern: bool) -> Value {
     if modern && let Some(members) = params.as_object_mut() {
         let envelope = envelope::envelope(LATEST_MODERN_VERSION);
         match (members.get_mut(META), envelope) {
-            (Some(Value::Object(meta)), Value::Object(keys)) => meta.extend(keys),
+            (Some(Value::Object(meta)), Value::Object(keys)) => {
+                for (key, value) in keys {
+                    meta.entry(key).or_insert(value);
+                }
+            }
             (_, envelope) => {
                 members.insert(META.into(), envelope);
             }
@@ -368,13 +386,20 @@ fn fill(template: &str, value: &str) -> String {
     out
 }
 
-/// The params of an `initialize` asking for `version`, declaring `declares`.
+/// The params of an `initialize` asking for `version`, declaring `declares` (and the style of its answers in
+/// `_meta`, when not the plain one).
 fn initialize_params(version: &str, declares: Declares) -> Value {
-    json!({
+    let mut params = json!({
         "protocolVersion": version,
         "capabilities": declares.capabilities(),
         "clientInfo": { "name": CLIENT_NAME, "version": env!("CARGO_PKG_VERSION") },
-    })
+    });
+    if let Declares::Everything(style) = declares
+        && style != Answers::Accept
+    {
+        params[META] = json!({ ANSWERS_KEY: style.name() });
+    }
+    params
 }
 
 /// The params of a `tools/call`; `ordinal` varies the good arguments so replies tell calls apart.

@@ -30,6 +30,7 @@ pub use message::{Call, Envelope, HandshakeVersion, InitVersion, Message, Note, 
 pub use mutation::Mutation;
 
 use crate::protocol::Era;
+use crate::protocol::client::Answers;
 use crate::surface::Surface;
 use crate::transcript::Input;
 use arbitrary::{Arbitrary, Unstructured};
@@ -77,13 +78,18 @@ impl<'a> Arbitrary<'a> for Opening {
     /// Draws a `u32` as the derive did for the three openings of before, `(draw * 3) >> 32`, so every draw keeps
     /// its opening, except that a quarter of the modern ones (`draw % 4 == 0`) now send a notification first:
     /// weights handshake 4, modern 3, notification first 1, nothing 4. Half the handshake openings (`draw` odd)
-    /// declare every client capability. No byte more is drawn than before, so a seed's conversations keep their
-    /// steps.
+    /// declare every client capability, answering the server's requests validly in half of those, declining
+    /// elicitations or refusing everything in a quarter each (the next two bits). No byte more is drawn than
+    /// before, so a seed's conversations keep their steps.
     fn arbitrary(u: &mut Unstructured<'a>) -> arbitrary::Result<Opening> {
         let draw = u32::arbitrary(u)?;
         Ok(match (u64::from(draw) * 3) >> 32 {
             0 => {
-                let declares = if draw % 2 == 1 { Declares::Everything } else { Declares::Nothing };
+                const STYLES: [Answers; 4] = [Answers::Accept, Answers::Accept, Answers::Decline, Answers::Refuse];
+                let declares = match draw % 2 {
+                    1 => Declares::Everything(STYLES[(draw >> 1) as usize % 4]),
+                    _ => Declares::Nothing,
+                };
                 Opening::Handshake(HandshakeVersion::arbitrary(u)?, declares)
             }
             1 if draw % 4 == 0 => Opening::NotificationFirst,
@@ -99,8 +105,9 @@ impl<'a> Arbitrary<'a> for Opening {
 pub enum Declares {
     /// `"capabilities": {}`: the server may send no sampling, elicitation or roots request.
     Nothing,
-    /// `sampling`, `elicitation` (the form mode) and `roots`: such requests get valid results.
-    Everything,
+    /// `sampling`, `elicitation` (the form mode) and `roots`: such requests get answers in this style (the
+    /// `initialize` names a style other than [`Answers::Accept`] in its `_meta`).
+    Everything(Answers),
 }
 
 impl Declares {
@@ -108,7 +115,7 @@ impl Declares {
     pub fn capabilities(self) -> serde_json::Value {
         match self {
             Declares::Nothing => serde_json::json!({}),
-            Declares::Everything => {
+            Declares::Everything(_) => {
                 serde_json::json!({ "sampling": {}, "elicitation": {}, "roots": { "listChanged": true } })
             }
         }

@@ -142,6 +142,27 @@ fn undeclared_notification() {
 }
 
 #[test]
+fn log_requested() {
+    let call = |id: u32, meta: &str| {
+        format!(
+            r#"{{"jsonrpc":"2.0","id":{id},"method":"tools/call","params":{{"name":"t","arguments":{{}},"_meta":{{"io.modelcontextprotocol/protocolVersion":"2026-07-28","io.modelcontextprotocol/clientCapabilities":{{}}{meta}}}}}}}"#
+        )
+    };
+    let log = r#"{"jsonrpc":"2.0","method":"notifications/message","params":{"level":"info","data":"x"}}"#;
+    let done = r#"{"jsonrpc":"2.0","id":2,"result":{"content":[],"resultType":"complete"}}"#;
+    let (asks, silent) = (call(2, r#","io.modelcontextprotocol/logLevel":"debug""#), call(2, ""));
+    // Quiet: a message while the request that asked for one is open.
+    quiet(&[S(&asks), R(log), R(done)], LOG_REQUESTED);
+    // Fires: a message for a request that asked for none, or after the response of the one that did.
+    let f = fires(&[S(&silent), R(log), R(done)], LOG_REQUESTED);
+    assert!(f.detail.contains("logLevel"), "{}", f.detail);
+    fires(&[S(&asks), R(done), R(log)], LOG_REQUESTED);
+    // Not this rule's: a handshake connection (logging/setLevel governs it), or no modern request before it.
+    quiet(&[S(INIT), R(INIT_OK), S(NOTE), S(&silent), R(log), R(done)], LOG_REQUESTED);
+    quiet(&[S(PING_1), R(log), R(EMPTY_1)], LOG_REQUESTED);
+}
+
+#[test]
 fn progress() {
     let call = |id: u32, meta: &str, extra: &str| {
         format!(

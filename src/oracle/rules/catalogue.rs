@@ -241,6 +241,16 @@ pub static RULES: &[Rule] = &[
          notifications, §Capability Negotiation)",
     ),
     must(
+        LOG_REQUESTED,
+        MODERN,
+        "In 2026-07-28 (a conversation that sent no `initialize`), a `notifications/message` is written while a \
+         request that carried `io.modelcontextprotocol/logLevel` in its `_meta` is open: sent before it, its \
+         response not yet written (or cancelled by the client).",
+        "MCP 2026-07-28 server/utilities/logging.mdx §Per-request log level (the server MUST NOT emit \
+         notifications/message for a request that does not include this field; when it is present the server MAY \
+         send them on the response stream of that request, before the final response)",
+    ),
+    must(
         PROGRESS,
         BOTH,
         "A `notifications/progress` carries the `_meta.progressToken` of a request sent before it and not yet \

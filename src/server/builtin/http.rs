@@ -596,9 +596,14 @@ pub fn serve(address: &str, mut state: HttpServer, ready: impl FnOnce(std::net::
 
 /// Starts [`serve`] on a thread at `127.0.0.1:0` and returns the endpoint's URL (for tests and benchmarks).
 pub fn spawn(bug: Option<HttpBug>, modern_only: bool) -> Result<String> {
+    spawn_server(HttpServer::new(bug, modern_only))
+}
+
+/// Starts [`serve`] of `state` on a thread at `127.0.0.1:0` and returns the endpoint's URL.
+pub fn spawn_server(state: HttpServer) -> Result<String> {
     let (sender, receiver) = std::sync::mpsc::channel();
     std::thread::spawn(move || {
-        let failed = serve("127.0.0.1:0", HttpServer::new(bug, modern_only), |address| {
+        let failed = serve("127.0.0.1:0", state, |address| {
             let _ = sender.send(Ok(address));
         });
         if let Err(error) = failed {

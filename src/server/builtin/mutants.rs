@@ -98,11 +98,14 @@ pub enum Mutant {
     /// On a handshake connection a `tools/call` logs a `notifications/message`, though `initialize` declared no
     /// `logging`.
     LogsUndeclared,
+    /// On a modern connection a `tools/call` logs a `notifications/message` though the request asked for no log
+    /// level.
+    LogsUnrequested,
 }
 
 impl Mutant {
     /// Every mutant, in declaration order.
-    pub const ALL: [Mutant; 42] = [
+    pub const ALL: [Mutant; 43] = [
         Mutant::IdAsString,
         Mutant::BigIdRounded,
         Mutant::NullIdOnError,
@@ -145,6 +148,7 @@ impl Mutant {
         Mutant::InputRequiredUndeclared,
         Mutant::ProgressAfterResult,
         Mutant::LogsUndeclared,
+        Mutant::LogsUnrequested,
     ];
 
     /// The mutant's kebab-case name, as `--mutant` takes it.
@@ -248,6 +252,11 @@ impl Mutant {
             Mutant::ListedResourceUnreadable => vec![with("resources/read", json!({ "uri": "calc://logo" }))],
             Mutant::CursorIgnored => vec![with("tools/list", json!({ "cursor": crate::script::BAD_CURSOR }))],
             Mutant::InputSchemaNotObject | Mutant::DuplicateToolName => vec![list()],
+            Mutant::LogsUnrequested => {
+                let mut params = json!({ "name": "add", "arguments": { "a": 2, "b": 3 } });
+                params[META] = envelope::envelope(LATEST_MODERN_VERSION);
+                vec![request(json!(1), "tools/call", params)]
+            }
             Mutant::ProgressAfterResult => {
                 let mut params = json!({ "name": "add", "arguments": { "a": 2, "b": 3 } });
                 params[META] = envelope::envelope(LATEST_MODERN_VERSION);
@@ -407,6 +416,11 @@ impl Mutant {
                 "logs-undeclared",
                 "SERVER-UNDECLARED-NOTIFICATION",
                 "a handshake tools/call logs a notifications/message though initialize declared no logging",
+            ),
+            Mutant::LogsUnrequested => (
+                "logs-unrequested",
+                "MCP-LOG-REQUESTED",
+                "a modern tools/call logs a notifications/message though the request asked for no log level",
             ),
         }
     }

@@ -258,6 +258,10 @@ impl CalcConnection {
                     "params": confirm_elicitation(),
                 }));
             }
+            if self.has(Mutant::LogsUnrequested) && self.era == Some(Era::Modern) {
+                let params = json!({ "level": "info", "logger": "calc", "data": "tools/call" });
+                messages.push(json!({ "jsonrpc": "2.0", "method": "notifications/message", "params": params }));
+            }
             if self.has(Mutant::LogsUndeclared) && self.era == Some(Era::Handshake) {
                 let params = json!({ "level": "info", "logger": "calc", "data": "tools/call" });
                 messages.push(json!({ "jsonrpc": "2.0", "method": "notifications/message", "params": params }));

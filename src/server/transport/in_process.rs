@@ -129,7 +129,7 @@ fn answer_requests(
         let answers: Vec<Vec<u8>> = events[next..]
             .iter()
             .filter_map(|event| match event {
-                Event::Received { line, .. } => client.answer(line),
+                Event::Received { line, .. } => client.answer(line).or_else(|| client.retry(line)),
                 _ => None,
             })
             .collect();

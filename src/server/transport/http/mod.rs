@@ -555,7 +555,17 @@ impl HttpTarget {
             }
             talk.negotiated = negotiated;
         }
-        Ok(self.settle(talk, outcome))
+        // An `input_required` result gets its retry, a POST of its own like any request.
+        let retries: Vec<Vec<u8>> = outcome.lines.iter().filter_map(|(line, _)| talk.client.retry(line)).collect();
+        if let Some(ending) = self.settle(talk, outcome) {
+            return Ok(Some(ending));
+        }
+        for retry in retries {
+            if let Some(ending) = self.post(talk, &retry)? {
+                return Ok(Some(ending));
+            }
+        }
+        Ok(None)
     }
 
     /// A GET or DELETE of its own; `Some` when the conversation ended.

@@ -275,9 +275,10 @@ impl Conversation<'_> {
             }
             None => {}
         }
-        // A request of the server's own gets the answer a client gives, while the server can still read it.
+        // A request of the server's own gets the answer a client gives, and an `input_required` result its retry,
+        // while the server can still read them.
         let answer = match self.process.input.is_some() && !line.truncated {
-            true => self.client.answer(&line.bytes),
+            true => self.client.answer(&line.bytes).or_else(|| self.client.retry(&line.bytes)),
             false => None,
         };
         self.record(Event::Received { line: line.bytes, truncated: line.truncated });

@@ -298,6 +298,8 @@ impl HttpServer {
                 Some(id) if self.sessions.contains_key(id) => {
                     if !self.bug(HttpBug::DeletedSessionServed) {
                         self.sessions.remove(id);
+                        // A stream held for the session's call ends with it.
+                        self.streams.remove(id);
                     }
                     HttpReply::empty(200)
                 }

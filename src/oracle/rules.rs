@@ -118,6 +118,8 @@ pub const INPUT_REQUIRED: &str = "MCP-INPUT-REQUIRED";
 pub const UNDECLARED_NOTIFICATION: &str = "SERVER-UNDECLARED-NOTIFICATION";
 /// Progress notifications name an active request's token and go up.
 pub const PROGRESS: &str = "MCP-PROGRESS";
+/// A `subscriptions/listen` stream starts with its acknowledgement and carries only what its filter asked for.
+pub const LISTEN: &str = "MCP-LISTEN";
 /// In 2026-07-28, log messages only for an open request that asked for them.
 pub const LOG_REQUESTED: &str = "MCP-LOG-REQUESTED";
 /// One era per connection.

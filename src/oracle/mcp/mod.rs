@@ -10,6 +10,7 @@
 //! mcp 2.3.0 is the profile rule MCP-ERA-SINGLE.
 
 mod capabilities;
+mod listen;
 mod logging;
 mod progress;
 
@@ -203,6 +204,7 @@ pub(super) fn check(input: &LayerInput, findings: &mut Findings) {
     capabilities::check(input, findings);
     progress::check(input, findings);
     logging::check(input, findings);
+    listen::check(input, findings);
     let supported = supported_versions(reads, &requests, answers, policy);
     // Profile MCP-ERA-SINGLE: the first request that gets a result fixes the connection's era.
     let single = policy.enabled(ERA_SINGLE) && serves.modern && serves.handshake != Some(false);

@@ -142,6 +142,49 @@ fn undeclared_notification() {
 }
 
 #[test]
+fn listen() {
+    let listen = |filter: &str| {
+        format!(
+            r#"{{"jsonrpc":"2.0","id":7,"method":"subscriptions/listen","params":{{"notifications":{filter},"_meta":{{"io.modelcontextprotocol/protocolVersion":"2026-07-28","io.modelcontextprotocol/clientCapabilities":{{}}}}}}}}"#
+        )
+    };
+    let ack = |honoured: &str, id: &str| {
+        format!(
+            r#"{{"jsonrpc":"2.0","method":"notifications/subscriptions/acknowledged","params":{{"notifications":{honoured},"_meta":{{"io.modelcontextprotocol/subscriptionId":{id}}}}}}}"#
+        )
+    };
+    let changed = |list: &str| {
+        format!(
+            r#"{{"jsonrpc":"2.0","method":"notifications/{list}/list_changed","params":{{"_meta":{{"io.modelcontextprotocol/subscriptionId":7}}}}}}"#
+        )
+    };
+    let updated = |uri: &str| {
+        format!(
+            r#"{{"jsonrpc":"2.0","method":"notifications/resources/updated","params":{{"uri":"{uri}","_meta":{{"io.modelcontextprotocol/subscriptionId":7}}}}}}"#
+        )
+    };
+    let closed = r#"{"jsonrpc":"2.0","id":7,"result":{"resultType":"complete","_meta":{"io.modelcontextprotocol/subscriptionId":7}}}"#;
+    let filter = r#"{"toolsListChanged":true,"resourceSubscriptions":["a://x"]}"#;
+    // Quiet: the acknowledgement first, a subset honoured, then what the filter asked for, then the graceful close.
+    let honoured = r#"{"toolsListChanged":true,"resourceSubscriptions":["a://x"]}"#;
+    quiet(&[S(&listen(filter)), R(&ack(honoured, "7")), R(&changed("tools")), R(&updated("a://x")), R(closed)], LISTEN);
+    quiet(&[S(&listen(filter)), R(&ack("{}", "7"))], LISTEN);
+    // Fires: a notification or the close before the acknowledgement (an id "7" is not the id 7).
+    let f = fires(&[S(&listen(filter)), R(&ack("{}", r#""7""#)), R(&changed("tools"))], LISTEN);
+    assert!(f.detail.contains("before the acknowledgement"), "{}", f.detail);
+    fires(&[S(&listen(filter)), R(closed)], LISTEN);
+    // Fires: honouring or sending what the filter did not ask for.
+    let f = fires(&[S(&listen(filter)), R(&ack(r#"{"promptsListChanged":true}"#, "7"))], LISTEN);
+    assert!(f.detail.contains("promptsListChanged"), "{}", f.detail);
+    fires(&[S(&listen(filter)), R(&ack("{}", "7")), R(&changed("prompts"))], LISTEN);
+    fires(&[S(&listen(filter)), R(&ack("{}", "7")), R(&updated("a://other"))], LISTEN);
+    // Not this rule's: a refused listen, messages of no listen sent.
+    let refused = r#"{"jsonrpc":"2.0","id":7,"error":{"code":-32602,"message":"no"}}"#;
+    quiet(&[S(&listen(filter)), R(refused)], LISTEN);
+    quiet(&[S(PING_1), R(&changed("tools")), R(EMPTY_1)], LISTEN);
+}
+
+#[test]
 fn log_requested() {
     let call = |id: u32, meta: &str| {
         format!(

@@ -241,6 +241,20 @@ pub static RULES: &[Rule] = &[
          notifications, §Capability Negotiation)",
     ),
     must(
+        LISTEN,
+        MODERN,
+        "On a `subscriptions/listen` stream, the first message carrying the subscription's id (the listen \
+         request's id) in `_meta[\"io.modelcontextprotocol/subscriptionId\"]` is \
+         `notifications/subscriptions/acknowledged`; the types it honours are ones the filter asked for; every \
+         later notification on it is of a type the filter asked for (`notifications/resources/updated` only for a \
+         URI in `resourceSubscriptions`).",
+        "MCP 2026-07-28 basic/patterns/subscriptions.mdx §Opening a Stream (the server MUST NOT send notification \
+         types the client has not explicitly requested) and §Acknowledgment (the server MUST send \
+         notifications/subscriptions/acknowledged as the first message carrying the subscription's ID, and MUST \
+         NOT send any notification on the subscription before it; the acknowledgment reflects the subset the \
+         server agreed to honor)",
+    ),
+    must(
         LOG_REQUESTED,
         MODERN,
         "In 2026-07-28 (a conversation that sent no `initialize`), a `notifications/message` is written while a \

@@ -806,6 +806,29 @@ mod tests {
     }
 
     #[test]
+    fn the_oracle_finds_nothing_in_a_listen_the_client_cancels() {
+        let listen = modern(
+            7,
+            "subscriptions/listen",
+            json!({"notifications":{"toolsListChanged":true,
+            "resourceSubscriptions":["calc://readme"]}}),
+            json!({}),
+        );
+        let cancel = json!({"jsonrpc":"2.0","method":"notifications/cancelled","params":{"requestId":7}});
+        let line = |value: &Value| crate::transcript::Input::Line(serde_json::to_vec(value).unwrap());
+        let inputs = [line(&listen), crate::transcript::Input::Sync, line(&cancel)];
+        let transcript = crate::server::run_in_process(&super::super::reference::Calc, &inputs);
+        let policy = crate::oracle::Policy::default().with_model(crate::model::ServerModel::built_in());
+        let findings = crate::oracle::check(&transcript, &policy);
+        assert!(findings.is_empty(), "{findings:?}\n{}", transcript.render());
+        assert!(
+            transcript.render().contains("\"resourceSubscriptions\":[\"calc://readme\"]"),
+            "{}",
+            transcript.render()
+        );
+    }
+
+    #[test]
     fn a_closed_listen_gets_its_graceful_response() {
         let listen = modern(9, "subscriptions/listen", json!({"notifications":{}}), json!({}));
         let mut connection = CalcWithFixtures.connect();

@@ -486,18 +486,23 @@ impl CalcConnection {
     }
 
     /// Opens a `subscriptions/listen` stream (basic/patterns/subscriptions.mdx): the acknowledgement first, with
-    /// the honoured subset of the filter (all of the list-changed kinds; calc's lists never change, so nothing
-    /// follows it) and the subscription id, the listen request's id; the stream stays open, unanswered.
+    /// the honoured subset of the filter (the list-changed kinds and the resource URIs it asked for; calc's lists
+    /// and resources never change, so nothing follows it) and the subscription id, the listen request's id; the
+    /// stream stays open, unanswered.
     fn listen(&mut self, request: &Request) -> Reply {
         let filter = request.params.as_ref().and_then(|p| p.get("notifications"));
         let Some(filter) = filter.and_then(Value::as_object) else {
             return Err(RpcError::new(INVALID_PARAMS, "subscriptions/listen needs a notifications object"));
         };
-        let honoured: serde_json::Map<String, Value> = filter
+        let mut honoured: serde_json::Map<String, Value> = filter
             .iter()
             .filter(|(kind, wanted)| LIST_CHANGED_KINDS.contains(&kind.as_str()) && **wanted == json!(true))
             .map(|(kind, _)| (kind.clone(), json!(true)))
             .collect();
+        if let Some(Value::Array(uris)) = filter.get("resourceSubscriptions") {
+            let uris: Vec<Value> = uris.iter().filter(|uri| uri.is_string()).cloned().collect();
+            honoured.insert("resourceSubscriptions".into(), Value::Array(uris));
+        }
         let id = request.id.to_value();
         self.notices.push(json!({ "jsonrpc": "2.0", "method": "notifications/subscriptions/acknowledged",
             "params": { "notifications": honoured, "_meta": { SUBSCRIPTION_ID_KEY: id } } }));

@@ -155,14 +155,15 @@ impl Parts {
             Call::Initialize(version) => Some(initialize_params(version.as_str(), Declares::Nothing)),
             Call::Tool(plan) => Some(match surface.tools.get(usize::from(plan.tool) % surface.tools.len().max(1)) {
                 // A call of a listed tool asks for progress: a token of its own, never reused in the conversation.
-                // In 2026-07-28 every other one declares every client capability (so an `input_required` flow can
-                // run), its answers in a style drawn from its place, and asks for log messages.
+                // In 2026-07-28 half of them (bit 4 of the plan's tool draw) declare every client capability (so
+                // an `input_required` flow can run) and ask for log messages, their answers in the style the
+                // draw's top three bits pick: the call's own, so a minimized case keeps it.
                 Some(tool) => {
                     let mut meta = json!({ PROGRESS_TOKEN_KEY: format!("wirefuzz-progress-{ordinal}") });
-                    if r.envelope == Envelope::Modern && ordinal % 2 == 1 {
+                    if r.envelope == Envelope::Modern && plan.tool & 0x10 != 0 {
                         meta[CLIENT_CAPABILITIES_KEY] = Declares::Everything(Answers::Accept).capabilities();
                         meta[LOG_LEVEL_KEY] = json!("debug");
-                        let style = Answers::ALL[(ordinal / 2) as usize % Answers::ALL.len()];
+                        let style = Answers::ALL[usize::from(plan.tool >> 5) % Answers::ALL.len()];
                         if style != Answers::Accept {
                             meta[ANSWERS_KEY] = json!(style.name());
                         }

@@ -42,7 +42,7 @@ pub const ANSWERS_KEY: &str = "dev.wirefuzz/answers";
 pub const MAX_ROUNDS: usize = 4;
 
 /// How the harness answers a server's requests, and retries an `input_required` request.
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash, PartialOrd, Ord, arbitrary::Arbitrary)]
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash, PartialOrd, Ord)]
 pub enum Answers {
     /// Valid answers: a text message, an accepted form filled from its schema, one root.
     #[default]

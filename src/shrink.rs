@@ -3,7 +3,7 @@
 //! structured inputs: it breaks the JSON long before it finds the smaller message.
 
 use crate::oracle::{Finding, Policy, check};
-use crate::server::Target;
+use crate::server::{DeadlinePassed, Target};
 use crate::transcript::{Input, Transcript};
 use anyhow::Result;
 use serde_json::{Map, Value};
@@ -59,7 +59,8 @@ pub struct Minimized {
 /// with that trigger ([`crate::trigger::signature`]), so shrinking never slides from one bug to another of the same
 /// rule. `None` when the rule (with the trigger) does not break on `inputs` at all; the minimized inputs come with
 /// the run in which they broke it (not run again); with no runs or no time left in `budget` after the first run,
-/// that run is the answer. An error means the target could not run.
+/// that run is the answer. An error means the target could not run ([`DeadlinePassed`]: the whole run's deadline
+/// passed before anything shrank).
 pub fn minimize_finding(
     target: &mut dyn Target,
     inputs: &[Input],
@@ -115,7 +116,8 @@ fn reproduce(
 }
 
 /// Shrinks `first`'s inputs with at most `runs` runs, none started after `until`: the smallest inputs that still
-/// broke the rule with their run, or `first` when nothing smaller did.
+/// broke the rule with their run, or `first` when nothing smaller did; [`DeadlinePassed`] when nothing shrank
+/// before a run failed with it (the whole run's deadline passed, so `first` was not minimized).
 fn shrink_from(
     target: &mut dyn Target,
     first: Minimized,
@@ -132,17 +134,27 @@ fn shrink_from(
     // The last candidate that still broke the rule, with its run: the shrinker's answer is that candidate, so it
     // is not run again (a hang's conversation costs the whole re-ask wait per run).
     let mut kept: Option<Minimized> = None;
+    // Set when a run could not start because the whole run's deadline passed (a campaign's): no later one can.
+    let mut cut = false;
     let shrunk = shrink(first.inputs.clone(), runs, |candidate| {
-        if out_of_time() {
+        if cut || out_of_time() {
             return false;
         }
-        let Ok(transcript) = target.run(candidate) else { return false };
+        let transcript = match target.run(candidate) {
+            Ok(transcript) => transcript,
+            Err(error) => {
+                cut |= error.is::<DeadlinePassed>();
+                return false;
+            }
+        };
         let Some((finding, trigger)) = wanted(&transcript, rule, trigger, policy) else { return false };
         kept = Some(Minimized { inputs: candidate.to_vec(), transcript, finding, trigger });
         true
     });
     match kept {
         Some(kept) if kept.inputs == shrunk => Ok(kept),
+        // Nothing shrank before the deadline cut the runs: not minimized, and the caller is told why.
+        _ if cut => Err(DeadlinePassed.into()),
         // Nothing shrank.
         _ => Ok(first),
     }
@@ -383,6 +395,38 @@ mod tests {
                 false => crate::server::run_in_process(&Calc, inputs),
             })
         }
+    }
+
+    /// The planted server for its first `.0` runs, then runs that fail as a passed deadline does.
+    struct DeadlineAfter(usize);
+
+    impl Target for DeadlineAfter {
+        fn run(&mut self, inputs: &[Input]) -> anyhow::Result<Transcript> {
+            use crate::server::builtin::mutants::Mutant;
+            use crate::server::builtin::reference::Planted;
+            if self.0 == 0 {
+                return Err(DeadlinePassed.into());
+            }
+            self.0 -= 1;
+            Ok(crate::server::run_in_process(&Planted(Mutant::NoCacheHints), inputs))
+        }
+    }
+
+    #[test]
+    fn a_deadline_before_anything_shrank_is_said_and_one_after_keeps_what_shrank() {
+        use crate::server::builtin::mutants::Mutant;
+        let mut inputs: Vec<Input> =
+            (2..12).map(|i| line(json!({ "jsonrpc": "2.0", "method": format!("n{i}") }))).collect();
+        inputs.extend(Mutant::NoCacheHints.trigger().into_iter().map(Input::Line));
+        let policy = Policy::default();
+        let budget = Budget { runs: 1_000, time: None };
+        // The reproduction runs, then every candidate meets the deadline: not minimized, and the error says why.
+        let cut = minimize_finding(&mut DeadlineAfter(1), &inputs, "MCP-CACHE-HINTS", None, &policy, budget);
+        assert!(cut.is_err_and(|error| error.is::<DeadlinePassed>()));
+        // The first candidate (half the noise dropped) still breaks the rule before the deadline: it is kept.
+        let found = minimize_finding(&mut DeadlineAfter(2), &inputs, "MCP-CACHE-HINTS", None, &policy, budget);
+        let kept = found.unwrap().unwrap().inputs.len();
+        assert!(kept < inputs.len(), "{kept} of {}", inputs.len());
     }
 
     #[test]

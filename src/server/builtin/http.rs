@@ -424,7 +424,8 @@ impl HttpServer {
         }
         // A POST routed here is a 2026-07-28 request: its connection is a modern one (a missing envelope gets
         // -32602, not the handshake era's answers), and `initialize` carrying the envelope names a method that
-        // version does not have (404 and -32601, basic/transports/http.mdx), as the other removed methods do.
+        // version does not have (404 and -32601, basic/transports/streamable-http.mdx), as the other removed
+        // methods do.
         if let Frame::Request(request) = &frame
             && request.method == INITIALIZE
             && envelope::meta(request.params.as_ref()).is_some_and(|meta| meta.contains_key(PROTOCOL_VERSION_KEY))

@@ -675,10 +675,9 @@ mod tests {
         assert_eq!(reply["id"], json!(2));
     }
 
-    #[test]
-    fn a_modern_post_is_judged_as_2026_07_28() {
-        let mut server = HttpServer::new(None, false);
-        let modern = |method: &str, params: Value| HttpRequest {
+    /// A 2026-07-28 POST of a request with `id`, `method` and `params`, its routing headers set.
+    fn modern_post(id: Value, method: &str, params: Value) -> HttpRequest {
+        HttpRequest {
             method: "POST".into(),
             headers: vec![
                 ("Accept".into(), "application/json, text/event-stream".into()),
@@ -686,8 +685,14 @@ mod tests {
                 ("MCP-Protocol-Version".into(), "2026-07-28".into()),
                 ("Mcp-Method".into(), method.into()),
             ],
-            body: Some(json!({"jsonrpc":"2.0","id":5,"method":method,"params":params}).to_string().into_bytes()),
-        };
+            body: Some(json!({"jsonrpc":"2.0","id":id,"method":method,"params":params}).to_string().into_bytes()),
+        }
+    }
+
+    #[test]
+    fn a_modern_post_is_judged_as_2026_07_28() {
+        let mut server = HttpServer::new(None, false);
+        let modern = |method: &str, params: Value| modern_post(json!(5), method, params);
         let envelope = json!({"_meta": envelope::envelope("2026-07-28")});
         let initialize = server.handle(&modern(INITIALIZE, envelope));
         assert_eq!(initialize.status, 404);
@@ -702,19 +707,9 @@ mod tests {
     #[test]
     fn a_listen_post_gets_the_ack_then_the_graceful_close() {
         let mut server = HttpServer::new(None, true);
-        let mut params =
-            json!({"_meta": envelope::envelope("2026-07-28"), "notifications": {"toolsListChanged": true}});
-        params["_meta"]["io.modelcontextprotocol/clientCapabilities"] = json!({});
-        let request = HttpRequest {
-            method: "POST".into(),
-            headers: vec![
-                ("Accept".into(), "application/json, text/event-stream".into()),
-                ("Content-Type".into(), "application/json".into()),
-                ("MCP-Protocol-Version".into(), "2026-07-28".into()),
-                ("Mcp-Method".into(), LISTEN.into()),
-            ],
-            body: Some(json!({"jsonrpc":"2.0","id":"L","method":LISTEN,"params":params}).to_string().into_bytes()),
-        };
+        // The envelope declares no client capabilities.
+        let params = json!({"_meta": envelope::envelope("2026-07-28"), "notifications": {"toolsListChanged": true}});
+        let request = modern_post(json!("L"), LISTEN, params);
         let reply = server.handle(&request);
         let body = String::from_utf8(reply.body).unwrap();
         let events: Vec<Value> =

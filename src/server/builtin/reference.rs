@@ -672,12 +672,16 @@ fn error_message(id: Value, error: RpcError) -> Value {
 }
 
 #[cfg(test)]
-mod tests {
+pub(super) mod tests {
     use super::*;
 
     /// Sends each line on one fresh connection; returns the replies per line, parsed.
     fn talk(lines: &[Value]) -> Vec<Vec<Value>> {
-        let mut connection = Calc.connect();
+        talk_on(Calc.connect(), lines)
+    }
+
+    /// Sends each line on `connection`; returns the replies per line, parsed.
+    pub(in crate::server::builtin) fn talk_on(mut connection: CalcConnection, lines: &[Value]) -> Vec<Vec<Value>> {
         lines
             .iter()
             .map(|line| {

@@ -15,7 +15,7 @@ pub mod ts_server;
 use crate::oracle::Finding;
 use crate::protocol::envelope::{META, PROTOCOL_VERSION_KEY};
 use crate::protocol::era::{LATEST_HANDSHAKE_VERSION, LATEST_MODERN_VERSION};
-use crate::protocol::methods::{INITIALIZE, INITIALIZED, TOOLS_LIST};
+use crate::protocol::methods::{INITIALIZE, INITIALIZED, PING, TOOLS_LIST};
 use crate::transcript::{Event, Input, Transcript};
 use serde_json::{Value, json};
 pub use shape::{Fault, Shape};
@@ -125,22 +125,41 @@ impl std::fmt::Display for Chosen {
     }
 }
 
-/// Error messages only one SDK writes, each with the SDK and what it answers: the fingerprints [`detect`] reads.
-const FINGERPRINTS: [(&str, &Sdk, &str); 2] = [
-    (
-        "request _meta is missing or has malformed required fields",
-        &rmcp::SDK,
-        "its -32602 message for a _meta without clientCapabilities",
-    ),
-    (
-        "requests carrying the 2026-07-28 envelope are not accepted on it",
-        &python::SDK,
-        "its -32600 message for an enveloped request on a handshake connection",
-    ),
+/// One SDK's fingerprint: an error message only it writes, and what else its answers must show.
+struct Fingerprint {
+    /// The words of the message.
+    message: &'static str,
+    /// The SDK.
+    sdk: &'static Sdk,
+    /// What it answers, for the run's SDK line.
+    from: &'static str,
+    /// Whether the fingerprint also needs the `"params": null` ping served (the Python SDK's own deviation: the
+    /// built-in server writes the same message, the seed lesson's words, but refuses the null).
+    serves_null_params: bool,
+}
+
+/// The fingerprints [`detect`] reads.
+const FINGERPRINTS: [Fingerprint; 2] = [
+    Fingerprint {
+        message: "request _meta is missing or has malformed required fields",
+        sdk: &rmcp::SDK,
+        from: "its -32602 message for a _meta without clientCapabilities",
+        serves_null_params: false,
+    },
+    Fingerprint {
+        message: "requests carrying the 2026-07-28 envelope are not accepted on it",
+        sdk: &python::SDK,
+        from: "its -32600 message for an enveloped request on a handshake connection, and a result for \"params\": null",
+        serves_null_params: true,
+    },
 ];
 
-/// The fingerprint conversation: `initialize`, `notifications/initialized`, then a `tools/list` whose `_meta` names
-/// a protocol version and nothing else (every SDK answers it; two write a message of their own).
+/// The id of the fingerprint's `ping` whose `params` is `null`.
+const NULL_PARAMS_ID: i64 = 3;
+
+/// The fingerprint conversation: `initialize`, `notifications/initialized`, a `tools/list` whose `_meta` names
+/// a protocol version and nothing else (every SDK answers it; two write a message of their own), then a `ping`
+/// whose `params` is `null` (JSON-RPC says params MUST be structured; one SDK serves it anyway).
 pub fn fingerprint_inputs() -> Vec<Input> {
     let initialize = json!({ "jsonrpc": "2.0", "id": 1, "method": INITIALIZE, "params": {
         "protocolVersion": LATEST_HANDSHAKE_VERSION, "capabilities": {},
@@ -148,21 +167,30 @@ pub fn fingerprint_inputs() -> Vec<Input> {
     let initialized = json!({ "jsonrpc": "2.0", "method": INITIALIZED });
     let list = json!({ "jsonrpc": "2.0", "id": 2, "method": TOOLS_LIST,
         "params": { META: { PROTOCOL_VERSION_KEY: LATEST_MODERN_VERSION } } });
+    let ping = json!({ "jsonrpc": "2.0", "id": NULL_PARAMS_ID, "method": PING, "params": null });
     let line = |value: Value| Input::Line(value.to_string().into_bytes());
-    vec![line(initialize), line(initialized), Input::Sync, line(list), Input::Sync]
+    vec![line(initialize), line(initialized), Input::Sync, line(list), Input::Sync, line(ping), Input::Sync]
 }
 
-/// The SDK the fingerprint conversation's transcript shows for certain (an error message only that SDK writes);
-/// `None` when nothing is certain.
+/// The SDK the fingerprint conversation's transcript shows for certain (an error message only that SDK writes,
+/// and what else its fingerprint needs); `None` when nothing is certain.
 pub fn detect(transcript: &Transcript) -> Option<Chosen> {
-    transcript.events.iter().find_map(|event| {
-        let Event::Received { line, .. } = event else { return None };
-        let reply: Value = serde_json::from_slice(line).ok()?;
+    let replies: Vec<Value> = transcript
+        .events
+        .iter()
+        .filter_map(|event| match event {
+            Event::Received { line, .. } => serde_json::from_slice(line).ok(),
+            _ => None,
+        })
+        .collect();
+    let null_params_served =
+        replies.iter().any(|reply| reply.get("id") == Some(&json!(NULL_PARAMS_ID)) && reply.get("result").is_some());
+    replies.iter().find_map(|reply| {
         let message = reply.get("error")?.get("message")?.as_str()?;
         FINGERPRINTS
             .iter()
-            .find(|(text, _, _)| message.contains(text))
-            .map(|(_, sdk, from)| Chosen { sdk, source: Source::Detected(from.to_string()) })
+            .find(|print| message.contains(print.message) && (!print.serves_null_params || null_params_served))
+            .map(|print| Chosen { sdk: print.sdk, source: Source::Detected(print.from.to_string()) })
     })
 }
 

@@ -195,10 +195,22 @@ fn detection_reads_only_messages_one_sdk_writes() {
     assert_eq!(detected.sdk, &rmcp::SDK);
     assert!(detected.to_string().starts_with("rmcp 3.11.0 (detected from "), "{detected}");
     let python_reply = r#"{"jsonrpc":"2.0","id":2,"error":{"code":-32600,"message":"this connection serves the handshake protocol era; requests carrying the 2026-07-28 envelope are not accepted on it"}}"#;
-    assert_eq!(detect(&answered(python_reply)).unwrap().sdk, &python::SDK);
+    assert_eq!(detect(&answered(python_reply)), None, "the built-in server writes the same words");
+    let null_served = r#"{"jsonrpc":"2.0","id":3,"result":{}}"#;
+    let null_refused = r#"{"jsonrpc":"2.0","id":3,"error":{"code":-32600,"message":"Invalid Request"}}"#;
+    let python = Transcript {
+        events: vec![sent(INITIALIZE), received(python_reply), received(null_served)],
+        ending: Ending::Closed,
+    };
+    assert_eq!(detect(&python).unwrap().sdk, &python::SDK);
+    let calc = Transcript {
+        events: vec![sent(INITIALIZE), received(python_reply), received(null_refused)],
+        ending: Ending::Closed,
+    };
+    assert_eq!(detect(&calc), None, "the seed lesson's words without the SDK's null params");
     let ts_reply = r#"{"result":{"tools":[]},"jsonrpc":"2.0","id":2}"#;
     assert_eq!(detect(&answered(ts_reply)), None, "nothing certain");
-    assert_eq!(fingerprint_inputs().len(), 5);
+    assert_eq!(fingerprint_inputs().len(), 7);
     let stated = Chosen { sdk: &ts_sdk::SDK, source: Source::Stated };
     assert_eq!(stated.to_string(), "@modelcontextprotocol/sdk 1.32.2 (from --sdk)");
 }

@@ -40,6 +40,10 @@ pub enum Barrier {
     },
 }
 
+/// How many sentinels a barrier sends for lines of the harness's own sent after the one before (the client's
+/// answers and retries: at most [`crate::protocol::client::MAX_ANSWERS`] of them in a conversation).
+const MAX_OWN_LINES: usize = crate::protocol::client::MAX_ANSWERS;
+
 /// How often the stderr is looked at while a reply is owed: a handler's panic or traceback there means its request
 /// will not be answered, so the barrier need not wait the whole reply timeout for it.
 const FAILURE_POLL: Duration = Duration::from_millis(100);
@@ -133,52 +137,74 @@ impl Conversation<'_> {
     fn sentinel_barrier(&mut self, form: Form, timeouts: Timeouts) -> Option<Ending> {
         let Barrier::Sentinel { wait, .. } = self.barrier else { return None };
         let guess = wait < timeouts.reply;
-        for _ in 0..2 {
-            let id = self.send_sentinel(form);
-            let mut until = Instant::now() + if self.heard { wait } else { wait + timeouts.startup };
-            loop {
-                // A server that writes without end never lets the wait time out: the clock is read here too.
-                let received = match Instant::now() < until {
-                    true => self.process.output.recv_timeout(until.saturating_duration_since(Instant::now())),
-                    false => Err(RecvTimeoutError::Timeout),
-                };
-                match received {
-                    Ok(Stdout::Line(line)) => {
-                        let answered = answers(&line.bytes, &id);
-                        if guess && !self.heard {
-                            until = until.min(Instant::now() + wait);
+        // A sentinel answers only what was sent before it. A line the harness sent after it needs a sentinel of
+        // its own: the client's retry of an `input_required` result, and its answer to a request of the server's
+        // (the request the server was serving when it asked is not dropped: it waits for that answer). So does a
+        // retry sent while slow tool calls were awaited. The client bounds what it sends, so this ends; the bound is
+        // a second guard.
+        let mut own = 0;
+        loop {
+            let mut rounds = 0;
+            while rounds < 2 && own <= MAX_OWN_LINES {
+                let before = self.events.len();
+                let id = self.send_sentinel(form);
+                let mut until = Instant::now() + if self.heard { wait } else { wait + timeouts.startup };
+                loop {
+                    // A server that writes without end never lets the wait time out: the clock is read here too.
+                    let received = match Instant::now() < until {
+                        true => self.process.output.recv_timeout(until.saturating_duration_since(Instant::now())),
+                        false => Err(RecvTimeoutError::Timeout),
+                    };
+                    match received {
+                        Ok(Stdout::Line(line)) => {
+                            let answered = answers(&line.bytes, &id);
+                            if guess && !self.heard {
+                                until = until.min(Instant::now() + wait);
+                            }
+                            self.receive(line);
+                            if answered {
+                                break;
+                            }
                         }
-                        self.receive(line);
-                        if answered {
-                            break;
+                        Ok(Stdout::End) | Err(RecvTimeoutError::Disconnected) => return self.ended(timeouts),
+                        Err(RecvTimeoutError::Timeout) => {
+                            let _ = self.note_failure();
+                            self.stalled = true;
+                            self.guessed |= guess;
+                            self.open.clear();
+                            self.unmatched = 0;
+                            return None;
                         }
-                    }
-                    Ok(Stdout::End) | Err(RecvTimeoutError::Disconnected) => return self.ended(timeouts),
-                    Err(RecvTimeoutError::Timeout) => {
-                        let _ = self.note_failure();
-                        self.stalled = true;
-                        self.guessed |= guess;
-                        self.open.clear();
-                        self.unmatched = 0;
-                        return None;
                     }
                 }
+                let sent_since = self.events[before..].iter().any(|event| matches!(event, Event::Sent(_)));
+                // (An open request counts here even when replies without a usable id seem to account for it: one
+                // that waits for the harness's answer is still to come.)
+                match (sent_since && !self.open.is_empty(), self.owes()) {
+                    (true, _) => own += 1,
+                    (false, true) => rounds += 1,
+                    (false, false) => break,
+                }
             }
-            if !self.owes() {
+            // The sentinel's reply answers everything sent before it: a tool call still open is running, not
+            // dropped; but one whose id the client reused is not waited for once a twin was answered. (The sentinel
+            // is not counted in `sent`: it comes after the last line sent, whose order is `sent`.)
+            let covered = self.sent;
+            self.answered_up_to = Some(covered + 1);
+            let twins: Vec<RequestId> =
+                self.open.keys().filter(|id| self.twins_answered.contains(*id)).cloned().collect();
+            for id in twins {
+                self.open.remove(&id);
+                self.let_go.insert(id);
+            }
+            if let Some(ending) = self.await_slow_tools(timeouts) {
+                return Some(ending);
+            }
+            let sent_after = self.open.keys().any(|id| self.order.get(id).is_some_and(|at| *at > covered));
+            if !sent_after || own > MAX_OWN_LINES {
                 break;
             }
-        }
-        // The sentinel's reply answers everything sent before it: a tool call still open is running, not dropped;
-        // but one whose id the client reused is not waited for once a twin was answered. (The sentinel is not
-        // counted in `sent`: it comes after the last line sent, whose order is `sent`.)
-        self.answered_up_to = Some(self.sent + 1);
-        let twins: Vec<RequestId> = self.open.keys().filter(|id| self.twins_answered.contains(*id)).cloned().collect();
-        for id in twins {
-            self.open.remove(&id);
-            self.let_go.insert(id);
-        }
-        if let Some(ending) = self.await_slow_tools(timeouts) {
-            return Some(ending);
+            own += 1;
         }
         self.dropped.extend(self.open.drain().map(|(id, _)| id));
         self.unmatched = 0;
@@ -447,6 +473,65 @@ mod tests {
         assert!(slow.render().contains("mcp-wirefuzz-reask-"), "a slow call is asked again: {}", slow.render());
         let (quick_call, found) = run(1);
         assert!(found.is_empty() && !quick_call.render().contains("reask"), "{}", quick_call.render());
+    }
+
+    /// Runs `inputs` with sentinels on `server` (handshake era); the transcript, and whether sentinels are still on
+    /// afterwards (a sentinel that showed a request dropped before its reply came turns them off for the run).
+    fn with_sentinels(
+        server: &crate::server::ServerCommand,
+        inputs: &[Input],
+    ) -> (crate::transcript::Transcript, bool) {
+        let mut target = StdioTarget::new(server.clone(), quick()).with_sentinels(Eras::Handshake);
+        let transcript = target.run(inputs).unwrap();
+        let on = !matches!(target.sentinels, super::super::sentinel::Sentinels::Off);
+        (transcript, on)
+    }
+
+    #[test]
+    fn a_request_waiting_for_the_harnesss_answer_is_not_taken_for_dropped() {
+        let line = |text: &str| Input::Line(text.as_bytes().to_vec());
+        // Asks the client (a ping of its own) on a `prompts/get` and answers it once the client's answer comes;
+        // meanwhile answers every other request at once, and a line that is not JSON with a null id (a reply that
+        // leaves the harness unsure which request it answers).
+        let server = answering(
+            r#"while read -r l; do case "$l" in
+              *prompts/get*) echo '{"jsonrpc":"2.0","id":"ask-1","method":"ping"}';;
+              *'"ask-1"'*) echo '{"jsonrpc":"2.0","id":"call","result":{"messages":[]}}';;
+              *'not json'*) echo '{"jsonrpc":"2.0","id":null,"error":{"code":-32700,"message":"Parse error"}}';;
+              *) id=$(idof "$l"); [ -n "$id" ] && reply "$id";;
+            esac; done"#,
+        );
+        let get = line(r#"{"jsonrpc":"2.0","id":"call","method":"prompts/get","params":{"name":"ask"}}"#);
+        let inputs = [get, line("not json"), line("not json either"), Input::Sync];
+        let (transcript, on) = with_sentinels(&server, &inputs);
+        let render = transcript.render();
+        assert!(render.contains(r#">> {"jsonrpc":"2.0","id":"ask-1","result":{}}"#), "{render}");
+        assert!(render.contains(r#"<< {"jsonrpc":"2.0","id":"call","result":{"messages":[]}}"#), "{render}");
+        assert!(on, "the reply after the sentinel's is not a reordering: {render}");
+        let findings = crate::oracle::check(&transcript, &crate::oracle::Policy::default());
+        assert!(!findings.iter().any(|f| f.rule == "JSONRPC-RESPONSE-MISSING"), "{findings:?}");
+    }
+
+    #[test]
+    fn a_retry_the_harness_sends_after_a_sentinel_gets_a_sentinel_of_its_own() {
+        let line = |text: &str| Input::Line(text.as_bytes().to_vec());
+        // Every tool call, the client's retries too, goes input_required again (the client stops after its rounds);
+        // every other request is answered at once.
+        let server = answering(
+            r#"while read -r l; do id=$(idof "$l"); case "$l" in
+              *tools/call*) printf '{"jsonrpc":"2.0","id":"%s","result":{"resultType":"input_required","inputRequests":{"r":{"method":"roots/list","params":{}}}}}
+' "$id";;
+              *) [ -n "$id" ] && reply "$id";;
+            esac; done"#,
+        );
+        let call = line(
+            r#"{"jsonrpc":"2.0","id":"call","method":"tools/call","params":{"name":"ask","_meta":{"io.modelcontextprotocol/protocolVersion":"2026-07-28","io.modelcontextprotocol/clientCapabilities":{"roots":{}}}}}"#,
+        );
+        let (transcript, on) = with_sentinels(&server, &[call, Input::Sync]);
+        let render = transcript.render();
+        let retries = crate::protocol::client::MAX_ROUNDS;
+        assert!(render.contains(&format!(r#"<< {{"jsonrpc":"2.0","id":"wirefuzz-retry-{retries}""#)), "{render}");
+        assert!(on, "each retry's reply came after a sentinel sent before the retry: {render}");
     }
 
     #[test]

@@ -237,3 +237,44 @@ fn a_python_sdk_tool_is_retried_and_its_retry_path_is_judged() {
         assert_eq!(found, rules, "{bug:?} {style:?}\n{rendered}");
     }
 }
+
+/// `mcp-wirefuzz fuzz` on the reference server serving the suite's fixtures (tools that ask the client mid-call,
+/// `input_required` tools with their retries and answer styles), over `transport`: exit code and output.
+fn fuzz_fixtures(transport: &[String]) -> (Option<i32>, String) {
+    let exe = env!("CARGO_BIN_EXE_mcp-wirefuzz");
+    let out = std::env::temp_dir().join(format!("wirefuzz-fixtures-{}-{}", transport.len(), std::process::id()));
+    let output = std::process::Command::new(exe)
+        .args(["fuzz", "--cases", "300", "--seed", "11", "--out"])
+        .arg(&out)
+        .args(transport)
+        .output()
+        .unwrap();
+    let _ = std::fs::remove_dir_all(&out);
+    let text = String::from_utf8_lossy(&output.stdout).to_string() + &String::from_utf8_lossy(&output.stderr);
+    (output.status.code(), text)
+}
+
+#[test]
+fn the_reference_server_with_its_fixtures_is_clean_under_fuzz_over_stdio_and_http() {
+    let exe = env!("CARGO_BIN_EXE_mcp-wirefuzz").to_string();
+    let stdio = ["--".into(), exe.clone(), "serve".into(), "--conformance-fixtures".into()];
+    let port = std::net::TcpListener::bind("127.0.0.1:0").unwrap().local_addr().unwrap().port();
+    let address = format!("127.0.0.1:{port}");
+    let http = [
+        "--url".into(),
+        format!("http://{address}/mcp"),
+        "--".into(),
+        exe,
+        "serve".into(),
+        "--http".into(),
+        address,
+        "--conformance-fixtures".into(),
+    ];
+    for transport in [&stdio[..], &http[..]] {
+        let (code, text) = fuzz_fixtures(transport);
+        assert_eq!(code, Some(0), "{transport:?}:\n{text}");
+        assert!(text.contains("ran 300 conversations") && text.contains("no findings"), "{text}");
+        // The tools that ask the client ran (the coverage table names them, cut to its column).
+        assert!(text.contains("test_elicitation ") && text.contains("test_input_required_result_m"), "{text}");
+    }
+}

@@ -433,17 +433,19 @@ fn header_mismatch(s: &Seen, legacy_routes: bool) -> Option<Mismatch> {
     None
 }
 
-/// Every exchange with its body's frame and its response's lines.
+/// Every exchange with its body's frame and its response's lines. A response that is not an SSE stream holds one
+/// line at most (its body) and none when it has no body: the lines after it are the rest of the SSE stream it was
+/// sent from within (the harness's answer to a request of the server's, POSTed while that stream stays open).
 fn exchanges(transcript: &Transcript) -> Vec<Seen<'_>> {
     let events = &transcript.events;
-    let mut seen = Vec::new();
+    let mut seen: Vec<Seen> = Vec::new();
     for (index, event) in events.iter().enumerate() {
         let Event::Http(exchange) = event else { continue };
         let frame = match index.checked_sub(1).map(|i| &events[i]) {
             Some(Event::Sent(line)) if exchange.method == "POST" => Some(Frame::parse(line)),
             _ => None,
         };
-        let replies = events[index + 1..]
+        let mut replies: Vec<(usize, Option<Value>)> = events[index + 1..]
             .iter()
             .enumerate()
             .map_while(|(offset, event)| match event {
@@ -451,9 +453,21 @@ fn exchanges(transcript: &Transcript) -> Vec<Seen<'_>> {
                 _ => None,
             })
             .collect();
+        if !is_stream(exchange) {
+            let own = replies.len().min(usize::from(exchange.body_len > 0));
+            let rest = replies.split_off(own);
+            if let Some(stream) = seen.iter_mut().rev().find(|s| is_stream(s.exchange)) {
+                stream.replies.extend(rest);
+            }
+        }
         seen.push(Seen { index, exchange, frame, replies });
     }
     seen
+}
+
+/// Whether the response is an SSE stream.
+fn is_stream(exchange: &Exchange) -> bool {
+    exchange.media_type().as_deref() == Some("text/event-stream")
 }
 
 #[cfg(test)]
@@ -523,6 +537,35 @@ mod tests {
         // A session header on the request, ignored: nothing to report.
         let ignored = post(&[("Mcp-Session-Id", "old")], &[]);
         assert_eq!(fired(&ignored, Some(Eras::Modern)), Vec::<&str>::new());
+    }
+
+    #[test]
+    fn the_answer_posted_from_within_a_stream_owns_none_of_the_streams_later_lines() {
+        let line = |text: &str| text.as_bytes().to_vec();
+        let received = |text: &str| Event::Received { line: line(text), truncated: false };
+        let sse = [("Content-Type", "text/event-stream")];
+        let handshake = [("MCP-Protocol-Version", "2025-11-25")];
+        // A tool call's stream asks the client; the answer is POSTed (202, no body) while the stream stays open;
+        // the call's result then comes in the stream.
+        let answered = |status: u16, body_len: usize| {
+            let mut answer = exchange("POST", status, &handshake, &[]);
+            if let Event::Http(exchange) = &mut answer {
+                exchange.body_len = body_len;
+            }
+            vec![
+                Event::Sent(line(r#"{"jsonrpc":"2.0","id":3,"method":"tools/call","params":{"name":"ask"}}"#)),
+                exchange("POST", 200, &handshake, &sse),
+                received(r#"{"jsonrpc":"2.0","id":"s1","method":"elicitation/create","params":{"message":"?"}}"#),
+                Event::Sent(line(r#"{"jsonrpc":"2.0","id":"s1","result":{"action":"decline"}}"#)),
+                answer,
+                received(r#"{"jsonrpc":"2.0","id":3,"result":{"content":[]}}"#),
+            ]
+        };
+        let rules = |events: &[Event]| fired(events, Some(Eras::Dual));
+        assert!(!rules(&answered(202, 0)).contains(&HTTP_NOTIFICATION_202), "{:?}", rules(&answered(202, 0)));
+        // The answer's own response with a body, or a status other than 202, still breaks the rule.
+        assert!(rules(&answered(202, 2)).contains(&HTTP_NOTIFICATION_202));
+        assert!(rules(&answered(200, 0)).contains(&HTTP_NOTIFICATION_202));
     }
 
     /// Every short transcript over a few HTTP-shaped events, in every order, is judged without a panic.

@@ -1,6 +1,7 @@
 //! The 2026-07-28 request envelope (`params._meta`) and the result stamps that go with it.
 
 use super::era::Era;
+use super::id::RequestId;
 use serde_json::{Map, Value, json};
 
 /// The member of `params` (and of a result) that holds protocol metadata.
@@ -87,4 +88,17 @@ mod tests {
         let only_version = json!({ PROTOCOL_VERSION_KEY: "2026-07-28" });
         assert_eq!(missing_keys(only_version.as_object().unwrap()), vec![CLIENT_CAPABILITIES_KEY]);
     }
+}
+
+/// The subscription a server line acknowledges: the `_meta` subscription id of a
+/// `notifications/subscriptions/acknowledged` (a listen stream is open from then on), `None` for any other line.
+pub fn acknowledged_subscription(line: &[u8]) -> Option<RequestId> {
+    let needle = crate::protocol::methods::ACKNOWLEDGED.as_bytes();
+    if !line.windows(needle.len()).any(|w| w == needle) {
+        return None;
+    }
+    let message: Value = serde_json::from_slice(line).ok()?;
+    (message.get("method")?.as_str()? == crate::protocol::methods::ACKNOWLEDGED).then_some(())?;
+    let id = message.get("params")?.get(META)?.get(SUBSCRIPTION_ID_KEY);
+    crate::protocol::IdField::of(id).valid().cloned()
 }

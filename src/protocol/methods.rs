@@ -58,6 +58,8 @@ pub const HANDSHAKE_REQUESTS: &[&str] = &[
 
 /// `subscriptions/listen` (modern era only): opens a stream of the notifications the client subscribes to.
 pub const LISTEN: &str = "subscriptions/listen";
+/// `notifications/subscriptions/acknowledged`: the first message of a listen stream.
+pub const ACKNOWLEDGED: &str = "notifications/subscriptions/acknowledged";
 /// `completion/complete`.
 pub const COMPLETE: &str = "completion/complete";
 /// `logging/setLevel` (handshake era only).

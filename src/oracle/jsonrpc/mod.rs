@@ -19,7 +19,8 @@ pub(super) use client_line::{Ambiguous, Oddities, ambiguous, has_extra_members, 
 pub(super) use read::read_line;
 
 use super::{Findings, Read, ServerLine};
-use crate::protocol::RequestId;
+use crate::protocol::envelope::acknowledged_subscription;
+use crate::protocol::{IdField, RequestId};
 use crate::transcript::{Ending, Event, Transcript};
 use rustc_hash::FxHashMap as HashMap;
 use serde_json::Value;
@@ -39,8 +40,12 @@ struct Sent {
     needs_reply: bool,
     /// The first of the requests that shared this id while open (the client reused it), or its own index.
     group: usize,
-    /// The client cancelled it while it was open: a reply, or none, is fine.
+    /// The client cancelled it while it was open, or it is a `subscriptions/listen` whose stream the server
+    /// acknowledged (the stream stays open until the client ends it or the transport closes): a reply, or none, is
+    /// fine.
     cancelled: bool,
+    /// It is a `subscriptions/listen` request.
+    listen: bool,
     /// A pending line that shared its id while both were open (the client reused it): a reply to either is the
     /// answer.
     twin_line: Option<usize>,
@@ -189,8 +194,16 @@ pub(super) fn check(transcript: &Transcript, reads: &[Read], findings: &mut Find
         match read {
             Read::Sent(sent, id) => connection.sent(index, sent, id.as_ref()),
             Read::Received(reading) => {
-                if let Some(ServerLine::Reply { id, outcome }) = &reading.line {
-                    connection.reply(index, id, outcome.as_ref());
+                match &reading.line {
+                    Some(ServerLine::Reply { id, outcome }) => connection.reply(index, id, outcome.as_ref()),
+                    Some(ServerLine::Outgoing { id: IdField::Absent }) => {
+                        if let Event::Received { line, .. } = &transcript.events[index]
+                            && let Some(subscription) = acknowledged_subscription(line)
+                        {
+                            connection.stream_opened(&subscription);
+                        }
+                    }
+                    _ => {}
                 }
                 connection.notification = None;
                 connection.stretch = index;
@@ -233,6 +246,15 @@ pub(super) fn check(transcript: &Transcript, reads: &[Read], findings: &mut Find
 
 /// The connection's indexes: open requests and unexplained pending lines by id.
 impl Connection<'_> {
+    /// The server acknowledged the listen stream `subscription`: the open `subscriptions/listen` request with that id
+    /// owes no response while the stream is open (basic/patterns/subscriptions.mdx §Cancellation: a stream ends
+    /// when the client cancels it or the transport closes, with no response; the graceful one is a SHOULD).
+    fn stream_opened(&mut self, subscription: &RequestId) {
+        if let Some(slot) = self.open(subscription).filter(|&slot| self.requests[slot].listen) {
+            self.requests[slot].cancelled = true;
+        }
+    }
+
     /// The first request with this id that has no response yet.
     fn open(&self, id: &RequestId) -> Option<usize> {
         let from = self.open_from.get(id).copied().unwrap_or(0);

@@ -6,7 +6,7 @@ use super::{Connection, Fault, Pending, Sent};
 use crate::oracle::SentLine;
 use crate::protocol::id::is_big;
 use crate::protocol::message::Problem;
-use crate::protocol::methods::CANCELLED;
+use crate::protocol::methods::{CANCELLED, LISTEN};
 use crate::protocol::{Frame, IdField, RequestId};
 use crate::transcript::Event;
 use serde_json::Value;
@@ -54,6 +54,7 @@ impl Connection<'_> {
                     // names a request already issued): a server that reads both at once may cancel it (the TS SDK
                     // handles notifications a microtask late), so it may go unanswered.
                     cancelled: self.cancelled_ahead.contains(id),
+                    listen: request.method == LISTEN,
                     twin_line,
                     unsure,
                 });

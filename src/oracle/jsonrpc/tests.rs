@@ -643,3 +643,24 @@ fn a_line_nested_past_the_parsers_limit_may_be_served() {
     // An unrelated id is still ID-ECHO.
     assert!(ids(&findings(&[S(&deep("7")), R(r#"{"jsonrpc":"2.0","id":8,"result":{}}"#)])).contains(&ID_ECHO));
 }
+
+#[test]
+fn an_acknowledged_listen_stream_owes_no_response_while_open() {
+    let envelope = r#""_meta":{"io.modelcontextprotocol/protocolVersion":"2026-07-28","io.modelcontextprotocol/clientCapabilities":{}}"#;
+    let listen = format!(
+        r#"{{"jsonrpc":"2.0","id":7,"method":"subscriptions/listen","params":{{"notifications":{{}},{envelope}}}}}"#
+    );
+    let call = format!(r#"{{"jsonrpc":"2.0","id":7,"method":"tools/list","params":{{{envelope}}}}}"#);
+    let ack = |id: &str| {
+        format!(
+            r#"{{"jsonrpc":"2.0","method":"notifications/subscriptions/acknowledged","params":{{"notifications":{{}},"_meta":{{"io.modelcontextprotocol/subscriptionId":{id}}}}}}}"#
+        )
+    };
+    // Acknowledged, the stream stays open: the connection closes without its response.
+    quiet(&[S(&listen), R(&ack("7")), Sync], RESPONSE_MISSING);
+    // Never acknowledged nor answered; acknowledged under another id; and an "acknowledgement" of a request that
+    // is no listen: each still owes its response.
+    fires(&[S(&listen), Sync], RESPONSE_MISSING);
+    fires(&[S(&listen), R(&ack(r#""7""#)), Sync], RESPONSE_MISSING);
+    fires(&[S(&call), R(&ack("7")), Sync], RESPONSE_MISSING);
+}

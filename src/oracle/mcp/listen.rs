@@ -9,12 +9,9 @@ use super::super::rules::LISTEN;
 use super::super::{Findings, LayerInput, ServerLine, shown};
 use crate::protocol::Frame;
 use crate::protocol::envelope::{META, SUBSCRIPTION_ID_KEY};
-use crate::protocol::methods::LISTEN as LISTEN_METHOD;
+use crate::protocol::methods::{ACKNOWLEDGED, LISTEN as LISTEN_METHOD};
 use crate::transcript::Event;
 use serde_json::{Map, Value};
-
-/// The acknowledgement's method.
-const ACKNOWLEDGED: &str = "notifications/subscriptions/acknowledged";
 
 /// A listen request the harness sent, and whether its stream was acknowledged yet.
 struct Stream {

@@ -16,8 +16,8 @@ use crate::protocol::envelope::{
 };
 use crate::protocol::era::{BATCH_VERSION, HANDSHAKE_VERSIONS, LATEST_HANDSHAKE_VERSION, MODERN_VERSIONS};
 use crate::protocol::methods::{
-    CACHEABLE, CANCELLED, COMPLETE, DISCOVER, ELICITATION_CREATE, INITIALIZE, LISTEN, PING, PROMPTS_GET, PROMPTS_LIST,
-    RESOURCES_LIST, RESOURCES_READ, SET_LEVEL, TEMPLATES_LIST, TOOLS_CALL, TOOLS_LIST,
+    ACKNOWLEDGED, CACHEABLE, CANCELLED, COMPLETE, DISCOVER, ELICITATION_CREATE, INITIALIZE, LISTEN, PING, PROMPTS_GET,
+    PROMPTS_LIST, RESOURCES_LIST, RESOURCES_READ, SET_LEVEL, TEMPLATES_LIST, TOOLS_CALL, TOOLS_LIST,
 };
 use crate::protocol::{Era, Frame, Problem, Request, RequestId};
 use crate::server::{InProcessServer, ServerConnection, Status};
@@ -504,7 +504,7 @@ impl CalcConnection {
             honoured.insert("resourceSubscriptions".into(), Value::Array(uris));
         }
         let id = request.id.to_value();
-        self.notices.push(json!({ "jsonrpc": "2.0", "method": "notifications/subscriptions/acknowledged",
+        self.notices.push(json!({ "jsonrpc": "2.0", "method": ACKNOWLEDGED,
             "params": { "notifications": honoured, "_meta": { SUBSCRIPTION_ID_KEY: id } } }));
         self.listens.push(request.id.clone());
         self.withheld = true;

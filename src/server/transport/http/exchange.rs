@@ -4,7 +4,8 @@
 
 use super::wire::{self, Body, Framing, ReadError, Request, SseEvent, Timed};
 use super::{EXCERPT_BYTES, Endpoint};
-use crate::protocol::methods::CANCELLED;
+use crate::protocol::envelope::acknowledged_subscription;
+use crate::protocol::methods::{CANCELLED, LISTEN};
 use crate::server::{MAX_EVENTS, MAX_LINE_BYTES};
 use crate::transcript::Exchange;
 use anyhow::{Result, bail};
@@ -36,10 +37,12 @@ pub(super) struct Answered {
     pub(super) outcome: Outcome,
 }
 
-/// How a response body is read: the ids its stream owes responses to (`None`: a stream that is not read), and
-/// what answers the server's own requests in it.
+/// How a response body is read: the ids its stream owes responses to (`None`: a stream that is not read), those
+/// of them that are `subscriptions/listen` requests (their acknowledgement is what the stream owes: the harness
+/// then closes it, as a client cancels a subscription), and what answers the server's own requests in it.
 pub(super) struct Reading<'r, 'a> {
     owed: Option<&'r [Value]>,
+    listens: &'r [Value],
     answer: &'r mut Answerer<'a>,
     answered: &'r mut Vec<Answered>,
 }
@@ -127,7 +130,8 @@ pub(super) fn exchange(
         exchange.response_headers = head.headers.clone();
         let owed = (read_stream && request.method == "POST").then(|| owed_ids(&request.body));
         let mut answered = Vec::new();
-        let read = Reading { owed: owed.as_deref(), answer, answered: &mut answered };
+        let listens = listen_ids(&request.body);
+        let read = Reading { owed: owed.as_deref(), listens: &listens, answer, answered: &mut answered };
         let (lines, timed_out, reusable) = read_body(&mut connection, &head, &mut exchange, read);
         if reusable && head.keeps_alive() && request.framing != Framing::ChunkedCut {
             *kept = Some(connection);
@@ -146,7 +150,7 @@ fn read_body(
     exchange: &mut Exchange,
     read: Reading,
 ) -> (Vec<(Vec<u8>, bool)>, bool, bool) {
-    let Reading { owed, answer, answered: answers } = read;
+    let Reading { owed, listens, answer, answered: answers } = read;
     let kind = match head.body_kind(&exchange.method) {
         Ok(kind) => kind,
         Err(why) => {
@@ -174,6 +178,11 @@ fn read_body(
                             any = true;
                             for (owed, answered) in owed.iter().zip(answered.iter_mut()) {
                                 *answered |= *owed == id;
+                            }
+                        }
+                        if let Some(id) = acknowledged_subscription(&data).map(|id| id.to_value()) {
+                            for (owed, answered) in owed.iter().zip(answered.iter_mut()) {
+                                *answered |= *owed == id && listens.contains(owed);
                             }
                         }
                         let request = !truncated && response_id(&data).is_none();
@@ -234,6 +243,20 @@ fn response_id(data: &[u8]) -> Option<Value> {
     let value = serde_json::from_slice::<Value>(data).ok()?;
     let response = value.get("method").is_none() && (value.get("result").is_some() || value.get("error").is_some());
     response.then(|| value.get("id").cloned().unwrap_or(Value::Null))
+}
+
+/// The ids of the `subscriptions/listen` requests a POST body carries.
+fn listen_ids(body: &[u8]) -> Vec<Value> {
+    let Ok(value) = serde_json::from_slice::<Value>(body) else { return Vec::new() };
+    let items: Vec<&Value> = match &value {
+        Value::Array(items) => items.iter().collect(),
+        other => vec![other],
+    };
+    items
+        .into_iter()
+        .filter(|item| item.get("method").and_then(Value::as_str) == Some(LISTEN))
+        .filter_map(|item| item.get("id").cloned())
+        .collect()
 }
 
 /// The ids of the requests a POST body carries (one request, or a batch's), less those a

@@ -8,10 +8,10 @@ use super::process::Process;
 use super::reply_to;
 use super::sentinel::sentinel_reply;
 use crate::protocol::client::Client;
-use crate::protocol::envelope::{self, META};
+use crate::protocol::envelope::{self, META, acknowledged_subscription};
 use crate::protocol::era::BATCH_VERSION;
 use crate::protocol::id::is_big;
-use crate::protocol::methods::{CANCELLED, INITIALIZE, INITIALIZED, TOOLS_CALL};
+use crate::protocol::methods::{CANCELLED, INITIALIZE, INITIALIZED, LISTEN, TOOLS_CALL};
 use crate::protocol::{Era, Frame, IdField, RequestId};
 use crate::server::latency::Latency;
 use crate::server::transport::lines::OutputLine;
@@ -74,6 +74,7 @@ impl Process {
             failure_seen: None,
             tools: HashMap::new(),
             answered_tools: HashMap::new(),
+            listens: HashSet::new(),
             reasked: false,
             client: Client::default(),
         };
@@ -177,6 +178,8 @@ pub(super) struct Conversation<'a> {
     /// The tool, the line and when it was sent, of every well-formed `tools/call`, by id (for
     /// [`Conversation::reask`]).
     pub(super) tools: HashMap<RequestId, (String, Vec<u8>, Instant)>,
+    /// The ids of the `subscriptions/listen` requests sent.
+    pub(super) listens: HashSet<RequestId>,
     /// The tools a call of which was answered, each with the longest such a call took.
     pub(super) answered_tools: HashMap<String, Duration>,
     /// Set once a tool call was re-asked ([`Conversation::reask`]).
@@ -232,6 +235,9 @@ impl Conversation<'_> {
             }
             self.sent += 1;
             self.order.insert(id.clone(), self.sent);
+            if super::names_method(line, LISTEN) {
+                self.listens.insert(id.clone());
+            }
             if let Some(cancel) = tool_call_cancel(line) {
                 self.tool_calls.insert(id.clone(), (cancel, self.sent));
                 if let Some(tool) = super::reask::called_tool(line) {
@@ -261,6 +267,12 @@ impl Conversation<'_> {
             if let Some(Some(id)) = reply_to(reply) {
                 self.reordered |= self.dropped.contains(&id);
                 self.handshake.answered(&id, reply);
+            }
+            // An acknowledged listen stream stays open until the client cancels it: its response is not waited for.
+            if let Some(id) = acknowledged_subscription(&line.bytes).filter(|id| self.listens.contains(id))
+                && self.open.remove(&id).is_some()
+            {
+                self.let_go.insert(id);
             }
         }
         match value {

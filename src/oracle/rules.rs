@@ -122,6 +122,8 @@ pub const PROGRESS: &str = "MCP-PROGRESS";
 pub const LISTEN: &str = "MCP-LISTEN";
 /// In 2026-07-28, log messages only for an open request that asked for them.
 pub const LOG_REQUESTED: &str = "MCP-LOG-REQUESTED";
+/// Log messages are at or above the level the client asked for.
+pub const LOG_LEVEL: &str = "MCP-LOG-LEVEL";
 /// One era per connection.
 pub const ERA_SINGLE: &str = "MCP-ERA-SINGLE";
 /// Modern results carry a valid `resultType`.
@@ -201,6 +203,8 @@ pub const CURSOR_INVALID: &str = "MCP-CURSOR-INVALID";
 pub const LIST_SHAPE: &str = "MCP-LIST-SHAPE";
 /// Names in a list are unique.
 pub const LIST_DUPLICATE_NAME: &str = "MCP-LIST-DUPLICATE-NAME";
+/// A completion result has the shape schema.ts gives it.
+pub const COMPLETION_SHAPE: &str = "MCP-COMPLETION-SHAPE";
 /// Modern servers emit no reserved error code.
 pub const ERROR_CODE_RESERVED: &str = "MCP-ERROR-CODE-RESERVED";
 

@@ -6,9 +6,9 @@
 
 use super::coverage::{Counts, Coverage};
 use super::rules::{
-    CONTENT_SHAPE, CURSOR_INVALID, ERROR_CODE_RESERVED, LIST_DUPLICATE_NAME, LIST_SHAPE, PROMPT_ARGUMENTS,
-    PROMPT_UNKNOWN, RESOURCE_READABLE, RESOURCE_UNKNOWN, TOOL_INVALID_ARGS, TOOL_OUTPUT_SCHEMA, TOOL_UNKNOWN,
-    TOOL_VALID_ARGS,
+    COMPLETION_SHAPE, CONTENT_SHAPE, CURSOR_INVALID, ERROR_CODE_RESERVED, LIST_DUPLICATE_NAME, LIST_SHAPE,
+    PROMPT_ARGUMENTS, PROMPT_UNKNOWN, RESOURCE_READABLE, RESOURCE_UNKNOWN, TOOL_INVALID_ARGS, TOOL_OUTPUT_SCHEMA,
+    TOOL_UNKNOWN, TOOL_VALID_ARGS,
 };
 use super::{Findings, LayerInput, ServerLine};
 use crate::protocol::client::Answers;
@@ -18,8 +18,8 @@ use crate::protocol::codes::{
 use crate::protocol::envelope::{self, META, PROTOCOL_VERSION_KEY};
 use crate::protocol::era::LATEST_MODERN_VERSION;
 use crate::protocol::methods::{
-    CANCELLED, INITIALIZE, PROMPTS_GET, PROMPTS_LIST, RESOURCES_LIST, RESOURCES_READ, TEMPLATES_LIST, TOOLS_CALL,
-    TOOLS_LIST,
+    CANCELLED, COMPLETE, INITIALIZE, PROMPTS_GET, PROMPTS_LIST, RESOURCES_LIST, RESOURCES_READ, TEMPLATES_LIST,
+    TOOLS_CALL, TOOLS_LIST,
 };
 use crate::protocol::{Era, ErrorObject, Frame, Outcome};
 use crate::script::{BAD_CURSOR, UNKNOWN_URI};
@@ -30,11 +30,13 @@ use std::collections::{BTreeSet, HashMap, HashSet};
 
 /// Codes 2026-07-28 defines in the reserved range -32020..-32099.
 const DEFINED_RESERVED: [i64; 3] = [-32020, -32021, -32022];
+/// The most values a completion result may hold (schema.ts CompleteResult: must not exceed 100 items).
+const MAX_COMPLETION_VALUES: usize = 100;
 /// -32042, the 2025-11-25 URL elicitation code, reserved in 2026-07-28.
 const URL_ELICITATION: i64 = -32042;
 
 /// The rules this module judges, in catalogue order.
-pub const RULES: [&str; 13] = [
+pub const RULES: [&str; 14] = [
     TOOL_VALID_ARGS,
     TOOL_INVALID_ARGS,
     TOOL_OUTPUT_SCHEMA,
@@ -47,6 +49,7 @@ pub const RULES: [&str; 13] = [
     CURSOR_INVALID,
     LIST_SHAPE,
     LIST_DUPLICATE_NAME,
+    COMPLETION_SHAPE,
     ERROR_CODE_RESERVED,
 ];
 
@@ -157,6 +160,12 @@ pub(super) fn check(input: &LayerInput, findings: &mut Findings, coverage: &mut 
         {
             judge.reserved_code(error);
         }
+        // A completion's result has a shape of its own, whatever the server lists.
+        if request.method == COMPLETE {
+            judge.completion(outcome);
+            tally(coverage, &findings.0[before..], &request.method, None);
+            continue;
+        }
         let Some(surface) = surface else { continue };
         // An `input_required` result asks the client for input: it is not the call's answer, and the MCP layer
         // judges it (MCP-INPUT-REQUIRED).
@@ -195,11 +204,16 @@ pub(super) fn check(input: &LayerInput, findings: &mut Findings, coverage: &mut 
             method => judge.list(method, &params, outcome),
         }
         let name = params.get("name").and_then(Value::as_str).filter(|_| request.method == TOOLS_CALL);
-        for finding in &findings.0[before..] {
-            *coverage.methods.entry(request.method.clone()).or_default().findings.entry(finding.rule).or_default() += 1;
-            if let Some(name) = name {
-                *coverage.tools.entry(name.to_string()).or_default().findings.entry(finding.rule).or_default() += 1;
-            }
+        tally(coverage, &findings.0[before..], &request.method, name);
+    }
+}
+
+/// Counts `found` against `method` (and the tool `name` it called) in `coverage`.
+fn tally(coverage: &mut Coverage, found: &[super::Finding], method: &str, name: Option<&str>) {
+    for finding in found {
+        *coverage.methods.entry(method.to_string()).or_default().findings.entry(finding.rule).or_default() += 1;
+        if let Some(name) = name {
+            *coverage.tools.entry(name.to_string()).or_default().findings.entry(finding.rule).or_default() += 1;
         }
     }
 }
@@ -434,6 +448,40 @@ impl Judge<'_> {
                 }
             }
             Outcome::Error(_) => {}
+        }
+    }
+
+    /// A `completion/complete` result: `completion.values` an array of at most 100 strings, `total` an integer
+    /// when present, `hasMore` a boolean when present (schema.ts CompleteResult).
+    fn completion(&mut self, outcome: &Outcome) {
+        let Outcome::Result(result) = outcome else { return };
+        if result.get("resultType").and_then(Value::as_str) == Some("input_required") {
+            return;
+        }
+        self.judged(COMPLETION_SHAPE);
+        let Some(completion) = result.get("completion").and_then(Value::as_object) else {
+            return self.add(COMPLETION_SHAPE, "completion/complete result: completion is not an object");
+        };
+        let mut problems = Vec::new();
+        match completion.get("values").and_then(Value::as_array) {
+            None => problems.push("values is not an array".to_string()),
+            Some(values) if values.len() > MAX_COMPLETION_VALUES => {
+                problems.push(format!("values has {} items, more than {MAX_COMPLETION_VALUES}", values.len()))
+            }
+            Some(values) => {
+                if let Some(at) = values.iter().position(|value| !value.is_string()) {
+                    problems.push(format!("values[{at}] is not a string"));
+                }
+            }
+        }
+        if completion.get("total").is_some_and(|total| !(total.is_u64() || total.is_i64())) {
+            problems.push("total is not an integer".to_string());
+        }
+        if completion.get("hasMore").is_some_and(|more| !more.is_boolean()) {
+            problems.push("hasMore is not a boolean".to_string());
+        }
+        if !problems.is_empty() {
+            self.add(COMPLETION_SHAPE, format!("completion/complete result: {}", problems.join("; ")));
         }
     }
 

@@ -92,9 +92,10 @@ mod tests {
 
 /// The subscription a server line acknowledges: the `_meta` subscription id of a
 /// `notifications/subscriptions/acknowledged` (a listen stream is open from then on), `None` for any other line.
+/// The line is parsed whole (a server may escape any character of a name), so callers ask only while a listen
+/// request is open.
 pub fn acknowledged_subscription(line: &[u8]) -> Option<RequestId> {
-    let needle = crate::protocol::methods::ACKNOWLEDGED.as_bytes();
-    if !line.windows(needle.len()).any(|w| w == needle) {
+    if !line.trim_ascii_start().starts_with(b"{") {
         return None;
     }
     let message: Value = serde_json::from_slice(line).ok()?;

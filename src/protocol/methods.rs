@@ -50,8 +50,8 @@ pub const HANDSHAKE_REQUESTS: &[&str] = &[
     RESOURCES_LIST,
     RESOURCES_READ,
     TEMPLATES_LIST,
-    "resources/subscribe",
-    "resources/unsubscribe",
+    SUBSCRIBE,
+    UNSUBSCRIBE,
     SET_LEVEL,
     COMPLETE,
 ];
@@ -64,6 +64,10 @@ pub const ACKNOWLEDGED: &str = "notifications/subscriptions/acknowledged";
 pub const COMPLETE: &str = "completion/complete";
 /// `logging/setLevel` (handshake era only).
 pub const SET_LEVEL: &str = "logging/setLevel";
+/// `resources/subscribe` (handshake era only).
+pub const SUBSCRIBE: &str = "resources/subscribe";
+/// `resources/unsubscribe` (handshake era only).
+pub const UNSUBSCRIBE: &str = "resources/unsubscribe";
 
 /// Client requests defined in the modern era (2026-07-28).
 pub const MODERN_REQUESTS: &[&str] = &[
@@ -80,7 +84,7 @@ pub const MODERN_REQUESTS: &[&str] = &[
 ];
 
 /// Handshake-era requests that 2026-07-28 removed.
-pub const REMOVED_IN_MODERN: &[&str] = &[INITIALIZE, PING, SET_LEVEL, "resources/subscribe", "resources/unsubscribe"];
+pub const REMOVED_IN_MODERN: &[&str] = &[INITIALIZE, PING, SET_LEVEL, SUBSCRIBE, UNSUBSCRIBE];
 
 /// Modern results that must carry the caching hints `ttlMs` and `cacheScope`.
 pub const CACHEABLE: &[&str] = &[DISCOVER, TOOLS_LIST, PROMPTS_LIST, RESOURCES_LIST, TEMPLATES_LIST, RESOURCES_READ];

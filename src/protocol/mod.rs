@@ -13,6 +13,7 @@ pub mod era;
 pub mod http;
 pub mod id;
 pub mod json;
+pub mod logging;
 pub mod message;
 pub mod methods;
 

@@ -6,11 +6,15 @@
 use super::arguments::{self, OddString};
 use super::edges::{self, Edge};
 use super::id::{IdKind, Ids, literal};
-use super::message::{Call, Envelope, Message, Note, PromptArguments, Request, ResourceUri, ToolCall};
+use super::message::{
+    Call, CompletePlan, Envelope, ListenPlan, Message, Note, PromptArguments, Request, ResourceUri, SubscribePlan,
+    ToolCall,
+};
 use super::{Declares, Opening, Script, Step};
 use crate::protocol::client::{ANSWERS_KEY, Answers};
 use crate::protocol::envelope::{self, CLIENT_CAPABILITIES_KEY, LOG_LEVEL_KEY, META, PROGRESS_TOKEN_KEY};
 use crate::protocol::era::LATEST_MODERN_VERSION;
+use crate::protocol::logging::LOG_LEVELS;
 use crate::protocol::methods::{DISCOVER, INITIALIZE, INITIALIZED};
 use crate::surface::Surface;
 use crate::transcript::Input;
@@ -156,13 +160,14 @@ impl Parts {
             Call::Tool(plan) => Some(match surface.tools.get(usize::from(plan.tool) % surface.tools.len().max(1)) {
                 // A call of a listed tool asks for progress: a token of its own, never reused in the conversation.
                 // In 2026-07-28 half of them (bit 4 of the plan's tool draw) declare every client capability (so
-                // an `input_required` flow can run) and ask for log messages, their answers in the style the
-                // draw's top three bits pick: the call's own, so a minimized case keeps it.
+                // an `input_required` flow can run) and ask for log messages (`debug`, or `warning` by bit 3),
+                // their answers in the style the draw's top three bits pick: the call's own, so a minimized case
+                // keeps it.
                 Some(tool) => {
                     let mut meta = json!({ PROGRESS_TOKEN_KEY: format!("wirefuzz-progress-{ordinal}") });
                     if r.envelope == Envelope::Modern && plan.tool & 0x10 != 0 {
                         meta[CLIENT_CAPABILITIES_KEY] = Declares::Everything(Answers::Accept).capabilities();
-                        meta[LOG_LEVEL_KEY] = json!("debug");
+                        meta[LOG_LEVEL_KEY] = json!(if plan.tool & 0x08 != 0 { "warning" } else { "debug" });
                         let style = Answers::ALL[usize::from(plan.tool >> 5) % Answers::ALL.len()];
                         if style != Answers::Accept {
                             meta[ANSWERS_KEY] = json!(style.name());
@@ -179,6 +184,15 @@ impl Parts {
             Call::Prompt(plan) => Some(prompt_params(surface, usize::from(plan.prompt), plan.arguments)),
             Call::Resource(plan) => Some(json!({ "uri": resource_uri(surface, usize::from(plan.index), plan.uri) })),
             Call::BadCursor(_) => Some(json!({ "cursor": BAD_CURSOR })),
+            Call::Listen(plan) => Some(listen_params(surface, plan)),
+            Call::SetLevel(draw) => {
+                Some(json!({ "level": LOG_LEVELS.get(usize::from(draw % 9)).unwrap_or(&BAD_LEVEL) }))
+            }
+            Call::Complete(plan) => Some(complete_params(surface, plan)),
+            Call::Subscribe(SubscribePlan(bits)) => {
+                let index = usize::from(bits & 0x7f) % surface.resources.len().max(1);
+                Some(json!({ "uri": surface.resources.get(index).map_or(UNKNOWN_URI, String::as_str) }))
+            }
             Call::ToolsList
             | Call::Discover
             | Call::PromptsList
@@ -273,6 +287,68 @@ pub const BAD_CURSOR: &str = "wirefuzz-no-such-cursor";
 pub const UNKNOWN_PROMPT: &str = "wirefuzz-no-such-prompt";
 /// The URI read where an unknown resource is asked for: a scheme no server uses.
 pub const UNKNOWN_URI: &str = "wirefuzz-unknown:///no/such/resource";
+
+/// A log level no version defines.
+pub const BAD_LEVEL: &str = "wirefuzz";
+/// The name of a `subscriptions/listen` filter key no version defines.
+pub const UNKNOWN_FILTER_KEY: &str = "wirefuzzChanged";
+
+/// The params of a `subscriptions/listen`: the filter its plan's bits ask for ([`ListenPlan`]).
+fn listen_params(surface: &Surface, ListenPlan(bits): ListenPlan) -> Value {
+    let mut filter = Map::new();
+    for (bit, key) in ["toolsListChanged", "promptsListChanged", "resourcesListChanged"].into_iter().enumerate() {
+        if bits & (1 << bit) != 0 {
+            filter.insert(key.into(), Value::Bool(true));
+        }
+    }
+    if bits & 0x08 != 0 {
+        let index = usize::from(bits >> 5) % surface.resources.len().max(1);
+        let uri = surface.resources.get(index).map_or(UNKNOWN_URI, String::as_str);
+        filter.insert("resourceSubscriptions".into(), json!([uri]));
+    }
+    if bits & 0x10 != 0 {
+        filter.insert(UNKNOWN_FILTER_KEY.into(), Value::Bool(true));
+    }
+    json!({ "notifications": filter })
+}
+
+/// The params of a `completion/complete` ([`CompletePlan`]): a listed template's first variable, or a listed
+/// prompt's first argument, with the value `w`; an unknown prompt when nothing of the kind is listed.
+fn complete_params(surface: &Surface, CompletePlan(bits): CompletePlan) -> Value {
+    let pick = usize::from(bits >> 2);
+    let template = surface.templates.get(pick % surface.templates.len().max(1)).filter(|_| bits & 1 != 0);
+    let prompt = surface.prompts.get(pick % surface.prompts.len().max(1));
+    let (reference, argument) = match (template, prompt) {
+        (Some(template), _) => {
+            let variable = template_variables(template).into_iter().next().unwrap_or_else(|| "wirefuzz".into());
+            (json!({ "type": "ref/resource", "uri": template }), variable)
+        }
+        (None, Some(prompt)) => {
+            let argument = prompt.arguments.first().map_or("wirefuzz", |(name, _)| name.as_str());
+            (json!({ "type": "ref/prompt", "name": prompt.name }), argument.to_string())
+        }
+        (None, None) => (json!({ "type": "ref/prompt", "name": UNKNOWN_PROMPT }), "wirefuzz".to_string()),
+    };
+    let mut params = json!({ "ref": reference, "argument": { "name": argument, "value": "w" } });
+    if bits & 0x02 != 0 {
+        params["context"] = json!({ "arguments": {} });
+    }
+    params
+}
+
+/// The variable names of a URI template (RFC 6570), in order.
+fn template_variables(template: &str) -> Vec<String> {
+    let mut names = Vec::new();
+    let mut rest = template;
+    while let Some(start) = rest.find('{') {
+        let Some(end) = rest[start..].find('}') else { break };
+        let expression = rest[start + 1..start + end].trim_start_matches(['+', '#', '.', '/', ';', '?', '&']);
+        let variables = expression.split(',').map(|name| name.trim_end_matches('*'));
+        names.extend(variables.filter(|name| !name.is_empty()).map(String::from));
+        rest = &rest[start + end + 1..];
+    }
+    names
+}
 
 /// The params of a `prompts/get` of prompt `index` (modulo the number of prompts).
 fn prompt_params(surface: &Surface, index: usize, arguments: PromptArguments) -> Value {

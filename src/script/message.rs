@@ -6,8 +6,8 @@ use super::arguments::ArgPlan;
 use super::id::IdKind;
 use crate::protocol::Era;
 use crate::protocol::methods::{
-    CANCELLED, DISCOVER, INITIALIZE, INITIALIZED, PING, PROMPTS_GET, PROMPTS_LIST, RESOURCES_LIST, RESOURCES_READ,
-    TEMPLATES_LIST, TOOLS_CALL, TOOLS_LIST,
+    CANCELLED, COMPLETE, DISCOVER, INITIALIZE, INITIALIZED, LISTEN, PING, PROMPTS_GET, PROMPTS_LIST, RESOURCES_LIST,
+    RESOURCES_READ, SET_LEVEL, SUBSCRIBE, TEMPLATES_LIST, TOOLS_CALL, TOOLS_LIST, UNSUBSCRIBE,
 };
 
 /// A method no MCP version defines.
@@ -16,7 +16,7 @@ pub const UNKNOWN_METHOD: &str = "wirefuzz/unknown";
 pub const UNKNOWN_NOTIFICATION: &str = "notifications/wirefuzz";
 
 /// Every method name a script can send, requests first.
-pub const METHODS: [&str; 14] = [
+pub const METHODS: [&str; 19] = [
     TOOLS_LIST,
     TOOLS_CALL,
     DISCOVER,
@@ -28,6 +28,11 @@ pub const METHODS: [&str; 14] = [
     PING,
     INITIALIZE,
     UNKNOWN_METHOD,
+    LISTEN,
+    SET_LEVEL,
+    COMPLETE,
+    SUBSCRIBE,
+    UNSUBSCRIBE,
     INITIALIZED,
     CANCELLED,
     UNKNOWN_NOTIFICATION,
@@ -75,8 +80,9 @@ impl Envelope {
     }
 }
 
-/// A request method and its arguments. Proptest's strategy is written out in [`boxed`] (the weights are there).
-#[derive(Clone, Debug, PartialEq, Eq, Hash, arbitrary::Arbitrary)]
+/// A request method and its arguments. Proptest's strategy is written out in [`boxed`] (the weights are there);
+/// `arbitrary`'s in [`Call::arbitrary`].
+#[derive(Clone, Debug, PartialEq, Eq, Hash)]
 pub enum Call {
     /// `tools/list`.
     ToolsList,
@@ -104,6 +110,59 @@ pub enum Call {
     TemplatesList,
     /// A list method with a cursor the server never issued.
     BadCursor(ListKind),
+    /// `subscriptions/listen` (modern era only), its filter from the bits ([`ListenPlan`]).
+    Listen(ListenPlan),
+    /// `logging/setLevel` (handshake era only): a level of the eight, or one no version defines.
+    SetLevel(u8),
+    /// `completion/complete` of a listed prompt's argument or a listed template's variable ([`CompletePlan`]).
+    Complete(CompletePlan),
+    /// `resources/subscribe` of a listed resource, or `resources/unsubscribe` (handshake era only).
+    Subscribe(SubscribePlan),
+}
+
+/// The filter of a `subscriptions/listen`, one bit per notification type (the bits in that order): the three
+/// list-changed types, `resourceSubscriptions` naming a listed resource (by the top three bits), and a key no
+/// version defines.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub struct ListenPlan(pub u8);
+
+/// A `completion/complete`: bit 0 completes a template's variable (else a prompt's argument), bit 1 adds an empty
+/// `context`, the other bits pick the prompt or template; with nothing listed to complete, an unknown prompt.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub struct CompletePlan(pub u8);
+
+/// A `resources/subscribe` (`unsubscribe` when the top bit is set) of the listed resource the other bits pick.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub struct SubscribePlan(pub u8);
+
+impl<'a> arbitrary::Arbitrary<'a> for Call {
+    /// Draws a `u32` as the derive did for the thirteen choices of before, `(draw * 13) >> 32`, reading no other
+    /// byte than before for those: an `Unknown` draw whose low three bits are not 0 is one of the later calls,
+    /// whose plan is the next byte.
+    fn arbitrary(u: &mut arbitrary::Unstructured<'a>) -> arbitrary::Result<Call> {
+        let draw = u32::arbitrary(u)?;
+        Ok(match (u64::from(draw) * 13) >> 32 {
+            0 => Call::ToolsList,
+            1 => Call::ToolsCall(ToolCall::arbitrary(u)?),
+            2 => Call::Discover,
+            3 => Call::PromptsList,
+            4 => Call::ResourcesList,
+            5 => Call::Ping,
+            6 => Call::Initialize(InitVersion::arbitrary(u)?),
+            7 => match draw % 8 {
+                0 => Call::Unknown,
+                1 | 2 => Call::Listen(ListenPlan(u8::arbitrary(u)?)),
+                3 | 4 => Call::Complete(CompletePlan(u8::arbitrary(u)?)),
+                5 => Call::SetLevel(u8::arbitrary(u)?),
+                _ => Call::Subscribe(SubscribePlan(u8::arbitrary(u)?)),
+            },
+            8 => Call::Tool(ToolPlan::arbitrary(u)?),
+            9 => Call::Prompt(PromptPlan::arbitrary(u)?),
+            10 => Call::Resource(ResourcePlan::arbitrary(u)?),
+            11 => Call::TemplatesList,
+            _ => Call::BadCursor(ListKind::arbitrary(u)?),
+        })
+    }
 }
 
 /// A `tools/call` of a listed tool: which one (modulo the number of tools), and how its arguments are made.
@@ -245,8 +304,8 @@ impl ResourceUri {
 /// value tree grew deep enough to overflow a debug build's test-thread stack.
 mod boxed {
     use super::{
-        ArgPlan, Call, InitVersion, ListKind, PromptArguments, PromptPlan, ResourcePlan, ResourceUri, ToolCall,
-        ToolPlan,
+        ArgPlan, Call, CompletePlan, InitVersion, ListKind, ListenPlan, PromptArguments, PromptPlan, ResourcePlan,
+        ResourceUri, SubscribePlan, ToolCall, ToolPlan,
     };
     use proptest::prelude::{Just, Strategy, any, prop_oneof};
     use proptest::strategy::BoxedStrategy;
@@ -266,7 +325,15 @@ mod boxed {
                 1 => Just(Call::ResourcesList).boxed(),
                 1 => Just(Call::Ping).boxed(),
                 1 => any::<InitVersion>().prop_map(Call::Initialize).boxed(),
-                1 => Just(Call::Unknown).boxed(),
+                // The later calls share the weight `Unknown` had, so the other draws stay as they were.
+                1 => prop_oneof![
+                    2 => Just(Call::Unknown),
+                    2 => any::<u8>().prop_map(|bits| Call::Listen(ListenPlan(bits))),
+                    2 => any::<u8>().prop_map(|bits| Call::Complete(CompletePlan(bits))),
+                    1 => any::<u8>().prop_map(Call::SetLevel),
+                    2 => any::<u8>().prop_map(|bits| Call::Subscribe(SubscribePlan(bits))),
+                ]
+                .boxed(),
                 3 => any::<ToolPlan>().prop_map(Call::Tool).boxed(),
                 1 => any::<PromptPlan>().prop_map(Call::Prompt).boxed(),
                 1 => any::<ResourcePlan>().prop_map(Call::Resource).boxed(),
@@ -351,6 +418,11 @@ impl Call {
             Call::Resource(_) => RESOURCES_READ,
             Call::TemplatesList => TEMPLATES_LIST,
             Call::BadCursor(list) => list.method(),
+            Call::Listen(_) => LISTEN,
+            Call::SetLevel(_) => SET_LEVEL,
+            Call::Complete(_) => COMPLETE,
+            Call::Subscribe(SubscribePlan(bits)) if bits & 0x80 != 0 => UNSUBSCRIBE,
+            Call::Subscribe(_) => SUBSCRIBE,
         }
     }
 }

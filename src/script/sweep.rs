@@ -5,8 +5,8 @@
 use super::arguments::{ArgPlan, Breakage, OddString};
 use super::edges::Edge;
 use super::message::{
-    Call, Envelope, HandshakeVersion, ListKind, Message, PromptArguments, PromptPlan, Request, ResourcePlan,
-    ResourceUri, ToolPlan,
+    Call, CompletePlan, Envelope, HandshakeVersion, ListKind, Message, PromptArguments, PromptPlan, Request,
+    ResourcePlan, ResourceUri, ToolPlan,
 };
 use super::{Bounded, Declares, IdKind, Opening, Script, Step, ToolCall};
 use crate::protocol::Era;
@@ -16,8 +16,9 @@ impl Surface {
     /// The sweep a run starts with: scripts in `era` that call every tool with valid arguments (the simplest and
     /// one more) and with arguments that break a type, a required member, the declared members and the object
     /// shape, get every prompt with and without its required arguments, read every listed resource and an
-    /// expansion of every template, and ask for an unknown tool, prompt and resource, and for every list with no
-    /// cursor and with a cursor never issued. At most 12 requests a script.
+    /// expansion of every template, complete each prompt's first argument and each template's first variable, and
+    /// ask for an unknown tool, prompt and resource, and for every list with no cursor and with a cursor never
+    /// issued. At most 12 requests a script.
     pub fn sweep(&self, era: Era) -> Vec<Script> {
         let mut calls = Vec::new();
         for tool in 0..self.tools.len().min(256) {
@@ -45,6 +46,14 @@ impl Surface {
         for index in 0..self.templates.len().min(256) {
             let uri = ResourceUri::Template(OddString::Empty);
             calls.push(Call::Resource(ResourcePlan { index: index as u8, uri }));
+        }
+        // A completion of each prompt's first argument and each template's first variable (a server that offers
+        // none answers -32601).
+        for prompt in (0..self.prompts.len().min(64)).filter(|&p| !self.prompts[p].arguments.is_empty()) {
+            calls.push(Call::Complete(CompletePlan((prompt as u8) << 2)));
+        }
+        for template in 0..self.templates.len().min(64) {
+            calls.push(Call::Complete(CompletePlan((template as u8) << 2 | 1)));
         }
         calls.extend([Call::ToolsList, Call::PromptsList, Call::ResourcesList, Call::TemplatesList]);
         calls.extend(unknowns());
@@ -120,7 +129,11 @@ mod tests {
             assert_eq!(coverage.methods["resources/read"].results, 3, "{era}: two resources and a template");
             let exercised: Vec<&str> =
                 crate::oracle::surface_rules().iter().copied().filter(|r| !coverage.exercised.contains(r)).collect();
-            let reserved = if era == Era::Modern { vec![] } else { vec!["MCP-ERROR-CODE-RESERVED"] };
+            // calc offers no completions: its -32601 leaves the completion rule unexercised.
+            let reserved = match era {
+                Era::Modern => vec!["MCP-COMPLETION-SHAPE"],
+                Era::Handshake => vec!["MCP-COMPLETION-SHAPE", "MCP-ERROR-CODE-RESERVED"],
+            };
             assert_eq!(exercised, reserved, "{era}: rules the sweep does not exercise");
         }
         // A dual-era server gets the unknowns in the modern era too, where their codes are judged: the planted

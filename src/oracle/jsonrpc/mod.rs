@@ -88,8 +88,11 @@ struct Pending {
     explained: bool,
     /// Whether it passed a deadline unexplained.
     due: bool,
-    /// The client cancelled it while it was waiting.
+    /// The client cancelled it while it was waiting, or it is a `subscriptions/listen` whose stream the server
+    /// acknowledged.
     cancelled: bool,
+    /// It is a `subscriptions/listen` request (one whose id is beyond 2^53, or with extra members).
+    listen: bool,
     /// It shared an id with another open line (the client reused the id): undefined behaviour, so what it gets is
     /// not judged.
     reused: bool,
@@ -131,6 +134,9 @@ struct Connection<'t> {
     stretch: usize,
     /// The ids `notifications/cancelled` named in the current stretch.
     cancelled_ahead: Vec<RequestId>,
+    /// Whether a `subscriptions/listen` request was sent: only then are the server's notifications read for an
+    /// acknowledgement.
+    listens: bool,
     /// Id-less errors that answer a notification or a request of their stretch, whichever: (the error's event, the
     /// notification's event, the slots of the requests still open). Settled at the end: the error is a request's
     /// when one of them never got a response with its id, else the notification's.
@@ -184,6 +190,7 @@ pub(super) fn check(transcript: &Transcript, reads: &[Read], findings: &mut Find
         notification: None,
         stretch: 0,
         cancelled_ahead: Vec::new(),
+        listens: false,
         contested: Vec::new(),
         read_past: None,
         answers: vec![None; reads.len()],
@@ -196,7 +203,7 @@ pub(super) fn check(transcript: &Transcript, reads: &[Read], findings: &mut Find
             Read::Received(reading) => {
                 match &reading.line {
                     Some(ServerLine::Reply { id, outcome }) => connection.reply(index, id, outcome.as_ref()),
-                    Some(ServerLine::Outgoing { id: IdField::Absent }) => {
+                    Some(ServerLine::Outgoing { id: IdField::Absent }) if connection.listens => {
                         if let Event::Received { line, .. } = &transcript.events[index]
                             && let Some(subscription) = acknowledged_subscription(line)
                         {
@@ -252,6 +259,9 @@ impl Connection<'_> {
     fn stream_opened(&mut self, subscription: &RequestId) {
         if let Some(slot) = self.open(subscription).filter(|&slot| self.requests[slot].listen) {
             self.requests[slot].cancelled = true;
+        }
+        if let Some(line) = self.unexplained_pending(subscription).filter(|&line| self.pending[line].listen) {
+            self.pending[line].cancelled = true;
         }
     }
 

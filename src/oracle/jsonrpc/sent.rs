@@ -22,13 +22,19 @@ impl Connection<'_> {
         match &sent.frame {
             Frame::Request(request) => {
                 let id = id.unwrap_or(&request.id);
+                self.listens |= request.method == LISTEN;
                 let needs_reply = !matches!(request.params, Some(Value::Array(_)));
-                if is_big(id) {
-                    let fault = if needs_reply { Fault::BigId } else { Fault::Ambiguous };
-                    return self.push_pending(index, vec![id.clone()], None, false, fault);
-                }
-                if sent.extra_members && needs_reply {
-                    return self.push_pending(index, vec![id.clone()], None, false, Fault::ExtraMember);
+                let pending = match () {
+                    _ if is_big(id) => Some(if needs_reply { Fault::BigId } else { Fault::Ambiguous }),
+                    _ if sent.extra_members && needs_reply => Some(Fault::ExtraMember),
+                    _ => None,
+                };
+                if let Some(fault) = pending {
+                    self.push_pending(index, vec![id.clone()], None, false, fault);
+                    if let Some(line) = self.pending.last_mut() {
+                        line.listen = request.method == LISTEN;
+                    }
+                    return;
                 }
                 let open_twin = self.open(id);
                 let slot = self.requests.len();
@@ -135,6 +141,7 @@ impl Connection<'_> {
             explained: false,
             due: false,
             cancelled: false,
+            listen: false,
             reused,
         });
     }

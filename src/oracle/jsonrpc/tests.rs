@@ -656,11 +656,18 @@ fn an_acknowledged_listen_stream_owes_no_response_while_open() {
             r#"{{"jsonrpc":"2.0","method":"notifications/subscriptions/acknowledged","params":{{"notifications":{{}},"_meta":{{"io.modelcontextprotocol/subscriptionId":{id}}}}}}}"#
         )
     };
-    // Acknowledged, the stream stays open: the connection closes without its response.
+    // Acknowledged, the stream stays open: the connection closes without its response. A name written with
+    // escapes is the same name.
     quiet(&[S(&listen), R(&ack("7")), Sync], RESPONSE_MISSING);
+    let escaped = ack("7").replace("notifications/subscriptions", r"n\u006Ftifications\/subscriptions");
+    quiet(&[S(&listen), R(&escaped), Sync], RESPONSE_MISSING);
     // Never acknowledged nor answered; acknowledged under another id; and an "acknowledgement" of a request that
     // is no listen: each still owes its response.
     fires(&[S(&listen), Sync], RESPONSE_MISSING);
     fires(&[S(&listen), R(&ack(r#""7""#)), Sync], RESPONSE_MISSING);
     fires(&[S(&call), R(&ack("7")), Sync], RESPONSE_MISSING);
+    // A listen whose id is beyond 2^53: its acknowledgement, under the exact id, lets it go too.
+    let big = listen.replace(r#""id":7"#, r#""id":9007199254740997"#);
+    quiet(&[S(&big), R(&ack("9007199254740997")), Sync], BIG_ID);
+    fires(&[S(&big), Sync], BIG_ID);
 }

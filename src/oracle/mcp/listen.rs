@@ -38,8 +38,9 @@ pub(super) fn check(input: &LayerInput, findings: &mut Findings) {
                 streams.retain(|stream| stream.id != id);
                 streams.push(Stream { id, filter: filter.unwrap_or_default(), acknowledged: false });
             }
+            // Every line is parsed whole once a listen was sent: a server may escape any character of a key.
             (Event::Received { line, .. }, _, Some(ServerLine::Outgoing { .. } | ServerLine::Reply { .. }))
-                if holds(line, SUBSCRIPTION_ID_KEY.as_bytes()) =>
+                if !streams.is_empty() =>
             {
                 let Ok(message) = serde_json::from_slice::<Value>(line) else { continue };
                 let carried = ["params", "result"]

@@ -204,6 +204,7 @@ pub(super) fn check(input: &LayerInput, findings: &mut Findings) {
     capabilities::check(input, findings);
     progress::check(input, findings);
     logging::check(input, findings);
+    logging::check_levels(input, findings);
     listen::check(input, findings);
     let supported = supported_versions(reads, &requests, answers, policy);
     // Profile MCP-ERA-SINGLE: the first request that gets a result fixes the connection's era.

@@ -206,6 +206,48 @@ fn log_requested() {
 }
 
 #[test]
+fn log_level() {
+    let modern = |id: u32, level: &str| {
+        format!(
+            r#"{{"jsonrpc":"2.0","id":{id},"method":"tools/call","params":{{"name":"t","arguments":{{}},"_meta":{{"io.modelcontextprotocol/protocolVersion":"2026-07-28","io.modelcontextprotocol/clientCapabilities":{{}},"io.modelcontextprotocol/logLevel":"{level}"}}}}}}"#
+        )
+    };
+    let log = |level: &str| {
+        format!(r#"{{"jsonrpc":"2.0","method":"notifications/message","params":{{"level":"{level}","data":"x"}}}}"#)
+    };
+    let done = |id: u32| format!(r#"{{"jsonrpc":"2.0","id":{id},"result":{{"content":[],"resultType":"complete"}}}}"#);
+    // 2026-07-28: at or above the level the open request asked for is quiet; below it fires.
+    quiet(&[S(&modern(2, "warning")), R(&log("error")), R(&log("warning")), R(&done(2))], LOG_LEVEL);
+    let f = fires(&[S(&modern(2, "warning")), R(&log("info")), R(&done(2))], LOG_LEVEL);
+    assert!(f.detail.contains("level info, below the warning"), "{}", f.detail);
+    // Two requests open: the lower of their levels counts.
+    quiet(&[S(&modern(2, "warning")), S(&modern(3, "debug")), R(&log("info")), R(&done(2)), R(&done(3))], LOG_LEVEL);
+    // A message with no request open is not tied to one (MCP-LOG-REQUESTED's business in 2026-07-28).
+    quiet(&[S(&modern(2, "error")), R(&done(2)), R(&log("debug"))], LOG_LEVEL);
+    // The handshake era: logging/setLevel, once its result came, governs messages while the requests sent after it
+    // are open.
+    let set = |level: &str| {
+        format!(r#"{{"jsonrpc":"2.0","id":5,"method":"logging/setLevel","params":{{"level":"{level}"}}}}"#)
+    };
+    let call = r#"{"jsonrpc":"2.0","id":6,"method":"tools/call","params":{"name":"t","arguments":{}}}"#;
+    let call_done = r#"{"jsonrpc":"2.0","id":6,"result":{"content":[]}}"#;
+    let set_done = r#"{"jsonrpc":"2.0","id":5,"result":{}}"#;
+    let judged = |level: &str, message: &str| {
+        let (set, log) = (set(level), log(message));
+        let events = [S(INIT), R(INIT_OK), S(NOTE), S(&set), R(set_done), Sync, S(call), R(&log), R(call_done)];
+        check(&t(&events, Ending::Closed), &Policy::default()).iter().any(|f| f.rule == LOG_LEVEL)
+    };
+    assert!(judged("error", "warning"));
+    assert!(!judged("error", "error"));
+    assert!(!judged("debug", "debug"));
+    // A setLevel refused, or a message while a request sent before the level was set is still open: not judged.
+    let refused = r#"{"jsonrpc":"2.0","id":5,"error":{"code":-32602,"message":"no"}}"#;
+    let (error, debug) = (set("error"), log("debug"));
+    quiet(&[S(INIT), R(INIT_OK), S(NOTE), S(&error), R(refused), S(call), R(&debug), R(call_done)], LOG_LEVEL);
+    quiet(&[S(INIT), R(INIT_OK), S(NOTE), S(call), S(&error), R(set_done), R(&debug), R(call_done)], LOG_LEVEL);
+}
+
+#[test]
 fn progress() {
     let call = |id: u32, meta: &str, extra: &str| {
         format!(

@@ -264,6 +264,17 @@ pub static RULES: &[Rule] = &[
          notifications/message for a request that does not include this field; when it is present the server MAY \
          send them on the response stream of that request, before the final response)",
     ),
+    should(
+        LOG_LEVEL,
+        BOTH,
+        "A `notifications/message` is at or above the level the client asked for: on a handshake connection, the \
+         level of the last `logging/setLevel` that got a result, for a message written while only requests sent \
+         after that result are open; in 2026-07-28, the lowest `io.modelcontextprotocol/logLevel` among the \
+         requests open when it is written. A message with no open request to tie it to is not judged.",
+        "MCP 2025-11-25 server/utilities/logging.mdx §Setting Log Level and schema.ts SetLevelRequestParams (the \
+         server should send all logs at this level and higher); 2026-07-28 server/utilities/logging.mdx \
+         §Per-request log level (the server MAY send notifications/message at or above the requested level)",
+    ),
     must(
         PROGRESS,
         BOTH,
@@ -611,6 +622,15 @@ pub static RULES: &[Rule] = &[
         BOTH,
         "A list page names each tool, prompt, resource URI and template once.",
         "MCP 2025-11-25 and 2026-07-28 server/tools.mdx §Tool Names (Tool names SHOULD be unique within a server)",
+    ),
+    must(
+        COMPLETION_SHAPE,
+        BOTH,
+        "A `completion/complete` result holds `completion`, an object whose `values` is an array of at most 100 \
+         strings, with `total` an integer and `hasMore` a boolean when present.",
+        "MCP 2025-11-25 and 2026-07-28 server/utilities/completion.mdx §Completion Results (maximum 100 items per \
+         response); schema.ts CompleteResult (values: string[], must not exceed 100 items; total?: number; \
+         hasMore?: boolean)",
     ),
     must(
         ERROR_CODE_RESERVED,

@@ -245,3 +245,25 @@ fn malformed_replies_are_findings() {
     let transcript = answered("tools/call", json!({"name":"nope"}), json!({"content":[]}));
     assert!(check(&transcript, &unlearned).is_empty(), "a surface never learned judges nothing");
 }
+
+#[test]
+fn a_completion_result_has_the_shape_schema_ts_gives_it() {
+    let params = json!({"ref":{"type":"ref/prompt","name":"greeting"},"argument":{"name":"name","value":"w"}});
+    let completed = |completion: Value| rules(&answered(COMPLETE, params.clone(), json!({ "completion": completion })));
+    // Quiet: values only; with total and hasMore; an error (a server that offers no completions).
+    assert!(completed(json!({"values":[]})).is_empty());
+    assert!(completed(json!({"values":["Ada","Alan"],"total":250,"hasMore":true})).is_empty());
+    let refused = json!({"code":-32601,"message":"Method not found"});
+    assert!(rules(&answered(COMPLETE, params.clone(), refused)).is_empty());
+    // Fires: more than 100 values, a value that is not a string, a total or hasMore of the wrong type, no
+    // completion object; judged without a learned surface too.
+    let many: Vec<String> = (0..101).map(|i| format!("v{i}")).collect();
+    assert_eq!(completed(json!({ "values": many })), [COMPLETION_SHAPE]);
+    assert_eq!(completed(json!({"values":["a",1]})), [COMPLETION_SHAPE]);
+    assert_eq!(completed(json!({"values":[],"total":"3","hasMore":1})), [COMPLETION_SHAPE]);
+    assert_eq!(rules(&answered(COMPLETE, params.clone(), json!({"values":[]}))), [COMPLETION_SHAPE]);
+    let unlearned = Policy::default().with_model(ServerModel::built_in());
+    let transcript = answered(COMPLETE, params, json!({"completion":{"values":[1]}}));
+    let found: Vec<&str> = check(&transcript, &unlearned).iter().map(|f| f.rule).collect();
+    assert_eq!(found, [COMPLETION_SHAPE]);
+}

@@ -11,6 +11,7 @@ use super::surface::{LOGO_PNG, Refusal};
 use crate::protocol::Era;
 use crate::protocol::codes::{INVALID_PARAMS, MISSING_REQUIRED_CLIENT_CAPABILITY};
 use crate::protocol::envelope::{CLIENT_CAPABILITIES_KEY, LOG_LEVEL_KEY, META, PROGRESS_TOKEN_KEY};
+use crate::protocol::logging::level_index;
 use crate::protocol::methods::{ELICITATION_CREATE, GATED_SERVER_REQUESTS, ROOTS_LIST, SAMPLING_CREATE};
 use serde_json::{Map, Value, json};
 use std::hash::{BuildHasher, RandomState};
@@ -18,9 +19,6 @@ use std::sync::LazyLock;
 
 /// A minimal WAV file, base64 (the suite's `TEST_AUDIO_BASE64`).
 pub const AUDIO_WAV: &str = "UklGRiYAAABXQVZFZm10IBAAAAABAAEAQB8AAAB9AAACABAAZGF0YQIAAAA=";
-
-/// The severities of `notifications/message`, least severe first (RFC 5424 as the logging page orders them).
-pub const LOG_LEVELS: [&str; 8] = ["debug", "info", "notice", "warning", "error", "critical", "alert", "emergency"];
 
 /// What a fixture tool call produced: the notifications it sends before its reply, and the reply.
 pub struct Called {
@@ -39,11 +37,6 @@ impl Called {
 /// The least severe level a connection's client asked for (`logging/setLevel`, or the modern request's
 /// `_meta` logLevel); `None` when it asked for nothing.
 pub type LogLevel = Option<usize>;
-
-/// The index of a level name in [`LOG_LEVELS`].
-pub fn level_index(name: &str) -> Option<usize> {
-    LOG_LEVELS.iter().position(|level| *level == name)
-}
 
 /// The fixture tools, as `tools/list` items (the same in both eras).
 pub fn tools() -> Vec<Value> {
@@ -394,7 +387,7 @@ fn modern_tool_notifications(name: &str, level: LogLevel) -> Vec<Value> {
     }
 }
 
-/// The modern request's `_meta` log level, as an index in [`LOG_LEVELS`].
+/// The modern request's `_meta` log level, as an index in [`crate::protocol::logging::LOG_LEVELS`].
 pub fn requested_level(params: &Map<String, Value>) -> LogLevel {
     params.get(META)?.get(LOG_LEVEL_KEY)?.as_str().and_then(level_index)
 }

@@ -2,9 +2,11 @@
 //! prove the oracle and the generators can find what they claim to find: every mutant names the rule that must
 //! catch it.
 
-use crate::protocol::envelope::{self, CLIENT_CAPABILITIES_KEY, META, PROGRESS_TOKEN_KEY, PROTOCOL_VERSION_KEY};
+use crate::protocol::envelope::{
+    self, CLIENT_CAPABILITIES_KEY, LOG_LEVEL_KEY, META, PROGRESS_TOKEN_KEY, PROTOCOL_VERSION_KEY,
+};
 use crate::protocol::era::{LATEST_HANDSHAKE_VERSION, LATEST_MODERN_VERSION};
-use crate::protocol::methods::CANCELLED;
+use crate::protocol::methods::{CANCELLED, COMPLETE, LISTEN};
 use serde_json::{Value, json};
 use std::fmt;
 
@@ -101,11 +103,19 @@ pub enum Mutant {
     /// On a modern connection a `tools/call` logs a `notifications/message` though the request asked for no log
     /// level.
     LogsUnrequested,
+    /// A `subscriptions/listen` stream gets `notifications/tools/list_changed` right after its acknowledgement,
+    /// whatever its filter asked for.
+    ListenUnfiltered,
+    /// `completion/complete` is served, with 101 values.
+    CompletionOverflow,
+    /// On a modern connection a `tools/call` that asked for log messages gets a `debug` one, whatever level it asked
+    /// for.
+    LogsBelowLevel,
 }
 
 impl Mutant {
     /// Every mutant, in declaration order.
-    pub const ALL: [Mutant; 43] = [
+    pub const ALL: [Mutant; 46] = [
         Mutant::IdAsString,
         Mutant::BigIdRounded,
         Mutant::NullIdOnError,
@@ -149,6 +159,9 @@ impl Mutant {
         Mutant::ProgressAfterResult,
         Mutant::LogsUndeclared,
         Mutant::LogsUnrequested,
+        Mutant::ListenUnfiltered,
+        Mutant::CompletionOverflow,
+        Mutant::LogsBelowLevel,
     ];
 
     /// The mutant's kebab-case name, as `--mutant` takes it.
@@ -256,6 +269,17 @@ impl Mutant {
                 let mut params = json!({ "name": "add", "arguments": { "a": 2, "b": 3 } });
                 params[META] = envelope::envelope(LATEST_MODERN_VERSION);
                 vec![request(json!(1), "tools/call", params)]
+            }
+            Mutant::LogsBelowLevel => {
+                let mut params = json!({ "name": "add", "arguments": { "a": 2, "b": 3 } });
+                params[META] = envelope::envelope(LATEST_MODERN_VERSION);
+                params[META][LOG_LEVEL_KEY] = json!("warning");
+                vec![request(json!(1), "tools/call", params)]
+            }
+            Mutant::ListenUnfiltered => vec![with(LISTEN, json!({ "notifications": {} }))],
+            Mutant::CompletionOverflow => {
+                let reference = json!({ "type": "ref/prompt", "name": "greeting" });
+                vec![with(COMPLETE, json!({ "ref": reference, "argument": { "name": "name", "value": "A" } }))]
             }
             Mutant::ProgressAfterResult => {
                 let mut params = json!({ "name": "add", "arguments": { "a": 2, "b": 3 } });
@@ -421,6 +445,21 @@ impl Mutant {
                 "logs-unrequested",
                 "MCP-LOG-REQUESTED",
                 "a modern tools/call logs a notifications/message though the request asked for no log level",
+            ),
+            Mutant::ListenUnfiltered => (
+                "listen-unfiltered",
+                "MCP-LISTEN",
+                "a listen stream gets notifications/tools/list_changed whatever its filter asked for",
+            ),
+            Mutant::CompletionOverflow => (
+                "completion-overflow",
+                "MCP-COMPLETION-SHAPE",
+                "completion/complete is answered with 101 values, more than the 100 a result may hold",
+            ),
+            Mutant::LogsBelowLevel => (
+                "logs-below-level",
+                "MCP-LOG-LEVEL",
+                "a modern tools/call that asked for log messages gets a debug one, whatever level it asked for",
             ),
         }
     }

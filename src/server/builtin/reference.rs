@@ -12,12 +12,14 @@ use crate::protocol::codes::{
     INVALID_PARAMS, INVALID_REQUEST, METHOD_NOT_FOUND, PARSE_ERROR, UNSUPPORTED_PROTOCOL_VERSION,
 };
 use crate::protocol::envelope::{
-    self, CLIENT_CAPABILITIES_KEY, META, PROGRESS_TOKEN_KEY, PROTOCOL_VERSION_KEY, SERVER_INFO_KEY, SUBSCRIPTION_ID_KEY,
+    self, CLIENT_CAPABILITIES_KEY, LOG_LEVEL_KEY, META, PROGRESS_TOKEN_KEY, PROTOCOL_VERSION_KEY, SERVER_INFO_KEY,
+    SUBSCRIPTION_ID_KEY,
 };
 use crate::protocol::era::{BATCH_VERSION, HANDSHAKE_VERSIONS, LATEST_HANDSHAKE_VERSION, MODERN_VERSIONS};
 use crate::protocol::methods::{
     ACKNOWLEDGED, CACHEABLE, CANCELLED, COMPLETE, DISCOVER, ELICITATION_CREATE, INITIALIZE, LISTEN, PING, PROMPTS_GET,
-    PROMPTS_LIST, RESOURCES_LIST, RESOURCES_READ, SET_LEVEL, TEMPLATES_LIST, TOOLS_CALL, TOOLS_LIST,
+    PROMPTS_LIST, RESOURCES_LIST, RESOURCES_READ, SET_LEVEL, SUBSCRIBE, TEMPLATES_LIST, TOOLS_CALL, TOOLS_LIST,
+    UNSUBSCRIBE,
 };
 use crate::protocol::{Era, Frame, Problem, Request, RequestId};
 use crate::server::{InProcessServer, ServerConnection, Status};
@@ -88,7 +90,7 @@ pub struct CalcConnection {
     elicited: u64,
     /// Serves the conformance suite's fixtures beside calc's own.
     fixtures: bool,
-    /// The least severe log level `logging/setLevel` asked for (an index in [`fixtures::LOG_LEVELS`]).
+    /// The least severe log level `logging/setLevel` asked for (an index in [`crate::protocol::logging::LOG_LEVELS`]).
     log_level: Option<usize>,
     /// Notifications the request being answered sends before its reply (a fixture's log and progress).
     notices: Vec<Value>,
@@ -260,6 +262,11 @@ impl CalcConnection {
             }
             if self.has(Mutant::LogsUnrequested) && self.era == Some(Era::Modern) {
                 let params = json!({ "level": "info", "logger": "calc", "data": "tools/call" });
+                messages.push(json!({ "jsonrpc": "2.0", "method": "notifications/message", "params": params }));
+            }
+            let asked_level = request.params.as_ref().and_then(|p| p.get(META)?.get(LOG_LEVEL_KEY)).is_some();
+            if self.has(Mutant::LogsBelowLevel) && self.era == Some(Era::Modern) && asked_level {
+                let params = json!({ "level": "debug", "logger": "calc", "data": "tools/call" });
                 messages.push(json!({ "jsonrpc": "2.0", "method": "notifications/message", "params": params }));
             }
             if self.has(Mutant::LogsUndeclared) && self.era == Some(Era::Handshake) {
@@ -434,6 +441,10 @@ impl CalcConnection {
             RESOURCES_LIST => Ok(json!({ "resources": fixtures(surface.resources(), fixtures::resources) })),
             TEMPLATES_LIST => Ok(json!({ "resourceTemplates": fixtures(surface.templates(), fixtures::templates) })),
             RESOURCES_READ => surface.read_resource(params).map_err(RpcError::from),
+            COMPLETE if self.has(Mutant::CompletionOverflow) => {
+                let values: Vec<String> = (0..101).map(|i| format!("calc-{i}")).collect();
+                Ok(json!({ "completion": { "values": values, "hasMore": false } }))
+            }
             other => Err(RpcError::method_not_found(other)),
         }
     }
@@ -468,7 +479,7 @@ impl CalcConnection {
             (COMPLETE, _) => fixtures::complete(params).map_err(RpcError::from),
             (SET_LEVEL, Era::Handshake) => {
                 let level = object.and_then(|p| p.get("level")).and_then(Value::as_str);
-                match level.and_then(fixtures::level_index) {
+                match level.and_then(crate::protocol::logging::level_index) {
                     Some(index) => {
                         self.log_level = Some(index);
                         Ok(json!({}))
@@ -506,6 +517,10 @@ impl CalcConnection {
         let id = request.id.to_value();
         self.notices.push(json!({ "jsonrpc": "2.0", "method": ACKNOWLEDGED,
             "params": { "notifications": honoured, "_meta": { SUBSCRIPTION_ID_KEY: id } } }));
+        if self.has(Mutant::ListenUnfiltered) {
+            self.notices.push(json!({ "jsonrpc": "2.0", "method": "notifications/tools/list_changed",
+                "params": { "_meta": { SUBSCRIPTION_ID_KEY: id } } }));
+        }
         self.listens.push(request.id.clone());
         self.withheld = true;
         Ok(json!({}))
@@ -649,10 +664,6 @@ fn capabilities(modern: bool, fixtures: bool) -> Value {
 
 /// The `subscriptions/listen` filter keys of the list-changed notifications.
 const LIST_CHANGED_KINDS: [&str; 3] = ["toolsListChanged", "promptsListChanged", "resourcesListChanged"];
-/// `resources/subscribe` (handshake era only).
-const SUBSCRIBE: &str = "resources/subscribe";
-/// `resources/unsubscribe` (handshake era only).
-const UNSUBSCRIBE: &str = "resources/unsubscribe";
 
 /// The params of the elicitation the planted bugs ask for: a confirmation, with nothing to fill in.
 fn confirm_elicitation() -> Value {

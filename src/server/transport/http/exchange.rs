@@ -180,7 +180,9 @@ fn read_body(
                                 *answered |= *owed == id;
                             }
                         }
-                        if let Some(id) = acknowledged_subscription(&data).map(|id| id.to_value()) {
+                        if !listens.is_empty()
+                            && let Some(id) = acknowledged_subscription(&data).map(|id| id.to_value())
+                        {
                             for (owed, answered) in owed.iter().zip(answered.iter_mut()) {
                                 *answered |= *owed == id && listens.contains(owed);
                             }

@@ -269,7 +269,8 @@ impl Conversation<'_> {
                 self.handshake.answered(&id, reply);
             }
             // An acknowledged listen stream stays open until the client cancels it: its response is not waited for.
-            if let Some(id) = acknowledged_subscription(&line.bytes).filter(|id| self.listens.contains(id))
+            if !self.listens.is_empty()
+                && let Some(id) = acknowledged_subscription(&line.bytes).filter(|id| self.listens.contains(id))
                 && self.open.remove(&id).is_some()
             {
                 self.let_go.insert(id);

@@ -30,7 +30,7 @@ pub use process::no_huge_pages;
 
 use crate::model::Eras;
 use crate::protocol::envelope;
-use crate::protocol::methods::{INITIALIZE, INITIALIZED, TOOLS_CALL};
+use crate::protocol::methods::{INITIALIZE, INITIALIZED, LISTEN, SET_LEVEL, SUBSCRIBE, TOOLS_CALL, UNSUBSCRIBE};
 use crate::protocol::{Frame, IdField, RequestId};
 use crate::server::latency::Latency;
 use crate::server::{DeadlinePassed, Halted, ServerCommand, Target, Timeouts};
@@ -267,15 +267,7 @@ impl StdioTarget {
 /// Methods that leave state on a connection (or open the handshake era), or may change the server's own (a tool
 /// call: a note stored, a lock a panic poisoned): a conversation sending one, even malformed, gets a process of its
 /// own, so what it finds does not depend on the conversations before it.
-const STATEFUL: &[&str] = &[
-    INITIALIZE,
-    INITIALIZED,
-    TOOLS_CALL,
-    "logging/setLevel",
-    "resources/subscribe",
-    "resources/unsubscribe",
-    "subscriptions/listen",
-];
+const STATEFUL: &[&str] = &[INITIALIZE, INITIALIZED, TOOLS_CALL, SET_LEVEL, SUBSCRIBE, UNSUBSCRIBE, LISTEN];
 
 /// True when a conversation may run on a process that served others: every line is a well-formed request that
 /// carries the modern envelope and names no method that leaves state ([`STATEFUL`]). Modern requests are

@@ -57,6 +57,20 @@ pub fn envelope(version: &str) -> Value {
     json!({ PROTOCOL_VERSION_KEY: version, CLIENT_CAPABILITIES_KEY: {} })
 }
 
+/// The subscription a server line acknowledges: the `_meta` subscription id of a
+/// `notifications/subscriptions/acknowledged` (a listen stream is open from then on), `None` for any other line.
+/// The line is parsed whole (a server may escape any character of a name), so callers ask only while a listen
+/// request is open.
+pub fn acknowledged_subscription(line: &[u8]) -> Option<RequestId> {
+    if !line.trim_ascii_start().starts_with(b"{") {
+        return None;
+    }
+    let message: Value = serde_json::from_slice(line).ok()?;
+    (message.get("method")?.as_str()? == crate::protocol::methods::ACKNOWLEDGED).then_some(())?;
+    let id = message.get("params")?.get(META)?.get(SUBSCRIPTION_ID_KEY);
+    crate::protocol::IdField::of(id).valid().cloned()
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -88,18 +102,4 @@ mod tests {
         let only_version = json!({ PROTOCOL_VERSION_KEY: "2026-07-28" });
         assert_eq!(missing_keys(only_version.as_object().unwrap()), vec![CLIENT_CAPABILITIES_KEY]);
     }
-}
-
-/// The subscription a server line acknowledges: the `_meta` subscription id of a
-/// `notifications/subscriptions/acknowledged` (a listen stream is open from then on), `None` for any other line.
-/// The line is parsed whole (a server may escape any character of a name), so callers ask only while a listen
-/// request is open.
-pub fn acknowledged_subscription(line: &[u8]) -> Option<RequestId> {
-    if !line.trim_ascii_start().starts_with(b"{") {
-        return None;
-    }
-    let message: Value = serde_json::from_slice(line).ok()?;
-    (message.get("method")?.as_str()? == crate::protocol::methods::ACKNOWLEDGED).then_some(())?;
-    let id = message.get("params")?.get(META)?.get(SUBSCRIPTION_ID_KEY);
-    crate::protocol::IdField::of(id).valid().cloned()
 }

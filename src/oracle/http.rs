@@ -11,7 +11,9 @@ use super::rules::{
 };
 use super::{Finding, Level, Policy, rules};
 use crate::model::Eras;
-use crate::protocol::codes::{HEADER_MISMATCH, METHOD_NOT_FOUND, PARSE_ERROR, UNSUPPORTED_PROTOCOL_VERSION};
+use crate::protocol::codes::{
+    HEADER_MISMATCH, METHOD_NOT_FOUND, MISSING_REQUIRED_CLIENT_CAPABILITY, PARSE_ERROR, UNSUPPORTED_PROTOCOL_VERSION,
+};
 use crate::protocol::envelope::{self, PROTOCOL_VERSION_KEY};
 use crate::protocol::era::{BATCH_VERSION, HANDSHAKE_VERSIONS, MODERN_VERSIONS};
 use crate::protocol::http::{decode_header_value, foreign_origin, mirrored_name};
@@ -271,7 +273,7 @@ pub fn check(transcript: &Transcript, policy: &Policy, findings: &mut Vec<Findin
         if era == Era::Modern && serves(Era::Modern) && request {
             if let Some((event, code)) = s.error_code() {
                 let due = match code {
-                    UNSUPPORTED_PROTOCOL_VERSION | HEADER_MISMATCH => Some(400),
+                    UNSUPPORTED_PROTOCOL_VERSION | HEADER_MISMATCH | MISSING_REQUIRED_CLIENT_CAPABILITY => Some(400),
                     METHOD_NOT_FOUND => Some(404),
                     _ => None,
                 };
@@ -537,6 +539,26 @@ mod tests {
         // A session header on the request, ignored: nothing to report.
         let ignored = post(&[("Mcp-Session-Id", "old")], &[]);
         assert_eq!(fired(&ignored, Some(Eras::Modern)), Vec::<&str>::new());
+    }
+
+    #[test]
+    fn a_missing_client_capability_comes_with_400() {
+        let call = r#"{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"t","arguments":{},"_meta":{"io.modelcontextprotocol/protocolVersion":"2026-07-28","io.modelcontextprotocol/clientCapabilities":{}}}}"#;
+        let refused = r#"{"jsonrpc":"2.0","id":1,"error":{"code":-32021,"message":"needs elicitation","data":{"requiredCapabilities":{"elicitation":{}}}}}"#;
+        let headers = [("MCP-Protocol-Version", "2026-07-28"), ("Mcp-Method", "tools/call"), ("Mcp-Name", "t")];
+        let answered = |status: u16| {
+            let mut response = exchange("POST", status, &headers, &[("Content-Type", "application/json")]);
+            if let Event::Http(exchange) = &mut response {
+                exchange.body_len = refused.len();
+            }
+            vec![
+                Event::Sent(call.as_bytes().to_vec()),
+                response,
+                Event::Received { line: refused.as_bytes().to_vec(), truncated: false },
+            ]
+        };
+        assert!(fired(&answered(200), Some(Eras::Modern)).contains(&HTTP_ERROR_STATUS));
+        assert!(!fired(&answered(400), Some(Eras::Modern)).contains(&HTTP_ERROR_STATUS));
     }
 
     #[test]

@@ -203,6 +203,8 @@ pub const CURSOR_INVALID: &str = "MCP-CURSOR-INVALID";
 pub const LIST_SHAPE: &str = "MCP-LIST-SHAPE";
 /// Names in a list are unique.
 pub const LIST_DUPLICATE_NAME: &str = "MCP-LIST-DUPLICATE-NAME";
+/// A -32021 error lists the capabilities the request lacked.
+pub const MISSING_CAPABILITY: &str = "MCP-MISSING-CAPABILITY";
 /// A completion result has the shape schema.ts gives it.
 pub const COMPLETION_SHAPE: &str = "MCP-COMPLETION-SHAPE";
 /// Modern servers emit no reserved error code.

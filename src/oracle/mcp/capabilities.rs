@@ -67,6 +67,38 @@ fn unoffered(method: &str, offered: &Map<String, Value>) -> Option<&'static str>
     }
 }
 
+/// What is wrong with the -32021 error `data` answering the request sent at event `sent`: `requiredCapabilities`
+/// must be an object naming at least one capability, and none the request's envelope declared in full (basic/index.mdx:
+/// it lists the missing capabilities).
+pub(super) fn missing_capability_problems(transcript: &Transcript, sent: usize, data: Option<&Value>) -> Vec<String> {
+    let required = data.and_then(|data| data.get("requiredCapabilities"));
+    let Some(required) = required.and_then(Value::as_object).filter(|required| !required.is_empty()) else {
+        let what = match required {
+            None => "-32021 without data.requiredCapabilities".to_string(),
+            Some(Value::Object(_)) => "-32021 whose data.requiredCapabilities names no capability".to_string(),
+            Some(other) => format!("-32021 whose data.requiredCapabilities is {other}, not an object"),
+        };
+        return vec![what];
+    };
+    let declared = declared(transcript, sent, &["params", "_meta", CLIENT_CAPABILITIES_KEY]);
+    required
+        .iter()
+        .filter(|(name, needed)| declared.get(*name).is_some_and(|given| covers(given, needed)))
+        .map(|(name, _)| format!("-32021 names {name:?} as missing, but the request declared it"))
+        .collect()
+}
+
+/// Whether the declared capability `given` holds everything `needed` asks for (each member of an object, in depth).
+fn covers(given: &Value, needed: &Value) -> bool {
+    match (given, needed) {
+        (Value::Object(given), Value::Object(needed)) => {
+            needed.iter().all(|(key, value)| given.get(key).is_some_and(|given| covers(given, value)))
+        }
+        (Value::Null, _) => false,
+        _ => true,
+    }
+}
+
 /// What is wrong with the `input_required` result `result` of the request sent at event `sent`: neither input
 /// requests nor a state, an input request that is not one, or one of a capability the request did not declare.
 pub(super) fn input_required_problems(

@@ -16,12 +16,15 @@ mod progress;
 
 use super::rules::{
     ADVERTISED_METHODS, CACHE_HINTS, DISCOVER_SHAPE, ENVELOPE_KEY_NAMED, ENVELOPE_MISSING_KEY, ERA_SINGLE,
-    HANDSHAKE_NO_RESULT_TYPE, INITIALIZE_PARAMS, INITIALIZE_SHAPE, INPUT_REQUIRED, MODERN_REMOVED_METHOD,
-    MODERN_RESULT_TYPE, MODERN_SERVER_INFO, PING, UNSOLICITED_REQUEST, UNSUPPORTED_VERSION, VERSION_NOT_STRING,
+    HANDSHAKE_NO_RESULT_TYPE, INITIALIZE_PARAMS, INITIALIZE_SHAPE, INPUT_REQUIRED, MISSING_CAPABILITY,
+    MODERN_REMOVED_METHOD, MODERN_RESULT_TYPE, MODERN_SERVER_INFO, PING, UNSOLICITED_REQUEST, UNSUPPORTED_VERSION,
+    VERSION_NOT_STRING,
 };
 use super::{Findings, LayerInput, Policy, Read, ServerLine, shown};
 use crate::model::ServerModel;
-use crate::protocol::codes::{INVALID_PARAMS, INVALID_REQUEST, METHOD_NOT_FOUND, UNSUPPORTED_PROTOCOL_VERSION};
+use crate::protocol::codes::{
+    INVALID_PARAMS, INVALID_REQUEST, METHOD_NOT_FOUND, MISSING_REQUIRED_CLIENT_CAPABILITY, UNSUPPORTED_PROTOCOL_VERSION,
+};
 use crate::protocol::envelope::{self, PROTOCOL_VERSION_KEY, SERVER_INFO_KEY};
 use crate::protocol::era::HANDSHAKE_VERSIONS;
 use crate::protocol::id::is_integer_literal;
@@ -651,6 +654,13 @@ impl Reply<'_, '_> {
             Outcome::Error(error) => {
                 if method == DISCOVER && error.code == METHOD_NOT_FOUND {
                     self.add(DISCOVER_SHAPE, "server/discover got -32601");
+                }
+                if error.code == MISSING_REQUIRED_CLIENT_CAPABILITY {
+                    let transcript = self.checker.transcript;
+                    for problem in capabilities::missing_capability_problems(transcript, self.sent, error.data.as_ref())
+                    {
+                        self.add(MISSING_CAPABILITY, problem);
+                    }
                 }
                 let advertised = self.checker.advertised;
                 self.advertised_method(method, &advertised.modern, "server/discover");

@@ -248,6 +248,29 @@ fn log_level() {
 }
 
 #[test]
+fn missing_capability() {
+    let call = |declared: &str| {
+        format!(
+            r#"{{"jsonrpc":"2.0","id":2,"method":"tools/call","params":{{"name":"t","arguments":{{}},"_meta":{{"io.modelcontextprotocol/protocolVersion":"2026-07-28","io.modelcontextprotocol/clientCapabilities":{declared}}}}}}}"#
+        )
+    };
+    let refused = |data: &str| {
+        format!(r#"{{"jsonrpc":"2.0","id":2,"error":{{"code":-32021,"message":"needs elicitation"{data}}}}}"#)
+    };
+    let names = |required: &str| refused(&format!(r#","data":{{"requiredCapabilities":{required}}}"#));
+    // Quiet: the missing capability named; a mode the request did not declare (form declared, url needed).
+    quiet(&[S(&call("{}")), R(&names(r#"{"elicitation":{}}"#))], MISSING_CAPABILITY);
+    let form = call(r#"{"elicitation":{"form":{}}}"#);
+    quiet(&[S(&form), R(&names(r#"{"elicitation":{"url":{}}}"#))], MISSING_CAPABILITY);
+    // Fires: no data, no capability named, or one the request declared.
+    for reply in [refused(""), names("{}"), names("[]")] {
+        fires(&[S(&call("{}")), R(&reply)], MISSING_CAPABILITY);
+    }
+    let f = fires(&[S(&form), R(&names(r#"{"elicitation":{}}"#))], MISSING_CAPABILITY);
+    assert!(f.detail.contains("declared it"), "{}", f.detail);
+}
+
+#[test]
 fn progress() {
     let call = |id: u32, meta: &str, extra: &str| {
         format!(

@@ -471,11 +471,13 @@ pub static RULES: &[Rule] = &[
     must(
         HTTP_ERROR_STATUS,
         MODERN,
-        "HTTP transport, 2026-07-28: a modern request refused with -32022 (unsupported version) or \
-         -32020 (header mismatch) comes with status 400 Bad Request, one refused with -32601 (method not found) \
-         with 404 Not Found. The other codes the SDKs map to 400 (-32700, -32600, -32602, -32021) have no status \
-         MUST in the transport text and are not judged.",
-        "MCP 2026-07-28 basic/transports/streamable-http.mdx §Protocol Version Header, §Server Validation",
+        "HTTP transport, 2026-07-28: a modern request refused with -32022 (unsupported version), -32020 (header \
+         mismatch) or -32021 (a client capability missing) comes with status 400 Bad Request, one refused with \
+         -32601 (method not found) with 404 Not Found. The other codes the SDKs map to 400 (-32700, -32600, \
+         -32602) are not judged: -32602 is owed 400 only for a missing envelope key, which the status alone does \
+         not show.",
+        "MCP 2026-07-28 basic/transports/streamable-http.mdx §Protocol Version Header, §Server Validation; \
+         basic/index.mdx §Per-request metadata (-32021: on HTTP, the response status MUST be 400 Bad Request)",
     ),
     must(
         HTTP_HEADER_MISMATCH,
@@ -622,6 +624,15 @@ pub static RULES: &[Rule] = &[
         BOTH,
         "A list page names each tool, prompt, resource URI and template once.",
         "MCP 2025-11-25 and 2026-07-28 server/tools.mdx §Tool Names (Tool names SHOULD be unique within a server)",
+    ),
+    must(
+        MISSING_CAPABILITY,
+        MODERN,
+        "In 2026-07-28, a -32021 error carries `data.requiredCapabilities`, an object naming at least one \
+         capability, and none that the request's `io.modelcontextprotocol/clientCapabilities` declared in full.",
+        "MCP 2026-07-28 basic/index.mdx §Per-request metadata (if processing a request requires a capability the \
+         client did not include, the server MUST return a MissingRequiredClientCapabilityError (-32021) whose \
+         data.requiredCapabilities lists the missing capabilities); schema.ts MissingRequiredClientCapabilityError",
     ),
     must(
         COMPLETION_SHAPE,

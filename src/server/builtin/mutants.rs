@@ -111,11 +111,13 @@ pub enum Mutant {
     /// On a modern connection a `tools/call` that asked for log messages gets a `debug` one, whatever level it asked
     /// for.
     LogsBelowLevel,
+    /// On a modern connection `logo` is refused with -32021 that names no required capability.
+    MissingCapabilityNoData,
 }
 
 impl Mutant {
     /// Every mutant, in declaration order.
-    pub const ALL: [Mutant; 46] = [
+    pub const ALL: [Mutant; 47] = [
         Mutant::IdAsString,
         Mutant::BigIdRounded,
         Mutant::NullIdOnError,
@@ -162,6 +164,7 @@ impl Mutant {
         Mutant::ListenUnfiltered,
         Mutant::CompletionOverflow,
         Mutant::LogsBelowLevel,
+        Mutant::MissingCapabilityNoData,
     ];
 
     /// The mutant's kebab-case name, as `--mutant` takes it.
@@ -251,7 +254,7 @@ impl Mutant {
             }
             Mutant::InvalidArgsInternalError => vec![tool("format_user", json!({ "user": { "name": "" } }))],
             Mutant::OutputSchemaMismatch => vec![tool("format_user", json!({ "user": { "name": "Ada" } }))],
-            Mutant::BadImageData => vec![tool("logo", json!({}))],
+            Mutant::BadImageData | Mutant::MissingCapabilityNoData => vec![tool("logo", json!({}))],
             Mutant::UnknownToolSucceeds => vec![tool("wirefuzz-no-such-tool", json!({}))],
             Mutant::UnknownPromptInternalError => {
                 vec![with("prompts/get", json!({ "name": crate::script::UNKNOWN_PROMPT, "arguments": {} }))]
@@ -460,6 +463,11 @@ impl Mutant {
                 "logs-below-level",
                 "MCP-LOG-LEVEL",
                 "a modern tools/call that asked for log messages gets a debug one, whatever level it asked for",
+            ),
+            Mutant::MissingCapabilityNoData => (
+                "missing-capability-no-data",
+                "MCP-MISSING-CAPABILITY",
+                "a modern call of logo is refused with -32021 that names no required capability",
             ),
         }
     }

@@ -6,7 +6,7 @@
 use super::mutants::Mutant;
 use crate::protocol::Era;
 use crate::protocol::RequestId;
-use crate::protocol::codes::{INTERNAL_ERROR, INVALID_PARAMS, RESOURCE_NOT_FOUND};
+use crate::protocol::codes::{INTERNAL_ERROR, INVALID_PARAMS, MISSING_REQUIRED_CLIENT_CAPABILITY, RESOURCE_NOT_FOUND};
 use serde_json::{Map, Value, json};
 use std::sync::LazyLock;
 
@@ -163,6 +163,9 @@ impl CalcSurface {
             "add" => Ok(add(arguments)),
             "format_user" => self.format_user(arguments),
             "stats" => Ok(stats(arguments)),
+            "logo" if self.has(Mutant::MissingCapabilityNoData) && self.era == Era::Modern => {
+                Err(Refusal::new(MISSING_REQUIRED_CLIENT_CAPABILITY, "logo needs a capability the client lacks"))
+            }
             "logo" => Ok(self.logo()),
             _ if self.has(Mutant::UnknownToolSucceeds) => {
                 Ok(json!({ "content": [{ "type": "text", "text": "done" }], "isError": false }))

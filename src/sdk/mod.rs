@@ -139,7 +139,7 @@ struct Fingerprint {
 }
 
 /// The fingerprints [`detect`] reads.
-const FINGERPRINTS: [Fingerprint; 2] = [
+const FINGERPRINTS: [Fingerprint; 3] = [
     Fingerprint {
         message: "request _meta is missing or has malformed required fields",
         sdk: &rmcp::SDK,
@@ -150,6 +150,13 @@ const FINGERPRINTS: [Fingerprint; 2] = [
         message: "requests carrying the 2026-07-28 envelope are not accepted on it",
         sdk: &python::SDK,
         from: "its -32600 message for an enveloped request on a handshake connection, and a result for \"params\": null",
+        serves_null_params: true,
+    },
+    // Over HTTP the version header routes the same request to a 2026-07-28 handler.
+    Fingerprint {
+        message: "params._meta is missing the required envelope key(s): io.modelcontextprotocol/clientCapabilities",
+        sdk: &python::SDK,
+        from: "its -32602 message for a _meta without clientCapabilities, and a result for \"params\": null",
         serves_null_params: true,
     },
 ];

@@ -208,6 +208,18 @@ fn detection_reads_only_messages_one_sdk_writes() {
         ending: Ending::Closed,
     };
     assert_eq!(detect(&calc), None, "the seed lesson's words without the SDK's null params");
+    // Over HTTP the Python SDK answers the same request with the -32602 the built-in server writes too.
+    let over_http = r#"{"jsonrpc":"2.0","id":2,"error":{"code":-32602,"message":"params._meta is missing the required envelope key(s): io.modelcontextprotocol/clientCapabilities"}}"#;
+    let python_http = Transcript {
+        events: vec![sent(INITIALIZE), received(over_http), received(null_served)],
+        ending: Ending::Closed,
+    };
+    assert_eq!(detect(&python_http).unwrap().sdk, &python::SDK);
+    let calc_http = Transcript {
+        events: vec![sent(INITIALIZE), received(over_http), received(null_refused)],
+        ending: Ending::Closed,
+    };
+    assert_eq!(detect(&calc_http), None);
     let ts_reply = r#"{"result":{"tools":[]},"jsonrpc":"2.0","id":2}"#;
     assert_eq!(detect(&answered(ts_reply)), None, "nothing certain");
     assert_eq!(fingerprint_inputs().len(), 7);

@@ -79,6 +79,8 @@ pub struct Exchange {
     /// True when the harness cut the request's chunked body short on purpose (the server may then close the
     /// connection without a response, RFC 9112 §8).
     pub body_cut: bool,
+    /// The `id` fields of the SSE events read from the response, in order (at most a bound of them).
+    pub event_ids: Vec<String>,
 }
 
 impl Exchange {

@@ -416,3 +416,25 @@ fn a_request_of_the_server_in_a_stream_is_answered_while_the_stream_is_open() {
         assert!(!fired.iter().any(|rule| rule.contains("MISSING") || rule.contains("HANG")), "{fired:?}\n{rendered}");
     }
 }
+
+#[test]
+fn a_polled_stream_is_resumed_from_its_last_event_id_and_its_responses_arrive() {
+    // The reference server answering a session's requests by SSE polling: the POST's stream carries a priming
+    // event id and a retry, then closes; the responses come on the GET with Last-Event-ID.
+    let url = http::spawn_server(http::HttpServer::new(None, false).with_polling()).unwrap();
+    let mut target = HttpSpec::new(&url, None).unwrap().target(quick());
+    let trigger = HttpBug::PolledStreamLost.trigger();
+    let transcript = target.run(&lines(trigger.clone())).unwrap();
+    let resumed = transcript.events.iter().any(|event| {
+        matches!(event, Event::Http(exchange) if exchange.method == "GET"
+            && exchange.request_values("last-event-id").first().is_some_and(|id| id.ends_with("/0")))
+    });
+    assert!(resumed, "{}", transcript.render());
+    assert!(transcript.render().contains(r#"{"jsonrpc":"2.0","id":2,"result":{"tools":"#), "{}", transcript.render());
+    assert!(check(&transcript, &judged()).is_empty(), "{:?}", check(&transcript, &judged()));
+    // The same conversation when the resumed stream lost the responses: they are missing.
+    let url = http::spawn(Some(HttpBug::PolledStreamLost), false).unwrap();
+    let transcript = HttpSpec::new(&url, None).unwrap().target(quick()).run(&lines(trigger)).unwrap();
+    let rules: Vec<&str> = check(&transcript, &judged()).iter().map(|f| f.rule).collect();
+    assert_eq!(rules, ["JSONRPC-RESPONSE-MISSING"], "{}", transcript.render());
+}

@@ -34,23 +34,38 @@ pub struct ServeArgs {
     /// `test_simple_prompt`, the `test_input_required_result_*` tools, ...), so the suite can be run against calc.
     #[arg(long, conflicts_with_all = ["mutant", "quirks"])]
     conformance_fixtures: bool,
+    /// With --http: answer a session's requests by SSE polling (legal, as a server with an event store may): the
+    /// POST's stream carries a priming event id and a `retry`, then closes; the responses come on the client's GET
+    /// with `Last-Event-ID`.
+    #[arg(long, requires = "http")]
+    sse_polling: bool,
 }
 
 /// Serves until end of input (over stdio) or until killed (over HTTP).
 pub fn run(args: ServeArgs) -> Result<ExitCode> {
     match args {
-        ServeArgs { http: Some(address), http_bug, http_era, conformance_fixtures, .. } => {
-            serve_http(&address, http_bug.as_deref(), http_era.as_deref() == Some("modern"), conformance_fixtures)
+        ServeArgs { http: Some(address), http_bug, http_era, conformance_fixtures, sse_polling, .. } => {
+            let state =
+                Served { modern_only: http_era.as_deref() == Some("modern"), conformance_fixtures, sse_polling };
+            serve_http(&address, http_bug.as_deref(), state)
         }
-        ServeArgs { http_bug: Some(name), .. } if name == "list" => serve_http("", Some("list"), false, false),
+        ServeArgs { http_bug: Some(name), .. } if name == "list" => serve_http("", Some("list"), Served::default()),
         ServeArgs { http_bug: Some(_), .. } => Err(anyhow!("--http-bug needs --http ADDR")),
         ServeArgs { conformance_fixtures: true, .. } => finish(serve(&CalcWithFixtures, stdin(), io::stdout().lock())?),
         ServeArgs { mutant, quirks, .. } => serve_stdio(mutant.as_deref(), quirks),
     }
 }
 
+/// What the HTTP server serves besides calc: its options.
+#[derive(Default)]
+struct Served {
+    modern_only: bool,
+    conformance_fixtures: bool,
+    sse_polling: bool,
+}
+
 /// Serves calc over Streamable HTTP on `address` (or lists the HTTP bugs, for `--http-bug list`).
-fn serve_http(address: &str, bug: Option<&str>, modern_only: bool, fixtures: bool) -> Result<ExitCode> {
+fn serve_http(address: &str, bug: Option<&str>, served: Served) -> Result<ExitCode> {
     let bug =
         match bug {
             Some("list") => {
@@ -64,8 +79,9 @@ fn serve_http(address: &str, bug: Option<&str>, modern_only: bool, fixtures: boo
             })?),
             None => None,
         };
-    let state = HttpServer::new(bug, modern_only);
-    let state = if fixtures { state.with_fixtures() } else { state };
+    let state = HttpServer::new(bug, served.modern_only);
+    let state = if served.conformance_fixtures { state.with_fixtures() } else { state };
+    let state = if served.sse_polling { state.with_polling() } else { state };
     http_server::serve(address, state, |local| eprintln!("mcp-wirefuzz: serving MCP over HTTP at http://{local}/mcp"))?;
     Ok(ExitCode::SUCCESS)
 }

@@ -6,8 +6,8 @@
 use super::rules::{
     BATCH, BIG_ID, DUPLICATE_RESPONSE, EXTRA_MEMBER, HTTP_CONTENT_TYPE, HTTP_ERROR_STATUS, HTTP_GET,
     HTTP_HEADER_MISMATCH, HTTP_MODERN_GET_DELETE_405, HTTP_MODERN_NO_SESSION, HTTP_NOTIFICATION_202, HTTP_ORIGIN,
-    HTTP_PROTOCOL_VERSION_HEADER, HTTP_RESPONSE, HTTP_SESSION_DELETED, HTTP_SESSION_REQUIRED, ID_ECHO,
-    MALFORMED_SERVED, NOTIFICATION_REPLY, NULL_ID, RESPONSE_MISSING,
+    HTTP_PROTOCOL_VERSION_HEADER, HTTP_RESPONSE, HTTP_SESSION_DELETED, HTTP_SESSION_REQUIRED, HTTP_SSE_EVENT_ID,
+    ID_ECHO, MALFORMED_SERVED, NOTIFICATION_REPLY, NULL_ID, RESPONSE_MISSING,
 };
 use super::{Finding, Level, Policy, rules};
 use crate::model::Eras;
@@ -176,8 +176,20 @@ pub fn check(transcript: &Transcript, policy: &Policy, findings: &mut Vec<Findin
     let last = seen.last().map(|s| s.index);
     let mut sessions: HashMap<String, Option<String>> = HashMap::new();
     let mut deleted: HashSet<String> = HashSet::new();
+    // The event ids seen, by session (`None`: streams without one), each with the exchange it came in.
+    let mut event_ids: HashMap<Option<&str>, HashMap<&str, usize>> = HashMap::new();
     for s in &seen {
         let exchange = s.exchange;
+        let session = exchange.request_values("mcp-session-id").first().copied();
+        for id in &exchange.event_ids {
+            let ids = event_ids.entry(session).or_default();
+            if let Some(&first) = ids.get(id.as_str()) {
+                let detail = format!("SSE event id {id:?} came again, first in the stream of event {first}");
+                add(HTTP_SSE_EVENT_ID, s.index, detail);
+            } else {
+                ids.insert(id, s.index);
+            }
+        }
         let status = exchange.status;
         let era = s.era();
         let ended = Some(s.index) == last && transcript.ending != Ending::Closed;
@@ -539,6 +551,29 @@ mod tests {
         // A session header on the request, ignored: nothing to report.
         let ignored = post(&[("Mcp-Session-Id", "old")], &[]);
         assert_eq!(fired(&ignored, Some(Eras::Modern)), Vec::<&str>::new());
+    }
+
+    #[test]
+    fn an_sse_event_id_appears_once_in_a_session() {
+        let stream = |method: &str, session: &str, ids: &[&str]| {
+            let mut event =
+                exchange(method, 200, &[("Mcp-Session-Id", session)], &[("Content-Type", "text/event-stream")]);
+            if let Event::Http(exchange) = &mut event {
+                exchange.event_ids = ids.iter().map(|id| id.to_string()).collect();
+            }
+            event
+        };
+        let rules = |events: &[Event]| fired(events, Some(Eras::Dual));
+        // Quiet: a POST's priming id, then the resumed GET's later ids; the same id in two sessions.
+        assert!(
+            !rules(&[stream("POST", "s", &["a/0"]), stream("GET", "s", &["a/1", "a/2"])]).contains(&HTTP_SSE_EVENT_ID)
+        );
+        assert!(!rules(&[stream("POST", "s", &["1"]), stream("POST", "t", &["1"])]).contains(&HTTP_SSE_EVENT_ID));
+        // Fires: the resumed stream repeats its Last-Event-ID's event; one stream repeats an id.
+        assert!(
+            rules(&[stream("POST", "s", &["a/0"]), stream("GET", "s", &["a/0", "a/1"])]).contains(&HTTP_SSE_EVENT_ID)
+        );
+        assert!(rules(&[stream("POST", "s", &["x", "x"])]).contains(&HTTP_SSE_EVENT_ID));
     }
 
     #[test]

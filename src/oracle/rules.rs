@@ -178,6 +178,8 @@ pub const HTTP_PROTOCOL_VERSION_HEADER: &str = "HTTP-PROTOCOL-VERSION-HEADER";
 pub const HTTP_MODERN_GET_DELETE_405: &str = "HTTP-MODERN-GET-DELETE-405";
 /// A modern-only server neither mints nor echoes `Mcp-Session-Id`.
 pub const HTTP_MODERN_NO_SESSION: &str = "HTTP-MODERN-NO-SESSION";
+/// SSE event ids are unique across a session's streams.
+pub const HTTP_SSE_EVENT_ID: &str = "HTTP-SSE-EVENT-ID";
 
 /// A listed tool called with arguments its inputSchema accepts gets a result.
 pub const TOOL_VALID_ARGS: &str = "MCP-TOOL-VALID-ARGS";

@@ -52,11 +52,17 @@ pub enum HttpBug {
     ModernGet200,
     /// Modern-only, yet every response mints an `Mcp-Session-Id`.
     ModernMintsSession,
+    /// Polls a session's streams (as `--sse-polling`), but the GET with `Last-Event-ID` gets an empty stream: the
+    /// parked responses are lost.
+    PolledStreamLost,
+    /// Polls a session's streams (as `--sse-polling`), and the GET with `Last-Event-ID` starts with the event of
+    /// that id again.
+    EventIdReused,
 }
 
 impl HttpBug {
     /// Every planted HTTP bug.
-    pub const ALL: [HttpBug; 11] = [
+    pub const ALL: [HttpBug; 13] = [
         HttpBug::ErrorStatus200,
         HttpBug::NotificationBody,
         HttpBug::HtmlContentType,
@@ -68,6 +74,8 @@ impl HttpBug {
         HttpBug::IgnoresVersionHeader,
         HttpBug::ModernGet200,
         HttpBug::ModernMintsSession,
+        HttpBug::PolledStreamLost,
+        HttpBug::EventIdReused,
     ];
 
     /// The kebab-case name `serve --http-bug` takes.
@@ -125,6 +133,16 @@ impl HttpBug {
             HttpBug::ModernMintsSession => {
                 ("modern-mints-session", c::HTTP_MODERN_NO_SESSION, "modern-only, yet responses mint Mcp-Session-Id")
             }
+            HttpBug::PolledStreamLost => (
+                "polled-stream-lost",
+                c::RESPONSE_MISSING,
+                "a polled stream resumed with Last-Event-ID carries nothing: its responses are lost",
+            ),
+            HttpBug::EventIdReused => (
+                "event-id-reused",
+                c::HTTP_SSE_EVENT_ID,
+                "a polled stream resumed with Last-Event-ID repeats the event of that id",
+            ),
         }
     }
 
@@ -163,6 +181,7 @@ impl HttpBug {
             HttpBug::IgnoresVersionHeader => {
                 vec![initialize, initialized, set("MCP-Protocol-Version", "1999-01-01"), list]
             }
+            HttpBug::PolledStreamLost | HttpBug::EventIdReused => vec![initialize, initialized, list],
         }
     }
 }
@@ -242,7 +261,18 @@ pub struct HttpServer {
     sessions: HashMap<String, CalcConnection>,
     /// Sessions a planted bug keeps serving after DELETE.
     next_session: u64,
+    /// Answers a session's requests by SSE polling (`serve --http --sse-polling`): the POST's stream carries only a
+    /// priming event (an id, no data) and a `retry`, and closes; the responses wait in [`HttpServer::parked`] for
+    /// the client's GET with `Last-Event-ID`.
+    polling: bool,
+    /// The events of the polled streams not yet delivered, by stream: each event's id and message.
+    parked: HashMap<String, Vec<(String, Vec<u8>)>>,
+    /// How many streams were opened for polling (their ids count up).
+    next_stream: u64,
 }
+
+/// The `retry` a polled stream asks for, in milliseconds.
+const POLLING_RETRY_MS: u64 = 10;
 
 /// The HTTP status the 2026-07-28 transport gives a JSON-RPC error code, when it names one.
 pub fn status_for_code(code: i64) -> Option<u16> {
@@ -258,7 +288,13 @@ impl HttpServer {
     /// server ([`HttpBug::modern_only`]).
     pub fn new(bug: Option<HttpBug>, modern_only: bool) -> HttpServer {
         let modern_only = modern_only || bug.is_some_and(HttpBug::modern_only);
-        HttpServer { bug, modern_only, ..HttpServer::default() }
+        let polling = matches!(bug, Some(HttpBug::PolledStreamLost | HttpBug::EventIdReused));
+        HttpServer { bug, modern_only, polling, ..HttpServer::default() }
+    }
+
+    /// The same server, answering a session's requests by SSE polling (`serve --http --sse-polling`).
+    pub fn with_polling(self) -> HttpServer {
+        HttpServer { polling: true, ..self }
     }
 
     /// The same server, serving the conformance suite's fixtures too (`serve --conformance-fixtures`).
@@ -294,12 +330,15 @@ impl HttpServer {
                 HttpReply { headers: vec![("Allow".into(), "POST".into())], ..HttpReply::empty(405) }
             }
             "GET" if self.bug(HttpBug::GetServesJson) => HttpReply::json(200, b"{}".to_vec()),
+            "GET" if request.single("last-event-id").is_some() => self.resume(request),
             "DELETE" => match request.single("mcp-session-id") {
                 Some(id) if self.sessions.contains_key(id) => {
                     if !self.bug(HttpBug::DeletedSessionServed) {
                         self.sessions.remove(id);
-                        // A stream held for the session's call ends with it.
+                        // A stream held for the session's call ends with it, and so do its polled streams.
                         self.streams.remove(id);
+                        let prefix = format!("{id}/");
+                        self.parked.retain(|stream, _| !stream.starts_with(&prefix));
                     }
                     HttpReply::empty(200)
                 }
@@ -398,8 +437,48 @@ impl HttpServer {
                     ..HttpReply::empty(200)
                 }
             }
+            Frame::Request(_) if self.polling && !replies.is_empty() => self.park(&id, replies),
             _ => self.replies(replies, false, &frame),
         }
+    }
+
+    /// Opens a polled stream for `replies` (basic/transports.mdx §Sending Messages to the Server 6: a priming event
+    /// with an id and empty data, then `retry`, then the connection closes without the stream ending): the replies
+    /// wait for the client's GET with `Last-Event-ID`. Event ids are `SESSION/N/K`, unique across the session's
+    /// streams, and name their stream.
+    fn park(&mut self, session: &str, replies: Vec<Vec<u8>>) -> HttpReply {
+        self.next_stream += 1;
+        let stream = format!("{session}/{}", self.next_stream);
+        let events: Vec<(String, Vec<u8>)> =
+            replies.into_iter().enumerate().map(|(k, reply)| (format!("{stream}/{}", k + 1), reply)).collect();
+        self.parked.insert(stream.clone(), events);
+        let body = format!("id: {stream}/0\ndata: \n\nretry: {POLLING_RETRY_MS}\n\n").into_bytes();
+        HttpReply { status: 200, headers: vec![("Content-Type".into(), "text/event-stream".into())], body }
+    }
+
+    /// A GET with `Last-Event-ID`: the events of that id's stream after it, each with its id, and the stream ends
+    /// (basic/transports.mdx §Resumability and Redelivery); 404 for an id of no stream parked on the session.
+    fn resume(&mut self, request: &HttpRequest) -> HttpReply {
+        let (Some(last), Some(session)) = (request.single("last-event-id"), request.single("mcp-session-id")) else {
+            return HttpReply::empty(400);
+        };
+        let Some((stream, seen)) = last.rsplit_once('/') else { return HttpReply::empty(404) };
+        let seen: usize = seen.parse().unwrap_or(usize::MAX);
+        if !stream.starts_with(&format!("{session}/")) {
+            return HttpReply::empty(404);
+        }
+        let Some(events) = self.parked.remove(stream) else { return HttpReply::empty(404) };
+        let mut body = Vec::new();
+        if self.bug(HttpBug::EventIdReused) {
+            body.extend_from_slice(format!("id: {last}\ndata: \n\n").as_bytes());
+        }
+        let lost = if self.bug(HttpBug::PolledStreamLost) { events.len() } else { seen };
+        for (id, message) in events.iter().skip(lost) {
+            body.extend_from_slice(format!("id: {id}\nevent: message\ndata: ").as_bytes());
+            body.extend_from_slice(message);
+            body.extend_from_slice(b"\n\n");
+        }
+        HttpReply { status: 200, headers: vec![("Content-Type".into(), "text/event-stream".into())], body }
     }
 
     /// The stream the last [`HttpServer::handle`] opened, if any: its messages arrive on the receiver, and it ends
@@ -641,6 +720,31 @@ mod tests {
         let id = id.expect("a session");
         post(server, Some(&id), json!({"jsonrpc":"2.0","method":"notifications/initialized"}));
         id
+    }
+
+    #[test]
+    fn a_polled_stream_primes_then_delivers_its_events_once_on_the_get() {
+        let mut server = HttpServer::new(None, false).with_polling();
+        let id = session(&mut server, json!({}));
+        let reply = post(&mut server, Some(&id), json!({"jsonrpc":"2.0","id":2,"method":"ping"}));
+        let primed = String::from_utf8(reply.body).unwrap();
+        assert_eq!(primed, format!("id: {id}/1/0\ndata: \n\nretry: {POLLING_RETRY_MS}\n\n"));
+        let get = |server: &mut HttpServer, last: &str| {
+            let headers = vec![
+                ("Accept".to_string(), "text/event-stream".to_string()),
+                ("Mcp-Session-Id".to_string(), id.clone()),
+                ("Last-Event-ID".to_string(), last.to_string()),
+            ];
+            server.handle(&HttpRequest { method: "GET".into(), headers, body: None })
+        };
+        assert_eq!(get(&mut server, "calc-session-9/1/0").status, 404, "another session's stream");
+        let resumed = get(&mut server, &format!("{id}/1/0"));
+        let body = String::from_utf8(resumed.body).unwrap();
+        assert_eq!(
+            body,
+            format!("id: {id}/1/1\nevent: message\ndata: {{\"jsonrpc\":\"2.0\",\"id\":2,\"result\":{{}}}}\n\n")
+        );
+        assert_eq!(get(&mut server, &format!("{id}/1/0")).status, 404, "delivered once");
     }
 
     #[test]

@@ -2,7 +2,7 @@
 //! transcript lines (a JSON body is one line, each SSE event one), and the server's own requests in a response
 //! stream answered while the stream stays open, each with a POST of its own on a second connection.
 
-use super::wire::{self, Body, Framing, ReadError, Request, SseEvent, Timed};
+use super::wire::{self, Body, Framing, ReadError, Request, SseCursor, SseEvent, Timed};
 use super::{EXCERPT_BYTES, Endpoint};
 use crate::protocol::envelope::acknowledged_subscription;
 use crate::protocol::methods::{CANCELLED, LISTEN};
@@ -58,16 +58,31 @@ pub(super) struct Outcome {
     pub(super) timed_out: bool,
     /// True when the connection closed or was refused before any response.
     pub(super) lost: bool,
+    /// An SSE stream that ended with responses still owed after it carried an event id: where to resume it.
+    pub(super) resume: Option<Resume>,
+}
+
+/// An SSE stream to resume (basic/transports.mdx §Resumability and Redelivery: a GET with `Last-Event-ID`): the
+/// last event id it carried, the reconnection time it asked for, and the responses it still owes.
+#[derive(Clone, Debug)]
+pub(super) struct Resume {
+    /// The last event id.
+    pub(super) last_id: String,
+    /// The `retry` field, in milliseconds, if the stream sent one.
+    pub(super) retry_ms: Option<u64>,
+    /// The ids of the responses still owed.
+    pub(super) owed: Vec<Value>,
 }
 
 /// Sends `request` on `to` (on the kept connection in `kept`, or a new one when there is none or the server closed
-/// it) and reads the response; a kept-alive connection goes back into `kept`. `answer` answers each request of the
-/// server's own read from the response's stream ([`Answerer`]).
+/// it) and reads the response; a kept-alive connection goes back into `kept`. An SSE response is read until the
+/// responses `owed` came (`None`: its stream is not read). `answer` answers each request of the server's own read
+/// from the response's stream ([`Answerer`]).
 pub(super) fn exchange(
     to: &Server,
     kept: &mut Option<BufReader<Timed>>,
     request: &Request,
-    read_stream: bool,
+    owed: Option<Vec<Value>>,
     answer: &mut Answerer,
 ) -> Result<Outcome> {
     // The headers as they went on the wire, the framing one included.
@@ -128,15 +143,14 @@ pub(super) fn exchange(
         };
         exchange.status = head.status;
         exchange.response_headers = head.headers.clone();
-        let owed = (read_stream && request.method == "POST").then(|| owed_ids(&request.body));
         let mut answered = Vec::new();
         let listens = listen_ids(&request.body);
         let read = Reading { owed: owed.as_deref(), listens: &listens, answer, answered: &mut answered };
-        let (lines, timed_out, reusable) = read_body(&mut connection, &head, &mut exchange, read);
+        let (lines, timed_out, reusable, resume) = read_body(&mut connection, &head, &mut exchange, read);
         if reusable && head.keeps_alive() && request.framing != Framing::ChunkedCut {
             *kept = Some(connection);
         }
-        return Ok(Outcome { exchange, lines, answered, timed_out, lost: false });
+        return Ok(Outcome { exchange, lines, answered, timed_out, lost: false, resume });
     }
     unreachable!("the second attempt always returns")
 }
@@ -149,13 +163,13 @@ fn read_body(
     head: &wire::Head,
     exchange: &mut Exchange,
     read: Reading,
-) -> (Vec<(Vec<u8>, bool)>, bool, bool) {
+) -> (Vec<(Vec<u8>, bool)>, bool, bool, Option<Resume>) {
     let Reading { owed, listens, answer, answered: answers } = read;
     let kind = match head.body_kind(&exchange.method) {
         Ok(kind) => kind,
         Err(why) => {
             exchange.problem = Some(why);
-            return (Vec::new(), false, false);
+            return (Vec::new(), false, false, None);
         }
     };
     let media = exchange.media_type();
@@ -163,12 +177,13 @@ fn read_body(
     let mut lines = Vec::new();
     match media.as_deref() {
         Some("text/event-stream") => {
-            let Some(owed) = owed else { return (lines, false, false) };
+            let Some(owed) = owed else { return (lines, false, false, None) };
             let mut answered = vec![false; owed.len()];
             let mut any = false;
             let mut events = BufReader::new(&mut body);
+            let mut cursor = SseCursor::default();
             loop {
-                match wire::read_event(&mut events, MAX_LINE_BYTES) {
+                match wire::read_event(&mut events, MAX_LINE_BYTES, &mut cursor) {
                     Ok(SseEvent::End) => break,
                     Ok(SseEvent::Data { data, truncated }) => {
                         if data.trim_ascii().is_empty() {
@@ -197,7 +212,8 @@ fn read_body(
                         // response is the one that comes, whatever its id.)
                         let done = answered.iter().all(|a| *a) && (any || !owed.is_empty());
                         if done || owed.len() == 1 && any || lines.len() >= MAX_EVENTS {
-                            return (lines, false, false);
+                            exchange.event_ids = cursor.ids;
+                            return (lines, false, false, None);
                         }
                     }
                     Err(error) => {
@@ -209,13 +225,24 @@ fn read_body(
                         if timed_out || !stopped {
                             exchange.problem = Some(wire::describe(&error));
                         }
-                        return (lines, timed_out, false);
+                        exchange.event_ids = cursor.ids;
+                        return (lines, timed_out, false, None);
                     }
                 }
             }
             drop(events);
             exchange.body_len = body.len();
-            (lines, false, body.complete())
+            exchange.event_ids = cursor.ids.clone();
+            // The stream ended with responses still owed: a server that closed the connection to be polled
+            // (basic/transports.mdx: after an event with an id it MAY close it) is asked again from its last id.
+            let still: Vec<Value> =
+                owed.iter().zip(&answered).filter(|(_, answered)| !**answered).map(|(id, _)| id.clone()).collect();
+            let resume = cursor.last_id.filter(|_| !still.is_empty()).map(|last_id| Resume {
+                last_id,
+                retry_ms: cursor.retry_ms,
+                owed: still,
+            });
+            (lines, false, body.complete(), resume)
         }
         _ => {
             let json = media.as_deref() == Some("application/json");
@@ -235,7 +262,7 @@ fn read_body(
             } else {
                 exchange.excerpt = bytes[..bytes.len().min(EXCERPT_BYTES)].to_vec();
             }
-            (lines, timed_out, body.complete() && !truncated)
+            (lines, timed_out, body.complete() && !truncated, None)
         }
     }
 }
@@ -263,7 +290,7 @@ fn listen_ids(body: &[u8]) -> Vec<Value> {
 
 /// The ids of the requests a POST body carries (one request, or a batch's), less those a
 /// `notifications/cancelled` in the same body cancels: the responses its stream owes.
-fn owed_ids(body: &[u8]) -> Vec<Value> {
+pub(super) fn owed_ids(body: &[u8]) -> Vec<Value> {
     let Ok(value) = serde_json::from_slice::<Value>(body) else { return Vec::new() };
     let items: Vec<&Value> = match &value {
         Value::Array(items) => items.iter().collect(),

@@ -51,6 +51,10 @@ const EXCERPT_BYTES: usize = 512;
 /// How long a connection attempt may take.
 const CONNECT_TIMEOUT: Duration = Duration::from_secs(2);
 
+/// How many times one POST's stream is resumed (a server that closes the connection after every event is polled
+/// this many times, then what it still owes is missing).
+const MAX_RESUMES: usize = 16;
+
 /// An `http://HOST:PORT/PATH` endpoint.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct Endpoint {
@@ -516,6 +520,11 @@ impl HttpTarget {
         let initialize = matches!(&frame, Frame::Request(r) if r.method == INITIALIZE);
         talk.record(Event::Sent(line.to_vec()));
         talk.client.sent(line);
+        let mut resume_headers = self.base_headers("text/event-stream");
+        match era {
+            Era::Modern => resume_headers.push(("MCP-Protocol-Version".into(), LATEST_MODERN_VERSION.into())),
+            Era::Handshake => talk.legacy_headers(&mut resume_headers),
+        }
         let mut answer_headers = self.base_headers("application/json, text/event-stream");
         answer_headers.push(("Content-Type".into(), "application/json".into()));
         match era {
@@ -535,10 +544,25 @@ impl HttpTarget {
                 body,
                 framing: Framing::Length,
             };
-            let outcome = exchange::exchange(&to, &mut None, &post, false, &mut |_| None).ok()?;
+            let outcome = exchange::exchange(&to, &mut None, &post, None, &mut |_| None).ok()?;
             Some(Answered { after: 0, line: post.body, outcome })
         };
-        let outcome = exchange::exchange(&to, &mut self.connection, &request, true, &mut answer)?;
+        let owed = exchange::owed_ids(&request.body);
+        let outcome = exchange::exchange(&to, &mut self.connection, &request, Some(owed), &mut answer)?;
+        // A stream the server closed with responses owed after an event id is resumed: a GET with
+        // `Last-Event-ID`, after the `retry` it asked for (basic/transports.mdx §Resumability and Redelivery).
+        let mut resumed = Vec::new();
+        let mut next = outcome.resume.clone();
+        while let Some(resume) = next.take().filter(|_| resumed.len() < MAX_RESUMES) {
+            let wait = Duration::from_millis(resume.retry_ms.unwrap_or(0)).min(self.timeouts.reply);
+            std::thread::sleep(wait);
+            let mut headers = resume_headers.clone();
+            headers.push(("Last-Event-ID".into(), resume.last_id.clone()));
+            let get = Request { method: "GET".into(), path: to.endpoint.path.clone(), headers, ..Request::default() };
+            let got = exchange::exchange(&to, &mut None, &get, Some(resume.owed), &mut answer)?;
+            next = got.resume.clone();
+            resumed.push(got);
+        }
         let negotiated = outcome.lines.iter().find_map(|(line, _)| {
             let reply: Value = serde_json::from_slice(line).ok()?;
             Some(reply.get("result")?.get("protocolVersion")?.as_str()?.to_string())
@@ -556,9 +580,12 @@ impl HttpTarget {
             talk.negotiated = negotiated;
         }
         // An `input_required` result gets its retry, a POST of its own like any request.
-        let retries: Vec<Vec<u8>> = outcome.lines.iter().filter_map(|(line, _)| talk.client.retry(line)).collect();
-        if let Some(ending) = self.settle(talk, outcome) {
-            return Ok(Some(ending));
+        let lines = outcome.lines.iter().chain(resumed.iter().flat_map(|got| &got.lines));
+        let retries: Vec<Vec<u8>> = lines.filter_map(|(line, _)| talk.client.retry(line)).collect();
+        for outcome in std::iter::once(outcome).chain(resumed) {
+            if let Some(ending) = self.settle(talk, outcome) {
+                return Ok(Some(ending));
+            }
         }
         for retry in retries {
             if let Some(ending) = self.post(talk, &retry)? {
@@ -584,7 +611,7 @@ impl HttpTarget {
         }
         let request =
             Request { method: method.into(), path: self.spec.endpoint.path.clone(), headers, ..Request::default() };
-        let outcome = exchange::exchange(&self.server(), &mut self.connection, &request, false, &mut |_| None)?;
+        let outcome = exchange::exchange(&self.server(), &mut self.connection, &request, None, &mut |_| None)?;
         if method == "DELETE" && !(200..300).contains(&outcome.exchange.status) {
             talk.deleted = false;
         }

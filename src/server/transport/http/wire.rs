@@ -401,9 +401,24 @@ pub enum SseEvent {
     End,
 }
 
+/// Where an SSE stream stands for a client that may resume it: the last event id it carried and the reconnection
+/// time it asked for (the SSE standard's `id` and `retry` fields; an event without data still sets them).
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct SseCursor {
+    /// The last `id` field, if any.
+    pub last_id: Option<String>,
+    /// The last `retry` field, in milliseconds, if any.
+    pub retry_ms: Option<u64>,
+    /// Every `id` field read, in order (at most [`MAX_EVENT_IDS`]).
+    pub ids: Vec<String>,
+}
+
+/// How many event ids a stream's [`SseCursor`] keeps.
+pub const MAX_EVENT_IDS: usize = 1024;
+
 /// Reads the next event that carries data from an SSE stream (comments, `event:`, `id:` and `retry:` lines are
 /// skipped), keeping at most `max` bytes of it.
-pub fn read_event(stream: &mut impl BufRead, max: usize) -> io::Result<SseEvent> {
+pub fn read_event(stream: &mut impl BufRead, max: usize, cursor: &mut SseCursor) -> io::Result<SseEvent> {
     let mut data = Vec::new();
     let mut has_data = false;
     let mut truncated = false;
@@ -431,6 +446,16 @@ pub fn read_event(stream: &mut impl BufRead, max: usize) -> io::Result<SseEvent>
             }
             None => (&bytes[..], &[][..]),
         };
+        if field == b"id" && !value.contains(&0) {
+            let id = String::from_utf8_lossy(value).into_owned();
+            if cursor.ids.len() < MAX_EVENT_IDS {
+                cursor.ids.push(id.clone());
+            }
+            cursor.last_id = Some(id);
+        }
+        if field == b"retry" && !value.is_empty() && value.iter().all(u8::is_ascii_digit) {
+            cursor.retry_ms = std::str::from_utf8(value).ok().and_then(|digits| digits.parse().ok());
+        }
         if field == b"data" {
             if has_data {
                 data.push(b'\n');
@@ -475,18 +500,23 @@ mod tests {
 
     #[test]
     fn sse_events_are_split_with_comments_and_fields_skipped() {
-        let stream = b": keep-alive\r\nevent: message\r\ndata: {\"a\":\r\ndata: 1}\r\n\r\nid: 7\ndata: x\n\ndata: tail";
+        let stream = b": keep-alive\r\nevent: message\r\ndata: {\"a\":\r\ndata: 1}\r\n\r\nid: 7\ndata: x\n\nretry: 250\n\ndata: tail";
         let mut reader = Cursor::new(&stream[..]);
-        assert_eq!(
-            read_event(&mut reader, 100).unwrap(),
-            SseEvent::Data { data: b"{\"a\":\n1}".to_vec(), truncated: false }
-        );
-        assert_eq!(read_event(&mut reader, 100).unwrap(), SseEvent::Data { data: b"x".to_vec(), truncated: false });
-        assert_eq!(read_event(&mut reader, 100).unwrap(), SseEvent::Data { data: b"tail".to_vec(), truncated: false });
-        assert_eq!(read_event(&mut reader, 100).unwrap(), SseEvent::End);
+        let mut cursor = SseCursor::default();
+        let mut next = |reader: &mut Cursor<&[u8]>| read_event(reader, 100, &mut cursor).unwrap();
+        assert_eq!(next(&mut reader), SseEvent::Data { data: b"{\"a\":\n1}".to_vec(), truncated: false });
+        assert_eq!(next(&mut reader), SseEvent::Data { data: b"x".to_vec(), truncated: false });
+        assert_eq!(next(&mut reader), SseEvent::Data { data: b"tail".to_vec(), truncated: false });
+        assert_eq!(next(&mut reader), SseEvent::End);
+        // The id and the retry (in an event without data) are where a resumption starts.
+        assert_eq!(cursor, SseCursor { last_id: Some("7".into()), retry_ms: Some(250), ids: vec!["7".into()] });
         let long = format!("data: {}\n\n", "y".repeat(50));
         let mut reader = Cursor::new(long.into_bytes());
-        assert_eq!(read_event(&mut reader, 10).unwrap(), SseEvent::Data { data: b"y".repeat(10), truncated: true });
+        let data = b"y".repeat(10);
+        assert_eq!(
+            read_event(&mut reader, 10, &mut SseCursor::default()).unwrap(),
+            SseEvent::Data { data, truncated: true }
+        );
     }
 
     #[test]

@@ -62,6 +62,15 @@ pub(super) struct Outcome {
     pub(super) resume: Option<Resume>,
 }
 
+/// What reading a response body brought: its lines, whether the response stopped coming, whether the connection
+/// can be reused, and where to resume a stream that ended with responses owed.
+struct BodyRead {
+    lines: Vec<(Vec<u8>, bool)>,
+    timed_out: bool,
+    reusable: bool,
+    resume: Option<Resume>,
+}
+
 /// An SSE stream to resume (basic/transports.mdx §Resumability and Redelivery: a GET with `Last-Event-ID`): the
 /// last event id it carried, the reconnection time it asked for, and the responses it still owes.
 #[derive(Clone, Debug)]
@@ -146,7 +155,7 @@ pub(super) fn exchange(
         let mut answered = Vec::new();
         let listens = listen_ids(&request.body);
         let read = Reading { owed: owed.as_deref(), listens: &listens, answer, answered: &mut answered };
-        let (lines, timed_out, reusable, resume) = read_body(&mut connection, &head, &mut exchange, read);
+        let BodyRead { lines, timed_out, reusable, resume } = read_body(&mut connection, &head, &mut exchange, read);
         if reusable && head.keeps_alive() && request.framing != Framing::ChunkedCut {
             *kept = Some(connection);
         }
@@ -158,18 +167,13 @@ pub(super) fn exchange(
 /// Reads a response body into transcript lines: a JSON body is one line, each SSE event one line (read until the
 /// response to the request came when `until_reply`; a GET's stream is not read), anything else an excerpt.
 /// Returns the lines, whether the response stopped coming, and whether the connection can be reused.
-fn read_body(
-    connection: &mut BufReader<Timed>,
-    head: &wire::Head,
-    exchange: &mut Exchange,
-    read: Reading,
-) -> (Vec<(Vec<u8>, bool)>, bool, bool, Option<Resume>) {
+fn read_body(connection: &mut BufReader<Timed>, head: &wire::Head, exchange: &mut Exchange, read: Reading) -> BodyRead {
     let Reading { owed, listens, answer, answered: answers } = read;
     let kind = match head.body_kind(&exchange.method) {
         Ok(kind) => kind,
         Err(why) => {
             exchange.problem = Some(why);
-            return (Vec::new(), false, false, None);
+            return BodyRead { lines: Vec::new(), timed_out: false, reusable: false, resume: None };
         }
     };
     let media = exchange.media_type();
@@ -177,7 +181,7 @@ fn read_body(
     let mut lines = Vec::new();
     match media.as_deref() {
         Some("text/event-stream") => {
-            let Some(owed) = owed else { return (lines, false, false, None) };
+            let Some(owed) = owed else { return BodyRead { lines, timed_out: false, reusable: false, resume: None } };
             let mut answered = vec![false; owed.len()];
             let mut any = false;
             let mut events = BufReader::new(&mut body);
@@ -213,7 +217,7 @@ fn read_body(
                         let done = answered.iter().all(|a| *a) && (any || !owed.is_empty());
                         if done || owed.len() == 1 && any || lines.len() >= MAX_EVENTS {
                             exchange.event_ids = cursor.ids;
-                            return (lines, false, false, None);
+                            return BodyRead { lines, timed_out: false, reusable: false, resume: None };
                         }
                     }
                     Err(error) => {
@@ -226,7 +230,7 @@ fn read_body(
                             exchange.problem = Some(wire::describe(&error));
                         }
                         exchange.event_ids = cursor.ids;
-                        return (lines, timed_out, false, None);
+                        return BodyRead { lines, timed_out, reusable: false, resume: None };
                     }
                 }
             }
@@ -242,7 +246,7 @@ fn read_body(
                 retry_ms: cursor.retry_ms,
                 owed: still,
             });
-            (lines, false, body.complete(), resume)
+            BodyRead { lines, timed_out: false, reusable: body.complete(), resume }
         }
         _ => {
             let json = media.as_deref() == Some("application/json");
@@ -262,7 +266,7 @@ fn read_body(
             } else {
                 exchange.excerpt = bytes[..bytes.len().min(EXCERPT_BYTES)].to_vec();
             }
-            (lines, timed_out, body.complete() && !truncated, None)
+            BodyRead { lines, timed_out, reusable: body.complete() && !truncated, resume: None }
         }
     }
 }

@@ -181,7 +181,8 @@ pub fn check(transcript: &Transcript, policy: &Policy, findings: &mut Vec<Findin
     for s in &seen {
         let exchange = s.exchange;
         let session = exchange.request_values("mcp-session-id").first().copied();
-        for id in &exchange.event_ids {
+        let legacy = s.era() == Era::Handshake;
+        for id in exchange.event_ids.iter().filter(|_| legacy) {
             let ids = event_ids.entry(session).or_default();
             if let Some(&first) = ids.get(id.as_str()) {
                 let detail = format!("SSE event id {id:?} came again, first in the stream of event {first}");
@@ -574,6 +575,12 @@ mod tests {
             rules(&[stream("POST", "s", &["a/0"]), stream("GET", "s", &["a/0", "a/1"])]).contains(&HTTP_SSE_EVENT_ID)
         );
         assert!(rules(&[stream("POST", "s", &["x", "x"])]).contains(&HTTP_SSE_EVENT_ID));
+        // A 2026-07-28 stream is not resumable: its ids are not judged.
+        let mut modern = stream("POST", "", &["x", "x"]);
+        if let Event::Http(exchange) = &mut modern {
+            exchange.request_headers = vec![("MCP-Protocol-Version".into(), "2026-07-28".into())];
+        }
+        assert!(!rules(&[modern]).contains(&HTTP_SSE_EVENT_ID));
     }
 
     #[test]

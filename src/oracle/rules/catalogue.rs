@@ -442,10 +442,11 @@ pub static RULES: &[Rule] = &[
     ),
     must(
         HTTP_SSE_EVENT_ID,
-        BOTH,
-        "HTTP transport: the `id` of an SSE event appears once across all the streams of a session (all the \
-         conversation's streams, without sessions): a resumed stream carries only events after its \
-         `Last-Event-ID`, never one already delivered, and no two streams share an id.",
+        HANDSHAKE,
+        "HTTP transport, legacy era: the `id` of an SSE event appears once across all the streams of a session \
+         (all the conversation's legacy streams, without sessions): a resumed stream carries only events after \
+         its `Last-Event-ID`, never one already delivered, and no two streams share an id. (2026-07-28 streams \
+         are not resumable, and their ids are not judged.)",
         "MCP 2025-11-25 basic/transports.mdx §Resumability and Redelivery (if present, the ID MUST be globally \
          unique across all streams within that session; the server MAY replay messages that would have been sent \
          after the last event ID and MUST NOT replay messages that would have been delivered on a different \

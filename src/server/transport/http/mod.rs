@@ -549,10 +549,11 @@ impl HttpTarget {
         };
         let owed = exchange::owed_ids(&request.body);
         let outcome = exchange::exchange(&to, &mut self.connection, &request, Some(owed), &mut answer)?;
-        // A stream the server closed with responses owed after an event id is resumed: a GET with
-        // `Last-Event-ID`, after the `retry` it asked for (basic/transports.mdx §Resumability and Redelivery).
+        // A legacy stream the server closed with responses owed after an event id is resumed: a GET with
+        // `Last-Event-ID`, after the `retry` it asked for (2025-11-25 basic/transports.mdx §Resumability and
+        // Redelivery; 2026-07-28 streams are not resumable).
         let mut resumed = Vec::new();
-        let mut next = outcome.resume.clone();
+        let mut next = outcome.resume.clone().filter(|_| era == Era::Handshake);
         while let Some(resume) = next.take().filter(|_| resumed.len() < MAX_RESUMES) {
             let wait = Duration::from_millis(resume.retry_ms.unwrap_or(0)).min(self.timeouts.reply);
             std::thread::sleep(wait);

@@ -110,6 +110,11 @@ pub struct Timeouts {
     /// True when the reply timeout grows with the server's measured reply time ([`latency`]; a stdio target
     /// measures its own conversations); false when it is pinned (`--timeout`).
     pub adaptive: bool,
+    /// The shortest wait for a tool call asked again to tell a handler that never returns from a slow one (over
+    /// stdio, `SERVER-HANDLER-HANG`). The tool's own earlier answers are no safe measure of it: a call of
+    /// server-everything's `trigger-long-running-operation` with a short `duration` answers in a moment, and the
+    /// re-asked one, with its default of 10 s, came out as a hang under CI's load with a 10 s floor.
+    pub reask_floor: Duration,
 }
 
 impl Default for Timeouts {
@@ -122,6 +127,7 @@ impl Default for Timeouts {
             linger: Duration::ZERO,
             deadline: None,
             adaptive: false,
+            reask_floor: Duration::from_secs(30),
         }
     }
 }

@@ -2,9 +2,10 @@
 //! timeout while the server answered later requests (or a liveness ping), when another call of the same tool was
 //! answered in the conversation, is asked again (the same line under a harness id, and a progress token of its own)
 //! and waited for [`CONFIRM_FACTOR`] times the reply timeout, [`SLOWEST_FACTOR`] times the longest the tool took to
-//! answer in the conversation, and at least [`CONFIRM_FLOOR`]. Answered, the tool was slow (the answer is in the transcript, and nothing is judged);
-//! not answered, the conversation notes the wait ([`Note::Waited`]) and the oracle reports the re-asked call
-//! (`SERVER-HANDLER-HANG`). Only the first such call of a conversation is re-asked, so the extra wait is bounded.
+//! answer in the conversation, and at least [`Timeouts::reask_floor`] (30 s). Answered, the tool was slow (the
+//! answer is in the transcript, and nothing is judged); not answered, the conversation notes the wait
+//! ([`Note::Waited`]) and the oracle reports the re-asked call (`SERVER-HANDLER-HANG`). Only the first such call of
+//! a conversation is re-asked, so the extra wait is bounded.
 
 use super::conversation::Conversation;
 use super::process::Stdout;
@@ -14,20 +15,16 @@ use crate::protocol::methods::TOOLS_CALL;
 use crate::server::Timeouts;
 use crate::transcript::Note;
 use std::sync::mpsc::RecvTimeoutError;
-use std::time::{Duration, Instant};
+use std::time::Instant;
 
-/// The re-asked call is waited for this many times the reply timeout (and see [`SLOWEST_FACTOR`], [`CONFIRM_FLOOR`]).
+/// The re-asked call is waited for this many times the reply timeout (and see [`SLOWEST_FACTOR`],
+/// [`Timeouts::reask_floor`]).
 pub(super) const CONFIRM_FACTOR: u32 = 5;
 
 /// The re-asked call is waited for this many times the longest the same tool took to answer in the conversation: a
 /// tool slow by design (server-everything's long-running operation takes 10 s by default) is not a hang on a loaded
 /// machine.
 pub(super) const SLOWEST_FACTOR: u32 = 3;
-
-/// The shortest wait for a re-asked call. The tool's own earlier answers are no safe measure of it: a call of
-/// server-everything's `trigger-long-running-operation` with a short `duration` answers in a moment, and the re-asked
-/// one, with its default of 10 s, then came out as a hang under CI's load with a 10 s floor.
-pub(super) const CONFIRM_FLOOR: Duration = Duration::from_secs(30);
 
 /// The prefix of a re-asked call's id (a string id no script uses).
 const REASK_PREFIX: &str = "mcp-wirefuzz-reask-";
@@ -58,7 +55,7 @@ impl Conversation<'_> {
         }
         let again = RequestId::String(again);
         self.send(message.to_string().as_bytes());
-        let wait = (timeouts.reply * CONFIRM_FACTOR).max(slowest * SLOWEST_FACTOR).max(CONFIRM_FLOOR);
+        let wait = (timeouts.reply * CONFIRM_FACTOR).max(slowest * SLOWEST_FACTOR).max(timeouts.reask_floor);
         let until = Instant::now() + wait;
         let mut waited = false;
         while self.open.contains_key(&again) {

@@ -19,6 +19,7 @@ pub(super) fn quick() -> Timeouts {
         linger: Duration::ZERO,
         deadline: None,
         adaptive: false,
+        reask_floor: Duration::ZERO,
     }
 }
 

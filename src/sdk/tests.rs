@@ -198,28 +198,17 @@ fn detection_reads_only_messages_one_sdk_writes() {
     assert_eq!(detect(&answered(python_reply)), None, "the built-in server writes the same words");
     let null_served = r#"{"jsonrpc":"2.0","id":3,"result":{}}"#;
     let null_refused = r#"{"jsonrpc":"2.0","id":3,"error":{"code":-32600,"message":"Invalid Request"}}"#;
-    let python = Transcript {
-        events: vec![sent(INITIALIZE), received(python_reply), received(null_served)],
+    let replies = |first: &str, second: &str| Transcript {
+        events: vec![sent(INITIALIZE), received(first), received(second)],
         ending: Ending::Closed,
     };
-    assert_eq!(detect(&python).unwrap().sdk, &python::SDK);
-    let calc = Transcript {
-        events: vec![sent(INITIALIZE), received(python_reply), received(null_refused)],
-        ending: Ending::Closed,
-    };
+    assert_eq!(detect(&replies(python_reply, null_served)).unwrap().sdk, &python::SDK);
+    let calc = replies(python_reply, null_refused);
     assert_eq!(detect(&calc), None, "the seed lesson's words without the SDK's null params");
     // Over HTTP the Python SDK answers the same request with the -32602 the built-in server writes too.
     let over_http = r#"{"jsonrpc":"2.0","id":2,"error":{"code":-32602,"message":"params._meta is missing the required envelope key(s): io.modelcontextprotocol/clientCapabilities"}}"#;
-    let python_http = Transcript {
-        events: vec![sent(INITIALIZE), received(over_http), received(null_served)],
-        ending: Ending::Closed,
-    };
-    assert_eq!(detect(&python_http).unwrap().sdk, &python::SDK);
-    let calc_http = Transcript {
-        events: vec![sent(INITIALIZE), received(over_http), received(null_refused)],
-        ending: Ending::Closed,
-    };
-    assert_eq!(detect(&calc_http), None);
+    assert_eq!(detect(&replies(over_http, null_served)).unwrap().sdk, &python::SDK);
+    assert_eq!(detect(&replies(over_http, null_refused)), None);
     let ts_reply = r#"{"result":{"tools":[]},"jsonrpc":"2.0","id":2}"#;
     assert_eq!(detect(&answered(ts_reply)), None, "nothing certain");
     assert_eq!(fingerprint_inputs().len(), 7);

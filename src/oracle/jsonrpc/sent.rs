@@ -24,10 +24,12 @@ impl Connection<'_> {
                 let id = id.unwrap_or(&request.id);
                 self.listens |= request.method == LISTEN;
                 let needs_reply = !matches!(request.params, Some(Value::Array(_)));
-                let pending = match () {
-                    _ if is_big(id) => Some(if needs_reply { Fault::BigId } else { Fault::Ambiguous }),
-                    _ if sent.extra_members && needs_reply => Some(Fault::ExtraMember),
-                    _ => None,
+                let pending = if is_big(id) {
+                    Some(if needs_reply { Fault::BigId } else { Fault::Ambiguous })
+                } else if sent.extra_members && needs_reply {
+                    Some(Fault::ExtraMember)
+                } else {
+                    None
                 };
                 if let Some(fault) = pending {
                     self.push_pending(index, vec![id.clone()], None, false, fault);

@@ -22,9 +22,7 @@ const MESSAGE: &str = "notifications/message";
 /// Judges every log message the server wrote on a conversation that opened no handshake.
 pub(super) fn check(input: &LayerInput, findings: &mut Findings) {
     let LayerInput { transcript, reads, answers, .. } = *input;
-    let holds = |line: &[u8], needle: &[u8]| line.windows(needle.len()).any(|w| w == needle);
-    let logs = |event: &Event| matches!(event, Event::Received { line, .. } if holds(line, MESSAGE.as_bytes()));
-    if !transcript.events.iter().any(logs) {
+    if !transcript.events.iter().any(|event| matches!(event, Event::Received { line, .. } if names_message(line))) {
         return;
     }
     // (where its response is, its id) of each request that asked for log messages.
@@ -43,11 +41,10 @@ pub(super) fn check(input: &LayerInput, findings: &mut Findings) {
                 }
             }
             (Event::Sent(line), Some((Frame::Notification(note), _)), _) if note.method == CANCELLED => {
-                let sent: Option<Value> = serde_json::from_slice(line).ok();
-                cancelled.extend(sent.as_ref().and_then(|s| s.get("params")?.get("requestId")).cloned());
+                cancelled.extend(cancelled_request(line));
             }
             (Event::Received { line, .. }, _, Some(ServerLine::Outgoing { id: IdField::Absent }))
-                if modern && holds(line, MESSAGE.as_bytes()) =>
+                if modern && names_message(line) =>
             {
                 let method = serde_json::from_slice::<Value>(line).ok().and_then(|m| m.get("method").cloned());
                 if method.as_ref().and_then(Value::as_str) != Some(MESSAGE) {
@@ -65,6 +62,16 @@ pub(super) fn check(input: &LayerInput, findings: &mut Findings) {
             _ => {}
         }
     }
+}
+
+/// Whether a server line names the log message method (a byte search, before any parse).
+fn names_message(line: &[u8]) -> bool {
+    line.windows(MESSAGE.len()).any(|w| w == MESSAGE.as_bytes())
+}
+
+/// The `requestId` a sent `notifications/cancelled` line names.
+fn cancelled_request(line: &[u8]) -> Option<Value> {
+    serde_json::from_slice::<Value>(line).ok()?.get("params")?.get("requestId").cloned()
 }
 
 /// A request the conversation sent, as MCP-LOG-LEVEL reads it.
@@ -86,9 +93,7 @@ struct Asked {
 /// judged (a server may log on its own schedule).
 pub(super) fn check_levels(input: &LayerInput, findings: &mut Findings) {
     let LayerInput { transcript, reads, answers, .. } = *input;
-    let holds = |line: &[u8], needle: &[u8]| line.windows(needle.len()).any(|w| w == needle);
-    let logs = |event: &Event| matches!(event, Event::Received { line, .. } if holds(line, MESSAGE.as_bytes()));
-    if !transcript.events.iter().any(logs) {
+    if !transcript.events.iter().any(|event| matches!(event, Event::Received { line, .. } if names_message(line))) {
         return;
     }
     let result_at = |at: usize| {
@@ -116,11 +121,10 @@ pub(super) fn check_levels(input: &LayerInput, findings: &mut Findings) {
                 asked.push(Asked { sent: index, answered: answers[index], level, id: request.id.to_value() });
             }
             (Event::Sent(line), Some((Frame::Notification(note), _)), _) if note.method == CANCELLED => {
-                let sent: Option<Value> = serde_json::from_slice(line).ok();
-                cancelled.extend(sent.as_ref().and_then(|s| s.get("params")?.get("requestId")).cloned());
+                cancelled.extend(cancelled_request(line));
             }
             (Event::Received { line, .. }, _, Some(ServerLine::Outgoing { id: IdField::Absent }))
-                if holds(line, MESSAGE.as_bytes()) =>
+                if names_message(line) =>
             {
                 let Ok(message) = serde_json::from_slice::<Value>(line) else { continue };
                 if message.get("method").and_then(Value::as_str) != Some(MESSAGE) {

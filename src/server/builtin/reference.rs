@@ -261,17 +261,14 @@ impl CalcConnection {
                 }));
             }
             if self.has(Mutant::LogsUnrequested) && self.era == Some(Era::Modern) {
-                let params = json!({ "level": "info", "logger": "calc", "data": "tools/call" });
-                messages.push(json!({ "jsonrpc": "2.0", "method": "notifications/message", "params": params }));
+                messages.push(log_message("info"));
             }
             let asked_level = request.params.as_ref().and_then(|p| p.get(META)?.get(LOG_LEVEL_KEY)).is_some();
             if self.has(Mutant::LogsBelowLevel) && self.era == Some(Era::Modern) && asked_level {
-                let params = json!({ "level": "debug", "logger": "calc", "data": "tools/call" });
-                messages.push(json!({ "jsonrpc": "2.0", "method": "notifications/message", "params": params }));
+                messages.push(log_message("debug"));
             }
             if self.has(Mutant::LogsUndeclared) && self.era == Some(Era::Handshake) {
-                let params = json!({ "level": "info", "logger": "calc", "data": "tools/call" });
-                messages.push(json!({ "jsonrpc": "2.0", "method": "notifications/message", "params": params }));
+                messages.push(log_message("info"));
             }
             if self.has(Mutant::LogOnStdout) {
                 out.push(b"calc: tools/call add".to_vec());
@@ -664,6 +661,12 @@ fn capabilities(modern: bool, fixtures: bool) -> Value {
 
 /// The `subscriptions/listen` filter keys of the list-changed notifications.
 const LIST_CHANGED_KINDS: [&str; 3] = ["toolsListChanged", "promptsListChanged", "resourcesListChanged"];
+
+/// The `notifications/message` the planted logging bugs send from a `tools/call`, at `level`.
+fn log_message(level: &str) -> Value {
+    let params = json!({ "level": level, "logger": "calc", "data": "tools/call" });
+    json!({ "jsonrpc": "2.0", "method": "notifications/message", "params": params })
+}
 
 /// The params of the elicitation the planted bugs ask for: a confirmation, with nothing to fill in.
 fn confirm_elicitation() -> Value {

@@ -153,7 +153,7 @@ pub(super) fn exchange(
         exchange.status = head.status;
         exchange.response_headers = head.headers.clone();
         let mut answered = Vec::new();
-        let listens = listen_ids(&request.body);
+        let listens = if owed.is_some() { listen_ids(&request.body) } else { Vec::new() };
         let read = Reading { owed: owed.as_deref(), listens: &listens, answer, answered: &mut answered };
         let BodyRead { lines, timed_out, reusable, resume } = read_body(&mut connection, &head, &mut exchange, read);
         if reusable && head.keeps_alive() && request.framing != Framing::ChunkedCut {
@@ -278,14 +278,18 @@ fn response_id(data: &[u8]) -> Option<Value> {
     response.then(|| value.get("id").cloned().unwrap_or(Value::Null))
 }
 
+/// The messages a POST body carries: a batch's items, or the one message; none when it is not JSON.
+fn messages(body: &[u8]) -> Vec<Value> {
+    match serde_json::from_slice::<Value>(body) {
+        Ok(Value::Array(items)) => items,
+        Ok(other) => vec![other],
+        Err(_) => Vec::new(),
+    }
+}
+
 /// The ids of the `subscriptions/listen` requests a POST body carries.
 fn listen_ids(body: &[u8]) -> Vec<Value> {
-    let Ok(value) = serde_json::from_slice::<Value>(body) else { return Vec::new() };
-    let items: Vec<&Value> = match &value {
-        Value::Array(items) => items.iter().collect(),
-        other => vec![other],
-    };
-    items
+    messages(body)
         .into_iter()
         .filter(|item| item.get("method").and_then(Value::as_str) == Some(LISTEN))
         .filter_map(|item| item.get("id").cloned())
@@ -295,11 +299,7 @@ fn listen_ids(body: &[u8]) -> Vec<Value> {
 /// The ids of the requests a POST body carries (one request, or a batch's), less those a
 /// `notifications/cancelled` in the same body cancels: the responses its stream owes.
 pub(super) fn owed_ids(body: &[u8]) -> Vec<Value> {
-    let Ok(value) = serde_json::from_slice::<Value>(body) else { return Vec::new() };
-    let items: Vec<&Value> = match &value {
-        Value::Array(items) => items.iter().collect(),
-        other => vec![other],
-    };
+    let items = messages(body);
     let cancelled: Vec<&Value> = items
         .iter()
         .filter(|item| item.get("method").and_then(Value::as_str) == Some(CANCELLED) && item.get("id").is_none())

@@ -192,6 +192,90 @@ fn over_http_the_harness_drives_input_required_rounds() {
     drives_the_rounds(&mut *ServerSpec::Http(spec).target(Timeouts::default()));
 }
 
+/// A handshake conversation with the reference server's fixtures that declares every capability, asks for answers
+/// in `style`, and calls `test_sampling`, which asks the client mid-call.
+fn sampled_in(style: Answers) -> Vec<Input> {
+    let mut inputs = conversation(Declares::Everything(style));
+    inputs[3] = Input::Line(
+        serde_json::to_vec(&json!({ "jsonrpc": "2.0", "id": 2, "method": "tools/call",
+            "params": { "name": "test_sampling", "arguments": { "prompt": "hi" } } }))
+        .unwrap(),
+    );
+    inputs.push(Input::Sync);
+    inputs.push(Input::Line(br#"{"jsonrpc":"2.0","id":3,"method":"ping"}"#.to_vec()));
+    inputs
+}
+
+/// The answers that are not valid results: a malformed one ends the call in an isError result, a late one (after a
+/// `ping` of the client's own, which the server answers) in its result, none (the client cancels the call) in no
+/// reply; the server goes on answering (the last `ping`), and none of it is a finding.
+fn survives_broken_answers(target: &mut dyn Target) {
+    let policy = mcp_wirefuzz::oracle::Policy::default();
+    for (style, expected) in [
+        (Answers::Malformed, r#""isError":true"#),
+        (Answers::Late, "LLM response: mcp-wirefuzz"),
+        (Answers::Ignore, "notifications/cancelled"),
+    ] {
+        let transcript = target.run(&sampled_in(style)).unwrap();
+        let rendered = transcript.render();
+        let lines: Vec<String> = transcript
+            .events
+            .iter()
+            .filter_map(|event| match event {
+                Event::Sent(line) | Event::Received { line, .. } => Some(String::from_utf8_lossy(line).into_owned()),
+                _ => None,
+            })
+            .collect();
+        assert!(lines.iter().any(|line| line.contains(expected)), "{style:?}:\n{rendered}");
+        let pong = |id: &str| lines.iter().any(|line| line.contains(&format!(r#""id":{id},"result":{{}}"#)));
+        assert!(pong("3"), "{style:?}: the server stopped answering\n{rendered}");
+        assert_eq!(pong(r#""wirefuzz-late-1""#), style == Answers::Late, "{style:?}\n{rendered}");
+        let call_replied = transcript.events.iter().any(
+            |event| matches!(event, Event::Received { line, .. } if line.starts_with(br#"{"jsonrpc":"2.0","id":2,"#)),
+        );
+        assert_eq!(call_replied, style != Answers::Ignore, "{style:?}\n{rendered}");
+        let rules: Vec<&str> = check(&transcript, &policy).iter().map(|f| f.rule).collect();
+        assert!(rules.is_empty(), "{style:?}: {rules:?}\n{rendered}");
+    }
+}
+
+#[test]
+fn in_process_broken_answers_to_the_servers_requests_end_the_call_and_nothing_else() {
+    survives_broken_answers(&mut InProcess(CalcWithFixtures));
+}
+
+#[test]
+fn over_stdio_broken_answers_to_the_servers_requests_end_the_call_and_nothing_else() {
+    let argv = [env!("CARGO_BIN_EXE_mcp-wirefuzz"), "serve", "--conformance-fixtures"].map(String::from);
+    let command = ServerCommand::from_argv(&argv).unwrap();
+    survives_broken_answers(&mut StdioTarget::new(command, Timeouts::default()));
+}
+
+#[test]
+fn over_http_broken_answers_to_the_servers_requests_end_the_call_and_nothing_else() {
+    let url = http::spawn_server(http::HttpServer::new(None, false).with_fixtures()).unwrap();
+    let spec = HttpSpec::new(&url, None).unwrap();
+    survives_broken_answers(&mut *ServerSpec::Http(spec).target(Timeouts::default()));
+}
+
+/// The planted bug `crashes-on-malformed-answer` exits on a malformed answer (a sampling result in the handshake
+/// era): SERVER-CRASH; the clean reference server answers the same conversation with an isError result.
+#[test]
+fn a_server_that_crashes_on_a_malformed_answer_is_a_crash() {
+    let policy = Mutant::CrashesOnMalformedAnswer.policy();
+    let mut inputs = conversation(Declares::Everything(Answers::Malformed));
+    inputs.push(Input::Sync);
+    let crashed = InProcess(Planted(Mutant::CrashesOnMalformedAnswer)).run(&inputs).unwrap();
+    let rules: Vec<&str> = check(&crashed, &policy).iter().map(|f| f.rule).collect();
+    assert_eq!(rules, ["SERVER-CRASH"], "{}", crashed.render());
+    for styled in [Answers::Accept, Answers::Decline, Answers::Late, Answers::Ignore] {
+        let mut inputs = conversation(Declares::Everything(styled));
+        inputs.push(Input::Sync);
+        let kept = InProcess(Planted(Mutant::CrashesOnMalformedAnswer)).run(&inputs).unwrap();
+        assert!(check(&kept, &policy).is_empty(), "{styled:?}: {}", kept.render());
+    }
+}
+
 /// A Python SDK server of an author's (`tests/servers/booking.py`): its tool asks for a day through
 /// `input_required` and books on the retry. The harness's retry reaches the code only a retry runs: with the
 /// planted bug `error-on-decline` a declined answer gets a JSON-RPC error; the clean server breaks nothing, and

@@ -98,7 +98,12 @@ fn unanswered(input: &LayerInput, findings: &mut Findings) {
 fn crashed(input: &LayerInput, findings: &mut Findings) {
     let events = &input.transcript.events;
     let mut crashes: Vec<Crash> = Vec::new();
+    // A tool that waited on an answer the client broke on purpose may crash on it: the client's doing.
+    let awaiting_broken = super::answers::awaiting_broken_answers(input);
     for (request, read) in input.reads.iter().enumerate() {
+        if awaiting_broken.contains(&request) {
+            continue;
+        }
         let Some((Frame::Request(sent), _)) = read.sent() else { continue };
         let Some(reply) = input.answers[request].filter(|_| sent.method == TOOLS_CALL) else { continue };
         let Some(ServerLine::Reply { outcome: Some(Outcome::Result(result)), .. }) = input.reads[reply].server_line()

@@ -19,6 +19,7 @@
 //! [`profiles`], and which rules a run checks in [`policy`]. Nothing here does I/O, and no transcript makes it
 //! panic.
 
+mod answers;
 mod batch;
 pub mod coverage;
 mod handlers;

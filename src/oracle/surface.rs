@@ -26,7 +26,7 @@ use crate::script::{BAD_CURSOR, UNKNOWN_URI};
 use crate::surface::{Surface, compile};
 use crate::transcript::{Event, Note, Transcript};
 use serde_json::{Map, Value};
-use std::collections::{BTreeSet, HashMap, HashSet};
+use std::collections::{BTreeSet, HashMap};
 
 /// Codes 2026-07-28 defines in the reserved range -32020..-32099.
 const DEFINED_RESERVED: [i64; 3] = [-32020, -32021, -32022];
@@ -67,6 +67,7 @@ pub(super) fn check(input: &LayerInput, findings: &mut Findings, coverage: &mut 
         }
     }
     let cancelled = cancelled_requests(transcript);
+    let awaiting_broken = super::answers::awaiting_broken_answers(input);
     let waited = transcript.events.iter().position(|event| matches!(event, Event::Note(Note::Waited { .. })));
     let mut initialized_from: Option<usize> = None;
     let mut plain_seen = false;
@@ -97,7 +98,7 @@ pub(super) fn check(input: &LayerInput, findings: &mut Findings, coverage: &mut 
             Some(ServerLine::Reply { outcome: Some(outcome), .. }) => Some((at, outcome)),
             _ => None,
         });
-        let was_cancelled = reply.is_none() && cancelled.contains(&index);
+        let was_cancelled = reply.is_none() && cancelled.contains_key(&index);
         let count = |counts: &mut Counts, reply: Option<&Outcome>| count(counts, reply, was_cancelled);
         count(coverage.methods.entry(request.method.clone()).or_default(), reply.map(|(_, o)| o));
         let params = request.params.as_ref();
@@ -151,6 +152,12 @@ pub(super) fn check(input: &LayerInput, findings: &mut Findings, coverage: &mut 
         // A reply that came only after the harness's long wait for it (a hung handler's call, answered with an
         // error when the SDK closes the connection) is no answer of the handler's: SERVER-HANDLER-HANG has it.
         if waited.is_some_and(|waited| index < waited && waited < at) {
+            continue;
+        }
+        // An error for a call that waited on an answer the client broke on purpose, or that the client
+        // cancelled, is the client's doing (the Python SDK answers a cancelled request with error 0).
+        let cancelled_first = cancelled.get(&index).is_some_and(|cancel| *cancel < at);
+        if matches!(outcome, Outcome::Error(_)) && (awaiting_broken.contains(&index) || cancelled_first) {
             continue;
         }
         let before = findings.0.len();
@@ -218,10 +225,10 @@ fn tally(coverage: &mut Coverage, found: &[super::Finding], method: &str, name: 
     }
 }
 
-/// The sent requests a later `notifications/cancelled` names, by event: a cancel is for the latest line sent with
-/// its id. Only a transcript that names the method at all is parsed.
-fn cancelled_requests(transcript: &Transcript) -> HashSet<usize> {
-    let mut cancelled = HashSet::new();
+/// The sent requests a later `notifications/cancelled` names, by event, each with the cancel's event: a cancel is
+/// for the latest line sent with its id. Only a transcript that names the method at all is parsed.
+fn cancelled_requests(transcript: &Transcript) -> HashMap<usize, usize> {
+    let mut cancelled = HashMap::new();
     let names_cancel = |line: &[u8]| line.windows(CANCELLED.len()).any(|w| w == CANCELLED.as_bytes());
     if !transcript.events.iter().any(|event| matches!(event, Event::Sent(line) if names_cancel(line))) {
         return cancelled;
@@ -234,7 +241,7 @@ fn cancelled_requests(transcript: &Transcript) -> HashSet<usize> {
             && let Some(id) = message.get("params").and_then(|p| p.get("requestId"))
             && let Some(&request) = latest.get(&id.to_string())
         {
-            cancelled.insert(request);
+            cancelled.entry(request).or_insert(at);
         }
         if let Some(id) = message.get("id") {
             latest.insert(id.to_string(), at);

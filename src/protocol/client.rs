@@ -6,7 +6,9 @@
 //! when the conversation declared the capability (and, for tool-enabled sampling or a URL elicitation, the
 //! sub-capability): a text message, an accepted form filled from its schema, one root. Otherwise they get the error
 //! a client that does not offer the method answers with: -32601, or -32602 for a mode or tool use it did not
-//! declare. Any other method gets -32601.
+//! declare. Any other method gets -32601. A conversation may ask for answers of another style (below): declined,
+//! refused, malformed, late (after a `ping` of the client's own) or none (the client cancels its own requests
+//! instead, as when its user dismisses the server's question).
 //!
 //! An `input_required` result (patterns/mrtr.mdx) gets the retry a client sends: the same method and params with a
 //! new id, `inputResponses` answering each input request the request's `clientCapabilities` declared, and
@@ -20,7 +22,7 @@
 use super::codes::{INVALID_PARAMS, METHOD_NOT_FOUND};
 use super::envelope::{CLIENT_CAPABILITIES_KEY, META, PROGRESS_TOKEN_KEY};
 use super::methods::{
-    ELICITATION_CREATE, GATED_SERVER_REQUESTS, INITIALIZE, PING, PROMPTS_GET, RESOURCES_READ, ROOTS_LIST,
+    CANCELLED, ELICITATION_CREATE, GATED_SERVER_REQUESTS, INITIALIZE, PING, PROMPTS_GET, RESOURCES_READ, ROOTS_LIST,
     SAMPLING_CREATE, TOOLS_CALL,
 };
 use super::{Frame, Outcome, ResponseId};
@@ -62,11 +64,20 @@ pub enum Answers {
     ExtraInput,
     /// A retry whose inputs are strings, not results.
     MistypedInput,
+    /// Results that break their schema (a sampling result with a role no message has, an elicitation with an
+    /// action there is none of, roots that are not a list); in a retry, inputs of that shape.
+    Malformed,
+    /// Each answer after a `ping` of the client's own: the server reads a request while it waits for the answer
+    /// (in a retry, as [`Answers::Accept`]).
+    Late,
+    /// No answer: the client cancels its own requests still unanswered instead (`notifications/cancelled`), as
+    /// when its user dismisses the server's question; in the modern era, no retry.
+    Ignore,
 }
 
 impl Answers {
     /// Every style.
-    pub const ALL: [Answers; 8] = [
+    pub const ALL: [Answers; 11] = [
         Answers::Accept,
         Answers::Decline,
         Answers::Refuse,
@@ -75,6 +86,9 @@ impl Answers {
         Answers::MissingInput,
         Answers::ExtraInput,
         Answers::MistypedInput,
+        Answers::Malformed,
+        Answers::Late,
+        Answers::Ignore,
     ];
 
     /// The name [`ANSWERS_KEY`] carries.
@@ -88,6 +102,9 @@ impl Answers {
             Answers::MissingInput => "missing-input",
             Answers::ExtraInput => "extra-input",
             Answers::MistypedInput => "mistyped-input",
+            Answers::Malformed => "malformed",
+            Answers::Late => "late",
+            Answers::Ignore => "ignore",
         }
     }
 
@@ -107,7 +124,14 @@ impl Answers {
                 | Answers::MissingInput
                 | Answers::ExtraInput
                 | Answers::MistypedInput
+                | Answers::Malformed
         )
+    }
+
+    /// True for the styles in which a server's request gets no valid answer (an error, a malformed result, or
+    /// none): the server's work that waited for it may end in an error.
+    pub fn breaks_answers(self) -> bool {
+        matches!(self, Answers::Refuse | Answers::Malformed | Answers::Ignore)
     }
 }
 
@@ -133,6 +157,11 @@ pub struct Client {
     asked: Vec<Asked>,
     /// Retries sent, for their ids.
     retried: usize,
+    /// In the [`Answers::Ignore`] style, the ids of the conversation's requests still unanswered that a handler of
+    /// the server's answers (at most [`MAX_ANSWERS`]): what the client cancels instead of answering.
+    open: Vec<Value>,
+    /// `ping` requests of the client's own sent in the [`Answers::Late`] style, for their ids.
+    pinged: usize,
 }
 
 impl Client {
@@ -142,6 +171,19 @@ impl Client {
         let names = |method: &str| line.windows(method.len()).any(|w| w == method.as_bytes());
         let initialize = self.declared.is_none() && names(INITIALIZE);
         if !initialize && ![TOOLS_CALL, PROMPTS_GET, RESOURCES_READ].into_iter().any(names) {
+            return;
+        }
+        if self.style == Answers::Ignore && line.trim_ascii_start().starts_with(b"[") {
+            // A batch's requests are open as any others, for a client that cancels them instead of answering.
+            let items = serde_json::from_slice::<Vec<Value>>(line).unwrap_or_default();
+            for item in items.iter().filter(|item| item.get("params").is_some_and(Value::is_object)) {
+                let method = item.get("method").and_then(Value::as_str).unwrap_or_default();
+                if let Some(id) = item.get("id").filter(|_| [TOOLS_CALL, PROMPTS_GET, RESOURCES_READ].contains(&method))
+                {
+                    self.open.push(id.clone());
+                }
+            }
+            self.open.truncate(MAX_ANSWERS);
             return;
         }
         let Frame::Request(request) = Frame::parse(line) else { return };
@@ -158,21 +200,52 @@ impl Client {
             if self.asked.len() >= MAX_ANSWERS {
                 self.asked.remove(0);
             }
+            if self.style == Answers::Ignore {
+                if self.open.len() >= MAX_ANSWERS {
+                    self.open.remove(0);
+                }
+                self.open.push(id.clone());
+            }
             self.asked.push(Asked { id, method: request.method, params, rounds });
         }
     }
 
-    /// The line that answers `line` when the server wrote a request (a valid one, with an id), at most
-    /// [`MAX_ANSWERS`] times per conversation; `None` for anything else.
-    pub fn answer(&mut self, line: &[u8]) -> Option<Vec<u8>> {
-        if self.answered >= MAX_ANSWERS || !line.windows(8).any(|w| w == b"\"method\"") {
-            return None;
+    /// The lines the client writes in reaction to a line the server wrote: the answer to a server's request
+    /// ([`Client::answer`]), or the retry of a request that went `input_required` ([`Client::retry`]); none for
+    /// anything else.
+    pub fn react(&mut self, line: &[u8]) -> Vec<Vec<u8>> {
+        let answers = self.answer(line);
+        if !answers.is_empty() {
+            return answers;
         }
-        let Frame::Request(request) = Frame::parse(line) else { return None };
+        if !self.open.is_empty()
+            && let Frame::Response(response) = Frame::parse(line)
+            && let ResponseId::Id(id) = response.id
+        {
+            let id = id.to_value();
+            self.open.retain(|open| *open != id);
+        }
+        self.retry(line).into_iter().collect()
+    }
+
+    /// The lines that answer `line` when the server wrote a request (a valid one, with an id), at most
+    /// [`MAX_ANSWERS`] times per conversation: the answer, after a `ping` of the client's own in the
+    /// [`Answers::Late`] style; in the [`Answers::Ignore`] style, for a request the client declared, a
+    /// `notifications/cancelled` for each request of its own still unanswered instead. None for anything else.
+    pub fn answer(&mut self, line: &[u8]) -> Vec<Vec<u8>> {
+        if self.answered >= MAX_ANSWERS || !line.windows(8).any(|w| w == b"\"method\"") {
+            return Vec::new();
+        }
+        let Frame::Request(request) = Frame::parse(line) else { return Vec::new() };
         self.answered += 1;
         let nothing = Map::new();
         let declared = self.declared.as_ref().unwrap_or(&nothing);
-        let reply = match answer(&request.method, request.params.as_ref(), declared, self.style) {
+        let params = request.params.as_ref();
+        let gated = GATED_SERVER_REQUESTS.iter().any(|(gated, _)| *gated == request.method);
+        if self.style == Answers::Ignore && gated && undeclared(&request.method, params, declared).is_none() {
+            return self.open.drain(..).map(|id| cancel(&id)).collect();
+        }
+        let reply = match answer(&request.method, params, declared, self.style) {
             Ok(result) => json!({ "jsonrpc": "2.0", "id": request.id.to_value(), "result": result }),
             Err((code, message)) => json!({
                 "jsonrpc": "2.0",
@@ -180,7 +253,14 @@ impl Client {
                 "error": { "code": code, "message": message },
             }),
         };
-        Some(serde_json::to_vec(&reply).unwrap_or_default())
+        let mut lines = Vec::with_capacity(2);
+        if self.style == Answers::Late && gated {
+            self.pinged += 1;
+            let ping = json!({ "jsonrpc": "2.0", "id": format!("wirefuzz-late-{}", self.pinged), "method": PING });
+            lines.push(serde_json::to_vec(&ping).unwrap_or_default());
+        }
+        lines.push(serde_json::to_vec(&reply).unwrap_or_default());
+        lines
     }
 
     /// The retry of a request of the harness's that `line` answered with `input_required`: the same method and
@@ -199,7 +279,7 @@ impl Client {
         let id = id.to_value();
         let at = self.asked.iter().position(|asked| asked.id == id)?;
         let asked = self.asked.remove(at);
-        if asked.rounds >= MAX_ROUNDS {
+        if asked.rounds >= MAX_ROUNDS || Answers::of(Some(&asked.params)) == Answers::Ignore {
             return None;
         }
         self.answered += 1;
@@ -281,6 +361,11 @@ fn answer(
         return Err((-1, "The user refused the request".into()));
     }
     match method {
+        SAMPLING_CREATE if style == Answers::Malformed => {
+            Ok(json!({ "role": "mcp-wirefuzz", "content": "mcp-wirefuzz" }))
+        }
+        ELICITATION_CREATE if style == Answers::Malformed => Ok(json!({ "action": "mcp-wirefuzz", "content": [] })),
+        ROOTS_LIST if style == Answers::Malformed => Ok(json!({ "roots": "mcp-wirefuzz" })),
         SAMPLING_CREATE => Ok(json!({
             "role": "assistant",
             "content": { "type": "text", "text": "mcp-wirefuzz" },
@@ -295,6 +380,14 @@ fn answer(
         ROOTS_LIST => Ok(json!({ "roots": [{ "uri": ROOT_URI, "name": "mcp-wirefuzz" }] })),
         _ => Err((METHOD_NOT_FOUND, "Method not found".into())),
     }
+}
+
+/// The `notifications/cancelled` for the client's own request `id`, as a client whose user dismissed a server's
+/// question sends it (2025-11-25 basic/utilities/cancellation.mdx).
+fn cancel(id: &Value) -> Vec<u8> {
+    let reason = "mcp-wirefuzz: the user dismissed the server's request";
+    let cancel = json!({ "jsonrpc": "2.0", "method": CANCELLED, "params": { "requestId": id, "reason": reason } });
+    serde_json::to_vec(&cancel).unwrap_or_default()
 }
 
 /// An accepted form's content for an elicitation's `requestedSchema` (flat primitive properties): each property's
@@ -399,7 +492,9 @@ mod tests {
     }
 
     fn answer(client: &mut Client, line: &str) -> Value {
-        serde_json::from_slice(&client.answer(line.as_bytes()).expect("an answer")).unwrap()
+        let mut lines = client.answer(line.as_bytes());
+        assert_eq!(lines.len(), 1, "one answer: {lines:?}");
+        serde_json::from_slice(&lines.remove(0)).unwrap()
     }
 
     #[test]
@@ -443,11 +538,66 @@ mod tests {
             r#"{"method":"ping","id":1}"#,
             "not json",
         ] {
-            assert_eq!(client.answer(line.as_bytes()), None, "{line}");
+            assert_eq!(client.answer(line.as_bytes()), Vec::<Vec<u8>>::new(), "{line}");
         }
         let ping = br#"{"jsonrpc":"2.0","id":1,"method":"ping"}"#;
-        assert!((0..MAX_ANSWERS).all(|_| client.answer(ping).is_some()));
-        assert_eq!(client.answer(ping), None);
+        assert!((0..MAX_ANSWERS).all(|_| client.answer(ping).len() == 1));
+        assert!(client.answer(ping).is_empty());
+    }
+
+    /// A client of `style` that declared every capability.
+    fn styled_client(style: &str) -> Client {
+        let capabilities = r#"{"sampling":{},"elicitation":{},"roots":{}},"_meta":{"dev.wirefuzz/answers":"STYLE"}"#;
+        let mut client = Client::default();
+        client.sent(&initialize(&capabilities.replace("STYLE", style)));
+        client
+    }
+
+    #[test]
+    fn malformed_answers_break_each_result_schema_and_late_ones_follow_a_ping_of_the_clients_own() {
+        let mut client = styled_client("malformed");
+        let ask = |method: &str| format!(r#"{{"jsonrpc":"2.0","id":"s","method":"{method}","params":{{}}}}"#);
+        let sampled = answer(&mut client, &ask(SAMPLING_CREATE));
+        assert!(!["user", "assistant"].contains(&sampled["result"]["role"].as_str().unwrap()), "{sampled}");
+        assert!(!sampled["result"]["content"].is_object(), "{sampled}");
+        let elicited = answer(&mut client, &ask(ELICITATION_CREATE));
+        assert!(!["accept", "decline", "cancel"].contains(&elicited["result"]["action"].as_str().unwrap()));
+        assert!(!answer(&mut client, &ask(ROOTS_LIST))["result"]["roots"].is_array());
+        // A ping is still answered as it should be.
+        assert_eq!(answer(&mut client, &ask(PING))["result"], json!({}));
+
+        let mut late = styled_client("late");
+        let lines: Vec<Value> =
+            late.answer(ask(ROOTS_LIST).as_bytes()).iter().map(|line| serde_json::from_slice(line).unwrap()).collect();
+        assert_eq!(lines.len(), 2, "{lines:?}");
+        assert_eq!((lines[0]["method"].clone(), lines[0]["id"].clone()), (json!(PING), json!("wirefuzz-late-1")));
+        assert_eq!(lines[1]["id"], json!("s"));
+        assert_eq!(lines[1]["result"]["roots"][0]["uri"], json!(ROOT_URI));
+        // What is not a gated request is answered at once.
+        assert_eq!(late.answer(ask(PING).as_bytes()).len(), 1);
+    }
+
+    #[test]
+    fn an_ignoring_client_cancels_its_own_requests_still_open_instead_of_answering() {
+        let mut client = styled_client("ignore");
+        let call = |id: u32| format!(r#"{{"jsonrpc":"2.0","id":{id},"method":"tools/call","params":{{"name":"t"}}}}"#);
+        for id in [2, 3, 4] {
+            client.sent(call(id).as_bytes());
+        }
+        // The call with id 3 was answered: it is not cancelled.
+        assert!(client.react(br#"{"jsonrpc":"2.0","id":3,"result":{"content":[]}}"#).is_empty());
+        let sample = br#"{"jsonrpc":"2.0","id":"s","method":"sampling/createMessage","params":{}}"#;
+        let cancels: Vec<Value> =
+            client.react(sample).iter().map(|line| serde_json::from_slice(line).unwrap()).collect();
+        let cancelled: Vec<&Value> = cancels.iter().map(|cancel| &cancel["params"]["requestId"]).collect();
+        assert_eq!(cancelled, [&json!(2), &json!(4)], "{cancels:?}");
+        assert!(cancels.iter().all(|cancel| cancel["method"] == json!(CANCELLED) && cancel.get("id").is_none()));
+        // Nothing is left to cancel; a ping and an undeclared request still get their answers.
+        assert!(client.react(sample).is_empty());
+        assert_eq!(client.react(br#"{"jsonrpc":"2.0","id":9,"method":"ping"}"#).len(), 1);
+        let url = br#"{"jsonrpc":"2.0","id":8,"method":"elicitation/create","params":{"mode":"url"}}"#;
+        let refused: Value = serde_json::from_slice(&client.react(url)[0]).unwrap();
+        assert_eq!(refused["error"]["code"], json!(INVALID_PARAMS));
     }
 
     #[test]
@@ -547,6 +697,13 @@ mod tests {
             assert!(inputs.as_object().unwrap().values().all(Value::is_string), "{style:?}: {inputs}");
         }
         assert_eq!(styled(Answers::Decline)["inputResponses"]["who"], json!({"action":"decline"}));
+        let malformed = styled(Answers::Malformed)["inputResponses"].clone();
+        assert_eq!(malformed["roots"]["roots"], json!("mcp-wirefuzz"), "{malformed}");
+        assert_eq!(styled(Answers::Late)["requestState"], json!("s-1"));
+        // A client that ignores the server's questions does not retry.
+        let mut client = Client::default();
+        call(&mut client, "c", json!({CLIENT_CAPABILITIES_KEY: everything, ANSWERS_KEY: "ignore"}));
+        assert_eq!(client.retry(&input_required("c", Some("s-1"))), None);
         assert_eq!(styled(Answers::Accept)["requestState"], json!("s-1"));
     }
 

@@ -78,16 +78,26 @@ impl<'a> Arbitrary<'a> for Opening {
     /// Draws a `u32` as the derive did for the three openings of before, `(draw * 3) >> 32`, so every draw keeps
     /// its opening, except that a quarter of the modern ones (`draw % 4 == 0`) now send a notification first:
     /// weights handshake 4, modern 3, notification first 1, nothing 4. Half the handshake openings (`draw` odd)
-    /// declare every client capability, answering the server's requests validly in half of those, declining
-    /// elicitations or refusing everything in a quarter each (the next two bits). No byte more is drawn than
-    /// before, so a seed's conversations keep their steps.
+    /// declare every client capability, answering the server's requests (by the next three bits) validly in three
+    /// eighths of those, and declining elicitations, refusing everything, answering malformed results, answering
+    /// late or not at all in an eighth each. No byte more is drawn than before, so a seed's conversations keep
+    /// their steps.
     fn arbitrary(u: &mut Unstructured<'a>) -> arbitrary::Result<Opening> {
         let draw = u32::arbitrary(u)?;
         Ok(match (u64::from(draw) * 3) >> 32 {
             0 => {
-                const STYLES: [Answers; 4] = [Answers::Accept, Answers::Accept, Answers::Decline, Answers::Refuse];
+                const STYLES: [Answers; 8] = [
+                    Answers::Accept,
+                    Answers::Accept,
+                    Answers::Decline,
+                    Answers::Refuse,
+                    Answers::Accept,
+                    Answers::Malformed,
+                    Answers::Late,
+                    Answers::Ignore,
+                ];
                 let declares = match draw % 2 {
-                    1 => Declares::Everything(STYLES[(draw >> 1) as usize % 4]),
+                    1 => Declares::Everything(STYLES[(draw >> 1) as usize % STYLES.len()]),
                     _ => Declares::Nothing,
                 };
                 Opening::Handshake(HandshakeVersion::arbitrary(u)?, declares)

@@ -223,8 +223,38 @@ pub fn mid_call_request(name: &str, arguments: Option<&Value>) -> Option<(&'stat
     })
 }
 
-/// The result of a mid-call fixture tool once the client answered: what it said, or why not.
+/// What is wrong with a client's `result` for a request of `method` the server sent, when it breaks the result's
+/// schema (schema.ts CreateMessageResult, ElicitResult, ListRootsResult); `None` when it is well-formed.
+pub fn malformed_answer(method: &str, result: &Value) -> Option<&'static str> {
+    let field = |name: &str| result.get(name);
+    let one_of = |name: &str, values: &[&str]| field(name).and_then(Value::as_str).is_some_and(|v| values.contains(&v));
+    match method {
+        SAMPLING_CREATE if !one_of("role", &["user", "assistant"]) => {
+            Some("a sampling result's role is user or assistant")
+        }
+        SAMPLING_CREATE if !field("content").is_some_and(|c| c.is_object() || c.is_array()) => {
+            Some("a sampling result's content is a content block")
+        }
+        ELICITATION_CREATE if !one_of("action", &["accept", "decline", "cancel"]) => {
+            Some("an elicitation result's action is accept, decline or cancel")
+        }
+        ELICITATION_CREATE if field("content").is_some_and(|c| !c.is_object()) => {
+            Some("an elicitation result's content is an object")
+        }
+        ROOTS_LIST if !field("roots").is_some_and(Value::is_array) => Some("a roots result's roots are a list"),
+        _ => None,
+    }
+}
+
+/// The result of a mid-call fixture tool once the client answered: what it said, or why not (an isError result
+/// when the answer breaks its schema).
 pub fn mid_call_result(method: &str, answer: Result<&Value, &str>) -> Value {
+    if let Ok(result) = answer
+        && let Some(why) = malformed_answer(method, result)
+    {
+        let text = format!("The client's answer is malformed: {why}");
+        return json!({ "content": [{ "type": "text", "text": text }], "isError": true });
+    }
     let text = match (method, answer) {
         (SAMPLING_CREATE, Ok(result)) => {
             let said = result.get("content").and_then(|c| c.get("text")).and_then(Value::as_str);

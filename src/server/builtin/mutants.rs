@@ -2,6 +2,7 @@
 //! prove the oracle and the generators can find what they claim to find: every mutant names the rule that must
 //! catch it.
 
+use crate::protocol::client::{ANSWERS_KEY, Answers};
 use crate::protocol::envelope::{
     self, CLIENT_CAPABILITIES_KEY, LOG_LEVEL_KEY, META, PROGRESS_TOKEN_KEY, PROTOCOL_VERSION_KEY,
 };
@@ -57,6 +58,10 @@ pub enum Mutant {
     NoServerInfo,
     /// Cacheable modern results lack `ttlMs` and `cacheScope`.
     NoCacheHints,
+    /// A `tools/call` first asks the client (for a sampling in the handshake era, for a confirmation through
+    /// `input_required` in 2026-07-28, when the client declared the capability) and crashes the process on an
+    /// answer that breaks its schema.
+    CrashesOnMalformedAnswer,
     /// An enveloped `ping` is answered on a modern connection although 2026-07-28 removed it.
     ModernServesPing,
     /// `initialize` and `server/discover` advertise prompts, but `prompts/list` answers -32601 (no handler).
@@ -117,7 +122,7 @@ pub enum Mutant {
 
 impl Mutant {
     /// Every mutant, in declaration order.
-    pub const ALL: [Mutant; 47] = [
+    pub const ALL: [Mutant; 48] = [
         Mutant::IdAsString,
         Mutant::BigIdRounded,
         Mutant::NullIdOnError,
@@ -165,6 +170,7 @@ impl Mutant {
         Mutant::CompletionOverflow,
         Mutant::LogsBelowLevel,
         Mutant::MissingCapabilityNoData,
+        Mutant::CrashesOnMalformedAnswer,
     ];
 
     /// The mutant's kebab-case name, as `--mutant` takes it.
@@ -283,6 +289,13 @@ impl Mutant {
             Mutant::CompletionOverflow => {
                 let reference = json!({ "type": "ref/prompt", "name": "greeting" });
                 vec![with(COMPLETE, json!({ "ref": reference, "argument": { "name": "name", "value": "A" } }))]
+            }
+            Mutant::CrashesOnMalformedAnswer => {
+                let mut params = json!({ "name": "add", "arguments": { "a": 2, "b": 3 } });
+                params[META] = envelope::envelope(LATEST_MODERN_VERSION);
+                params[META][CLIENT_CAPABILITIES_KEY] = json!({ "elicitation": {} });
+                params[META][ANSWERS_KEY] = json!(Answers::MistypedInput.name());
+                vec![request(json!(1), "tools/call", params)]
             }
             Mutant::ProgressAfterResult => {
                 let mut params = json!({ "name": "add", "arguments": { "a": 2, "b": 3 } });
@@ -423,6 +436,11 @@ impl Mutant {
                 "reserved-error-code",
                 "MCP-ERROR-CODE-RESERVED",
                 "-32002 for an unknown resource on a modern connection",
+            ),
+            Mutant::CrashesOnMalformedAnswer => (
+                "crashes-on-malformed-answer",
+                "SERVER-CRASH",
+                "a tools/call that asked the client crashes the process on an answer that breaks its schema",
             ),
             Mutant::ElicitsUndeclared => (
                 "elicits-undeclared",

@@ -106,6 +106,8 @@ pub struct CalcConnection {
     asks: Vec<(String, RequestId, &'static str)>,
     /// How many requests the server sent the client (their ids count up).
     asked: u64,
+    /// Set by the planted bug [`Mutant::CrashesOnMalformedAnswer`] on an answer it cannot read: the process exits.
+    crashed: bool,
 }
 
 impl CalcConnection {
@@ -172,13 +174,24 @@ impl ServerConnection for CalcConnection {
             for item in batch {
                 self.handle(&serde_json::to_vec(&item).unwrap_or_default(), &mut messages, out);
             }
-            if !messages.is_empty() {
-                let items: Vec<Vec<u8>> = messages.into_iter().map(|message| self.encode(message)).collect();
+            // The array answers the batch with responses only (JSON-RPC 2.0 §6); a message of the server's own (a
+            // request to the client, a notification) goes on a line of its own, before it.
+            let (own, responses): (Vec<Value>, Vec<Value>) =
+                messages.into_iter().partition(|message| message.get("method").is_some());
+            out.extend(own.into_iter().map(|message| self.encode(message)));
+            if !responses.is_empty() {
+                let items: Vec<Vec<u8>> = responses.into_iter().map(|message| self.encode(message)).collect();
                 out.push([&b"["[..], &items.join(&b","[..]), b"]"].concat());
+            }
+            if self.crashed {
+                return Status::Exited(70);
             }
             return Status::Running;
         }
         self.handle(line, &mut messages, out);
+        if self.crashed {
+            return Status::Exited(70);
+        }
         out.extend(messages.into_iter().map(|message| self.encode(message)));
         Status::Running
     }
@@ -222,6 +235,8 @@ impl CalcConnection {
                     && let Some(id) = notification.params.as_ref().and_then(|p| p.get("requestId"))
                 {
                     self.listens.retain(|open| open.to_value() != *id);
+                    // A call the client cancelled while it waited for the client's answer is not answered.
+                    self.asks.retain(|(_, call, _)| call.to_value() != *id);
                 }
                 if self.has(Mutant::NotificationSelectsEra) {
                     self.era.get_or_insert(Era::Handshake);
@@ -425,6 +440,12 @@ impl CalcConnection {
         {
             return reply;
         }
+        if method == TOOLS_CALL
+            && self.has(Mutant::CrashesOnMalformedAnswer)
+            && let Some(reply) = self.ask_before_calling(request, era)
+        {
+            return reply;
+        }
         let fixtures = |own: Vec<Value>, theirs: fn() -> Vec<Value>| {
             if self.fixtures { own.into_iter().chain(theirs()).collect() } else { own }
         };
@@ -539,12 +560,54 @@ impl CalcConnection {
         Ok(json!({}))
     }
 
+    /// The planted bug [`Mutant::CrashesOnMalformedAnswer`]: a call of `add` first asks the client what it declared
+    /// (a sampling in the handshake era; a confirmation through `input_required` in 2026-07-28, whose retry it
+    /// reads without a check, crashing on an answer of the wrong shape). `None` to serve the call as usual.
+    fn ask_before_calling(&mut self, request: &Request, era: Era) -> Option<Reply> {
+        let params = request.params.as_ref();
+        if params?.get("name")? != "add" {
+            return None;
+        }
+        match era {
+            Era::Handshake if self.client_capabilities.get("sampling").is_some_and(Value::is_object) => {
+                let prompt = json!({ "prompt": "Should calc add these?" });
+                let (capability, method, asked) = fixtures::mid_call_request("test_sampling", Some(&prompt))?;
+                Some(self.ask(&request.id, capability, method, asked))
+            }
+            Era::Handshake => None,
+            Era::Modern => {
+                let declared = params?.get(META)?.get(CLIENT_CAPABILITIES_KEY)?.get("elicitation")?.is_object();
+                match params?.get("inputResponses") {
+                    None if declared => Some(Ok(json!({
+                        "resultType": "input_required",
+                        "inputRequests": { "confirm": { "method": ELICITATION_CREATE, "params": confirm_elicitation() } },
+                        "requestState": "calc-add",
+                    }))),
+                    None => None,
+                    Some(responses) => {
+                        let confirm = responses.get("confirm").unwrap_or(&Value::Null);
+                        // The process exits, as an author's unchecked read of the answer would end it.
+                        self.crashed |= fixtures::malformed_answer(ELICITATION_CREATE, confirm).is_some();
+                        None
+                    }
+                }
+            }
+        }
+    }
+
     /// The client answered a request of the server's: the call that waited for it gets its reply. Other responses
     /// are not answered (a reply would carry an id of the client's own).
     fn answered(&mut self, response: crate::protocol::Response, messages: &mut Vec<Value>) {
         let crate::protocol::ResponseId::Id(RequestId::String(id)) = &response.id else { return };
         let Some(at) = self.asks.iter().position(|(asked, _, _)| asked == id) else { return };
         let (_, call, method) = self.asks.remove(at);
+        if let (true, crate::protocol::Outcome::Result(result)) =
+            (self.has(Mutant::CrashesOnMalformedAnswer), &response.outcome)
+            && fixtures::malformed_answer(method, result).is_some()
+        {
+            self.crashed = true;
+            return;
+        }
         let result = match &response.outcome {
             crate::protocol::Outcome::Result(result) => fixtures::mid_call_result(method, Ok(result)),
             crate::protocol::Outcome::Error(error) => fixtures::mid_call_result(method, Err(&error.message)),

@@ -128,9 +128,9 @@ fn answer_requests(
     loop {
         let answers: Vec<Vec<u8>> = events[next..]
             .iter()
-            .filter_map(|event| match event {
-                Event::Received { line, .. } => client.answer(line).or_else(|| client.retry(line)),
-                _ => None,
+            .flat_map(|event| match event {
+                Event::Received { line, .. } => client.react(line),
+                _ => Vec::new(),
             })
             .collect();
         next = events.len();

@@ -24,7 +24,7 @@ pub(super) struct Server {
 
 /// What answers a request of the server's own read from a response stream (its line): the harness's answer and
 /// the exchange that carried it, or `None` to leave it unanswered.
-pub(super) type Answerer<'a> = dyn FnMut(&[u8]) -> Option<Answered> + 'a;
+pub(super) type Answerer<'a> = dyn FnMut(&[u8]) -> Vec<Answered> + 'a;
 
 /// A request of the server's own that the harness answered: after which of the response's lines it came, the
 /// answer, and the exchange of the POST that carried it with the lines of its response.
@@ -208,8 +208,13 @@ fn read_body(connection: &mut BufReader<Timed>, head: &wire::Head, exchange: &mu
                         }
                         let request = !truncated && response_id(&data).is_none();
                         lines.push((data, truncated));
-                        // A request of the server's own is answered while its stream stays open.
-                        if request && let Some(reply) = answer(&lines[lines.len() - 1].0) {
+                        // A request of the server's own is answered while its stream stays open. A client that
+                        // cancels a request of its own instead owes it nothing more (cancellation.mdx).
+                        for reply in if request { answer(&lines[lines.len() - 1].0) } else { Vec::new() } {
+                            let cancelled = cancelled_ids(&reply.line);
+                            for (owed, answered) in owed.iter().zip(answered.iter_mut()) {
+                                *answered |= cancelled.contains(owed);
+                            }
                             answers.push(Answered { after: lines.len(), ..reply });
                         }
                         // The responses to the body's requests end its stream; the rest is not read. (One owed
@@ -300,16 +305,26 @@ fn listen_ids(body: &[u8]) -> Vec<Value> {
 /// `notifications/cancelled` in the same body cancels: the responses its stream owes.
 pub(super) fn owed_ids(body: &[u8]) -> Vec<Value> {
     let items = messages(body);
-    let cancelled: Vec<&Value> = items
-        .iter()
-        .filter(|item| item.get("method").and_then(Value::as_str) == Some(CANCELLED) && item.get("id").is_none())
-        .filter_map(|item| item.get("params")?.get("requestId"))
-        .collect();
+    let cancelled = cancelled_in(&items);
     items
         .iter()
         .filter(|item| item.get("method").is_some())
         .filter_map(|item| item.get("id"))
         .filter(|id| !cancelled.contains(id))
         .cloned()
+        .collect()
+}
+
+/// The request ids the `notifications/cancelled` a POST body carries name.
+fn cancelled_ids(body: &[u8]) -> Vec<Value> {
+    cancelled_in(&messages(body))
+}
+
+/// The request ids the `notifications/cancelled` among `items` name.
+fn cancelled_in(items: &[Value]) -> Vec<Value> {
+    items
+        .iter()
+        .filter(|item| item.get("method").and_then(Value::as_str) == Some(CANCELLED) && item.get("id").is_none())
+        .filter_map(|item| item.get("params")?.get("requestId").cloned())
         .collect()
 }

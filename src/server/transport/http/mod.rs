@@ -533,19 +533,20 @@ impl HttpTarget {
         }
         let to = self.server();
         let client = &mut talk.client;
-        // The server's own request in the response stream gets its answer in a POST of its own, at once.
+        // The server's own request in the response stream gets its answer in a POST of its own, at once (each line
+        // of the client's reaction in one: a `ping` before a late answer, the cancels of a client that ignores it).
         let mut answer = |request: &[u8]| {
-            let body = client.answer(request)?;
-            let path = to.endpoint.path.clone();
-            let post = Request {
-                method: "POST".into(),
-                path,
-                headers: answer_headers.clone(),
-                body,
-                framing: Framing::Length,
-            };
-            let outcome = exchange::exchange(&to, &mut None, &post, None, &mut |_| None).ok()?;
-            Some(Answered { after: 0, line: post.body, outcome })
+            let mut answered = Vec::new();
+            for body in client.answer(request) {
+                let path = to.endpoint.path.clone();
+                let headers = answer_headers.clone();
+                let post = Request { method: "POST".into(), path, headers, body, framing: Framing::Length };
+                // A `ping`'s response may come in a stream of its own: read until it.
+                let owed = Some(exchange::owed_ids(&post.body)).filter(|owed| !owed.is_empty());
+                let Ok(outcome) = exchange::exchange(&to, &mut None, &post, owed, &mut |_| Vec::new()) else { break };
+                answered.push(Answered { after: 0, line: post.body, outcome });
+            }
+            answered
         };
         let owed = exchange::owed_ids(&request.body);
         let outcome = exchange::exchange(&to, &mut self.connection, &request, Some(owed), &mut answer)?;
@@ -612,7 +613,7 @@ impl HttpTarget {
         }
         let request =
             Request { method: method.into(), path: self.spec.endpoint.path.clone(), headers, ..Request::default() };
-        let outcome = exchange::exchange(&self.server(), &mut self.connection, &request, None, &mut |_| None)?;
+        let outcome = exchange::exchange(&self.server(), &mut self.connection, &request, None, &mut |_| Vec::new())?;
         if method == "DELETE" && !(200..300).contains(&outcome.exchange.status) {
             talk.deleted = false;
         }

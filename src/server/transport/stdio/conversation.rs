@@ -247,6 +247,12 @@ impl Conversation<'_> {
                 self.asked.insert(id.clone(), Instant::now());
             }
             self.owe(id);
+        } else if super::names_method(line, CANCELLED)
+            && let Some(id) = cancelled_request(line)
+            && self.open.remove(&id).is_some()
+        {
+            // A request the client cancelled owes no response (cancellation.mdx): it is not waited for.
+            self.let_go.insert(id);
         }
         if let Some(input) = &self.process.input {
             let mut framed = line.to_vec();
@@ -290,12 +296,12 @@ impl Conversation<'_> {
         }
         // A request of the server's own gets the answer a client gives, and an `input_required` result its retry,
         // while the server can still read them.
-        let answer = match self.process.input.is_some() && !line.truncated {
-            true => self.client.answer(&line.bytes).or_else(|| self.client.retry(&line.bytes)),
-            false => None,
+        let answers = match self.process.input.is_some() && !line.truncated {
+            true => self.client.react(&line.bytes),
+            false => Vec::new(),
         };
         self.record(Event::Received { line: line.bytes, truncated: line.truncated });
-        if let Some(answer) = answer {
+        for answer in answers {
             self.send(&answer);
         }
     }
@@ -470,6 +476,13 @@ fn owed_reply(line: &[u8]) -> Option<RequestId> {
         Frame::Request(request) if request.params.as_ref().is_none_or(|p| p.is_object()) => Some(request.id),
         _ => None,
     }
+}
+
+/// The request a `notifications/cancelled` names (`params.requestId`).
+fn cancelled_request(line: &[u8]) -> Option<RequestId> {
+    let message: serde_json::Value = serde_json::from_slice(line).ok()?;
+    let id = message.get("params")?.get("requestId");
+    IdField::of(id).valid().cloned().filter(|_| message.get("id").is_none())
 }
 
 /// For a well-formed `tools/call` request (params an object naming a tool, `_meta` absent or an object, no member

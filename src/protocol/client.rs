@@ -180,10 +180,9 @@ impl Client {
                 let method = item.get("method").and_then(Value::as_str).unwrap_or_default();
                 if let Some(id) = item.get("id").filter(|_| [TOOLS_CALL, PROMPTS_GET, RESOURCES_READ].contains(&method))
                 {
-                    self.open.push(id.clone());
+                    self.opened(id.clone());
                 }
             }
-            self.open.truncate(MAX_ANSWERS);
             return;
         }
         let Frame::Request(request) = Frame::parse(line) else { return };
@@ -201,13 +200,18 @@ impl Client {
                 self.asked.remove(0);
             }
             if self.style == Answers::Ignore {
-                if self.open.len() >= MAX_ANSWERS {
-                    self.open.remove(0);
-                }
-                self.open.push(id.clone());
+                self.opened(id.clone());
             }
             self.asked.push(Asked { id, method: request.method, params, rounds });
         }
+    }
+
+    /// Notes a request of the client's own as open (the newest [`MAX_ANSWERS`] are kept).
+    fn opened(&mut self, id: Value) {
+        if self.open.len() >= MAX_ANSWERS {
+            self.open.remove(0);
+        }
+        self.open.push(id);
     }
 
     /// The lines the client writes in reaction to a line the server wrote: the answer to a server's request

@@ -23,7 +23,8 @@ pub(super) struct Server {
 }
 
 /// What answers a request of the server's own read from a response stream (its line): the harness's answer and
-/// the exchange that carried it, or `None` to leave it unanswered.
+/// the exchange that carried each line of it (a `ping` of the client's own may come before the answer, cancels of
+/// the client's own requests instead of it), or none to leave it unanswered.
 pub(super) type Answerer<'a> = dyn FnMut(&[u8]) -> Vec<Answered> + 'a;
 
 /// A request of the server's own that the harness answered: after which of the response's lines it came, the
@@ -210,7 +211,8 @@ fn read_body(connection: &mut BufReader<Timed>, head: &wire::Head, exchange: &mu
                         lines.push((data, truncated));
                         // A request of the server's own is answered while its stream stays open. A client that
                         // cancels a request of its own instead owes it nothing more (cancellation.mdx).
-                        for reply in if request { answer(&lines[lines.len() - 1].0) } else { Vec::new() } {
+                        let replies = if request { answer(&lines[lines.len() - 1].0) } else { Vec::new() };
+                        for reply in replies {
                             let cancelled = cancelled_ids(&reply.line);
                             for (owed, answered) in owed.iter().zip(answered.iter_mut()) {
                                 *answered |= cancelled.contains(owed);

@@ -81,6 +81,10 @@ pub struct Exchange {
     pub body_cut: bool,
     /// The `id` fields of the SSE events read from the response, in order (at most a bound of them).
     pub event_ids: Vec<String>,
+    /// The messages of a GET's own SSE stream, read beside the conversation's POSTs while the harness held it open.
+    /// They are not lines of the transcript (they came in no order the harness can tell against the POSTs'): only
+    /// the HTTP rules judge them.
+    pub stream: Vec<Vec<u8>>,
 }
 
 impl Exchange {
@@ -104,7 +108,11 @@ impl Exchange {
     pub fn summary(&self) -> String {
         let media = self.media_type().unwrap_or_else(|| "no content-type".into());
         let problem = self.problem.as_deref().map(|p| format!("; {p}")).unwrap_or_default();
-        format!("{} {} {media} ({} bytes){problem}", self.method, self.status, self.body_len)
+        let stream = match self.stream.len() {
+            0 => String::new(),
+            n => format!(", {n} message(s) on its stream"),
+        };
+        format!("{} {} {media} ({} bytes{stream}){problem}", self.method, self.status, self.body_len)
     }
 }
 

@@ -258,21 +258,26 @@ fn over_http_broken_answers_to_the_servers_requests_end_the_call_and_nothing_els
     survives_broken_answers(&mut *ServerSpec::Http(spec).target(Timeouts::default()));
 }
 
-/// The planted bug `crashes-on-malformed-answer` exits on a malformed answer (a sampling result in the handshake
-/// era): SERVER-CRASH; the clean reference server answers the same conversation with an isError result.
+/// The planted bugs that read the client's answer unchecked: `crashes-on-malformed-answer` exits on a malformed
+/// answer (a sampling result in the handshake era), SERVER-CRASH; `hangs-on-malformed-answer` never answers the
+/// call, SERVER-HANDLER-HANG. Valid, declined, late and withheld answers are no finding on either.
 #[test]
-fn a_server_that_crashes_on_a_malformed_answer_is_a_crash() {
-    let policy = Mutant::CrashesOnMalformedAnswer.policy();
-    let mut inputs = conversation(Declares::Everything(Answers::Malformed));
-    inputs.push(Input::Sync);
-    let crashed = InProcess(Planted(Mutant::CrashesOnMalformedAnswer)).run(&inputs).unwrap();
-    let rules: Vec<&str> = check(&crashed, &policy).iter().map(|f| f.rule).collect();
-    assert_eq!(rules, ["SERVER-CRASH"], "{}", crashed.render());
-    for styled in [Answers::Accept, Answers::Decline, Answers::Late, Answers::Ignore] {
-        let mut inputs = conversation(Declares::Everything(styled));
+fn a_server_that_crashes_or_hangs_on_a_malformed_answer_is_found() {
+    for (mutant, rule) in
+        [(Mutant::CrashesOnMalformedAnswer, "SERVER-CRASH"), (Mutant::HangsOnMalformedAnswer, "SERVER-HANDLER-HANG")]
+    {
+        let policy = mutant.policy();
+        let mut inputs = conversation(Declares::Everything(Answers::Malformed));
         inputs.push(Input::Sync);
-        let kept = InProcess(Planted(Mutant::CrashesOnMalformedAnswer)).run(&inputs).unwrap();
-        assert!(check(&kept, &policy).is_empty(), "{styled:?}: {}", kept.render());
+        let broken = InProcess(Planted(mutant)).run(&inputs).unwrap();
+        let rules: Vec<&str> = check(&broken, &policy).iter().map(|f| f.rule).collect();
+        assert_eq!(rules, [rule], "{mutant}: {}", broken.render());
+        for styled in [Answers::Accept, Answers::Decline, Answers::Late, Answers::Ignore] {
+            let mut inputs = conversation(Declares::Everything(styled));
+            inputs.push(Input::Sync);
+            let kept = InProcess(Planted(mutant)).run(&inputs).unwrap();
+            assert!(check(&kept, &policy).is_empty(), "{mutant} {styled:?}: {}", kept.render());
+        }
     }
 }
 

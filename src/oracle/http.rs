@@ -5,9 +5,10 @@
 
 use super::rules::{
     BATCH, BIG_ID, DUPLICATE_RESPONSE, EXTRA_MEMBER, HTTP_CONTENT_TYPE, HTTP_ERROR_STATUS, HTTP_GET,
-    HTTP_HEADER_MISMATCH, HTTP_MODERN_GET_DELETE_405, HTTP_MODERN_NO_SESSION, HTTP_NOTIFICATION_202, HTTP_ORIGIN,
-    HTTP_PROTOCOL_VERSION_HEADER, HTTP_RESPONSE, HTTP_SESSION_DELETED, HTTP_SESSION_REQUIRED, HTTP_SSE_EVENT_ID,
-    ID_ECHO, MALFORMED_SERVED, NOTIFICATION_REPLY, NULL_ID, RESPONSE_MISSING,
+    HTTP_GET_STREAM_RESPONSE, HTTP_HEADER_MISMATCH, HTTP_MODERN_GET_DELETE_405, HTTP_MODERN_NO_SESSION,
+    HTTP_NOTIFICATION_202, HTTP_ORIGIN, HTTP_PROTOCOL_VERSION_HEADER, HTTP_RESPONSE, HTTP_SESSION_DELETED,
+    HTTP_SESSION_REQUIRED, HTTP_SSE_BROADCAST, HTTP_SSE_EVENT_ID, ID_ECHO, MALFORMED_SERVED, NOTIFICATION_REPLY,
+    NULL_ID, RESPONSE_MISSING,
 };
 use super::{Finding, Level, Policy, rules};
 use crate::model::Eras;
@@ -174,6 +175,7 @@ pub fn check(transcript: &Transcript, policy: &Policy, findings: &mut Vec<Findin
         findings.push(Finding { rule, level, event: Some(event), detail });
     };
     let last = seen.last().map(|s| s.index);
+    get_streams(transcript, &seen, &mut add);
     let mut sessions: HashMap<String, Option<String>> = HashMap::new();
     let mut deleted: HashSet<String> = HashSet::new();
     // The event ids seen, by session (`None`: streams without one), each with the exchange it came in.
@@ -358,6 +360,56 @@ pub fn check(transcript: &Transcript, policy: &Policy, findings: &mut Vec<Findin
                         format!("MCP-Protocol-Version {bad:?} names no protocol version, yet the request got {status}"),
                     );
                 }
+            }
+        }
+    }
+}
+
+/// HTTP-GET-STREAM-RESPONSE and HTTP-SSE-BROADCAST: the messages of each GET stream of the client's own (legacy
+/// era, not a resumption) against the rule that it carries no response, and its requests against every other
+/// stream's (the lines the POSTs' streams brought, the other GET streams' messages).
+fn get_streams(transcript: &Transcript, seen: &[Seen], add: &mut impl FnMut(&'static str, usize, String)) {
+    let listened: Vec<&Seen> = seen
+        .iter()
+        .filter(|s| s.exchange.method == "GET" && !s.exchange.stream.is_empty() && s.era() == Era::Handshake)
+        .filter(|s| s.exchange.request_values("last-event-id").is_empty())
+        .collect();
+    if listened.is_empty() {
+        return;
+    }
+    let parse = |line: &[u8]| serde_json::from_slice::<Value>(line).ok();
+    let is_request = |message: &Value| message.get("method").is_some() && message.get("id").is_some();
+    let on_posts: Vec<Value> = transcript
+        .events
+        .iter()
+        .filter_map(|event| match event {
+            Event::Received { line, .. } => parse(line).filter(is_request),
+            _ => None,
+        })
+        .collect();
+    for (nth, s) in listened.iter().enumerate() {
+        for message in s.exchange.stream.iter().filter_map(|line| parse(line)) {
+            let response =
+                message.get("method").is_none() && (message.get("result").is_some() || message.get("error").is_some());
+            if response {
+                let shown = crate::transcript::show_bytes(message.to_string().as_bytes(), 200);
+                add(HTTP_GET_STREAM_RESPONSE, s.index, format!("the GET stream carried a JSON-RPC response: {shown}"));
+                continue;
+            }
+            if !is_request(&message) {
+                continue;
+            }
+            let other_get = listened.iter().enumerate().any(|(other, o)| {
+                other != nth && o.exchange.stream.iter().filter_map(|line| parse(line)).any(|m| m == message)
+            });
+            if other_get || on_posts.contains(&message) {
+                let shown = crate::transcript::show_bytes(message.to_string().as_bytes(), 200);
+                let also = if other_get { "another GET stream" } else { "a POST's stream" };
+                add(
+                    HTTP_SSE_BROADCAST,
+                    s.index,
+                    format!("the server's request went on the GET stream and on {also}: {shown}"),
+                );
             }
         }
     }
@@ -581,6 +633,47 @@ mod tests {
             exchange.request_headers = vec![("MCP-Protocol-Version".into(), "2026-07-28".into())];
         }
         assert!(!rules(&[modern]).contains(&HTTP_SSE_EVENT_ID));
+    }
+
+    #[test]
+    fn a_get_stream_carries_no_response_and_no_request_another_stream_carried() {
+        let get = |messages: &[&str], resumed: bool| {
+            let mut sent = vec![("Mcp-Session-Id", "s")];
+            if resumed {
+                sent.push(("Last-Event-ID", "s/1/0"));
+            }
+            let mut event = exchange("GET", 200, &sent, &[("Content-Type", "text/event-stream")]);
+            if let Event::Http(exchange) = &mut event {
+                exchange.stream = messages.iter().map(|m| m.as_bytes().to_vec()).collect();
+            }
+            event
+        };
+        let ask = r#"{"jsonrpc":"2.0","id":"calc-ping-1","method":"ping"}"#;
+        let note = r#"{"jsonrpc":"2.0","method":"notifications/tools/list_changed"}"#;
+        let reply = r#"{"jsonrpc":"2.0","id":2,"result":{}}"#;
+        let call = r#"{"jsonrpc":"2.0","id":2,"method":"tools/call","params":{"name":"add"}}"#;
+        let post = |lines: &[&str]| {
+            let mut events = vec![
+                Event::Sent(call.as_bytes().to_vec()),
+                exchange("POST", 200, &[("Mcp-Session-Id", "s")], &[("Content-Type", "text/event-stream")]),
+            ];
+            events.extend(lines.iter().map(|l| Event::Received { line: l.as_bytes().to_vec(), truncated: false }));
+            events
+        };
+        let rules = |events: Vec<Event>| {
+            let found = fired(&events, Some(Eras::Dual));
+            [HTTP_GET_STREAM_RESPONSE, HTTP_SSE_BROADCAST].into_iter().filter(|r| found.contains(r)).collect::<Vec<_>>()
+        };
+        let with = |get_event: Event, lines: &[&str]| [vec![get_event], post(lines)].concat();
+        // Quiet: requests and notifications of the server's own on the GET stream only; equal notifications on
+        // both (two messages, maybe); a response on a stream resumed with Last-Event-ID.
+        assert_eq!(rules(with(get(&[ask, note], false), &[reply])), Vec::<&str>::new());
+        assert_eq!(rules(with(get(&[note], false), &[note, reply])), Vec::<&str>::new());
+        assert_eq!(rules(with(get(&[reply], true), &[])), Vec::<&str>::new());
+        // Fires: a response on the GET stream; the same request on the GET stream and the POST's.
+        assert_eq!(rules(with(get(&[reply], false), &[])), [HTTP_GET_STREAM_RESPONSE]);
+        assert_eq!(rules(with(get(&[ask], false), &[ask, reply])), [HTTP_SSE_BROADCAST]);
+        assert_eq!(rules([vec![get(&[ask], false)], vec![get(&[ask], false)]].concat()), [HTTP_SSE_BROADCAST]);
     }
 
     #[test]

@@ -180,6 +180,10 @@ pub const HTTP_MODERN_GET_DELETE_405: &str = "HTTP-MODERN-GET-DELETE-405";
 pub const HTTP_MODERN_NO_SESSION: &str = "HTTP-MODERN-NO-SESSION";
 /// SSE event ids are unique across a session's streams.
 pub const HTTP_SSE_EVENT_ID: &str = "HTTP-SSE-EVENT-ID";
+/// A GET stream of the client's own carries no JSON-RPC response.
+pub const HTTP_GET_STREAM_RESPONSE: &str = "HTTP-GET-STREAM-RESPONSE";
+/// A message goes on one stream only, never broadcast to several.
+pub const HTTP_SSE_BROADCAST: &str = "HTTP-SSE-BROADCAST";
 
 /// A listed tool called with arguments its inputSchema accepts gets a result.
 pub const TOOL_VALID_ARGS: &str = "MCP-TOOL-VALID-ARGS";

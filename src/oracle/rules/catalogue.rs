@@ -453,6 +453,25 @@ pub static RULES: &[Rule] = &[
          stream)",
     ),
     must(
+        HTTP_GET_STREAM_RESPONSE,
+        HANDSHAKE,
+        "HTTP transport, legacy era: the SSE stream a client opens with a GET of its own (not one it resumes \
+         with Last-Event-ID) carries no JSON-RPC response: only the server's requests and notifications. The \
+         harness reads such a stream beside the conversation's POSTs until the session ends.",
+        "MCP 2025-11-25 basic/transports.mdx §Listening for Messages from the Server 4 (the server MUST NOT send \
+         a JSON-RPC response on the stream unless resuming a stream associated with a previous client request)",
+    ),
+    must(
+        HTTP_SSE_BROADCAST,
+        HANDSHAKE,
+        "HTTP transport, legacy era: a request of the server's that a GET stream of the client's carried is not \
+         also carried, the same message, by another stream of the conversation (a POST's stream, or another GET \
+         stream). Notifications are not judged: two equal ones may be two messages.",
+        "MCP 2025-11-25 basic/transports.mdx §Multiple Connections 2 (the server MUST send each of its JSON-RPC \
+         messages on only one of the connected streams; it MUST NOT broadcast the same message across multiple \
+         streams); basic/index.mdx (a request id MUST NOT have been used before by the requestor in the session)",
+    ),
+    must(
         HTTP_ORIGIN,
         BOTH,
         "HTTP transport: a request whose Origin header names a foreign site (not localhost, \

@@ -62,6 +62,8 @@ pub enum Mutant {
     /// `input_required` in 2026-07-28, when the client declared the capability) and crashes the process on an
     /// answer that breaks its schema.
     CrashesOnMalformedAnswer,
+    /// As [`Mutant::CrashesOnMalformedAnswer`], but the call that got an answer of the wrong shape is never answered.
+    HangsOnMalformedAnswer,
     /// An enveloped `ping` is answered on a modern connection although 2026-07-28 removed it.
     ModernServesPing,
     /// `initialize` and `server/discover` advertise prompts, but `prompts/list` answers -32601 (no handler).
@@ -122,7 +124,7 @@ pub enum Mutant {
 
 impl Mutant {
     /// Every mutant, in declaration order.
-    pub const ALL: [Mutant; 48] = [
+    pub const ALL: [Mutant; 49] = [
         Mutant::IdAsString,
         Mutant::BigIdRounded,
         Mutant::NullIdOnError,
@@ -171,6 +173,7 @@ impl Mutant {
         Mutant::LogsBelowLevel,
         Mutant::MissingCapabilityNoData,
         Mutant::CrashesOnMalformedAnswer,
+        Mutant::HangsOnMalformedAnswer,
     ];
 
     /// The mutant's kebab-case name, as `--mutant` takes it.
@@ -290,7 +293,7 @@ impl Mutant {
                 let reference = json!({ "type": "ref/prompt", "name": "greeting" });
                 vec![with(COMPLETE, json!({ "ref": reference, "argument": { "name": "name", "value": "A" } }))]
             }
-            Mutant::CrashesOnMalformedAnswer => {
+            Mutant::CrashesOnMalformedAnswer | Mutant::HangsOnMalformedAnswer => {
                 let mut params = json!({ "name": "add", "arguments": { "a": 2, "b": 3 } });
                 params[META] = envelope::envelope(LATEST_MODERN_VERSION);
                 params[META][CLIENT_CAPABILITIES_KEY] = json!({ "elicitation": {} });
@@ -441,6 +444,11 @@ impl Mutant {
                 "crashes-on-malformed-answer",
                 "SERVER-CRASH",
                 "a tools/call that asked the client crashes the process on an answer that breaks its schema",
+            ),
+            Mutant::HangsOnMalformedAnswer => (
+                "hangs-on-malformed-answer",
+                "SERVER-HANDLER-HANG",
+                "a tools/call that asked the client never answers when the client's answer breaks its schema",
             ),
             Mutant::ElicitsUndeclared => (
                 "elicits-undeclared",

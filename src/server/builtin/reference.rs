@@ -108,6 +108,9 @@ pub struct CalcConnection {
     asked: u64,
     /// Set by the planted bug [`Mutant::CrashesOnMalformedAnswer`] on an answer it cannot read: the process exits.
     crashed: bool,
+    /// Set by the planted bug [`Mutant::HangsOnMalformedAnswer`] on an answer it cannot read: the call that waited
+    /// for it is never answered.
+    hung: bool,
 }
 
 impl CalcConnection {
@@ -158,6 +161,14 @@ impl RpcError {
 type Reply = Result<Value, RpcError>;
 
 impl ServerConnection for CalcConnection {
+    /// As every server connection, but a call the planted bug [`Mutant::HangsOnMalformedAnswer`] left unanswered
+    /// is one its handler never returns from: the client's wait at the end is reported as an async server's is
+    /// (the long wait of [`crate::server::adapter::async_lines::HANG_WAIT`]).
+    fn close(&mut self, out: &mut Vec<Vec<u8>>) -> Option<u64> {
+        self.release(out);
+        self.hung.then(|| crate::server::adapter::async_lines::HANG_WAIT.as_millis() as u64)
+    }
+
     fn receive(&mut self, line: &[u8], out: &mut Vec<Vec<u8>>) -> Status {
         if self.has(Mutant::CrashOnBatch) && line.trim_ascii_start().starts_with(b"[") {
             return Status::Exited(70);
@@ -441,7 +452,7 @@ impl CalcConnection {
             return reply;
         }
         if method == TOOLS_CALL
-            && self.has(Mutant::CrashesOnMalformedAnswer)
+            && self.reads_answers_unchecked()
             && let Some(reply) = self.ask_before_calling(request, era)
         {
             return reply;
@@ -560,9 +571,22 @@ impl CalcConnection {
         Ok(json!({}))
     }
 
-    /// The planted bug [`Mutant::CrashesOnMalformedAnswer`]: a call of `add` first asks the client what it declared
-    /// (a sampling in the handshake era; a confirmation through `input_required` in 2026-07-28, whose retry it
-    /// reads without a check, crashing on an answer of the wrong shape). `None` to serve the call as usual.
+    /// True for the planted bugs that ask before a call and read the answer without a check.
+    fn reads_answers_unchecked(&self) -> bool {
+        self.has(Mutant::CrashesOnMalformedAnswer) || self.has(Mutant::HangsOnMalformedAnswer)
+    }
+
+    /// What the planted bug does with an answer of the wrong shape: the process exits
+    /// ([`Mutant::CrashesOnMalformedAnswer`]), or the call is never answered ([`Mutant::HangsOnMalformedAnswer`]).
+    fn misread_answer(&mut self) {
+        self.crashed |= self.has(Mutant::CrashesOnMalformedAnswer);
+        self.hung |= self.has(Mutant::HangsOnMalformedAnswer);
+    }
+
+    /// The planted bugs [`Mutant::CrashesOnMalformedAnswer`] and [`Mutant::HangsOnMalformedAnswer`]: a call of `add`
+    /// first asks the client what it declared (a sampling in the handshake era; a confirmation through
+    /// `input_required` in 2026-07-28, whose retry it reads without a check, failing on an answer of the wrong
+    /// shape). `None` to serve the call as usual.
     fn ask_before_calling(&mut self, request: &Request, era: Era) -> Option<Reply> {
         let params = request.params.as_ref();
         if params?.get("name")? != "add" {
@@ -586,8 +610,11 @@ impl CalcConnection {
                     None => None,
                     Some(responses) => {
                         let confirm = responses.get("confirm").unwrap_or(&Value::Null);
-                        // The process exits, as an author's unchecked read of the answer would end it.
-                        self.crashed |= fixtures::malformed_answer(ELICITATION_CREATE, confirm).is_some();
+                        if fixtures::malformed_answer(ELICITATION_CREATE, confirm).is_some() {
+                            self.misread_answer();
+                            // The retry is the call itself: its reply is withheld.
+                            self.withheld |= self.hung;
+                        }
                         None
                     }
                 }
@@ -601,11 +628,10 @@ impl CalcConnection {
         let crate::protocol::ResponseId::Id(RequestId::String(id)) = &response.id else { return };
         let Some(at) = self.asks.iter().position(|(asked, _, _)| asked == id) else { return };
         let (_, call, method) = self.asks.remove(at);
-        if let (true, crate::protocol::Outcome::Result(result)) =
-            (self.has(Mutant::CrashesOnMalformedAnswer), &response.outcome)
+        if let (true, crate::protocol::Outcome::Result(result)) = (self.reads_answers_unchecked(), &response.outcome)
             && fixtures::malformed_answer(method, result).is_some()
         {
-            self.crashed = true;
+            self.misread_answer();
             return;
         }
         let result = match &response.outcome {

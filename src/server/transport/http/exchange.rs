@@ -2,7 +2,7 @@
 //! transcript lines (a JSON body is one line, each SSE event one), and the server's own requests in a response
 //! stream answered while the stream stays open, each with a POST of its own on a second connection.
 
-use super::wire::{self, Body, Framing, ReadError, Request, SseCursor, SseEvent, Timed};
+use super::wire::{self, Body, BodyKind, Framing, ReadError, Request, SseCursor, SseEvent, Timed};
 use super::{EXCERPT_BYTES, Endpoint};
 use crate::protocol::envelope::acknowledged_subscription;
 use crate::protocol::methods::{CANCELLED, LISTEN};
@@ -61,6 +61,8 @@ pub(super) struct Outcome {
     pub(super) lost: bool,
     /// An SSE stream that ended with responses still owed after it carried an event id: where to resume it.
     pub(super) resume: Option<Resume>,
+    /// A GET's own SSE stream, not read yet: its connection and the framing of its body.
+    pub(super) held: Option<(BufReader<Timed>, BodyKind)>,
 }
 
 /// What reading a response body brought: its lines, whether the response stopped coming, whether the connection
@@ -153,6 +155,15 @@ pub(super) fn exchange(
         };
         exchange.status = head.status;
         exchange.response_headers = head.headers.clone();
+        // A GET's own SSE stream is handed back to be read beside the POSTs ([`super::listening`]).
+        if request.method == "GET"
+            && owed.is_none()
+            && head.status == 200
+            && exchange.media_type().as_deref() == Some("text/event-stream")
+            && let Ok(kind) = head.body_kind(&request.method)
+        {
+            return Ok(Outcome { exchange, held: Some((connection, kind)), ..Outcome::default() });
+        }
         let mut answered = Vec::new();
         let listens = if owed.is_some() { listen_ids(&request.body) } else { Vec::new() };
         let read = Reading { owed: owed.as_deref(), listens: &listens, answer, answered: &mut answered };
@@ -160,7 +171,7 @@ pub(super) fn exchange(
         if reusable && head.keeps_alive() && request.framing != Framing::ChunkedCut {
             *kept = Some(connection);
         }
-        return Ok(Outcome { exchange, lines, answered, timed_out, lost: false, resume });
+        return Ok(Outcome { exchange, lines, answered, timed_out, lost: false, resume, held: None });
     }
     unreachable!("the second attempt always returns")
 }

@@ -20,6 +20,7 @@
 //! until its port answers, starts it again after it crashed, and stops it when the last target is dropped.
 
 mod exchange;
+mod listening;
 pub mod mutate;
 pub mod wire;
 
@@ -34,6 +35,7 @@ use crate::server::{Halted, MAX_EVENTS, STDERR_TAIL_BYTES, ServerCommand, Target
 use crate::transcript::{Ending, Event, Input, Note, Transcript, seen};
 use anyhow::{Context, Result, bail};
 use exchange::{Answered, Outcome};
+use listening::Listening;
 use serde_json::Value;
 use std::io::BufReader;
 use std::net::{TcpStream, ToSocketAddrs};
@@ -46,6 +48,10 @@ use wire::{Framing, Request, Timed};
 
 /// The prefix of a directive line.
 pub const DIRECTIVE: &[u8] = b"@http ";
+
+/// How long a GET stream still open at the end of a conversation is given to end (a server ends its GET streams
+/// with the session) before the harness closes it.
+const LISTEN_GRACE: Duration = Duration::from_millis(200);
 /// How much of a body that is not JSON-RPC (an HTML page) is kept for the report.
 const EXCERPT_BYTES: usize = 512;
 /// How long a connection attempt may take.
@@ -399,6 +405,7 @@ impl HttpTarget {
                         }
                     };
                     if let Some(ending) = step? {
+                        talk.stop_listening(Duration::ZERO);
                         return Ok(Transcript { events: talk.events, ending });
                     }
                 }
@@ -408,8 +415,11 @@ impl HttpTarget {
             && !talk.deleted
             && let Some(ending) = self.bodiless(&mut talk, "DELETE")?
         {
+            talk.stop_listening(Duration::ZERO);
             return Ok(Transcript { events: talk.events, ending });
         }
+        // A server ends its GET streams with the session; one that does not is given a moment, then closed.
+        talk.stop_listening(LISTEN_GRACE.min(self.timeouts.reply));
         Ok(Transcript { events: talk.events, ending: Ending::Closed })
     }
 }
@@ -433,9 +443,24 @@ struct Talk {
     /// The last handler failure in the server's output already accounted for (noted, or there before the
     /// conversation began).
     failure_seen: Option<String>,
+    /// The GET stream of the client's own being read, if one is open.
+    listening: Option<Listening>,
 }
 
 impl Talk {
+    /// Closes the GET stream being read, if any, after waiting up to `grace` for the server to end it, and records
+    /// what it carried on its exchange.
+    fn stop_listening(&mut self, grace: Duration) {
+        let Some(listening) = self.listening.take() else { return };
+        let at = listening.at;
+        let heard = listening.stop(grace);
+        if let Some(Event::Http(exchange)) = self.events.get_mut(at) {
+            exchange.body_len = heard.messages.iter().map(Vec::len).sum();
+            exchange.stream = heard.messages;
+            exchange.event_ids = heard.event_ids;
+        }
+    }
+
     fn record(&mut self, event: Event) {
         if self.events.len() < MAX_EVENTS {
             self.events.push(event);
@@ -613,11 +638,24 @@ impl HttpTarget {
         }
         let request =
             Request { method: method.into(), path: self.spec.endpoint.path.clone(), headers, ..Request::default() };
-        let outcome = exchange::exchange(&self.server(), &mut self.connection, &request, None, &mut |_| Vec::new())?;
+        if method == "GET" {
+            // One GET stream at a time: the one open before is closed.
+            talk.stop_listening(Duration::ZERO);
+        }
+        let mut outcome =
+            exchange::exchange(&self.server(), &mut self.connection, &request, None, &mut |_| Vec::new())?;
         if method == "DELETE" && !(200..300).contains(&outcome.exchange.status) {
             talk.deleted = false;
         }
-        Ok(self.settle(talk, outcome))
+        let held = outcome.held.take();
+        let ending = self.settle(talk, outcome);
+        if let (Some((connection, kind)), None) = (held, &ending) {
+            let at = talk.events.len() - 1;
+            if matches!(talk.events.get(at), Some(Event::Http(exchange)) if exchange.method == "GET") {
+                talk.listening = Some(Listening::start(connection, kind, at));
+            }
+        }
+        Ok(ending)
     }
 
     /// The last handler failure in the output of the server the harness started, if any.

@@ -96,6 +96,12 @@ impl Timed {
         self.deadline = deadline;
     }
 
+    /// Sets how long one read may wait, and the deadline of the response: a stream read for long holds both far.
+    pub fn wait(&mut self, per_read: Duration, deadline: Instant) {
+        self.per_read = per_read;
+        self.deadline = deadline;
+    }
+
     /// The socket.
     pub fn stream(&mut self) -> &mut TcpStream {
         &mut self.stream

@@ -117,13 +117,17 @@ impl Exchange {
 }
 
 impl Exchange {
-    /// The summary with every header: `POST 200 application/json (9 bytes) | > Name: value | < Name: value`.
+    /// The summary with every header, then each message of a GET's own stream: `POST 200 application/json
+    /// (9 bytes) | > Name: value | < Name: value | ~ {"jsonrpc":...}`.
     pub fn detail(&self) -> String {
         let mut out = self.summary();
         for (mark, headers) in [(">", &self.request_headers), ("<", &self.response_headers)] {
             for (name, value) in headers {
                 out.push_str(&format!(" | {mark} {name}: {}", show_bytes(value.as_bytes(), 200)));
             }
+        }
+        for message in &self.stream {
+            out.push_str(&format!(" | ~ {}", show_bytes(message, 400)));
         }
         out
     }
@@ -190,6 +194,9 @@ impl Transcript {
                 Event::Sync => ("--", &b"sync"[..]),
                 Event::Http(exchange) => {
                     out.push_str(&format!("{index:>4} ht {}\n", exchange.summary()));
+                    for message in &exchange.stream {
+                        out.push_str(&format!("       ~ {}\n", show_bytes(message, 400)));
+                    }
                     continue;
                 }
                 Event::Note(note) => {

@@ -438,3 +438,31 @@ fn a_polled_stream_is_resumed_from_its_last_event_id_and_its_responses_arrive() 
     let rules: Vec<&str> = check(&transcript, &judged()).iter().map(|f| f.rule).collect();
     assert_eq!(rules, ["JSONRPC-RESPONSE-MISSING"], "{}", transcript.render());
 }
+
+/// A GET of the conversation's own opens the session's stream on the reference server: it is read beside the POSTs
+/// until the DELETE ends the session, and what it carried is on the GET's exchange (the server's `ping`, then with
+/// `response-on-get-stream` the responses the POSTs after it got).
+#[test]
+fn a_get_stream_of_the_clients_own_is_read_beside_the_posts_until_the_session_ends() {
+    for (bug, carried) in [(None, 1), (Some(HttpBug::ResponseOnGetStream), 2)] {
+        let url = http::spawn(bug, false).unwrap();
+        let mut target = HttpSpec::new(&url, None).unwrap().target(quick());
+        let transcript = target.run(&lines(HttpBug::ResponseOnGetStream.trigger())).unwrap();
+        let rendered = transcript.render();
+        let get = transcript.events.iter().find_map(|event| match event {
+            Event::Http(exchange) if exchange.method == "GET" => Some(exchange),
+            _ => None,
+        });
+        let get = get.unwrap_or_else(|| panic!("no GET: {rendered}"));
+        assert_eq!((get.status, get.stream.len()), (200, carried), "{bug:?}: {rendered}");
+        assert!(String::from_utf8_lossy(&get.stream[0]).contains(r#""id":"calc-listen-1","method":"ping""#));
+        assert!(rendered.contains("       ~ {"), "{rendered}");
+        // The messages are the exchange's, not lines of the transcript: the call's response is a line once.
+        let lines = transcript
+            .events
+            .iter()
+            .filter(|e| matches!(e, Event::Received { line, .. } if line.starts_with(br#"{"jsonrpc":"2.0","id":2,"#)))
+            .count();
+        assert_eq!(lines, 1, "{rendered}");
+    }
+}

@@ -58,11 +58,16 @@ pub enum HttpBug {
     /// Polls a session's streams (as `--sse-polling`), and the GET with `Last-Event-ID` starts with the event of
     /// that id again.
     EventIdReused,
+    /// While the client holds a GET stream open, every response to its POSTs goes on that stream too.
+    ResponseOnGetStream,
+    /// While the client holds a GET stream open, each request's response stream starts with a `ping` of the
+    /// server's, and the same `ping` goes on the GET stream too.
+    BroadcastRequest,
 }
 
 impl HttpBug {
     /// Every planted HTTP bug.
-    pub const ALL: [HttpBug; 13] = [
+    pub const ALL: [HttpBug; 15] = [
         HttpBug::ErrorStatus200,
         HttpBug::NotificationBody,
         HttpBug::HtmlContentType,
@@ -76,6 +81,8 @@ impl HttpBug {
         HttpBug::ModernMintsSession,
         HttpBug::PolledStreamLost,
         HttpBug::EventIdReused,
+        HttpBug::ResponseOnGetStream,
+        HttpBug::BroadcastRequest,
     ];
 
     /// The kebab-case name `serve --http-bug` takes.
@@ -143,6 +150,16 @@ impl HttpBug {
                 c::HTTP_SSE_EVENT_ID,
                 "a polled stream resumed with Last-Event-ID repeats the event of that id",
             ),
+            HttpBug::ResponseOnGetStream => (
+                "response-on-get-stream",
+                c::HTTP_GET_STREAM_RESPONSE,
+                "responses to POSTs go on the client's GET stream too",
+            ),
+            HttpBug::BroadcastRequest => (
+                "broadcast-request",
+                c::HTTP_SSE_BROADCAST,
+                "a ping of the server's goes on a request's stream and on the GET stream alike",
+            ),
         }
     }
 
@@ -182,6 +199,10 @@ impl HttpBug {
                 vec![initialize, initialized, set("MCP-Protocol-Version", "1999-01-01"), list]
             }
             HttpBug::PolledStreamLost | HttpBug::EventIdReused => vec![initialize, initialized, list],
+            HttpBug::ResponseOnGetStream | HttpBug::BroadcastRequest => {
+                let call = br#"{"jsonrpc":"2.0","id":2,"method":"tools/call","params":{"name":"add","arguments":{"a":1,"b":2}}}"#;
+                vec![initialize, initialized, Directive::Bodiless("GET".into()).line(), call.to_vec()]
+            }
         }
     }
 }
@@ -269,6 +290,11 @@ pub struct HttpServer {
     parked: HashMap<String, Vec<(String, Vec<u8>)>>,
     /// How many streams were opened for polling (their ids count up).
     next_stream: u64,
+    /// The GET streams the clients hold open, by session (one each; a new GET replaces it): the server's own
+    /// messages unrelated to a request go there. Ended with the session.
+    listeners: HashMap<String, Sender<Vec<u8>>>,
+    /// How many requests of its own the server sent on GET streams or broadcast (their ids count up).
+    next_ping: u64,
 }
 
 /// The `retry` a polled stream asks for, in milliseconds.
@@ -331,12 +357,19 @@ impl HttpServer {
             }
             "GET" if self.bug(HttpBug::GetServesJson) => HttpReply::json(200, b"{}".to_vec()),
             "GET" if request.single("last-event-id").is_some() => self.resume(request),
+            "GET" => match request.single("mcp-session-id") {
+                Some(id) if self.sessions.contains_key(id) => self.listen(id.to_string()),
+                Some(_) => HttpReply::empty(404),
+                None => HttpReply { headers: vec![("Allow".into(), "POST, DELETE".into())], ..HttpReply::empty(405) },
+            },
             "DELETE" => match request.single("mcp-session-id") {
                 Some(id) if self.sessions.contains_key(id) => {
                     if !self.bug(HttpBug::DeletedSessionServed) {
                         self.sessions.remove(id);
-                        // A stream held for the session's call ends with it, and so do its polled streams.
+                        // A stream held for the session's call ends with it, and so do its polled streams and
+                        // its GET stream.
                         self.streams.remove(id);
+                        self.listeners.remove(id);
                         let prefix = format!("{id}/");
                         self.parked.retain(|stream, _| !stream.starts_with(&prefix));
                     }
@@ -407,7 +440,8 @@ impl HttpServer {
             return HttpReply::empty(400);
         }
         let Some(connection) = self.sessions.get_mut(&id) else { return HttpReply::empty(404) };
-        let replies = exchange(connection, body);
+        let mut replies = exchange(connection, body);
+        self.plant_stream_bugs(&id, &frame, &mut replies);
         match &frame {
             // The client's answer: what it completes goes to the stream that waits for it.
             Frame::Response(_) => {
@@ -439,6 +473,36 @@ impl HttpServer {
             }
             Frame::Request(_) if self.polling && !replies.is_empty() => self.park(&id, replies),
             _ => self.replies(replies, false, &frame),
+        }
+    }
+
+    /// Opens the session's GET stream (basic/transports.mdx §Listening for Messages from the Server): an SSE stream
+    /// that stays open until the session ends or the client closes it, carrying the server's own messages. It
+    /// starts with a `ping` of the server's, a request unrelated to any of the client's.
+    fn listen(&mut self, session: String) -> HttpReply {
+        let (sender, receiver) = std::sync::mpsc::channel();
+        self.next_ping += 1;
+        let _ = sender.send(ping(&format!("calc-listen-{}", self.next_ping)));
+        self.listeners.insert(session, sender);
+        self.opened = Some(receiver);
+        HttpReply { headers: vec![("Content-Type".into(), "text/event-stream".into())], ..HttpReply::empty(200) }
+    }
+
+    /// The planted bugs of a session's GET stream, while one is open: [`HttpBug::ResponseOnGetStream`] copies the
+    /// responses there, [`HttpBug::BroadcastRequest`] puts a `ping` of the server's before a request's reply and on
+    /// the GET stream alike.
+    fn plant_stream_bugs(&mut self, session: &str, frame: &Frame, replies: &mut Vec<Vec<u8>>) {
+        let Some(listener) = self.listeners.get(session) else { return };
+        if self.bug(HttpBug::ResponseOnGetStream) {
+            for reply in replies.iter().filter(|reply| !reply.windows(8).any(|w| w == b"\"method\"")) {
+                let _ = listener.send(reply.clone());
+            }
+        }
+        if self.bug(HttpBug::BroadcastRequest) && matches!(frame, Frame::Request(_)) {
+            self.next_ping += 1;
+            let ping = ping(&format!("calc-broadcast-{}", self.next_ping));
+            let _ = listener.send(ping.clone());
+            replies.insert(0, ping);
         }
     }
 
@@ -599,6 +663,11 @@ fn answers(reply: &[u8], id: &Value) -> bool {
     serde_json::from_slice::<Value>(reply).ok().is_some_and(|reply| {
         reply.get("id") == Some(id) && (reply.get("result").is_some() || reply.get("error").is_some())
     })
+}
+
+/// A `ping` request of the server's own with `id`.
+fn ping(id: &str) -> Vec<u8> {
+    json!({ "jsonrpc": "2.0", "id": id, "method": "ping" }).to_string().into_bytes()
 }
 
 /// Writes a held stream's reply by hand: status and headers, then each message as an SSE event in a chunk of its

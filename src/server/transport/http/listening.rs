@@ -75,3 +75,38 @@ impl Listening {
         }
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use std::io::Write;
+    use std::net::TcpListener;
+
+    /// A GET stream whose server sends one event and then neither sends more nor ends it: the harness closes it
+    /// after the grace, with what came, and does not wait longer.
+    #[test]
+    fn a_stream_the_server_never_ends_is_closed_after_the_grace_with_what_it_carried() {
+        let listener = TcpListener::bind("127.0.0.1:0").unwrap();
+        let address = listener.local_addr().unwrap();
+        let server = std::thread::spawn(move || {
+            let (mut socket, _) = listener.accept().unwrap();
+            let event = b"id: e1\ndata: {\"jsonrpc\":\"2.0\",\"id\":\"s1\",\"method\":\"ping\"}\n\n";
+            socket.write_all(event).unwrap();
+            socket.flush().unwrap();
+            // Held open until the harness closes it.
+            let mut rest = Vec::new();
+            let _ = std::io::Read::read_to_end(&mut socket, &mut rest);
+        });
+        let stream = TcpStream::connect(address).unwrap();
+        let connection = BufReader::new(Timed::new(stream, Duration::from_secs(5)));
+        let listening = Listening::start(connection, BodyKind::UntilClose, 7);
+        assert_eq!(listening.at, 7);
+        let started = Instant::now();
+        std::thread::sleep(Duration::from_millis(100));
+        let heard = listening.stop(Duration::from_millis(50));
+        assert!(started.elapsed() < Duration::from_secs(3), "{:?}", started.elapsed());
+        assert_eq!(heard.messages, [br#"{"jsonrpc":"2.0","id":"s1","method":"ping"}"#.to_vec()]);
+        assert_eq!(heard.event_ids, ["e1"]);
+        server.join().unwrap();
+    }
+}

@@ -209,6 +209,8 @@ pub const CURSOR_INVALID: &str = "MCP-CURSOR-INVALID";
 pub const LIST_SHAPE: &str = "MCP-LIST-SHAPE";
 /// Names in a list are unique.
 pub const LIST_DUPLICATE_NAME: &str = "MCP-LIST-DUPLICATE-NAME";
+/// A tool's `x-mcp-header` annotations meet their constraints (2026-07-28).
+pub const TOOL_PARAM_HEADER: &str = "MCP-TOOL-PARAM-HEADER";
 /// A -32021 error lists the capabilities the request lacked.
 pub const MISSING_CAPABILITY: &str = "MCP-MISSING-CAPABILITY";
 /// A completion result has the shape schema.ts gives it.

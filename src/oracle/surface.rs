@@ -8,7 +8,7 @@ use super::coverage::{Counts, Coverage};
 use super::rules::{
     COMPLETION_SHAPE, CONTENT_SHAPE, CURSOR_INVALID, ERROR_CODE_RESERVED, LIST_DUPLICATE_NAME, LIST_SHAPE,
     PROMPT_ARGUMENTS, PROMPT_UNKNOWN, RESOURCE_READABLE, RESOURCE_UNKNOWN, TOOL_INVALID_ARGS, TOOL_OUTPUT_SCHEMA,
-    TOOL_UNKNOWN, TOOL_VALID_ARGS,
+    TOOL_PARAM_HEADER, TOOL_UNKNOWN, TOOL_VALID_ARGS,
 };
 use super::{Findings, LayerInput, ServerLine};
 use crate::protocol::client::Answers;
@@ -17,6 +17,7 @@ use crate::protocol::codes::{
 };
 use crate::protocol::envelope::{self, META, PROTOCOL_VERSION_KEY};
 use crate::protocol::era::LATEST_MODERN_VERSION;
+use crate::protocol::http::param_headers;
 use crate::protocol::methods::{
     CANCELLED, COMPLETE, INITIALIZE, PROMPTS_GET, PROMPTS_LIST, RESOURCES_LIST, RESOURCES_READ, TEMPLATES_LIST,
     TOOLS_CALL, TOOLS_LIST,
@@ -36,7 +37,7 @@ const MAX_COMPLETION_VALUES: usize = 100;
 const URL_ELICITATION: i64 = -32042;
 
 /// The rules this module judges, in catalogue order.
-pub const RULES: [&str; 14] = [
+pub const RULES: [&str; 15] = [
     TOOL_VALID_ARGS,
     TOOL_INVALID_ARGS,
     TOOL_OUTPUT_SCHEMA,
@@ -49,6 +50,7 @@ pub const RULES: [&str; 14] = [
     CURSOR_INVALID,
     LIST_SHAPE,
     LIST_DUPLICATE_NAME,
+    TOOL_PARAM_HEADER,
     COMPLETION_SHAPE,
     ERROR_CODE_RESERVED,
 ];
@@ -208,7 +210,7 @@ pub(super) fn check(input: &LayerInput, findings: &mut Findings, coverage: &mut 
             TOOLS_CALL => judge.tool_call(surface, &params, outcome),
             PROMPTS_GET => judge.prompt_get(surface, &params, outcome),
             RESOURCES_READ => judge.resource_read(surface, &params, outcome, era),
-            method => judge.list(method, &params, outcome),
+            method => judge.list(method, &params, outcome, era),
         }
         let name = params.get("name").and_then(Value::as_str).filter(|_| request.method == TOOLS_CALL);
         tally(coverage, &findings.0[before..], &request.method, name);
@@ -492,7 +494,7 @@ impl Judge<'_> {
         }
     }
 
-    fn list(&mut self, method: &str, params: &Map<String, Value>, outcome: &Outcome) {
+    fn list(&mut self, method: &str, params: &Map<String, Value>, outcome: &Outcome, era: Era) {
         if params.get("cursor").and_then(Value::as_str) == Some(BAD_CURSOR) {
             self.judged(CURSOR_INVALID);
             match outcome {
@@ -528,6 +530,17 @@ impl Judge<'_> {
                 && !seen.insert(name)
             {
                 self.add(LIST_DUPLICATE_NAME, format!("{method} result lists {name_key} {name:?} twice"));
+            }
+            // `x-mcp-header` is 2026-07-28's: a legacy list's is an unknown keyword.
+            if method == TOOLS_LIST
+                && era == Era::Modern
+                && let Some(schema) = item.get("inputSchema")
+            {
+                self.judged(TOOL_PARAM_HEADER);
+                if let Err(problem) = param_headers(schema) {
+                    let name = item.get("name").and_then(Value::as_str).unwrap_or("?");
+                    self.add(TOOL_PARAM_HEADER, shorten(&format!("tools/list result tools[{i}] ({name}): {problem}")));
+                }
             }
         }
     }

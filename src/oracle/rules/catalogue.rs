@@ -657,6 +657,18 @@ pub static RULES: &[Rule] = &[
         "MCP 2025-11-25 and 2026-07-28 server/tools.mdx §Tool Names (Tool names SHOULD be unique within a server)",
     ),
     must(
+        TOOL_PARAM_HEADER,
+        MODERN,
+        "In a 2026-07-28 tools/list result, each tool's `x-mcp-header` annotations name a non-empty HTTP \
+         token, unique case-insensitively within its inputSchema, on a property whose type is string, integer or \
+         boolean, reached from the schema's root through `properties` keys only (never under `items`, \
+         composition, conditionals or `$ref`). A client on Streamable HTTP drops a tool that breaks one; an \
+         untyped property is not judged.",
+        "MCP 2026-07-28 server/tools.mdx §x-mcp-header (constraints on x-mcp-header values; clients MUST exclude \
+         the invalid tool from the result of tools/list); basic/transports/streamable-http.mdx §Custom Headers from \
+         Tool Parameters",
+    ),
+    must(
         MISSING_CAPABILITY,
         MODERN,
         "In 2026-07-28, a -32021 error carries `data.requiredCapabilities`, an object naming at least one \

@@ -267,3 +267,12 @@ fn a_completion_result_has_the_shape_schema_ts_gives_it() {
     let found: Vec<&str> = check(&transcript, &unlearned).iter().map(|f| f.rule).collect();
     assert_eq!(found, [COMPLETION_SHAPE]);
 }
+
+#[test]
+fn an_x_mcp_header_is_judged_in_2026_07_28_lists_only() {
+    // A legacy list's `x-mcp-header` is an unknown keyword, not an annotation: the planted bug's list, read on a
+    // handshake connection, breaks nothing.
+    let schema = json!({"type":"object","properties":{"a":{"type":"integer","x-mcp-header":"First Number"}}});
+    let tools = json!({"tools":[{"name":"add","inputSchema": schema}]});
+    assert!(rules(&answered("tools/list", json!({}), tools)).is_empty());
+}

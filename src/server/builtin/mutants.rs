@@ -64,6 +64,8 @@ pub enum Mutant {
     CrashesOnMalformedAnswer,
     /// As [`Mutant::CrashesOnMalformedAnswer`], but the call that got an answer of the wrong shape is never answered.
     HangsOnMalformedAnswer,
+    /// A modern `tools/list` annotates `add`'s `a` with an `x-mcp-header` that is no HTTP token.
+    BadParamHeader,
     /// An enveloped `ping` is answered on a modern connection although 2026-07-28 removed it.
     ModernServesPing,
     /// `initialize` and `server/discover` advertise prompts, but `prompts/list` answers -32601 (no handler).
@@ -124,7 +126,7 @@ pub enum Mutant {
 
 impl Mutant {
     /// Every mutant, in declaration order.
-    pub const ALL: [Mutant; 49] = [
+    pub const ALL: [Mutant; 50] = [
         Mutant::IdAsString,
         Mutant::BigIdRounded,
         Mutant::NullIdOnError,
@@ -174,6 +176,7 @@ impl Mutant {
         Mutant::MissingCapabilityNoData,
         Mutant::CrashesOnMalformedAnswer,
         Mutant::HangsOnMalformedAnswer,
+        Mutant::BadParamHeader,
     ];
 
     /// The mutant's kebab-case name, as `--mutant` takes it.
@@ -276,7 +279,7 @@ impl Mutant {
             }
             Mutant::ListedResourceUnreadable => vec![with("resources/read", json!({ "uri": "calc://logo" }))],
             Mutant::CursorIgnored => vec![with("tools/list", json!({ "cursor": crate::script::BAD_CURSOR }))],
-            Mutant::InputSchemaNotObject | Mutant::DuplicateToolName => vec![list()],
+            Mutant::InputSchemaNotObject | Mutant::DuplicateToolName | Mutant::BadParamHeader => vec![list()],
             Mutant::LogsUnrequested => {
                 let mut params = json!({ "name": "add", "arguments": { "a": 2, "b": 3 } });
                 params[META] = envelope::envelope(LATEST_MODERN_VERSION);
@@ -444,6 +447,11 @@ impl Mutant {
                 "crashes-on-malformed-answer",
                 "SERVER-CRASH",
                 "a tools/call that asked the client crashes the process on an answer that breaks its schema",
+            ),
+            Mutant::BadParamHeader => (
+                "bad-param-header",
+                "MCP-TOOL-PARAM-HEADER",
+                "a modern tools/list annotates add's a with an x-mcp-header that is no HTTP token",
             ),
             Mutant::HangsOnMalformedAnswer => (
                 "hangs-on-malformed-answer",

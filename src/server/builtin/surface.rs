@@ -95,7 +95,7 @@ impl CalcSurface {
 
     /// The `tools/list` items.
     pub fn tools(&self) -> Vec<Value> {
-        let add = json!({
+        let mut add = json!({
             "name": "add",
             "description": "Add two integers.",
             "inputSchema": {
@@ -104,6 +104,9 @@ impl CalcSurface {
                 "required": ["a", "b"],
             },
         });
+        if self.has(Mutant::BadParamHeader) && self.era == Era::Modern {
+            add["inputSchema"]["properties"]["a"]["x-mcp-header"] = json!("First Number");
+        }
         let stats_schema = if self.has(Mutant::InputSchemaNotObject) { json!("object") } else { stats_input() };
         let mut tools = vec![
             add.clone(),

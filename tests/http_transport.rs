@@ -7,6 +7,7 @@ use mcp_wirefuzz::oracle::{Policy, check};
 use mcp_wirefuzz::server::builtin::http::{self, HttpBug};
 use mcp_wirefuzz::server::transport::http::{Directive, HttpSpec};
 use mcp_wirefuzz::server::{Target, Timeouts};
+use mcp_wirefuzz::surface::Surface;
 use mcp_wirefuzz::transcript::{Ending, Event, Input};
 use std::io::{Read, Write};
 use std::net::TcpListener;
@@ -17,7 +18,7 @@ fn quick() -> Timeouts {
 }
 
 fn judged() -> Policy {
-    Policy::default().with_model(ServerModel::built_in())
+    Policy::default().with_model(ServerModel::built_in()).with_surface(Surface::built_in())
 }
 
 /// The policy a planted bug is judged with: its server's model (modern-only for [`HttpBug::modern_only`]).
@@ -27,7 +28,7 @@ fn judged_for(bug: HttpBug) -> Policy {
 
 /// The policy for the built-in server serving the modern era only.
 fn modern_only() -> Policy {
-    Policy::default().with_model(ServerModel::stated(Eras::Modern))
+    Policy::default().with_model(ServerModel::stated(Eras::Modern)).with_surface(Surface::built_in())
 }
 
 fn lines(lines: Vec<Vec<u8>>) -> Vec<Input> {

@@ -17,9 +17,10 @@ use crate::protocol::codes::{
 };
 use crate::protocol::envelope::{self, PROTOCOL_VERSION_KEY};
 use crate::protocol::era::{BATCH_VERSION, HANDSHAKE_VERSIONS, MODERN_VERSIONS};
-use crate::protocol::http::{decode_header_value, foreign_origin, mirrored_name};
-use crate::protocol::methods::INITIALIZE;
+use crate::protocol::http::{decode_header_value, foreign_origin, mirrored_name, param_headers, param_values};
+use crate::protocol::methods::{INITIALIZE, TOOLS_CALL};
 use crate::protocol::{Era, Frame};
+use crate::surface::Surface;
 use crate::transcript::{Ending, Event, Exchange, Transcript};
 use serde_json::Value;
 use std::collections::{HashMap, HashSet};
@@ -176,6 +177,7 @@ pub fn check(transcript: &Transcript, policy: &Policy, findings: &mut Vec<Findin
     };
     let last = seen.last().map(|s| s.index);
     get_streams(transcript, &seen, &mut add);
+    let surface = policy.surface().filter(|surface| surface.learned).map(|surface| &**surface);
     let mut sessions: HashMap<String, Option<String>> = HashMap::new();
     let mut deleted: HashSet<String> = HashSet::new();
     // The event ids seen, by session (`None`: streams without one), each with the exchange it came in.
@@ -297,7 +299,7 @@ pub fn check(transcript: &Transcript, policy: &Policy, findings: &mut Vec<Findin
                 }
             }
             if let Some(mismatch) =
-                header_mismatch(s, serves(Era::Handshake)).filter(|_| !otherwise_refusable(exchange, status))
+                header_mismatch(s, serves(Era::Handshake), surface).filter(|_| !otherwise_refusable(exchange, status))
             {
                 let code = s.error_code().map(|(_, code)| code);
                 let accepted = match code {
@@ -459,8 +461,9 @@ struct Mismatch {
 }
 
 /// What in a modern request's headers does not match its body, if anything is judged to (see
-/// [`HTTP_HEADER_MISMATCH`]).
-fn header_mismatch(s: &Seen, legacy_routes: bool) -> Option<Mismatch> {
+/// [`HTTP_HEADER_MISMATCH`]): the version, method and name headers, and the `Mcp-Param-*` headers of a call of a
+/// tool the learned `surface` lists with valid `x-mcp-header` annotations.
+fn header_mismatch(s: &Seen, legacy_routes: bool, surface: Option<&Surface>) -> Option<Mismatch> {
     let Some(Frame::Request(request)) = &s.frame else { return None };
     let meta = envelope::meta(request.params.as_ref())?;
     let version = meta.get(PROTOCOL_VERSION_KEY)?.as_str()?;
@@ -492,6 +495,23 @@ fn header_mismatch(s: &Seen, legacy_routes: bool) -> Option<Mismatch> {
         if names.is_empty() || names.iter().any(|n| decode_header_value(n) != name) {
             return Some(Mismatch {
                 what: format!("Mcp-Name {names:?} does not match the body's {name:?}"),
+                version_header: false,
+                unknown_version: false,
+            });
+        }
+    }
+    let params = request.params.as_ref().filter(|_| request.method == TOOLS_CALL)?;
+    let (_, tool) = surface?.tool(params.get("name")?.as_str()?)?;
+    let annotations = param_headers(&tool.input_schema).ok()?;
+    let expected = param_values(&annotations, params.get("arguments").unwrap_or(&Value::Null));
+    for annotation in &annotations {
+        let header = format!("Mcp-Param-{}", annotation.name);
+        let sent: Vec<String> = exchange.request_values(&header).into_iter().map(decode_header_value).collect();
+        let wanted: Vec<String> =
+            expected.iter().filter(|(name, _)| *name == header).map(|(_, value)| value.clone()).collect();
+        if sent != wanted {
+            return Some(Mismatch {
+                what: format!("{header} {sent:?} does not match the argument's {wanted:?}"),
                 version_header: false,
                 unknown_version: false,
             });

@@ -133,6 +133,30 @@ fn annotations(node: &Value, path: Option<Vec<String>>, found: &mut Vec<ParamHea
     Ok(())
 }
 
+/// The string a parameter value is mirrored as (streamable-http.mdx §Value Encoding, before the Base64 sentinel):
+/// a string as is, an integer in decimal, a boolean as `true` or `false`; `None` for any other value, which no
+/// header mirrors.
+pub fn param_value(value: &Value) -> Option<String> {
+    match value {
+        Value::String(text) => Some(text.clone()),
+        Value::Bool(flag) => Some(flag.to_string()),
+        Value::Number(number) if number.is_i64() || number.is_u64() => Some(number.to_string()),
+        _ => None,
+    }
+}
+
+/// The `Mcp-Param-{name}` headers a `tools/call` with `arguments` carries for a tool annotated with `headers`: each
+/// name and the value at its path (not yet encoded), in annotation order; a path with no mirrorable value has none.
+pub fn param_values(headers: &[ParamHeader], arguments: &Value) -> Vec<(String, String)> {
+    headers
+        .iter()
+        .filter_map(|header| {
+            let value = header.path.iter().try_fold(arguments, |node, key| node.get(key))?;
+            Some((format!("Mcp-Param-{}", header.name), param_value(value)?))
+        })
+        .collect()
+}
+
 /// The host of an `Origin` or `Host` value (`http://a.b:8080` gives `a.b`, `[::1]:80` gives `::1`).
 fn host_of(value: &str) -> &str {
     let authority = value.split("://").nth(1).unwrap_or(value);
@@ -179,6 +203,13 @@ mod tests {
             1
         );
         assert_eq!(param_headers(&json!({ "type": "object" })).unwrap(), []);
+        let headers = param_headers(&nested).unwrap();
+        let arguments = json!({ "where": { "zone": 7 }, "region": "Zürich" });
+        let mut values = param_values(&headers, &arguments);
+        values.sort();
+        assert_eq!(values, [("Mcp-Param-Region".into(), "Zürich".into()), ("Mcp-Param-Zone".into(), "7".into())]);
+        assert_eq!(param_values(&headers, &json!({ "where": { "zone": 1.5 }, "region": null })), []);
+        assert_eq!(param_value(&json!(true)), Some("true".into()));
         for broken in [
             schema(json!({ "type": "string", "x-mcp-header": "" })),
             schema(json!({ "type": "string", "x-mcp-header": "Two Words" })),

@@ -129,10 +129,11 @@ mod tests {
             assert_eq!(coverage.methods["resources/read"].results, 3, "{era}: two resources and a template");
             let exercised: Vec<&str> =
                 crate::oracle::surface_rules().iter().copied().filter(|r| !coverage.exercised.contains(r)).collect();
-            // calc offers no completions: its -32601 leaves the completion rule unexercised.
+            // calc offers no completions: its -32601 leaves the completion rule unexercised. Reserved codes and
+            // x-mcp-header annotations are 2026-07-28's.
             let reserved = match era {
                 Era::Modern => vec!["MCP-COMPLETION-SHAPE"],
-                Era::Handshake => vec!["MCP-COMPLETION-SHAPE", "MCP-ERROR-CODE-RESERVED"],
+                Era::Handshake => vec!["MCP-TOOL-PARAM-HEADER", "MCP-COMPLETION-SHAPE", "MCP-ERROR-CODE-RESERVED"],
             };
             assert_eq!(exercised, reserved, "{era}: rules the sweep does not exercise");
         }

@@ -515,14 +515,17 @@ pub static RULES: &[Rule] = &[
         MODERN,
         "HTTP transport, 2026-07-28: a fully enveloped request whose Mcp-Method or Mcp-Name \
          (after Base64-sentinel decoding) is missing or differs from the body, or whose MCP-Protocol-Version \
-         differs from the envelope's version, is rejected with 400 and -32020 (-32022 also accepted when the \
+         differs from the envelope's version, or a tools/call whose Mcp-Param-{name} headers differ from the \
+         arguments the tool's valid x-mcp-header annotations mirror (a value missing, changed, or present without \
+         one in the body; judged with a learned surface), is rejected with 400 and -32020 (-32022 also accepted when the \
          header names an unsupported version, -32700 when the server's parser refuses the body, and any 4xx when \
          the header names no version at all: the legacy transport's rules may judge it). A missing \
          MCP-Protocol-Version, or one naming a handshake version \
          on a server that serves the handshake era, may route the request to the legacy transport and is not \
          judged.",
         "MCP 2026-07-28 basic/transports/streamable-http.mdx §Protocol Version Header, §Standard Request Headers, \
-         §Server Validation",
+         §Server Validation, §Server Behavior for Custom Headers (servers MUST validate that decoded header values \
+         match the body and reject with 400 and -32020)",
     ),
     must(
         HTTP_GET,

@@ -9,12 +9,12 @@
 //! function [`HttpServer::handle`]; [`serve`] puts it behind `tiny_http`.
 
 use super::reference::{Calc, CalcConnection};
-use crate::protocol::Frame;
 use crate::protocol::codes::{HEADER_MISMATCH, METHOD_NOT_FOUND};
 use crate::protocol::envelope::{self, PROTOCOL_VERSION_KEY};
 use crate::protocol::era::{HANDSHAKE_VERSIONS, MODERN_VERSIONS};
-use crate::protocol::http::{decode_header_value, foreign_origin, mirrored_name};
-use crate::protocol::methods::{INITIALIZE, LISTEN};
+use crate::protocol::http::{decode_header_value, foreign_origin, mirrored_name, param_headers, param_values};
+use crate::protocol::methods::{INITIALIZE, LISTEN, TOOLS_CALL};
+use crate::protocol::{Era, Frame};
 use crate::server::transport::http::Directive;
 use crate::server::{InProcessServer, ServerConnection};
 use anyhow::{Context, Result};
@@ -63,11 +63,13 @@ pub enum HttpBug {
     /// While the client holds a GET stream open, each request's response stream starts with a `ping` of the
     /// server's, and the same `ping` goes on the GET stream too.
     BroadcastRequest,
+    /// The `Mcp-Param-*` headers of a modern tools/call are never checked against the arguments they mirror.
+    IgnoresParamHeaders,
 }
 
 impl HttpBug {
     /// Every planted HTTP bug.
-    pub const ALL: [HttpBug; 15] = [
+    pub const ALL: [HttpBug; 16] = [
         HttpBug::ErrorStatus200,
         HttpBug::NotificationBody,
         HttpBug::HtmlContentType,
@@ -83,6 +85,7 @@ impl HttpBug {
         HttpBug::EventIdReused,
         HttpBug::ResponseOnGetStream,
         HttpBug::BroadcastRequest,
+        HttpBug::IgnoresParamHeaders,
     ];
 
     /// The kebab-case name `serve --http-bug` takes.
@@ -160,6 +163,11 @@ impl HttpBug {
                 c::HTTP_SSE_BROADCAST,
                 "a ping of the server's goes on a request's stream and on the GET stream alike",
             ),
+            HttpBug::IgnoresParamHeaders => (
+                "ignores-param-headers",
+                c::HTTP_HEADER_MISMATCH,
+                "Mcp-Param-* headers are not checked against the tools/call arguments they mirror",
+            ),
         }
     }
 
@@ -199,6 +207,10 @@ impl HttpBug {
                 vec![initialize, initialized, set("MCP-Protocol-Version", "1999-01-01"), list]
             }
             HttpBug::PolledStreamLost | HttpBug::EventIdReused => vec![initialize, initialized, list],
+            HttpBug::IgnoresParamHeaders => {
+                let call = modern(1, "tools/call", json!({ "name": "add", "arguments": { "a": 1, "b": 2 } }));
+                vec![Directive::Next(crate::server::transport::http::Tweak::Drop("Mcp-Param-*".into())).line(), call]
+            }
             HttpBug::ResponseOnGetStream | HttpBug::BroadcastRequest => {
                 let call = br#"{"jsonrpc":"2.0","id":2,"method":"tools/call","params":{"name":"add","arguments":{"a":1,"b":2}}}"#;
                 vec![initialize, initialized, Directive::Bodiless("GET".into()).line(), call.to_vec()]
@@ -565,6 +577,14 @@ impl HttpServer {
             let error = json!({ "jsonrpc": "2.0", "id": id, "error": { "code": HEADER_MISMATCH, "message": problem } });
             return HttpReply::json(400, error.to_string().into_bytes());
         }
+        if !self.bug(HttpBug::IgnoresParamHeaders)
+            && let Some(problem) = self.param_problem(request, &frame)
+            && let Frame::Request(call) = &frame
+        {
+            let error = json!({ "jsonrpc": "2.0", "id": call.id.to_value(),
+                "error": { "code": HEADER_MISMATCH, "message": problem } });
+            return HttpReply::json(400, error.to_string().into_bytes());
+        }
         // A POST routed here is a 2026-07-28 request: its connection is a modern one (a missing envelope gets
         // -32602, not the handshake era's answers), and `initialize` carrying the envelope names a method that
         // version does not have (404 and -32601, basic/transports/streamable-http.mdx), as the other removed
@@ -590,6 +610,33 @@ impl HttpServer {
             reply.headers.push(("Mcp-Session-Id".into(), format!("calc-session-{}", self.next_session)));
         }
         reply
+    }
+
+    /// What in a modern tools/call's `Mcp-Param-*` headers does not match the arguments its tool's `x-mcp-header`
+    /// annotations mirror (streamable-http.mdx §Server Behavior for Custom Headers: each decoded value matches the
+    /// body's, and a header without a value in the body matches nothing), if anything.
+    fn param_problem(&self, request: &HttpRequest, frame: &Frame) -> Option<String> {
+        let Frame::Request(call) = frame else { return None };
+        let params = call.params.as_ref().filter(|_| call.method == TOOLS_CALL)?;
+        let name = params.get("name")?.as_str()?;
+        let surface = super::surface::CalcSurface { mutant: None, era: Era::Modern };
+        let mut tools = surface.tools();
+        if self.fixtures {
+            tools.extend(super::fixtures::tools());
+        }
+        let tool = tools.iter().find(|tool| tool.get("name").and_then(Value::as_str) == Some(name))?;
+        let annotations = param_headers(tool.get("inputSchema")?).ok()?;
+        let arguments = params.get("arguments").cloned().unwrap_or(Value::Null);
+        let expected = param_values(&annotations, &arguments);
+        for annotation in &annotations {
+            let header = format!("Mcp-Param-{}", annotation.name);
+            let sent: Vec<String> = request.values(&header).into_iter().map(decode_header_value).collect();
+            let wanted = expected.iter().find(|(name, _)| *name == header).map(|(_, value)| value.clone());
+            if sent != wanted.iter().cloned().collect::<Vec<_>>() {
+                return Some(format!("{header} {sent:?} does not match the argument's {wanted:?}"));
+            }
+        }
+        None
     }
 
     /// The response carrying a connection's replies to one body.

@@ -7,6 +7,7 @@ use super::mutants::Mutant;
 use crate::protocol::Era;
 use crate::protocol::RequestId;
 use crate::protocol::codes::{INTERNAL_ERROR, INVALID_PARAMS, MISSING_REQUIRED_CLIENT_CAPABILITY, RESOURCE_NOT_FOUND};
+use crate::protocol::http::PARAM_HEADER_KEY;
 use serde_json::{Map, Value, json};
 use std::sync::LazyLock;
 
@@ -100,12 +101,13 @@ impl CalcSurface {
             "description": "Add two integers.",
             "inputSchema": {
                 "type": "object",
-                "properties": { "a": { "type": "integer" }, "b": { "type": "integer" } },
+                // `a` is mirrored into `Mcp-Param-A` on Streamable HTTP (2026-07-28 x-mcp-header).
+                "properties": { "a": { "type": "integer", PARAM_HEADER_KEY: "A" }, "b": { "type": "integer" } },
                 "required": ["a", "b"],
             },
         });
         if self.has(Mutant::BadParamHeader) && self.era == Era::Modern {
-            add["inputSchema"]["properties"]["a"]["x-mcp-header"] = json!("First Number");
+            add["inputSchema"]["properties"]["a"][PARAM_HEADER_KEY] = json!("First Number");
         }
         let stats_schema = if self.has(Mutant::InputSchemaNotObject) { json!("object") } else { stats_input() };
         let mut tools = vec![

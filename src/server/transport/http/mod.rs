@@ -22,14 +22,15 @@
 mod exchange;
 mod listening;
 pub mod mutate;
+mod tool_headers;
 pub mod wire;
 
 use super::lines::{Tail, read_tail};
 use crate::protocol::client::Client;
 use crate::protocol::envelope::{self, PROTOCOL_VERSION_KEY};
 use crate::protocol::era::LATEST_MODERN_VERSION;
-use crate::protocol::http::{header_value, mirrored_name};
-use crate::protocol::methods::INITIALIZE;
+use crate::protocol::http::{header_value, mirrored_name, param_values};
+use crate::protocol::methods::{INITIALIZE, TOOLS_CALL};
 use crate::protocol::{Era, Frame};
 use crate::server::{Halted, MAX_EVENTS, STDERR_TAIL_BYTES, ServerCommand, Target, Timeouts};
 use crate::transcript::{Ending, Event, Input, Note, Transcript, seen};
@@ -48,6 +49,15 @@ use wire::{Framing, Request, Timed};
 
 /// The prefix of a directive line.
 pub const DIRECTIVE: &[u8] = b"@http ";
+
+/// True when the header `name` is the one `pattern` names: the same name in any case, or, for a pattern ending in
+/// `*`, any name that starts with the rest of it (`Mcp-Param-*`).
+fn named(name: &str, pattern: &str) -> bool {
+    match pattern.strip_suffix('*') {
+        Some(prefix) => name.get(..prefix.len()).is_some_and(|head| head.eq_ignore_ascii_case(prefix)),
+        None => name.eq_ignore_ascii_case(pattern),
+    }
+}
 
 /// How long a GET stream still open at the end of a conversation is given to end (a server ends its GET streams
 /// with the session) before the harness closes it.
@@ -151,7 +161,7 @@ impl HttpSpec {
 
     /// A target driving this server.
     pub fn target(&self, timeouts: Timeouts) -> HttpTarget {
-        HttpTarget { spec: self.clone(), timeouts, connection: None }
+        HttpTarget { spec: self.clone(), timeouts, connection: None, tool_headers: None }
     }
 
     /// `http://... (started as `cmd args`)`.
@@ -364,6 +374,8 @@ pub struct HttpTarget {
     spec: HttpSpec,
     timeouts: Timeouts,
     connection: Option<BufReader<Timed>>,
+    /// The `x-mcp-header` annotations of the server's tools, read at the first modern `tools/call`.
+    tool_headers: Option<tool_headers::ToolHeaders>,
 }
 
 impl Target for HttpTarget {
@@ -518,6 +530,20 @@ impl HttpTarget {
                     if let Some(name) = mirrored_name(method, params) {
                         headers.push(("Mcp-Name".into(), header_value(&name)));
                     }
+                    // An annotated tool's arguments are mirrored into `Mcp-Param-{name}` headers.
+                    if method == TOOLS_CALL
+                        && let Some(params) = params
+                        && let Some(name) = params.get("name").and_then(Value::as_str)
+                    {
+                        let base = self.base_headers("application/json, text/event-stream");
+                        let server = self.server();
+                        let tools = self.tool_headers.get_or_insert_with(|| tool_headers::fetch(&server, &base));
+                        if let (Some(annotations), Some(arguments)) = (tools.get(name), params.get("arguments")) {
+                            for (header, value) in param_values(annotations, arguments) {
+                                headers.push((header, header_value(&value)));
+                            }
+                        }
+                    }
                 }
             }
             Era::Handshake => talk.legacy_headers(&mut headers),
@@ -526,12 +552,18 @@ impl HttpTarget {
         let mut body = line.to_vec();
         for tweak in std::mem::take(&mut talk.tweaks) {
             match tweak {
+                // A name ending in `*` names every header it starts: its values are set, or the headers dropped.
+                Tweak::Set(name, value) if name.ends_with('*') => {
+                    for header in headers.iter_mut().filter(|(n, _)| named(n, &name)) {
+                        header.1 = value.clone();
+                    }
+                }
                 Tweak::Set(name, value) => {
                     headers.retain(|(n, _)| !n.eq_ignore_ascii_case(&name));
                     headers.push((name, value));
                 }
                 Tweak::Add(name, value) => headers.push((name, value)),
-                Tweak::Drop(name) => headers.retain(|(n, _)| !n.eq_ignore_ascii_case(&name)),
+                Tweak::Drop(name) => headers.retain(|(n, _)| !named(n, &name)),
                 Tweak::Framing(chosen) => framing = chosen,
                 Tweak::Rename(name, new) => {
                     for header in headers.iter_mut().filter(|(n, _)| n.eq_ignore_ascii_case(&name)) {

@@ -37,6 +37,10 @@ pub enum HttpMutation {
     HugeBody,
     /// The next POST names a session the server never issued.
     UnknownSession,
+    /// The next POST lacks its `Mcp-Param-*` headers (the arguments an annotated tool mirrors).
+    DropParams,
+    /// The next POST's `Mcp-Param-*` headers all say `wirefuzz`.
+    OtherParams,
     /// A GET of the endpoint.
     Get,
     /// A DELETE of the session.
@@ -45,7 +49,7 @@ pub enum HttpMutation {
 
 impl HttpMutation {
     /// Every mutation.
-    pub const ALL: [HttpMutation; 18] = [
+    pub const ALL: [HttpMutation; 20] = [
         HttpMutation::ForeignOrigin,
         HttpMutation::Drop("MCP-Protocol-Version"),
         HttpMutation::Drop("Mcp-Method"),
@@ -64,6 +68,8 @@ impl HttpMutation {
         HttpMutation::HugeBody,
         HttpMutation::UnknownSession,
         HttpMutation::Get,
+        HttpMutation::DropParams,
+        HttpMutation::OtherParams,
     ];
 
     /// The directive lines of the mutation.
@@ -89,6 +95,8 @@ impl HttpMutation {
             HttpMutation::HugeBody => vec![Directive::Next(Tweak::Pad(11 << 20))],
             HttpMutation::UnknownSession => vec![set("Mcp-Session-Id", "wirefuzz-unknown-session")],
             HttpMutation::Get => vec![Directive::Bodiless("GET".into())],
+            HttpMutation::DropParams => vec![Directive::Next(Tweak::Drop("Mcp-Param-*".into()))],
+            HttpMutation::OtherParams => vec![set("Mcp-Param-*", "wirefuzz")],
             HttpMutation::Delete => vec![Directive::Bodiless("DELETE".into())],
         };
         directives.iter().map(Directive::line).collect()

@@ -367,3 +367,17 @@ fn the_reference_server_with_its_fixtures_is_clean_under_fuzz_over_stdio_and_htt
         assert!(text.contains("test_elicitation ") && text.contains("test_input_required_result_m"), "{text}");
     }
 }
+
+/// A stale `requestState` (the earlier round's) on the reference server's two-round tool: the server judges the
+/// state it gets, the harness goes on to its round limit, and nothing of it is a finding.
+#[test]
+fn a_stale_request_state_is_the_servers_to_judge_and_no_finding() {
+    let transcript = InProcess(CalcWithFixtures).run(&multi_round(Answers::StaleState)).unwrap();
+    let rendered = transcript.render();
+    let retries = rendered.matches("wirefuzz-retry-").count();
+    assert!(retries >= 2, "{rendered}");
+    assert!(rendered.contains(r#""requestState":"#), "{rendered}");
+    let rules: Vec<&str> =
+        check(&transcript, &mcp_wirefuzz::oracle::Policy::default()).iter().map(|f| f.rule).collect();
+    assert!(rules.is_empty(), "{rules:?}\n{rendered}");
+}

@@ -64,6 +64,9 @@ pub enum Answers {
     ExtraInput,
     /// A retry whose inputs are strings, not results.
     MistypedInput,
+    /// A retry whose `requestState` is a stale one: the state of the `input_required` result the client got before
+    /// this one in the conversation (an earlier round's, or another request's: replayed), none when there was none.
+    StaleState,
     /// Results that break their schema (a sampling result with a role no message has, an elicitation with an
     /// action there is none of, roots that are not a list); in a retry, inputs of that shape.
     Malformed,
@@ -77,7 +80,7 @@ pub enum Answers {
 
 impl Answers {
     /// Every style.
-    pub const ALL: [Answers; 11] = [
+    pub const ALL: [Answers; 12] = [
         Answers::Accept,
         Answers::Decline,
         Answers::Refuse,
@@ -86,6 +89,7 @@ impl Answers {
         Answers::MissingInput,
         Answers::ExtraInput,
         Answers::MistypedInput,
+        Answers::StaleState,
         Answers::Malformed,
         Answers::Late,
         Answers::Ignore,
@@ -102,6 +106,7 @@ impl Answers {
             Answers::MissingInput => "missing-input",
             Answers::ExtraInput => "extra-input",
             Answers::MistypedInput => "mistyped-input",
+            Answers::StaleState => "stale-state",
             Answers::Malformed => "malformed",
             Answers::Late => "late",
             Answers::Ignore => "ignore",
@@ -124,6 +129,7 @@ impl Answers {
                 | Answers::MissingInput
                 | Answers::ExtraInput
                 | Answers::MistypedInput
+                | Answers::StaleState
                 | Answers::Malformed
         )
     }
@@ -162,6 +168,8 @@ pub struct Client {
     open: Vec<Value>,
     /// `ping` requests of the client's own sent in the [`Answers::Late`] style, for their ids.
     pinged: usize,
+    /// The `requestState` of the last `input_required` result retried ([`Answers::StaleState`] sends it later).
+    last_state: Option<String>,
 }
 
 impl Client {
@@ -318,10 +326,16 @@ impl Client {
             _ => {}
         }
         let state = result.get("requestState").and_then(Value::as_str);
+        let stale = std::mem::replace(&mut self.last_state, state.map(str::to_string));
         let object = params.as_object_mut()?;
         object.insert("inputResponses".into(), Value::Object(responses));
         object.remove("requestState");
         match (state, style) {
+            (_, Answers::StaleState) => {
+                if let Some(stale) = stale {
+                    object.insert("requestState".into(), Value::String(stale));
+                }
+            }
             (_, Answers::DropState) | (None, _) => {}
             (Some(state), Answers::TamperState) => {
                 object.insert("requestState".into(), Value::String(format!("{state}!")));
@@ -704,6 +718,15 @@ mod tests {
         let malformed = styled(Answers::Malformed)["inputResponses"].clone();
         assert_eq!(malformed["roots"]["roots"], json!("mcp-wirefuzz"), "{malformed}");
         assert_eq!(styled(Answers::Late)["requestState"], json!("s-1"));
+        // A stale state: none in the first round, the first round's in the second, another request's after that.
+        let mut client = Client::default();
+        call(&mut client, "c", json!({CLIENT_CAPABILITIES_KEY: everything, ANSWERS_KEY: "stale-state"}));
+        let first = retry(&mut client, &input_required("c", Some("s-1")));
+        assert!(first["params"].get("requestState").is_none(), "{first}");
+        let second = retry(&mut client, &input_required(first["id"].as_str().unwrap(), Some("s-2")));
+        assert_eq!(second["params"]["requestState"], json!("s-1"));
+        call(&mut client, "d", json!({CLIENT_CAPABILITIES_KEY: everything, ANSWERS_KEY: "stale-state"}));
+        assert_eq!(retry(&mut client, &input_required("d", Some("t-1")))["params"]["requestState"], json!("s-2"));
         // A client that ignores the server's questions does not retry.
         let mut client = Client::default();
         call(&mut client, "c", json!({CLIENT_CAPABILITIES_KEY: everything, ANSWERS_KEY: "ignore"}));

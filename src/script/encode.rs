@@ -168,7 +168,7 @@ impl Parts {
                     if r.envelope == Envelope::Modern && plan.tool & 0x10 != 0 {
                         meta[CLIENT_CAPABILITIES_KEY] = Declares::Everything(Answers::Accept).capabilities();
                         meta[LOG_LEVEL_KEY] = json!(if plan.tool & 0x08 != 0 { "warning" } else { "debug" });
-                        let style = Answers::ALL[usize::from(plan.tool >> 5) % Answers::ALL.len()];
+                        let style = MODERN_STYLES[usize::from(plan.tool >> 5) % MODERN_STYLES.len()];
                         if style != Answers::Accept {
                             meta[ANSWERS_KEY] = json!(style.name());
                         }
@@ -462,6 +462,20 @@ fn fill(template: &str, value: &str) -> String {
     out.push_str(rest);
     out
 }
+
+/// The answer styles a generated 2026-07-28 tool call that declares every capability asks for, by the top three
+/// bits of its plan's tool draw: the ones that shape a retry (a refusal's retry is a mistyped one, so the stale
+/// state takes its place).
+const MODERN_STYLES: [Answers; 8] = [
+    Answers::Accept,
+    Answers::Decline,
+    Answers::StaleState,
+    Answers::TamperState,
+    Answers::DropState,
+    Answers::MissingInput,
+    Answers::ExtraInput,
+    Answers::MistypedInput,
+];
 
 /// The params of an `initialize` asking for `version`, declaring `declares` (and the style of its answers in
 /// `_meta`, when not the plain one).

@@ -76,6 +76,15 @@ impl Listening {
     }
 }
 
+impl Drop for Listening {
+    /// A stream left open (the conversation ended on an error) is closed, so its thread ends.
+    fn drop(&mut self) {
+        if let Some(socket) = self.socket.take() {
+            let _ = socket.shutdown(Shutdown::Both);
+        }
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -50,15 +50,6 @@ use wire::{Framing, Request, Timed};
 /// The prefix of a directive line.
 pub const DIRECTIVE: &[u8] = b"@http ";
 
-/// True when the header `name` is the one `pattern` names: the same name in any case, or, for a pattern ending in
-/// `*`, any name that starts with the rest of it (`Mcp-Param-*`).
-fn named(name: &str, pattern: &str) -> bool {
-    match pattern.strip_suffix('*') {
-        Some(prefix) => name.get(..prefix.len()).is_some_and(|head| head.eq_ignore_ascii_case(prefix)),
-        None => name.eq_ignore_ascii_case(pattern),
-    }
-}
-
 /// How long a GET stream still open at the end of a conversation is given to end (a server ends its GET streams
 /// with the session) before the harness closes it.
 const LISTEN_GRACE: Duration = Duration::from_millis(200);
@@ -70,6 +61,15 @@ const CONNECT_TIMEOUT: Duration = Duration::from_secs(2);
 /// How many times one POST's stream is resumed (a server that closes the connection after every event is polled
 /// this many times, then what it still owes is missing).
 const MAX_RESUMES: usize = 16;
+
+/// True when the header `name` is the one `pattern` names: the same name in any case, or, for a pattern ending in
+/// `*`, any name that starts with the rest of it (`Mcp-Param-*`).
+fn named(name: &str, pattern: &str) -> bool {
+    match pattern.strip_suffix('*') {
+        Some(prefix) => name.get(..prefix.len()).is_some_and(|head| head.eq_ignore_ascii_case(prefix)),
+        None => name.eq_ignore_ascii_case(pattern),
+    }
+}
 
 /// An `http://HOST:PORT/PATH` endpoint.
 #[derive(Clone, Debug, PartialEq, Eq)]

@@ -27,10 +27,11 @@ fn serve(mutant: Mutant) -> ServerCommand {
 }
 
 /// The built-in server starts in milliseconds and exits at once when its input closes: a start-up allowance and a
-/// shutdown budget of 2 s (not 10 s and 5 s) are ample, and are what a hang costs both targets.
+/// shutdown budget of 2 s (not 10 s and 5 s) are ample, and are what a hang costs both targets. Its handlers answer
+/// at once or never, so a call asked again needs no floor of waiting.
 fn timeouts() -> Timeouts {
     let (reply, two) = (Duration::from_millis(800), Duration::from_secs(2));
-    Timeouts { reply, startup: two, shutdown: two, ..Timeouts::default() }
+    Timeouts { reply, startup: two, shutdown: two, reask_floor: Duration::ZERO, ..Timeouts::default() }
 }
 
 /// The first conversation of `seed` that breaks the mutant's rule in-process.

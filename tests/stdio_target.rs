@@ -15,8 +15,14 @@ fn serve(mutant: Option<Mutant>) -> StdioTarget {
     if let Some(mutant) = mutant {
         argv.extend(["--mutant".into(), mutant.name().into()]);
     }
-    let timeouts =
-        Timeouts { reply: Duration::from_millis(1500), settle: Duration::from_millis(10), ..Timeouts::default() };
+    // The built-in server's handlers answer at once or never: a call asked again needs no floor of waiting (the
+    // planted hangs-on-malformed-answer's re-ask would cost 30 s otherwise).
+    let timeouts = Timeouts {
+        reply: Duration::from_millis(1500),
+        settle: Duration::from_millis(10),
+        reask_floor: Duration::ZERO,
+        ..Timeouts::default()
+    };
     StdioTarget::new(ServerCommand::from_argv(&argv).unwrap(), timeouts)
 }
 

@@ -93,7 +93,10 @@ pub fn check(transcript: &Transcript, policy: &Policy, findings: &mut Vec<Findin
     // its lines; and one refused with no body or with -32020 was never read as MCP, so the MCP rules do not judge
     // it either.
     let mut refused: HashMap<usize, bool> = HashMap::new();
-    for s in seen.iter().filter(|s| s.exchange.status >= 400 || s.exchange.body_cut) {
+    // A request too large that lost its connection was refused too: a server may close the connection on one while
+    // it is still being sent, and its 413 or 431 is then lost with it (RFC 9110 §15.5.14).
+    let lost_as_too_large = |s: &&Seen| s.exchange.status == 0 && s.exchange.problem.is_some() && oversized(s.exchange);
+    for s in seen.iter().filter(|s| s.exchange.status >= 400 || s.exchange.body_cut || lost_as_too_large(s)) {
         // A version header naming no version must be refused with 400 whatever the body (legacy rule), so the
         // body was not judged as MCP either.
         let unread = s.replies.is_empty()
@@ -653,6 +656,21 @@ mod tests {
             exchange.request_headers = vec![("MCP-Protocol-Version".into(), "2026-07-28".into())];
         }
         assert!(!rules(&[modern]).contains(&HTTP_SSE_EVENT_ID));
+    }
+
+    #[test]
+    fn a_request_too_large_that_lost_its_connection_was_refused_not_left_unanswered() {
+        let list = r#"{"jsonrpc":"2.0","id":"","method":"tools/list"}"#;
+        let lost = |length: &str| {
+            let mut event = exchange("POST", 0, &[("Content-Length", length)], &[]);
+            if let Event::Http(exchange) = &mut event {
+                exchange.problem = Some("the connection failed: Connection reset by peer (os error 104)".into());
+            }
+            vec![Event::Sent(list.as_bytes().to_vec()), event]
+        };
+        // Past 10 MiB: the server may have closed the connection on it, its 413 lost; a small one was dropped.
+        assert!(!fired(&lost("11534382"), Some(Eras::Handshake)).contains(&RESPONSE_MISSING));
+        assert!(fired(&lost("48"), Some(Eras::Handshake)).contains(&RESPONSE_MISSING));
     }
 
     #[test]

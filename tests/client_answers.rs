@@ -178,18 +178,26 @@ fn in_process_the_harness_drives_input_required_rounds() {
     drives_the_rounds(&mut InProcess(CalcWithFixtures));
 }
 
+/// The reference server serving its conformance fixtures over stdio (`serve --conformance-fixtures`).
+fn fixtures_over_stdio() -> StdioTarget {
+    let argv = [env!("CARGO_BIN_EXE_mcp-wirefuzz"), "serve", "--conformance-fixtures"].map(String::from);
+    StdioTarget::new(ServerCommand::from_argv(&argv).unwrap(), Timeouts::default())
+}
+
+/// The reference server serving its conformance fixtures over HTTP, on a thread of the test.
+fn fixtures_over_http() -> Box<dyn Target + Send> {
+    let url = http::spawn_server(http::HttpServer::new(None, false).with_fixtures()).unwrap();
+    ServerSpec::Http(HttpSpec::new(&url, None).unwrap()).target(Timeouts::default())
+}
+
 #[test]
 fn over_stdio_the_harness_drives_input_required_rounds() {
-    let argv = [env!("CARGO_BIN_EXE_mcp-wirefuzz"), "serve", "--conformance-fixtures"].map(String::from);
-    let command = ServerCommand::from_argv(&argv).unwrap();
-    drives_the_rounds(&mut StdioTarget::new(command, Timeouts::default()));
+    drives_the_rounds(&mut fixtures_over_stdio());
 }
 
 #[test]
 fn over_http_the_harness_drives_input_required_rounds() {
-    let url = http::spawn_server(http::HttpServer::new(None, false).with_fixtures()).unwrap();
-    let spec = HttpSpec::new(&url, None).unwrap();
-    drives_the_rounds(&mut *ServerSpec::Http(spec).target(Timeouts::default()));
+    drives_the_rounds(&mut *fixtures_over_http());
 }
 
 /// A handshake conversation with the reference server's fixtures that declares every capability, asks for answers
@@ -246,16 +254,12 @@ fn in_process_broken_answers_to_the_servers_requests_end_the_call_and_nothing_el
 
 #[test]
 fn over_stdio_broken_answers_to_the_servers_requests_end_the_call_and_nothing_else() {
-    let argv = [env!("CARGO_BIN_EXE_mcp-wirefuzz"), "serve", "--conformance-fixtures"].map(String::from);
-    let command = ServerCommand::from_argv(&argv).unwrap();
-    survives_broken_answers(&mut StdioTarget::new(command, Timeouts::default()));
+    survives_broken_answers(&mut fixtures_over_stdio());
 }
 
 #[test]
 fn over_http_broken_answers_to_the_servers_requests_end_the_call_and_nothing_else() {
-    let url = http::spawn_server(http::HttpServer::new(None, false).with_fixtures()).unwrap();
-    let spec = HttpSpec::new(&url, None).unwrap();
-    survives_broken_answers(&mut *ServerSpec::Http(spec).target(Timeouts::default()));
+    survives_broken_answers(&mut *fixtures_over_http());
 }
 
 /// The planted bugs that read the client's answer unchecked: `crashes-on-malformed-answer` exits on a malformed

@@ -73,7 +73,9 @@ pub fn minimize_finding(
     let Some(first) = reproduce(target, inputs, rule, trigger, policy)? else {
         return Ok(None);
     };
-    shrink_from(target, first, rule, trigger, policy, budget.runs, until).map(Some)
+    let limits = Limits { runs: budget.runs, until, give_way: &|| false };
+    let (minimized, _) = shrink_from(target, first, rule, trigger, policy, limits)?;
+    Ok(Some(minimized))
 }
 
 /// Minimizes a finding already reproduced on `target` (`first`: its inputs and the run that broke the rule, such as
@@ -85,9 +87,22 @@ pub fn minimize_reproduced(
     policy: &Policy,
     budget: Budget,
 ) -> Result<Minimized> {
+    minimize_giving_way(target, first, policy, budget, &|| false).map(|(minimized, _)| minimized)
+}
+
+/// [`minimize_reproduced`], giving way as soon as `give_way` says so (another finding waits to be confirmed): the
+/// answer is then the smallest inputs found so far, with `false` (not done); minimizing them again goes on from
+/// there. `true` when the minimization ended on its own (nothing smaller, or its budget spent).
+pub fn minimize_giving_way(
+    target: &mut dyn Target,
+    first: Minimized,
+    policy: &Policy,
+    budget: Budget,
+    give_way: &dyn Fn() -> bool,
+) -> Result<(Minimized, bool)> {
     let until = budget.time.map(|time| Instant::now() + time);
     let (rule, trigger) = (first.finding.rule, first.trigger.clone());
-    shrink_from(target, first, rule, Some(&trigger), policy, budget.runs, until)
+    shrink_from(target, first, rule, Some(&trigger), policy, Limits { runs: budget.runs, until, give_way })
 }
 
 /// The first finding of `rule` (with `trigger`, when given) in `transcript`, with its trigger.
@@ -115,22 +130,32 @@ fn reproduce(
     }))
 }
 
-/// Shrinks `first`'s inputs with at most `runs` runs, none started after `until`: the smallest inputs that still
-/// broke the rule with their run, or `first` when nothing smaller did; [`DeadlinePassed`] when nothing shrank
-/// before a run failed with it (the whole run's deadline passed, so `first` was not minimized).
+/// How far one shrinking may go: at most `runs` runs, none started after `until` or once `give_way` holds.
+struct Limits<'a> {
+    runs: usize,
+    until: Option<Instant>,
+    give_way: &'a dyn Fn() -> bool,
+}
+
+/// Shrinks `first`'s inputs within `limits`: the smallest inputs that still broke the rule with their run (or
+/// `first` when nothing smaller did), and whether the shrinking ended on its own (false: it gave way);
+/// [`DeadlinePassed`] when nothing shrank before a run failed with it (the whole run's deadline passed, so `first`
+/// was not minimized).
 fn shrink_from(
     target: &mut dyn Target,
     first: Minimized,
     rule: &str,
     trigger: Option<&str>,
     policy: &Policy,
-    runs: usize,
-    until: Option<Instant>,
-) -> Result<Minimized> {
+    limits: Limits<'_>,
+) -> Result<(Minimized, bool)> {
+    let Limits { runs, until, give_way } = limits;
     let out_of_time = || until.is_some_and(|until| Instant::now() >= until);
     if runs == 0 || out_of_time() {
-        return Ok(first);
+        return Ok((first, true));
     }
+    // Set when a candidate was not run because the shrinking gave way: it did not end on its own.
+    let mut gave_way = false;
     // The last candidate that still broke the rule, with its run: the shrinker's answer is that candidate, so it
     // is not run again (a hang's conversation costs the whole re-ask wait per run).
     let mut kept: Option<Minimized> = None;
@@ -138,6 +163,10 @@ fn shrink_from(
     let mut cut = false;
     let shrunk = shrink(first.inputs.clone(), runs, |candidate| {
         if cut || out_of_time() {
+            return false;
+        }
+        if gave_way || give_way() {
+            gave_way = true;
             return false;
         }
         let transcript = match target.run(candidate) {
@@ -152,11 +181,11 @@ fn shrink_from(
         true
     });
     match kept {
-        Some(kept) if kept.inputs == shrunk => Ok(kept),
+        Some(kept) if kept.inputs == shrunk => Ok((kept, !gave_way)),
         // Nothing shrank before the deadline cut the runs: not minimized, and the caller is told why.
         _ if cut => Err(DeadlinePassed.into()),
         // Nothing shrank.
-        _ => Ok(first),
+        _ => Ok((first, !gave_way)),
     }
 }
 

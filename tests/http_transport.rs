@@ -212,6 +212,7 @@ fn a_campaign_over_http_finds_every_planted_http_bug_and_nothing_on_the_referenc
         seed: 1,
         cases: Some(cases),
         time: None,
+        confirm_time: None,
         policy,
         out: None,
         shrink: mcp_wirefuzz::shrink::Budget { runs: 50, time: Some(Duration::from_secs(5)) },

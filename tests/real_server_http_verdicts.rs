@@ -159,6 +159,7 @@ fn verdicts(server: &Server) {
         seed: 1,
         cases: Some(300),
         time: None,
+        confirm_time: None,
         policy: judged,
         out: None,
         shrink: mcp_wirefuzz::shrink::Budget { runs: 100, time: Some(Duration::from_secs(20)) },

@@ -120,6 +120,7 @@ fn options(seed: u64, cases: Option<u64>, time: Option<Duration>) -> Options {
         seed,
         cases,
         time,
+        confirm_time: None,
         policy: Policy::default(),
         out: None,
         shrink: Budget::default(),

@@ -14,8 +14,9 @@ use crate::oracle::rules::{
 };
 use crate::server::Target;
 use crate::shrink::{Budget, Minimized, minimize_finding};
-use crate::transcript::Input;
+use crate::transcript::{Ending, Input, Transcript};
 use anyhow::Result;
+use std::time::Duration;
 
 /// How many times a finding's conversation is run again, with the run's waits, before it is called unconfirmed.
 pub const RERUNS: usize = 3;
@@ -42,6 +43,21 @@ const SILENCE_RULES: &[&str] = &[
 /// True when findings of `rule` rest on silence or time, and so are confirmed with stretched waits too.
 pub fn rests_on_silence(rule: &str) -> bool {
     SILENCE_RULES.contains(&rule)
+}
+
+/// The expected time to run a finding of `rule` again, whose conversation took `took` and ended as `transcript`
+/// did (a prelude's conversation took nothing here: its wait is in its ending): one more run, with waits
+/// [`STRETCH`] times longer for a finding resting on silence.
+pub fn estimate(took: Duration, transcript: &Transcript, rule: &str) -> Duration {
+    let waited = match transcript.ending {
+        Ending::Hung { waited_ms } => Duration::from_millis(waited_ms),
+        _ => Duration::ZERO,
+    };
+    let took = took.max(waited);
+    match rests_on_silence(rule) {
+        true => took * STRETCH,
+        false => took,
+    }
 }
 
 /// How far a finding was confirmed by running its conversation again.
@@ -85,7 +101,9 @@ impl Confirmation {
 impl std::fmt::Display for Confirmation {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         match self {
-            Confirmation::Pending => f.write_str("not confirmed: the run's time ran out before it could run again"),
+            Confirmation::Pending => {
+                f.write_str("pending: the confirmation time ran out before it could run again (--confirm-time)")
+            }
             Confirmation::Confirmed { stretched: None } => f.write_str("confirmed: it broke again on a fresh server"),
             Confirmation::Confirmed { stretched: Some(times) } => {
                 write!(f, "confirmed: it broke again on a fresh server, also with waits {times} times longer")
@@ -136,7 +154,7 @@ mod tests {
     use crate::server::builtin::mutants::Mutant;
     use crate::server::builtin::reference::Calc;
     use crate::server::{InProcess, ServerSpec, Timeouts};
-    use crate::transcript::{Ending, Event, Transcript};
+    use crate::transcript::Event;
 
     /// A conversation of one request, `ping` with id 1, then a sync point.
     fn ping() -> Vec<Input> {

@@ -5,22 +5,27 @@
 //!
 //! Write first, minimize after: a finding's case file is written (atomically) the moment it is seen, as the
 //! conversation that broke the rule, marked unminimized; a shrink worker of its own, beside the fuzzing workers,
-//! minimizes it and replaces the file. `--time` bounds the whole run: fuzzing and minimization stop at the
-//! deadline, and a finding not minimized by then stays on disk as it was seen, saying so.
+//! minimizes it and replaces the file.
 //!
 //! Confirm before counting: the shrink worker first runs each finding's conversation again ([`confirm`]); a finding
-//! that does not break again is reported as unconfirmed and does not fail the run (`strict` makes it). The fuzzing
-//! workers stop early enough before the deadline to leave the time the findings still to confirm need. Confirmed
-//! findings are then minimized, one at a time; a finding that arrives meanwhile is confirmed before the next
-//! minimization starts.
+//! that does not break again is reported as unconfirmed and does not fail the run (`strict` makes it). Confirmation
+//! comes before minimization: a minimization gives way the moment another finding waits to be confirmed, and goes
+//! on from where it stopped once that one is.
+//!
+//! Two budgets of time: [`Options::time`] is fuzzing time, and [`Options::confirm_time`] follows it, for
+//! confirming and then minimizing what was seen (the run ends as soon as that is done). A finding that is still
+//! pending when the second runs out makes the run inconclusive ([`Verdict::Inconclusive`]), never green; a case
+//! not minimized by then stays on disk as it was seen, saying so.
 //!
 //! Conversation `i` of seed `s` is always the same script, whatever the number of jobs, so `--seed s` replays a
 //! run; the case files do not need the seed at all.
 
 pub mod confirm;
 mod shrinker;
+mod verdict;
 
 pub use confirm::Confirmation;
+pub use verdict::Verdict;
 
 use shrinker::Shrinker;
 
@@ -38,7 +43,7 @@ use anyhow::{Result, anyhow};
 use std::collections::{BTreeMap, HashMap};
 use std::panic::{AssertUnwindSafe, catch_unwind};
 use std::path::PathBuf;
-use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
+use std::sync::atomic::{AtomicBool, AtomicU64, AtomicUsize, Ordering};
 use std::sync::{Arc, Mutex, mpsc};
 use std::thread;
 use std::time::{Duration, Instant};
@@ -50,8 +55,11 @@ pub struct Options {
     pub seed: u64,
     /// Stop after this many conversations (`None`: no limit but the time).
     pub cases: Option<u64>,
-    /// Stop after this long, minimization included (`None`: no limit but the cases).
+    /// Stop fuzzing after this long (`None`: no limit but the cases).
     pub time: Option<Duration>,
+    /// Once fuzzing has stopped at [`Options::time`], how long confirming, then minimizing, what was seen may go on
+    /// (`None`: until it is done; each minimization is bounded by [`Options::shrink`] all the same).
+    pub confirm_time: Option<Duration>,
     /// Which rules are on.
     pub policy: Policy,
     /// Where case files are written as findings come (`None`: not written).
@@ -101,11 +109,13 @@ pub struct Found {
     /// False while the case is the conversation as seen: before its minimization is done, or for good when the
     /// run's time ran out first, or when it is not minimized at all (baselined or unconfirmed).
     pub minimized: bool,
+    /// How long running it again is expected to take ([`confirm::estimate`]): what a pending finding needs.
+    pub estimate: Duration,
 }
 
 impl Found {
     /// True when `other` is this finding (the same rule, trigger and conversation), in another state.
-    fn same(&self, other: &Found) -> bool {
+    pub fn same(&self, other: &Found) -> bool {
         (self.finding.rule, self.conversation) == (other.finding.rule, other.conversation)
             && self.trigger == other.trigger
     }
@@ -123,7 +133,7 @@ pub struct Summary {
     pub seed: u64,
     /// How many conversations ran.
     pub conversations: u64,
-    /// How long it took, minimization included.
+    /// How long it took, confirmation and minimization included.
     pub elapsed: Duration,
     /// How long the shrink worker spent minimizing (beside the fuzzing workers, so not taken from them).
     pub shrink_time: Duration,
@@ -182,7 +192,7 @@ impl Summary {
 /// server does not fill the disk.
 pub const MAX_TRIGGERS_PER_RULE: usize = 8;
 
-/// How long after the `--time` deadline the campaign still waits for a worker (one judging a huge transcript, or
+/// How long after its stage's deadline the campaign still waits for a worker (one judging a huge transcript, or
 /// minimizing): past it, the summary is made without that worker, whose unfinished work is not reported.
 pub const DEADLINE_GRACE: Duration = Duration::from_secs(5);
 
@@ -235,9 +245,35 @@ pub fn conversation_for(seed: u64, index: u64, surface: &crate::surface::Surface
     }
 }
 
+/// When a campaign's two stages end: fuzzing at `fuzz` ([`Options::time`]), confirming and minimizing what was seen
+/// at `settle` ([`Options::confirm_time`] later); `None` where a stage has no time limit.
+#[derive(Clone, Copy, Debug)]
+struct Deadlines {
+    fuzz: Option<Instant>,
+    settle: Option<Instant>,
+}
+
+impl Deadlines {
+    fn of(options: &Options, started: Instant) -> Deadlines {
+        let fuzz = options.time.and_then(|time| started.checked_add(time));
+        let settle = fuzz.and_then(|fuzz| fuzz.checked_add(options.confirm_time?));
+        Deadlines { fuzz, settle }
+    }
+
+    /// True once `at` plus [`DEADLINE_GRACE`] has passed: a worker still busy then is given up.
+    fn given_up(at: Option<Instant>) -> bool {
+        at.and_then(|at| at.checked_add(DEADLINE_GRACE)).is_some_and(|at| Instant::now() >= at)
+    }
+}
+
+/// How often the collecting loop looks at the clock when no message comes.
+const TICK: Duration = Duration::from_millis(100);
+
 /// Runs a campaign with one fuzzing worker per target and a shrink worker on `shrinker`; `progress` hears of every
-/// finding as it is saved and as it is minimized, and of the count of conversations now and then. A target that
-/// cannot run a conversation stops the campaign with its error; so does a worker that panics.
+/// finding as it is saved, confirmed and minimized, and of the count of conversations now and then. A target that
+/// cannot run a conversation stops the campaign with its error; so does a worker that panics. The targets' own
+/// deadlines ([`crate::server::Timeouts::deadline`]) are the caller's: the fuzzing ones' at [`Options::time`], the
+/// shrinker's at the end of [`Options::confirm_time`].
 pub fn run(
     targets: Vec<Box<dyn Target + Send>>,
     shrinker: Box<dyn Target + Send>,
@@ -246,41 +282,42 @@ pub fn run(
     mut progress: impl FnMut(&Progress),
 ) -> Result<Summary> {
     let started = Instant::now();
-    let deadline = options.time.and_then(|time| started.checked_add(time));
+    let deadlines = Deadlines::of(options, started);
     let next = Arc::new(AtomicU64::new(0));
     let stop = Arc::new(AtomicBool::new(false));
     let claimed = Arc::new(Mutex::new(HashMap::new()));
     let sdk_claimed = Arc::new(Mutex::new(Vec::new()));
-    let reserve = Reserve::new(options.time);
+    // Findings sent to the shrink worker and not yet taken: a minimization gives way while there are any.
+    let waiting = Arc::new(AtomicUsize::new(0));
     let sdk = crate::sdk::of_policy(&options.policy);
     let (sender, receiver) = mpsc::channel::<Message>();
     let (jobs, queue) = mpsc::channel::<Job>();
-    let mut workers = Vec::new();
+    let mut fuzzers = Vec::new();
     for (number, mut target) in targets.into_iter().enumerate() {
         let (next, stop, claimed, sender, jobs) =
             (next.clone(), stop.clone(), claimed.clone(), sender.clone(), jobs.clone());
-        let (sdk_claimed, reserve) = (sdk_claimed.clone(), reserve.clone());
+        let (sdk_claimed, waiting) = (sdk_claimed.clone(), waiting.clone());
         let (options, server) = (options.clone(), server.clone());
-        workers.push(thread::spawn(move || {
+        fuzzers.push(thread::spawn(move || {
             let sweep = sweep(&options.policy);
             let target = target.as_mut();
-            let worker = Worker { target, options: &options, server: &server, sweep, sdk, sdk_claimed, reserve };
-            let work = || worker.work(&next, &stop, &claimed, &sender, &jobs, deadline);
+            let worker = Worker { target, options: &options, server: &server, sweep, sdk, sdk_claimed, waiting };
+            let work = || worker.work(&next, &stop, &claimed, &sender, &jobs, deadlines.fuzz);
             guard(&format!("fuzzing worker {number}"), work, &sender);
         }));
     }
     drop(jobs);
-    {
+    let shrink_worker = {
         let (stop, sender, options, server) = (stop.clone(), sender.clone(), options.clone(), server.clone());
         let mut shrinker = shrinker;
-        workers.push(thread::spawn(move || {
+        thread::spawn(move || {
             let patient = shrinker.patient(confirm::STRETCH);
             let target = shrinker.as_mut();
-            let mut worker = Shrinker { target, patient, options: &options, server: &server, reserve };
-            let work = || worker.work(queue, &stop, &sender, deadline);
+            let mut worker = Shrinker { target, patient, options: &options, server: &server, waiting };
+            let work = || worker.work(queue, &stop, &sender, deadlines);
             guard("shrink worker", work, &sender);
-        }));
-    }
+        })
+    };
     drop(sender);
     let mut summary = Summary {
         seed: options.seed,
@@ -297,13 +334,20 @@ pub fn run(
     let mut sdk_counts: Vec<(&'static Deviation, u64)> = Vec::new();
     let mut failure = None;
     let mut last_tick = Instant::now();
-    let give_up = deadline.and_then(|deadline| deadline.checked_add(DEADLINE_GRACE));
     loop {
-        let message = match give_up {
-            Some(at) => receiver.recv_timeout(at.saturating_duration_since(Instant::now())).ok(),
-            None => receiver.recv().ok(),
+        let message = match receiver.recv_timeout(TICK) {
+            Ok(message) => message,
+            Err(mpsc::RecvTimeoutError::Disconnected) => break,
+            // A worker busy past its stage's deadline and grace is not waited for: past the fuzzing one when the
+            // shrink worker is done, past the confirmation one in any case.
+            Err(mpsc::RecvTimeoutError::Timeout) => {
+                let fuzzing_given_up = Deadlines::given_up(deadlines.fuzz) && shrink_worker.is_finished();
+                if fuzzing_given_up || Deadlines::given_up(deadlines.settle) {
+                    break;
+                }
+                continue;
+            }
         };
-        let Some(message) = message else { break };
         match message {
             Message::Ran(tally) => {
                 summary.conversations += tally.conversations;
@@ -356,9 +400,10 @@ pub fn run(
         }
     }
     stop.store(true, Ordering::Relaxed);
-    for worker in workers {
-        // A worker still busy past the deadline's grace is left to finish on its own (the process ends soon).
-        if give_up.is_some_and(|at| Instant::now() >= at) && !worker.is_finished() {
+    // A worker still busy past its stage's grace is left to finish on its own (the process ends soon).
+    let workers = fuzzers.into_iter().map(|w| (w, deadlines.fuzz)).chain([(shrink_worker, deadlines.settle)]);
+    for (worker, deadline) in workers {
+        if Deadlines::given_up(deadline) && !worker.is_finished() {
             continue;
         }
         if worker.join().is_err() {
@@ -399,63 +444,17 @@ enum Message {
 }
 
 /// A finding for the shrink worker: the conversation that broke the rule, its case as already written, and the
-/// time its confirmation is expected to take (held in the [`Reserve`] until it is done).
+/// time its minimization has taken so far (a minimization that gave way to a confirmation goes on later).
 struct Job {
     index: u64,
     inputs: Vec<Input>,
     first: Finding,
     seen: Found,
-    estimate: Duration,
+    spent: Duration,
 }
 
 /// A confirmed finding's job, with the run that confirmed it (minimization starts from it).
 type Confirmed = (Job, Minimized);
-
-/// The time the findings still to confirm are expected to take: the fuzzing workers stop that long before the
-/// deadline (at most half of `--time`), so the findings of a run are confirmed within it.
-#[derive(Clone)]
-struct Reserve {
-    millis: Arc<AtomicU64>,
-    /// Half of the run's time: the most the reserve holds back from fuzzing.
-    cap: Duration,
-}
-
-impl Reserve {
-    fn new(time: Option<Duration>) -> Reserve {
-        Reserve { millis: Arc::new(AtomicU64::new(0)), cap: time.map_or(Duration::ZERO, |time| time / 2) }
-    }
-
-    /// The expected time to confirm a finding of `rule` in `transcript`, whose conversation took `took` (a prelude's
-    /// took nothing here: its wait is in its ending): one more run, with stretched waits for a finding resting on
-    /// silence.
-    fn estimate(took: Duration, transcript: &Transcript, rule: &str) -> Duration {
-        let waited = match transcript.ending {
-            crate::transcript::Ending::Hung { waited_ms } => Duration::from_millis(waited_ms),
-            _ => Duration::ZERO,
-        };
-        let took = took.max(waited);
-        match confirm::rests_on_silence(rule) {
-            true => took * confirm::STRETCH,
-            false => took,
-        }
-    }
-
-    fn hold(&self, time: Duration) {
-        self.millis.fetch_add(time.as_millis() as u64, Ordering::Relaxed);
-    }
-
-    fn release(&self, time: Duration) {
-        let millis = time.as_millis() as u64;
-        let _ =
-            self.millis.fetch_update(Ordering::Relaxed, Ordering::Relaxed, |held| Some(held.saturating_sub(millis)));
-    }
-
-    /// True when fuzzing must stop to leave the time held before `deadline`.
-    fn leaves_too_little(&self, deadline: Instant) -> bool {
-        let held = Duration::from_millis(self.millis.load(Ordering::Relaxed)).min(self.cap);
-        Instant::now() + held >= deadline
-    }
-}
 
 /// Conversations a worker ran since it last reported, and how many broke each rule and each (rule, trigger): sent in
 /// batches, so a fast in-process campaign does not wake the collecting thread once per conversation.
@@ -530,8 +529,8 @@ struct Worker<'a> {
     sdk: Option<&'static Sdk>,
     /// The SDK deviations already reported.
     sdk_claimed: Arc<Mutex<Vec<&'static Deviation>>>,
-    /// The time held back from fuzzing for the findings still to confirm.
-    reserve: Reserve,
+    /// Findings sent to the shrink worker and not yet taken (counted up here, down there).
+    waiting: Arc<AtomicUsize>,
 }
 
 /// The surface sweep a run starts with ([`crate::surface::Surface::sweep`]), in the handshake era unless the model
@@ -563,7 +562,7 @@ impl Worker<'_> {
         while !stop.load(Ordering::Relaxed) {
             let index = next.fetch_add(1, Ordering::Relaxed);
             let out_of_cases = self.options.cases.is_some_and(|cases| index >= cases);
-            let out_of_time = deadline.is_some_and(|deadline| self.reserve.leaves_too_little(deadline));
+            let out_of_time = deadline.is_some_and(|deadline| Instant::now() >= deadline);
             if out_of_cases || out_of_time {
                 break;
             }
@@ -612,11 +611,14 @@ impl Worker<'_> {
                     // The conversation is regenerated: it is a pure function of the seed and its index.
                     let inputs = self.conversation(index);
                     match self.write_as_seen(index, &inputs, &transcript, finding, trigger) {
-                        Ok(seen) => {
+                        Ok(mut seen) => {
+                            seen.estimate = confirm::estimate(began.elapsed(), &transcript, finding.rule);
                             let _ = sender.send(Message::Found(Box::new(seen.clone())));
-                            let estimate = Reserve::estimate(began.elapsed(), &transcript, finding.rule);
-                            self.reserve.hold(estimate);
-                            let _ = jobs.send(Job { index, inputs, first: finding.clone(), seen, estimate });
+                            self.waiting.fetch_add(1, Ordering::Relaxed);
+                            let job = Job { index, inputs, first: finding.clone(), seen, spent: Duration::ZERO };
+                            if jobs.send(job).is_err() {
+                                self.waiting.fetch_sub(1, Ordering::Relaxed);
+                            }
                         }
                         Err(error) => {
                             let _ = sender.send(Message::Failed(error));
@@ -685,6 +687,7 @@ impl Worker<'_> {
                 case_file: None,
                 confirmation: Confirmation::Pending,
                 minimized: false,
+                estimate: Duration::ZERO,
             };
             let _ = sender.send(Message::Sdk(Box::new(SdkFound { deviation, found, conversations: 1 })));
         }
@@ -714,6 +717,7 @@ impl Worker<'_> {
             case_file,
             confirmation: Confirmation::Pending,
             minimized: false,
+            estimate: Duration::ZERO,
         })
     }
 }

@@ -1,73 +1,91 @@
 //! The campaign's shrink worker: it confirms each finding as it arrives, then minimizes the confirmed ones one at a
-//! time and saves each case file over the one written as seen.
+//! time and saves each case file over the one written as seen. A minimization gives way whenever a finding waits
+//! to be confirmed, and goes on from where it stopped once that one is.
 
-use super::{BASELINED, Confirmation, Confirmed, Found, Job, Message, Options, Reserve, case_name, confirm};
+use super::{BASELINED, Confirmation, Confirmed, Deadlines, Found, Job, Message, Options, case_name, confirm};
 use crate::case::Case;
 use crate::server::{DeadlinePassed, ServerSpec, Target};
-use crate::shrink::{Budget, Minimized, minimize_reproduced};
+use crate::shrink::{Budget, Minimized, minimize_giving_way};
 use anyhow::Result;
-use std::sync::atomic::{AtomicBool, Ordering};
+use std::collections::VecDeque;
+use std::sync::Arc;
+use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
 use std::sync::mpsc;
-use std::time::Instant;
+use std::time::{Duration, Instant};
 
 /// The shrink worker, on targets of its own: confirms each finding as it arrives ([`confirm`]), then minimizes the
-/// confirmed ones one at a time, in the order found; findings that arrive meanwhile are confirmed before the next
-/// minimization starts.
+/// confirmed ones one at a time, in the order found; findings that arrive meanwhile are confirmed first.
 pub(super) struct Shrinker<'a> {
     pub(super) target: &'a mut (dyn Target + Send),
     /// The same server with stretched waits, for findings that rest on silence (`None`: in-process).
     pub(super) patient: Option<Box<dyn Target + Send>>,
     pub(super) options: &'a Options,
     pub(super) server: &'a ServerSpec,
-    /// The time held back from fuzzing for the findings still to confirm: released as each is.
-    pub(super) reserve: Reserve,
+    /// Findings sent to this worker and not yet taken: a minimization gives way while there are any.
+    pub(super) waiting: Arc<AtomicUsize>,
+}
+
+/// How a minimization step ended: done (the finding minimized), or given way to a confirmation (the smallest
+/// conversation so far, to go on from).
+enum Step {
+    Done(Found),
+    GaveWay(Minimized),
 }
 
 impl Shrinker<'_> {
-    /// Confirms and minimizes the findings that come on `queue` until it closes, reporting each on `sender`.
+    /// Confirms and minimizes the findings that come on `queue` until it closes (or the fuzzing workers are given
+    /// up on), reporting each on `sender`; nothing is run again past `deadlines.settle`.
     pub(super) fn work(
         &mut self,
         queue: mpsc::Receiver<Job>,
         stop: &AtomicBool,
         sender: &mpsc::Sender<Message>,
-        deadline: Option<Instant>,
+        deadlines: Deadlines,
     ) {
-        let mut confirmed: std::collections::VecDeque<Confirmed> = std::collections::VecDeque::new();
+        let mut confirmed: VecDeque<Confirmed> = VecDeque::new();
         let mut open = true;
         loop {
-            // Every finding that came is confirmed before the next minimization.
+            // Every finding that came is confirmed before the next minimization goes on.
             while open {
                 let job = match confirmed.is_empty() {
-                    true => queue.recv().map_err(|_| mpsc::TryRecvError::Disconnected),
+                    true => next_job(&queue, deadlines.fuzz),
                     false => queue.try_recv(),
                 };
                 match job {
-                    Ok(job) => match self.confirm(job, stop, deadline) {
-                        Ok(Some((found, job))) => {
-                            let _ = sender.send(Message::Confirmed(Box::new(found)));
-                            confirmed.extend(job);
+                    Ok(job) => {
+                        self.waiting.fetch_sub(1, Ordering::Relaxed);
+                        match self.confirm(job, stop, deadlines.settle) {
+                            Ok(Some((found, job))) => {
+                                let _ = sender.send(Message::Confirmed(Box::new(found)));
+                                confirmed.extend(job);
+                            }
+                            Ok(None) => {}
+                            Err(error) => {
+                                let _ = sender.send(Message::Failed(error));
+                                return;
+                            }
                         }
-                        Ok(None) => {}
-                        Err(error) => {
-                            let _ = sender.send(Message::Failed(error));
-                            return;
-                        }
-                    },
+                    }
                     Err(mpsc::TryRecvError::Empty) => break,
                     Err(mpsc::TryRecvError::Disconnected) => open = false,
                 }
             }
             let Some((job, confirming)) = confirmed.pop_front() else { return };
-            let past = deadline.is_some_and(|deadline| Instant::now() >= deadline);
+            let past = deadlines.settle.is_some_and(|deadline| Instant::now() >= deadline);
             if stop.load(Ordering::Relaxed) || past {
                 // Left as written: unminimized, and the file says so.
                 continue;
             }
             let began = Instant::now();
-            let budget = self.budget(deadline);
+            let budget = self.budget(job.spent, deadlines, confirmed.len() + 1);
+            let spent = || job.spent + began.elapsed();
             match self.minimize(&job, confirming, budget) {
-                Ok(found) => {
-                    let _ = sender.send(Message::Minimized(Box::new(found), began.elapsed()));
+                Ok(Step::Done(found)) => {
+                    let _ = sender.send(Message::Minimized(Box::new(found), spent()));
+                }
+                Ok(Step::GaveWay(partial)) => {
+                    let spent = spent();
+                    confirmed.push_front((Job { spent, ..job }, partial));
                 }
                 Err(error) if error.is::<DeadlinePassed>() => {}
                 Err(error) => {
@@ -90,21 +108,18 @@ impl Shrinker<'_> {
     ) -> Result<Option<(Found, Option<Confirmed>)>> {
         let past = deadline.is_some_and(|deadline| Instant::now() >= deadline);
         if stop.load(Ordering::Relaxed) || past {
-            self.reserve.release(job.estimate);
             return Ok(None);
         }
         let (rule, trigger) = (job.first.rule, &job.seen.trigger);
         if self.options.baseline.known(&job.seen.transcript, &job.first, trigger).is_some() {
             // Not minimized either: a known finding fails nothing, and each run of its conversation costs time (a
             // shutdown finding the whole shutdown wait). Its case file says so.
-            self.reserve.release(job.estimate);
             let found = Found { confirmation: Confirmation::Baselined, ..job.seen.clone() };
             return Ok(Some((self.kept_as_seen(found, job.index, BASELINED)?, None)));
         }
         let patient = self.patient.as_mut().map(|patient| patient.as_mut() as &mut dyn Target);
         let confirmation =
             confirm::confirm(&mut *self.target, patient, &job.inputs, rule, trigger, &self.options.policy);
-        self.reserve.release(job.estimate);
         let (confirmation, confirming) = match confirmation {
             Err(error) if error.is::<DeadlinePassed>() => return Ok(None),
             confirmation => confirmation?,
@@ -128,40 +143,59 @@ impl Shrinker<'_> {
         Ok(found)
     }
 
-    /// The minimization budget of a finding: the configured one, cut to the time left before the deadline.
-    pub(super) fn budget(&self, deadline: Option<Instant>) -> Budget {
+    /// The budget of a finding's minimization that has taken `spent` so far, with `queued` findings (this one
+    /// among them) still to minimize: the configured one less `spent`, cut to the time left before
+    /// `deadlines.settle`; once fuzzing is over, the findings still to minimize share that time evenly.
+    pub(super) fn budget(&self, spent: Duration, deadlines: Deadlines, queued: usize) -> Budget {
         let shrink = self.options.shrink;
-        match deadline {
-            Some(deadline) => {
-                let left = deadline.saturating_duration_since(Instant::now());
-                Budget { time: Some(shrink.time.map_or(left, |t| t.min(left))), ..shrink }
-            }
-            None => shrink,
-        }
+        let time = shrink.time.map(|time| time.saturating_sub(spent));
+        let Some(settle) = deadlines.settle else { return Budget { time, ..shrink } };
+        let left = settle.saturating_duration_since(Instant::now());
+        let fuzzing_over = deadlines.fuzz.is_none_or(|fuzz| Instant::now() >= fuzz);
+        let share = if fuzzing_over { left / queued.max(1) as u32 } else { left };
+        Budget { time: Some(time.map_or(share, |time| time.min(share))), ..shrink }
     }
 
-    /// Minimizes a confirmed finding within `budget`, starting from the run that confirmed it and keeping its rule
-    /// and its trigger, and saves its case over the one written as seen.
-    fn minimize(&mut self, job: &Job, confirming: Minimized, budget: Budget) -> Result<Found> {
+    /// Minimizes a confirmed finding within `budget`, starting from the run that confirmed it (or from where an
+    /// earlier step gave way) and keeping its rule and its trigger; when done, saves its case over the one written
+    /// as seen.
+    fn minimize(&mut self, job: &Job, confirming: Minimized, budget: Budget) -> Result<Step> {
         let options = self.options;
         let (first, seen) = (&job.first, &job.seen);
-        let Minimized { inputs, transcript, finding, trigger } =
-            minimize_reproduced(&mut *self.target, confirming, &options.policy, budget)?;
+        let waiting = self.waiting.clone();
+        let give_way = move || waiting.load(Ordering::Relaxed) > 0;
+        let (minimized, done) =
+            minimize_giving_way(&mut *self.target, confirming, &options.policy, budget, &give_way)?;
+        if !done {
+            return Ok(Step::GaveWay(minimized));
+        }
+        let Minimized { inputs, transcript, finding, trigger } = minimized;
         let case = Case::for_finding(&inputs, &transcript, &finding, self.server, &options.policy);
         let case_file = match &options.out {
             Some(dir) => Some(case.save(dir, &case_name(first.rule, &seen.trigger, job.index))?),
             None => None,
         };
-        let confirmation = seen.confirmation.clone();
-        Ok(Found {
+        Ok(Step::Done(Found {
             finding,
             trigger,
-            conversation: job.index,
             case,
             transcript,
             case_file,
-            confirmation,
             minimized: true,
-        })
+            ..seen.clone()
+        }))
+    }
+}
+
+/// The next finding on `queue`, waiting for one; [`mpsc::TryRecvError::Disconnected`] when the queue closed, or
+/// when `fuzz`'s deadline and grace have passed (a fuzzing worker still busy then is given up on, and so is what it
+/// might still send).
+fn next_job(queue: &mpsc::Receiver<Job>, fuzz: Option<Instant>) -> Result<Job, mpsc::TryRecvError> {
+    loop {
+        match queue.recv_timeout(super::TICK) {
+            Ok(job) => return Ok(job),
+            Err(mpsc::RecvTimeoutError::Timeout) if !Deadlines::given_up(fuzz) => {}
+            Err(_) => return Err(mpsc::TryRecvError::Disconnected),
+        }
     }
 }

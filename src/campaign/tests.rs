@@ -16,6 +16,7 @@ fn options(cases: u64, out: Option<PathBuf>) -> Options {
         seed: 5,
         cases: Some(cases),
         time: None,
+        confirm_time: None,
         policy: Policy::default(),
         out,
         shrink,
@@ -216,13 +217,26 @@ fn the_triggers_of_one_rule_are_bounded() {
 #[test]
 fn findings_are_minimized_within_the_time_left() {
     let mut target = Deaf(|_| true);
-    let options = options(1, None);
-    let reserve = Reserve::new(None);
-    let shrinker =
-        Shrinker { target: &mut target, patient: None, options: &options, server: &ServerSpec::BuiltIn, reserve };
-    assert_eq!(shrinker.budget(None), options.shrink);
-    let left = shrinker.budget(Some(Instant::now() + Duration::from_secs(1)));
-    assert!(left.runs == options.shrink.runs && left.time.unwrap() <= Duration::from_secs(1), "{left:?}");
+    let mut options = options(1, None);
+    options.shrink.time = Some(Duration::from_secs(60));
+    let waiting = Arc::new(AtomicUsize::new(0));
+    let server = &ServerSpec::BuiltIn;
+    let shrinker = Shrinker { target: &mut target, patient: None, options: &options, server, waiting };
+    let unbounded = Deadlines { fuzz: None, settle: None };
+    assert_eq!(shrinker.budget(Duration::ZERO, unbounded, 1), options.shrink);
+    // What an earlier step of the same minimization took is spent.
+    let spent = shrinker.budget(Duration::from_secs(45), unbounded, 1);
+    assert_eq!(spent.time, Some(Duration::from_secs(15)));
+    // While fuzzing goes on, a minimization may take the time left until the confirmation time's end.
+    let now = Instant::now();
+    let fuzzing = Deadlines { fuzz: Some(now + Duration::from_secs(5)), settle: Some(now + Duration::from_secs(8)) };
+    let left = shrinker.budget(Duration::ZERO, fuzzing, 4);
+    assert!(left.runs == options.shrink.runs && left.time.unwrap() <= Duration::from_secs(8), "{left:?}");
+    assert!(left.time.unwrap() > Duration::from_secs(7), "{left:?}");
+    // Once fuzzing is over, the findings still to minimize share it.
+    let over = Deadlines { fuzz: Some(now), settle: Some(now + Duration::from_secs(8)) };
+    let shared = shrinker.budget(Duration::ZERO, over, 4);
+    assert!(shared.time.unwrap() <= Duration::from_secs(2), "{shared:?}");
 }
 
 /// Runs the built-in server, panicking on its `n`-th run.
@@ -270,7 +284,8 @@ fn a_finding_is_on_disk_at_once_and_stays_unminimized_when_time_runs_out() {
     let dir = std::env::temp_dir().join(format!("wirefuzz-write-first-{}", std::process::id()));
     let mut options = options(1_000_000, Some(dir.clone()));
     options.cases = None;
-    options.time = Some(Duration::from_millis(400));
+    // No time at all to confirm or minimize after fuzzing.
+    (options.time, options.confirm_time) = (Some(Duration::from_millis(400)), Some(Duration::ZERO));
     let deadline = Instant::now() + Duration::from_millis(400);
     let server = ServerSpec::Mutant(Mutant::NoCacheHints);
     let shrinker = Box::new(Slow { delay: Duration::from_millis(150), deadline });
@@ -297,6 +312,15 @@ fn a_finding_is_on_disk_at_once_and_stays_unminimized_when_time_runs_out() {
             || shown.contains("time ran out before it could run again"),
         "{shown}"
     );
+    // A finding still pending is no green run: inconclusive, with its own exit code.
+    let verdict = summary.verdict(&Baseline::default());
+    match found.confirmation {
+        Confirmation::Pending => {
+            assert_eq!(verdict, Verdict::Inconclusive);
+            assert!(shown.contains("verdict: inconclusive (exit 4)") && shown.contains("pending (1:"), "{shown}");
+        }
+        _ => assert_eq!(verdict, Verdict::Failed, "{shown}"),
+    }
     std::fs::remove_dir_all(&dir).unwrap();
 }
 
@@ -380,23 +404,33 @@ fn a_silence_is_confirmed_only_when_it_stays_with_stretched_waits() {
 }
 
 #[test]
-fn fuzzing_leaves_the_time_the_findings_to_confirm_need() {
-    let reserve = Reserve::new(Some(Duration::from_secs(20)));
-    let deadline = Instant::now() + Duration::from_secs(5);
-    assert!(!reserve.leaves_too_little(deadline));
+fn confirmation_is_estimated_from_the_conversation_and_its_waits() {
     let closed = Transcript { events: Vec::new(), ending: Ending::Closed };
-    let estimate = Reserve::estimate(Duration::from_secs(2), &closed, RESPONSE_MISSING);
+    let estimate = confirm::estimate(Duration::from_secs(2), &closed, RESPONSE_MISSING);
     assert_eq!(estimate, Duration::from_secs(2 * u64::from(confirm::STRETCH)), "a silence runs with stretched waits");
-    assert_eq!(Reserve::estimate(Duration::from_secs(2), &closed, "MCP-CACHE-HINTS"), Duration::from_secs(2));
+    assert_eq!(confirm::estimate(Duration::from_secs(2), &closed, "MCP-CACHE-HINTS"), Duration::from_secs(2));
     let hung = Transcript { events: Vec::new(), ending: Ending::Hung { waited_ms: 3_000 } };
-    assert_eq!(Reserve::estimate(Duration::ZERO, &hung, "MCP-CACHE-HINTS"), Duration::from_secs(3), "a prelude's wait");
-    reserve.hold(estimate);
-    assert!(reserve.leaves_too_little(deadline));
-    reserve.release(estimate);
-    assert!(!reserve.leaves_too_little(deadline));
-    // At most half of the run's time is held back.
-    reserve.hold(Duration::from_secs(3600));
-    assert!(!reserve.leaves_too_little(Instant::now() + Duration::from_secs(11)));
+    assert_eq!(confirm::estimate(Duration::ZERO, &hung, "MCP-CACHE-HINTS"), Duration::from_secs(3), "a prelude's wait");
+}
+
+#[test]
+fn a_finding_seen_as_fuzzing_ends_is_confirmed_in_the_confirmation_time() {
+    let mut options = options(1_000_000, None);
+    options.cases = None;
+    (options.time, options.confirm_time) = (Some(Duration::from_millis(300)), Some(Duration::from_secs(20)));
+    options.shrink = Budget { runs: 3, time: None };
+    let server = ServerSpec::Mutant(Mutant::NoCacheHints);
+    // Each of the shrinker's runs takes 150 ms: the findings come faster than they are confirmed, and most are
+    // confirmed after fuzzing stopped.
+    let shrinker = Box::new(Slow { delay: Duration::from_millis(150), deadline: Instant::now() + Duration::from_secs(20) });
+    let started = Instant::now();
+    let summary = run(vec![server.target(Default::default())], shrinker, &options, &server, |_| {}).unwrap();
+    assert!(!summary.found.is_empty());
+    assert!(summary.found.iter().all(|f| f.confirmation.confirmed()), "{:?}", summary.found);
+    assert!(summary.found.iter().all(|f| f.minimized), "and minimized, within the confirmation time");
+    assert!(started.elapsed() > Duration::from_millis(300), "{:?}", started.elapsed());
+    assert!(started.elapsed() < Duration::from_secs(20), "it ends once everything is settled");
+    assert_eq!(summary.verdict(&Baseline::default()), Verdict::Failed);
 }
 
 #[test]
@@ -413,6 +447,7 @@ fn a_baseline_entry_narrowed_to_a_trigger_or_a_tool_fails_the_other_findings_of_
         case_file: None,
         confirmation: Confirmation::Confirmed { stretched: None },
         minimized: true,
+        estimate: Duration::ZERO,
     };
     let summary = Summary {
         seed: 1,

@@ -34,6 +34,8 @@ use std::time::{Duration, Instant};
 const STARTUP_TIMEOUT_MS: u64 = 10_000;
 /// How long learning the server (first contact, model, surface, SDK) may take in all, apart from `--time`.
 const LEARNING_LIMIT: Duration = Duration::from_secs(300);
+/// `--confirm-time`'s default, in seconds.
+const CONFIRM_TIME_S: f64 = 60.0;
 /// `--settle`'s default, in milliseconds.
 const SETTLE_MS: u64 = 20;
 /// The most parallel workers `--jobs` takes.
@@ -49,10 +51,14 @@ pub struct FuzzArgs {
     /// Stop after this many conversations (default 10000 when --time is not given).
     #[arg(long)]
     cases: Option<u64>,
-    /// Stop after this many seconds of fuzzing, confirmation and minimization included (learning the server first
-    /// is not counted: it is bounded on its own, at 300 s).
+    /// Stop fuzzing after this many seconds (learning the server first is not counted: it is bounded on its own, at
+    /// 300 s; nor is confirming and minimizing what was seen: --confirm-time follows).
     #[arg(long, value_name = "SECS")]
     time: Option<f64>,
+    /// Once --time's fuzzing is over, how many seconds confirming, then minimizing, what was seen may go on (the run
+    /// ends as soon as that is done); a finding still unconfirmed then makes the run inconclusive (exit 4).
+    #[arg(long, value_name = "SECS", default_value_t = CONFIRM_TIME_S)]
+    confirm_time: f64,
     /// The seed (printed by every run; the same seed gives the same conversations).
     #[arg(long)]
     seed: Option<u64>,
@@ -97,7 +103,7 @@ pub struct FuzzArgs {
     /// How many server runs one finding's minimization may take.
     #[arg(long, default_value_t = 2_000)]
     shrink_budget: usize,
-    /// How many seconds one finding's minimization may take (within --time).
+    /// How many seconds one finding's minimization may take (within --confirm-time once fuzzing is over).
     #[arg(long, value_name = "SECS", default_value_t = 60)]
     shrink_time: u64,
     /// Do not learn the server's tools, prompts and resources at the start of the run (tool calls then name
@@ -126,7 +132,8 @@ pub struct FuzzArgs {
     command: Vec<String>,
 }
 
-/// Runs the campaign, then prints and writes its reports: exit 1 on findings not in the baseline.
+/// Runs the campaign, then prints and writes its reports: exit 1 on confirmed findings not in the baseline, 4 when
+/// there are none but a finding is still pending ([`mcp_wirefuzz::campaign::Verdict`]).
 pub fn run(args: FuzzArgs) -> Result<ExitCode> {
     let began = Instant::now();
     end_servers_on_signal()?;
@@ -139,6 +146,7 @@ pub fn run(args: FuzzArgs) -> Result<ExitCode> {
         bail!("--jobs must be between 1 and {MAX_JOBS}, not {}", args.jobs);
     }
     let time = args.time.map(|secs| seconds_option("--time", secs)).transpose()?;
+    let confirm_time = confirm_time_option(args.confirm_time)?;
     let shrink_time = shrink_time_option(args.shrink_time)?;
     let reply = args.timeout.duration()?;
     let startup = millis_option("--startup-timeout", args.startup_timeout)?;
@@ -162,10 +170,13 @@ pub fn run(args: FuzzArgs) -> Result<ExitCode> {
     let learned = learn(&server, &args, learning)?;
     let Learned { model, surface, sdk, prelude } = learned;
     let deadline = time.map(|time| Instant::now() + time);
-    if time.is_some() {
+    if let Some(time) = time {
         eprintln!(
-            "mcp-wirefuzz: learned the server in {:.1} s; --time counts from here",
-            began.elapsed().as_secs_f64()
+            "mcp-wirefuzz: learned the server in {:.1} s; now {:.0} s of fuzzing (--time), then up to {:.0} s to \
+             confirm and minimize what was seen (--confirm-time)",
+            began.elapsed().as_secs_f64(),
+            time.as_secs_f64(),
+            confirm_time.as_secs_f64()
         );
     }
     let base = match server.mutant() {
@@ -184,6 +195,7 @@ pub fn run(args: FuzzArgs) -> Result<ExitCode> {
         seed,
         cases: args.cases.or(if time.is_none() { Some(10_000) } else { None }),
         time: deadline.map(|deadline| deadline.saturating_duration_since(Instant::now())),
+        confirm_time: Some(confirm_time),
         policy: args.rules.policy(base.with_model(model.clone()))?,
         out: Some(args.out.clone()),
         shrink: shrink::Budget { runs: args.shrink_budget, time: Some(shrink_time) },
@@ -194,7 +206,9 @@ pub fn run(args: FuzzArgs) -> Result<ExitCode> {
     let adaptive = !args.timeout.pinned();
     let timeouts = Timeouts { reply, startup, settle, deadline, adaptive, ..Timeouts::default() };
     let targets = (0..args.jobs).map(|_| server.sentinel_target(timeouts, model.eras)).collect();
-    let shrinker = server.target(timeouts);
+    // Confirmation and minimization go on past the fuzzing's deadline, for --confirm-time.
+    let settle = Timeouts { deadline: deadline.map(|deadline| deadline + confirm_time), ..timeouts };
+    let shrinker = server.target(settle);
     eprintln!("mcp-wirefuzz fuzz: seed {seed}, {}, {} job(s)", server.describe(), args.jobs);
     let rerun = Rerun { sdk: sdk.clone(), ..rerun(&args, seed, &server) };
     let bar = progress_bar(options.cases);
@@ -246,7 +260,15 @@ pub fn run(args: FuzzArgs) -> Result<ExitCode> {
         let text = serde_json::to_string_pretty(&sarif)?;
         write_report(path, &(text + "\n"))?;
     }
-    Ok(if summary.fails(&baseline) { ExitCode::from(1) } else { ExitCode::SUCCESS })
+    Ok(ExitCode::from(summary.verdict(&baseline).exit_code()))
+}
+
+/// `--confirm-time`: seconds from 0 (nothing is confirmed after fuzzing) to [`super::options::MAX_DURATION`].
+fn confirm_time_option(secs: f64) -> Result<Duration> {
+    match Duration::try_from_secs_f64(secs) {
+        Ok(duration) if duration <= super::options::MAX_DURATION => Ok(duration),
+        _ => bail!("--confirm-time must be a number of seconds from 0 to a year, not {secs}"),
+    }
 }
 
 /// What a run learns of its server before it fuzzes: the model, the surface, the SDK, and the first contact's

@@ -95,7 +95,7 @@ pub fn unconfirmed(found: &Found) -> String {
 }
 
 /// The closing summary: counts, each broken rule (baselined ones marked) with its triggers under it, the findings
-/// not confirmed, and stale baseline entries.
+/// not confirmed, those still pending, stale baseline entries, and the verdict with its exit code.
 pub fn summary(summary: &Summary, baseline: &Baseline) -> String {
     let seconds = summary.elapsed.as_secs_f64();
     let rate = if seconds > 0.0 { summary.conversations as f64 / seconds } else { 0.0 };
@@ -155,7 +155,12 @@ pub fn summary(summary: &Summary, baseline: &Baseline) -> String {
             }
         }
     }
-    let doubtful: Vec<&Found> = summary.found.iter().filter(|f| !f.confirmation.listed()).collect();
+    let unsettled = summary.unsettled(baseline);
+    let doubtful: Vec<&Found> = summary
+        .found
+        .iter()
+        .filter(|f| !f.confirmation.listed() && !unsettled.iter().any(|u| u.same(f)))
+        .collect();
     if !doubtful.is_empty() {
         let fails = if summary.strict {
             "they fail the run: --strict"
@@ -167,6 +172,32 @@ pub fn summary(summary: &Summary, baseline: &Baseline) -> String {
             let _ = writeln!(out, "  {:<7} {}", f.finding.level.name(), unconfirmed(f));
         }
     }
+    if !unsettled.is_empty() {
+        let _ = writeln!(
+            out,
+            "pending ({}: seen, but the confirmation time ran out before they could run again; each fails the run if \
+             it breaks again):",
+            unsettled.len()
+        );
+        for f in &unsettled {
+            let file = f.case_file.as_ref().map(|p| format!(" -> {}", p.display())).unwrap_or_default();
+            let _ = writeln!(
+                out,
+                "  {:<7} {} [{}] in conversation {}, about {:.1} s to run again{file}",
+                f.finding.level.name(),
+                f.finding.rule,
+                f.trigger,
+                f.conversation,
+                f.estimate.as_secs_f64()
+            );
+        }
+        let _ = writeln!(
+            out,
+            "  --confirm-time {} (or more) settles them in a run of the same seed; `mcp-wirefuzz replay FILE` settles \
+             one",
+            summary.settles_in(baseline).as_secs()
+        );
+    }
     out.push_str(&sdk_section(&summary.sdk));
     for entry in baseline.stale(&summary.seen()) {
         let _ = writeln!(
@@ -176,6 +207,8 @@ pub fn summary(summary: &Summary, baseline: &Baseline) -> String {
             summary.conversations
         );
     }
+    let verdict = summary.verdict(baseline);
+    let _ = writeln!(out, "verdict: {} (exit {})", verdict.name(), verdict.exit_code());
     out
 }
 

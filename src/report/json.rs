@@ -1,16 +1,17 @@
-//! The JSON report: `seed`, `server`, `cases`, `elapsed_s`, `findings` (one per rule and trigger: rule, trigger,
-//! level, case_file, step, detail, conversation, reproduce, baselined, confirmation (`confirmed`, `unconfirmed` or
-//! `pending`), confirmation_detail, fails_run, minimized), `strict`, `shrink_s` (time the
-//! shrink worker spent, beside the fuzzing), `counts` (conversations per broken
-//! rule), `trigger_counts` (conversations per broken rule and trigger, `{rule: {trigger: n}}`, triggers past the
-//! per-rule bound included), `stale_baseline` (baseline entries that covered nothing), `sdk` (the SDK the run
-//! judged with: `name`, `package`, `version`, `source`; null when none) and `sdk_deviations` (the SDK's known
-//! deviations seen, apart from `findings` and `counts`: rule, level, what, reference, trigger, detail,
-//! conversation, conversations).
+//! The JSON report: `verdict` (`passed`, `failed` or `inconclusive`: a finding that would fail the run still
+//! pending), `exit_code`, `settles_in_s` (when inconclusive: about how much `--confirm-time` settles it), `seed`,
+//! `server`, `cases`, `elapsed_s`, `findings` (one per rule and trigger: rule, trigger, level, case_file, step,
+//! detail, conversation, reproduce, baselined, confirmation (`confirmed`, `unconfirmed` or `pending`),
+//! confirmation_detail, fails_run, minimized, estimate_s: how long running it again takes), `strict`, `shrink_s`
+//! (time the shrink worker spent, beside the fuzzing), `counts` (conversations per broken rule), `trigger_counts`
+//! (conversations per broken rule and trigger, `{rule: {trigger: n}}`, triggers past the per-rule bound included),
+//! `stale_baseline` (baseline entries that covered nothing), `sdk` (the SDK the run judged with: `name`, `package`,
+//! `version`, `source`; null when none) and `sdk_deviations` (the SDK's known deviations seen, apart from
+//! `findings` and `counts`: rule, level, what, reference, trigger, detail, conversation, conversations).
 
 use super::Rerun;
 use crate::baseline::Baseline;
-use crate::campaign::Summary;
+use crate::campaign::{Summary, Verdict};
 use serde_json::{Value, json};
 
 /// The report as a JSON value.
@@ -33,10 +34,15 @@ pub fn report(summary: &Summary, rerun: &Rerun, baseline: &Baseline) -> Value {
                 "confirmation_detail": found.confirmation.to_string(),
                 "fails_run": summary.failing(found, baseline),
                 "minimized": found.minimized,
+                "estimate_s": found.estimate.as_secs_f64(),
             })
         })
         .collect();
+    let verdict = summary.verdict(baseline);
     json!({
+        "verdict": verdict.name(),
+        "exit_code": verdict.exit_code(),
+        "settles_in_s": (verdict == Verdict::Inconclusive).then(|| summary.settles_in(baseline).as_secs()),
         "seed": summary.seed,
         "server": rerun.server.describe(),
         "cases": summary.conversations,

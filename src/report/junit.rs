@@ -1,7 +1,9 @@
 //! The JUnit XML report, for CI dashboards: one test case per rule that was checked; a broken rule is a failure
 //! (the detail, reproduction command and transcript of its first trigger inside, and the case file of every trigger),
-//! a baselined one, or one whose findings were not confirmed, is skipped. Each of the SDK's known deviations seen is a skipped test case of its own, in the
-//! class `mcp-wirefuzz.sdk`, its message naming the upstream reference.
+//! a baselined one, or one whose findings were not confirmed, is skipped; one whose finding is still pending (the
+//! run is inconclusive) is an error. The suite's `verdict` property is `passed`, `failed` or `inconclusive`. Each
+//! of the SDK's known deviations seen is a skipped test case of its own, in the class `mcp-wirefuzz.sdk`, its
+//! message naming the upstream reference.
 
 use super::Rerun;
 use crate::baseline::Baseline;
@@ -16,11 +18,15 @@ pub fn report(summary: &Summary, rerun: &Rerun, policy: &Policy, baseline: &Base
     // A rule fails when any of its findings fails the run (confirmed, or the run is strict, and not baselined).
     let fails = |rule: &str| summary.found.iter().any(|f| f.finding.rule == rule && summary.failing(f, baseline));
     let failures = broken.iter().filter(|rule| fails(rule)).count();
-    let skipped = broken.len() - failures + summary.sdk.len();
+    // A rule errs (was not settled) when none of its findings fails the run and one is pending.
+    let unsettled = summary.unsettled(baseline);
+    let errs = |rule: &str| !fails(rule) && unsettled.iter().any(|f| f.finding.rule == rule);
+    let errors = broken.iter().filter(|rule| errs(rule)).count();
+    let skipped = broken.len() - failures - errors + summary.sdk.len();
     let mut out = String::from("<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n");
     let _ = writeln!(
         out,
-        "<testsuite name=\"mcp-wirefuzz\" tests=\"{}\" failures=\"{failures}\" skipped=\"{skipped}\" errors=\"0\" time=\"{:.3}\">",
+        "<testsuite name=\"mcp-wirefuzz\" tests=\"{}\" failures=\"{failures}\" skipped=\"{skipped}\" errors=\"{errors}\" time=\"{:.3}\">",
         checked.len() + summary.sdk.len(),
         summary.elapsed.as_secs_f64()
     );
@@ -29,7 +35,8 @@ pub fn report(summary: &Summary, rerun: &Rerun, policy: &Policy, baseline: &Base
     });
     let _ = writeln!(
         out,
-        "  <properties><property name=\"seed\" value=\"{}\"/><property name=\"server\" value=\"{}\"/><property name=\"conversations\" value=\"{}\"/>{model}</properties>",
+        "  <properties><property name=\"verdict\" value=\"{}\"/><property name=\"seed\" value=\"{}\"/><property name=\"server\" value=\"{}\"/><property name=\"conversations\" value=\"{}\"/>{model}</properties>",
+        summary.verdict(baseline).name(),
         summary.seed,
         escape(&rerun.server.describe()),
         summary.conversations
@@ -41,7 +48,10 @@ pub fn report(summary: &Summary, rerun: &Rerun, policy: &Policy, baseline: &Base
             Some(found) => {
                 out.push_str(">\n");
                 let message = escape(&found.finding.detail);
-                if !fails(rule.id) {
+                if let Some(pending) = unsettled.iter().find(|f| f.finding.rule == rule.id).filter(|_| errs(rule.id)) {
+                    let why = escape(&pending.confirmation.to_string());
+                    let _ = writeln!(out, "    <error message=\"{why}: {message}\" type=\"pending\"/>");
+                } else if !fails(rule.id) {
                     let why = match found.confirmation.listed() {
                         true => "baselined".to_string(),
                         false => escape(&found.confirmation.to_string()),

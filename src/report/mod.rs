@@ -94,6 +94,7 @@ mod tests {
             case_file: case_file.map(Into::into),
             confirmation: crate::campaign::Confirmation::Confirmed { stretched: None },
             minimized: true,
+            estimate: std::time::Duration::ZERO,
         }
     }
 

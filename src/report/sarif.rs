@@ -1,11 +1,13 @@
 //! The SARIF 2.1.0 report, for code-scanning tools: every checked rule as a reporting descriptor, every finding
 //! as a result located at its case file; baselined findings carry an external suppression, and so do the SDK's known
 //! deviations (justified by their upstream reference, `properties.sdk` true). Each result's `properties.confirmation`
-//! says whether it broke again; one not confirmed is at level `note` (unless the run is strict).
+//! says whether it broke again; one not confirmed is at level `note` (unless the run is strict). The invocation's
+//! `properties.verdict` is `passed`, `failed` or `inconclusive`; an inconclusive run is not `executionSuccessful`,
+//! and each finding left pending is one of its `toolExecutionNotifications`.
 
 use super::Rerun;
 use crate::baseline::Baseline;
-use crate::campaign::Summary;
+use crate::campaign::{Summary, Verdict};
 use crate::oracle::{Level, Policy, RULES};
 use serde_json::{Value, json};
 
@@ -58,6 +60,19 @@ pub fn report(summary: &Summary, rerun: &Rerun, policy: &Policy, baseline: &Base
             })
         }))
         .collect();
+    let verdict = summary.verdict(baseline);
+    let unsettled = summary.unsettled(baseline);
+    // An inconclusive run did not do its job: findings that would fail it were never run again.
+    let notifications: Vec<Value> = unsettled
+        .iter()
+        .map(|found| {
+            json!({
+                "level": "error",
+                "message": { "text": format!("inconclusive: {} [{}] {}", found.finding.rule, found.trigger, found.confirmation) },
+                "associatedRule": { "id": found.finding.rule },
+            })
+        })
+        .collect();
     json!({
         "$schema": "https://json.schemastore.org/sarif-2.1.0.json",
         "version": "2.1.0",
@@ -67,7 +82,8 @@ pub fn report(summary: &Summary, rerun: &Rerun, policy: &Policy, baseline: &Base
                 "version": env!("CARGO_PKG_VERSION"),
                 "rules": rules,
             }},
-            "invocations": [{ "executionSuccessful": true, "properties": { "seed": summary.seed, "server": rerun.server.describe(), "conversations": summary.conversations, "sdk": rerun.sdk.as_ref().map(ToString::to_string) } }],
+            "invocations": [{ "executionSuccessful": verdict != Verdict::Inconclusive, "toolExecutionNotifications": notifications,
+                "properties": { "verdict": verdict.name(), "exitCode": verdict.exit_code(), "seed": summary.seed, "server": rerun.server.describe(), "conversations": summary.conversations, "sdk": rerun.sdk.as_ref().map(ToString::to_string) } }],
             "results": results,
         }],
     })

@@ -459,6 +459,37 @@ mod tests {
     }
 
     #[test]
+    fn a_minimization_that_gives_way_goes_on_from_where_it_stopped() {
+        use crate::server::builtin::mutants::Mutant;
+        use crate::server::{InProcess, builtin::reference::Planted};
+        let mut inputs: Vec<Input> =
+            (2..12).map(|i| line(json!({ "jsonrpc": "2.0", "method": format!("n{i}") }))).collect();
+        inputs.extend(Mutant::NoCacheHints.trigger().into_iter().map(Input::Line));
+        let policy = Policy::default();
+        let mut target = InProcess(Planted(Mutant::NoCacheHints));
+        let first = minimize_finding(&mut target, &inputs, "MCP-CACHE-HINTS", None, &policy, Budget { runs: 0, time: None })
+            .unwrap()
+            .unwrap();
+        let budget = Budget { runs: 1_000, time: None };
+        let whole = minimize_reproduced(&mut target, first.clone(), &policy, budget).unwrap();
+        // Giving way after a few candidates: not done, and what it has is smaller than the start, not yet the end.
+        let calls = std::cell::Cell::new(0);
+        let after_three = || {
+            calls.set(calls.get() + 1);
+            calls.get() > 3
+        };
+        let (partial, done) = minimize_giving_way(&mut target, first.clone(), &policy, budget, &after_three).unwrap();
+        assert!(!done);
+        assert!(partial.inputs.len() < inputs.len() && partial.inputs.len() > whole.inputs.len(), "{partial:?}");
+        // Going on from there ends where the whole minimization ends.
+        let (resumed, done) = minimize_giving_way(&mut target, partial, &policy, budget, &|| false).unwrap();
+        assert!(done);
+        assert_eq!(resumed.inputs, whole.inputs);
+        // Never asked to give way: done at once.
+        assert!(minimize_giving_way(&mut target, first, &policy, budget, &|| false).unwrap().1);
+    }
+
+    #[test]
     fn a_finding_out_of_time_or_that_does_not_shrink_is_run_once() {
         use crate::server::builtin::mutants::Mutant;
         let mut inputs = vec![line(json!({ "jsonrpc": "2.0", "method": "n" }))];

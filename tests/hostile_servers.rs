@@ -1,5 +1,5 @@
-//! The harness keeps its promises under hostile servers (tests/hostile/server.py): `fuzz --time T` returns within
-//! T + 10 s of the end of learning the server (which a hostile server keeps under a minute: learning gives up on a
+//! The harness keeps its promises under hostile servers (tests/hostile/server.py): `fuzz --time T --confirm-time C`
+//! returns within T + C + 10 s of the end of learning the server (which a hostile server keeps under a minute: learning gives up on a
 //! server that stalls), with a report, and leaves no process behind; `kill -9` of the harness after its first finding leaves
 //! that finding's case file on disk and no server running; SIGTERM ends every server, grandchildren too; SIGINT
 //! (Ctrl-C) writes no case file for the servers it ends. Quick
@@ -67,6 +67,9 @@ fn learned(stderr: &str) -> Option<f64> {
     line.split("learned the server in ").nth(1)?.split(' ').next()?.parse().ok()
 }
 
+/// The `--confirm-time` of the bounded runs: fuzzing time, then this to confirm and minimize.
+const CONFIRM: u64 = 5;
+
 /// The longest a hostile server keeps the learning going.
 const LEARNING_BOUND: u64 = 60;
 
@@ -99,9 +102,11 @@ fn every_hostile_server_gets_a_bounded_run_a_report_and_nothing_left_behind() {
             // The servers run as plain processes (they are Python scripts: not through the fork server), each in its
             // process group, which the promises are about.
             let quick = ["--eras", "dual", "--timeout", "300", "--startup-timeout", "300", "--no-fork-server"];
+            let confirm = CONFIRM.to_string();
+            let quick = [&quick[..], &["--confirm-time", &confirm]].concat();
             let (mut child, reader, errors) = fuzz_logged(secs, &out, &quick, &common::server(mode, &tag));
             // Each run waited for in a thread of its own, so its end is timed when it comes.
-            let bound = secs + 10 + LEARNING_BOUND;
+            let bound = secs + CONFIRM + 10 + LEARNING_BOUND;
             let waiter = std::thread::spawn(move || {
                 let status = wait(&mut child, Duration::from_secs(bound));
                 (status, started.elapsed().as_secs_f64())
@@ -110,17 +115,22 @@ fn every_hostile_server_gets_a_bounded_run_a_report_and_nothing_left_behind() {
         })
         .collect();
     for (mode, tag, out, waiter, reader, errors) in runs {
-        let bound = secs + 10 + LEARNING_BOUND;
+        let bound = secs + CONFIRM + 10 + LEARNING_BOUND;
         let (status, ended) = waiter.join().unwrap();
         let (stdout, stderr) = (reader.join().unwrap(), errors.join().unwrap());
         let status = status.unwrap_or_else(|| panic!("{mode}: --time {secs} still running after {bound} s\n{stderr}"));
         let learning = learned(&stderr).unwrap_or_else(|| panic!("{mode}: no learning time\n{stderr}"));
         assert!(learning <= LEARNING_BOUND as f64, "{mode}: learning took {learning} s\n{stderr}");
         assert!(
-            ended <= learning + (secs + 10) as f64,
+            ended <= learning + (secs + CONFIRM + 10) as f64,
             "{mode}: ended {ended:.1} s after the start, learning {learning} s"
         );
-        assert!(matches!(status.code(), Some(0 | 1)), "{mode}: {status:?}\n{stdout}");
+        // Passed, failed, or inconclusive with the findings still pending named.
+        match status.code() {
+            Some(0 | 1) => {}
+            Some(4) => assert!(stdout.contains("\npending ("), "{mode}: inconclusive, but no finding pending\n{stdout}"),
+            _ => panic!("{mode}: {status:?}\n{stdout}"),
+        }
         assert!(stdout.contains("\nran ") && stdout.contains("conversations in"), "{mode}: no report:\n{stdout}");
         let left = common::left_behind(&tag);
         assert!(left.is_empty(), "{mode}: left behind: {left:?}");
@@ -129,6 +139,39 @@ fn every_hostile_server_gets_a_bounded_run_a_report_and_nothing_left_behind() {
             assert!(Case::load(&path).is_ok(), "{mode}: {} does not load", path.display());
         }
         let _ = std::fs::remove_dir_all(&out);
+    }
+}
+
+#[test]
+fn a_finding_still_pending_makes_the_run_inconclusive_and_confirmation_time_settles_it() {
+    // A server that answers nothing: its first contact is the run's first conversation, judged at once; confirming
+    // its silence takes waits 4 times longer (over a second), more than a 1 s run leaves with no confirmation time.
+    for (confirm, code, verdict) in [("0", 4, "inconclusive"), ("30", 1, "failed")] {
+        let name = format!("pending-{confirm}");
+        let (tag, out) = (common::tag(&name), scratch(&name));
+        let json = std::env::temp_dir().join(format!("wirefuzz-{name}-{}.json", std::process::id()));
+        let quick = ["--timeout", "300", "--startup-timeout", "300", "--no-fork-server", "--shrink-budget", "5"];
+        let extra = [&quick[..], &["--confirm-time", confirm, "--json", json.to_str().unwrap()]].concat();
+        let (mut child, reader) = fuzz(1, &out, &extra, &common::server("silent", &tag));
+        let status = wait(&mut child, Duration::from_secs(120)).expect("the run ends");
+        let stdout = reader.join().unwrap();
+        assert_eq!(status.code(), Some(code), "--confirm-time {confirm}:\n{stdout}");
+        assert!(stdout.contains(&format!("verdict: {verdict} (exit {code})")), "{stdout}");
+        let report: serde_json::Value = serde_json::from_str(&std::fs::read_to_string(&json).unwrap()).unwrap();
+        assert_eq!(report["verdict"], verdict);
+        let states: Vec<&str> =
+            report["findings"].as_array().unwrap().iter().filter_map(|f| f["confirmation"].as_str()).collect();
+        match code {
+            4 => {
+                assert!(states.contains(&"pending") && !states.contains(&"confirmed"), "{states:?}");
+                assert!(stdout.contains("\npending (") && stdout.contains("--confirm-time "), "{stdout}");
+                assert!(report["settles_in_s"].as_u64().is_some_and(|s| s >= 1), "{report}");
+            }
+            _ => assert!(!states.contains(&"pending") && states.contains(&"confirmed"), "{states:?}"),
+        }
+        assert!(common::left_behind(&tag).is_empty());
+        let _ = std::fs::remove_dir_all(&out);
+        let _ = std::fs::remove_file(&json);
     }
 }
 

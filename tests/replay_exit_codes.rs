@@ -1,5 +1,5 @@
 //! `replay` is a trustworthy regression test: exit 1 when the case's rule breaks again, 3 when the case no longer
-//! reproduces, 0 when a clean case runs clean, 2 for a case file that is malformed, cut short or expects an unknown
+//! reproduces (whatever else breaks), 0 when a clean case runs clean, 2 for a case file that is malformed, cut short or expects an unknown
 //! rule; a crash case from a server that exits at once replays as a crash every time.
 
 #[path = "hostile/common.rs"]
@@ -44,6 +44,19 @@ fn replay_exit_codes() {
     let (code, text) = replay(&save(&gone, "gone"));
     assert_eq!(code, 3, "{text}");
     assert!(text.contains("no longer reproduces"), "{text}");
+    // Replayed on a server where its rule no longer breaks but another one does: fixed (3), the other one new.
+    let other = Mutant::IdAsString;
+    let both: Vec<Input> = trigger.iter().cloned().chain(other.trigger().into_iter().map(Input::Line)).collect();
+    let fixed_elsewhere = save(&Case { inputs: both, ..reproduces.clone() }, "fixed-elsewhere");
+    let output = Command::new(env!("CARGO_BIN_EXE_mcp-wirefuzz"))
+        .args(["replay", "--mutant", other.name()])
+        .arg(&fixed_elsewhere)
+        .output()
+        .unwrap();
+    let text = String::from_utf8_lossy(&output.stdout);
+    assert_eq!(output.status.code(), Some(3), "{text}");
+    assert!(text.contains(&format!("new: not what this case is about): {}", other.expected_rule())), "{text}");
+    assert!(text.contains(&format!("NOT as expected, {} did not break", mutant.expected_rule())), "{text}");
     let clean = Case { inputs: trigger, ..Case::default() };
     let (code, text) = replay(&save(&clean, "clean"));
     assert_eq!(code, 0, "{text}");

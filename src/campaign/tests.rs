@@ -492,3 +492,46 @@ fn minimization_starts_from_the_run_that_confirmed_the_finding() {
     assert_eq!(shrunk.load(Ordering::Relaxed), summary.found.len() as u64);
     assert_eq!(fuzzed.load(Ordering::Relaxed), 50);
 }
+
+/// A target whose every run first waits `.1`.
+struct Paced<T>(T, Duration);
+
+impl<T: Target> Target for Paced<T> {
+    fn run(&mut self, inputs: &[Input]) -> Result<Transcript> {
+        thread::sleep(self.1);
+        self.0.run(inputs)
+    }
+}
+
+#[test]
+fn no_minimization_ends_between_a_finding_seen_and_its_confirmation() {
+    // A server deaf to every request: a new trigger of JSONRPC-RESPONSE-MISSING now and then, while the shrink
+    // worker (slower) minimizes the ones before.
+    let mut options = options(60, None);
+    options.shrink = Budget { runs: 100, time: None };
+    let fuzzer = Box::new(Paced(Deaf(|_| true), Duration::from_millis(20)));
+    let shrinker = Box::new(Paced(Deaf(|_| true), Duration::from_millis(10)));
+    let mut events = Vec::new();
+    let summary = run(vec![fuzzer], shrinker, &options, &ServerSpec::BuiltIn, |event| match event {
+        Progress::Found(f) => events.push(('f', f.trigger.clone())),
+        Progress::Confirmed(f) => events.push(('c', f.trigger.clone())),
+        Progress::Minimized(f) => events.push(('m', f.trigger.clone())),
+        _ => {}
+    })
+    .unwrap();
+    assert!(missing(&summary).len() >= 3, "{events:?}");
+    let mut gave_way = false;
+    for (at, (kind, trigger)) in events.iter().enumerate() {
+        if *kind != 'f' {
+            continue;
+        }
+        let confirmed = events[at..].iter().position(|e| *e == ('c', trigger.clone())).expect("confirmed") + at;
+        let minimized_between = events[at..confirmed].iter().any(|(kind, _)| *kind == 'm');
+        assert!(!minimized_between, "[{trigger}] waited for a minimization to end: {events:?}");
+        // A minimization that began before this finding was seen is still to end: it gave way.
+        let began_before = events[..at].iter().any(|(kind, t)| *kind == 'c' && !events[..at].contains(&('m', t.clone())));
+        gave_way |= began_before;
+    }
+    assert!(gave_way, "no finding came while another was being minimized: {events:?}");
+    assert!(summary.found.iter().all(|f| f.confirmation.confirmed() && f.minimized), "{events:?}");
+}

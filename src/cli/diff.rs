@@ -109,7 +109,8 @@ pub struct DiffArgs {
     command: Vec<String>,
 }
 
-/// Runs the comparison (or the recording): exit 1 when a confirmed divergence is not accepted by the baseline.
+/// Runs the comparison (or the recording): exit 1 when a confirmed divergence is not accepted by the baseline, 4 when
+/// none is but one was still pending at the deadline.
 pub fn run(args: DiffArgs) -> Result<ExitCode> {
     let began = Instant::now();
     end_servers_on_signal()?;
@@ -225,7 +226,7 @@ pub fn run(args: DiffArgs) -> Result<ExitCode> {
     if let Some(path) = &args.html {
         write_report(path, &report::html(&summary, &sides))?;
     }
-    Ok(if summary.fails() { ExitCode::from(1) } else { ExitCode::SUCCESS })
+    Ok(ExitCode::from(summary.verdict().exit_code()))
 }
 
 /// Side A and side B from the options (`None` for B with `--record`).

@@ -1,5 +1,6 @@
 //! `mcp-wirefuzz replay`: one case file against the server it names (or another), checked; its exit codes are a
-//! contract (0 clean, 1 a rule breaks, 3 no longer reproduces, 2 a bad case file or a harness error).
+//! contract: 1 the case's expected rules break again, 3 one of them does not (fixed, whatever else breaks: that is
+//! listed apart, as new), 0 a clean case runs clean, 2 a bad case file or a harness error.
 
 use super::options::{ForkServerOption, ReplyTimeout, RuleOptions};
 use super::server::{end_servers_on_signal, server_model, server_spec, stated_eras, through_fork_server};
@@ -53,7 +54,7 @@ pub struct ReplayArgs {
 /// The exit code of `replay` when a case's expected rules do not all break again on its server.
 const NO_LONGER_REPRODUCES: u8 = 3;
 
-/// Replays the case and checks it: exit 0 clean, 1 when a rule breaks, 3 when the case no longer reproduces.
+/// Replays the case and checks it against what it expects, on its own server or the one given ([`Expectation`]).
 pub fn run(args: ReplayArgs) -> Result<ExitCode> {
     let (file, rules) = (args.file.as_path(), &args.rules);
     let timeout = args.timeout.duration()?;
@@ -109,7 +110,8 @@ pub fn run(args: ReplayArgs) -> Result<ExitCode> {
         println!("SDK: {} (from --sdk)", sdk.title());
     }
     print!("{}", transcript.render());
-    let mut yours = 0;
+    // The rules broken by the server's own code (not one of its SDK's known deviations), each once.
+    let mut yours: Vec<&str> = Vec::new();
     for finding in &findings {
         let trigger = trigger::signature(&transcript, finding);
         match sdk.and_then(|sdk| sdk.deviation(&transcript, finding, &trigger)) {
@@ -120,27 +122,78 @@ pub fn run(args: ReplayArgs) -> Result<ExitCode> {
                 )
             }
             None => {
-                yours += 1;
+                if !yours.contains(&finding.rule) {
+                    yours.push(finding.rule);
+                }
                 println!("{finding}");
             }
         }
     }
-    let broke = if yours == 0 { ExitCode::SUCCESS } else { ExitCode::from(1) };
-    if server != case.server() {
-        return Ok(broke);
-    }
-    let fired: Vec<&str> = findings.iter().map(|f| f.rule).collect();
+    let on = server.describe();
+    let verdict = Expectation::judge(&case.expect, &findings.iter().map(|f| f.rule).collect::<Vec<_>>(), &yours);
     let expected = if case.expect.is_empty() { "clean".to_string() } else { case.expect.join(", ") };
-    let reproduced = if case.expect.is_empty() {
-        fired.is_empty()
-    } else {
-        case.expect.iter().all(|rule| fired.contains(&rule.as_str()))
-    };
-    let verdict = if reproduced { "as expected" } else { "NOT as expected" };
-    println!("the case expects {expected} on {}: {verdict}", server.describe());
-    if !case.expect.is_empty() && !reproduced {
-        println!("the case no longer reproduces (exit {NO_LONGER_REPRODUCES})");
-        return Ok(ExitCode::from(NO_LONGER_REPRODUCES));
+    if !verdict.new.is_empty() {
+        println!(
+            "also broken, apart from what the case expects (new: not what this case is about): {}",
+            verdict.new.join(", ")
+        );
     }
-    Ok(broke)
+    match verdict.exit {
+        NO_LONGER_REPRODUCES => {
+            println!("the case expects {expected} on {on}: NOT as expected, {} did not break", verdict.gone.join(", "));
+            println!("the case no longer reproduces: fixed (exit {NO_LONGER_REPRODUCES})");
+        }
+        _ if case.expect.is_empty() && !yours.is_empty() => println!("the case expects clean on {on}: NOT as expected"),
+        _ => println!("the case expects {expected} on {on}: as expected"),
+    }
+    Ok(ExitCode::from(verdict.exit))
+}
+
+/// What a replayed case's findings say against what it expects.
+#[derive(Debug, PartialEq, Eq)]
+struct Expectation<'a> {
+    /// The exit code: 1 when the expected rules break again by the server's own code (or a clean case is not),
+    /// [`NO_LONGER_REPRODUCES`] when an expected rule does not break at all (fixed, whatever else breaks), else 0.
+    exit: u8,
+    /// The expected rules that did not break.
+    gone: Vec<&'a str>,
+    /// The rules the server's own code broke that the case does not expect.
+    new: Vec<&'a str>,
+}
+
+impl<'a> Expectation<'a> {
+    /// Judges `expect` against the rules that broke (`fired`) and those of them the server's own code broke (`yours`;
+    /// the others are its SDK's known deviations).
+    fn judge(expect: &'a [String], fired: &[&str], yours: &[&'a str]) -> Expectation<'a> {
+        let gone: Vec<&str> = expect.iter().map(String::as_str).filter(|rule| !fired.contains(rule)).collect();
+        let new: Vec<&str> = yours.iter().copied().filter(|rule| !expect.iter().any(|e| e == rule)).collect();
+        let exit = match (expect.is_empty(), gone.is_empty()) {
+            (false, false) => NO_LONGER_REPRODUCES,
+            (false, true) => u8::from(expect.iter().any(|rule| yours.contains(&rule.as_str()))),
+            (true, _) => u8::from(!yours.is_empty()),
+        };
+        Expectation { exit, gone, new }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_case_whose_rule_does_not_break_is_fixed_whatever_else_breaks() {
+        let expect = vec!["JSONRPC-FRAMING".to_string()];
+        // Fixed: its rule is gone, two warnings of the SDK's break beside it.
+        let fixed = Expectation::judge(&expect, &["MCP-LOG-LEVEL", "MCP-CACHE-HINTS"], &["MCP-LOG-LEVEL"]);
+        assert_eq!(fixed, Expectation { exit: 3, gone: vec!["JSONRPC-FRAMING"], new: vec!["MCP-LOG-LEVEL"] });
+        // Reproduced, with something new beside it.
+        let again = Expectation::judge(&expect, &["JSONRPC-FRAMING", "MCP-LOG-LEVEL"], &["JSONRPC-FRAMING", "MCP-LOG-LEVEL"]);
+        assert_eq!(again, Expectation { exit: 1, gone: vec![], new: vec!["MCP-LOG-LEVEL"] });
+        // Reproduced, but as the SDK's known deviation (--sdk): nothing of the author's breaks.
+        assert_eq!(Expectation::judge(&expect, &["JSONRPC-FRAMING"], &[]).exit, 0);
+        // A clean case: clean, or not.
+        assert_eq!(Expectation::judge(&[], &[], &[]).exit, 0);
+        assert_eq!(Expectation::judge(&[], &["MCP-LOG-LEVEL"], &["MCP-LOG-LEVEL"]).exit, 1);
+        assert_eq!(Expectation::judge(&[], &["MCP-LOG-LEVEL"], &[]).exit, 0);
+    }
 }

@@ -19,7 +19,7 @@ pub mod report;
 
 pub use compare::{Class, Divergence, Ignore, Side, compare};
 
-use crate::campaign::conversation_for;
+use crate::campaign::{Verdict, conversation_for};
 use crate::case::connection_era;
 use crate::model::Eras;
 use crate::protocol::Era;
@@ -133,6 +133,8 @@ pub struct Found {
     pub b: Transcript,
     /// True when it diverged the same way again when run again.
     pub confirmed: bool,
+    /// True when it was not run again: the run's deadline passed first (neither confirmed nor ruled out).
+    pub pending: bool,
     /// The baseline's reason, when a baseline entry accepts it.
     pub accepted: Option<String>,
     /// How many lines the conversation had when first seen (to tell a minimized case).
@@ -165,6 +167,12 @@ impl Summary {
     /// True when a confirmed divergence is not accepted by the baseline: the run fails.
     pub fn fails(&self) -> bool {
         self.found.iter().any(Found::fails)
+    }
+
+    /// The run's verdict: failed, else inconclusive when a divergence the baseline does not accept is still pending
+    /// (it would fail the run once confirmed), else passed.
+    pub fn verdict(&self) -> Verdict {
+        Verdict::of(self.fails(), self.found.iter().any(|found| found.pending && found.accepted.is_none()))
     }
 }
 
@@ -285,11 +293,13 @@ fn settle(
         a: seen.0.clone(),
         b: seen.1.clone(),
         confirmed: false,
+        pending: false,
         accepted,
         first_frames: inputs.len(),
         case_file: None,
     };
-    found.confirmed = confirm(pair, &found.divergence, inputs, options)?;
+    let confirmed = confirm(pair, &found.divergence, inputs, options)?;
+    (found.confirmed, found.pending) = (confirmed == Some(true), confirmed.is_none());
     if found.confirmed && found.accepted.is_none() && options.shrink.runs > 0 {
         let until = [deadline, options.shrink.time.map(|time| Instant::now() + time)].into_iter().flatten().min();
         if let Some((inputs, a, b, divergence)) = minimize(pair, &key, inputs, options, until) {
@@ -304,8 +314,9 @@ fn settle(
 }
 
 /// Runs `inputs` again on both sides (with waits [`PATIENCE`] times longer when the divergence rests on silence or a
-/// hang, for a side whose verdicts depend on waits): true when the same divergence shows again.
-fn confirm(pair: &mut Pair<'_>, divergence: &Divergence, inputs: &[Input], options: &Options) -> Result<bool> {
+/// hang, for a side whose verdicts depend on waits): whether the same divergence shows again, `None` when the run's
+/// deadline passed before it could tell.
+fn confirm(pair: &mut Pair<'_>, divergence: &Divergence, inputs: &[Input], options: &Options) -> Result<Option<bool>> {
     let waits = matches!(divergence.class, Class::AnswerVsSilence | Class::Ending);
     let (mut patient_a, mut patient_b) = match waits {
         true => (pair.0.patient(PATIENCE), pair.1.patient(PATIENCE)),
@@ -320,11 +331,11 @@ fn confirm(pair: &mut Pair<'_>, divergence: &Divergence, inputs: &[Input], optio
         None => &mut *pair.1,
     };
     let (ta, tb) = match run_both(a, b, inputs) {
-        Err(error) if error.is::<crate::server::DeadlinePassed>() => return Ok(false),
+        Err(error) if error.is::<crate::server::DeadlinePassed>() => return Ok(None),
         ran => ran?,
     };
     let key = divergence.key();
-    Ok(divergences(inputs, &ta, &tb, &options.ignore, options.eras).iter().any(|d| d.key() == key))
+    Ok(Some(divergences(inputs, &ta, &tb, &options.ignore, options.eras).iter().any(|d| d.key() == key)))
 }
 
 /// The shortest conversation found (within the shrink budget's runs and before `until`) on which the divergence `key` still
@@ -402,5 +413,52 @@ mod tests {
         // Both serve it: each difference is its own.
         assert_eq!(divergences(&inputs, &a, &b, &ignore, Some((Eras::Dual, Eras::Modern))).len(), 2);
         assert!(divergences(&inputs, &a, &a, &ignore, Some((Eras::Dual, Eras::Handshake))).is_empty());
+    }
+
+    /// The built-in server (with a planted bug, or not), whose runs after its first `.1` fail as a passed deadline
+    /// does.
+    struct CutAfter(Option<crate::server::builtin::mutants::Mutant>, usize);
+
+    impl Target for CutAfter {
+        fn run(&mut self, inputs: &[Input]) -> Result<Transcript> {
+            use crate::server::builtin::reference::{Calc, Planted};
+            self.1 = self.1.checked_sub(1).ok_or(crate::server::DeadlinePassed)?;
+            Ok(match self.0 {
+                Some(mutant) => crate::server::run_in_process(&Planted(mutant), inputs),
+                None => crate::server::run_in_process(&Calc, inputs),
+            })
+        }
+    }
+
+    #[test]
+    fn a_divergence_the_deadline_kept_from_running_again_is_pending_and_the_run_inconclusive() {
+        use crate::server::ServerSpec;
+        use crate::server::builtin::mutants::Mutant;
+        let mutant = Mutant::DuplicateToolName;
+        let options = |cases| Options {
+            conversations: Conversations::generated(1, Surface::built_in(), Eras::Dual),
+            cases: Some(cases),
+            time: None,
+            stop_after: None,
+            ignore: Ignore::default(),
+            eras: None,
+            out: None,
+            shrink: shrink::Budget { runs: 0, time: None },
+            accepted: Accepted::default(),
+            sides: (SideSpec::Server(ServerSpec::BuiltIn), SideSpec::Server(ServerSpec::Mutant(mutant))),
+        };
+        let diff = |runs: usize, cases: u64| {
+            run(&mut CutAfter(None, runs), &mut CutAfter(Some(mutant), runs), &options(cases), |_| {}).unwrap()
+        };
+        // The first conversation that diverges, with all the time there is: confirmed, and the run fails.
+        let settled = diff(usize::MAX, 200);
+        let first = settled.found.first().expect("the planted bug diverges").conversation as usize;
+        assert!(settled.found.iter().all(|f| !f.pending) && settled.verdict() == Verdict::Failed);
+        // Each side runs that conversation, then meets the deadline when running it again.
+        let cut = diff(first + 1, first as u64 + 1);
+        assert!(!cut.found.is_empty() && cut.found.iter().all(|f| f.pending && !f.confirmed), "{:?}", cut.found);
+        assert_eq!(cut.verdict(), Verdict::Inconclusive);
+        let shown = report::human(&cut, &options(1).sides);
+        assert!(shown.contains("pending (the run's time ran out") && shown.contains("verdict: inconclusive (exit 4)"));
     }
 }

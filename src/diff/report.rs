@@ -19,12 +19,15 @@ fn grouped(summary: &Summary) -> BTreeMap<&str, Vec<&Found>> {
     groups
 }
 
-/// What one divergence's verdict is: `confirmed`, `accepted (reason)`, `not confirmed`.
+/// What one divergence's verdict is: `confirmed`, `accepted (reason)`, `pending`, `not confirmed`.
 fn verdict(found: &Found) -> String {
     match (&found.accepted, found.confirmed) {
         (Some(reason), _) if reason.is_empty() => "accepted by the baseline".into(),
         (Some(reason), _) => format!("accepted by the baseline: {reason}"),
         (None, true) => "confirmed".into(),
+        (None, false) if found.pending => {
+            "pending (the run's time ran out before it could run again; the run is inconclusive)".into()
+        }
         (None, false) => "not confirmed (it did not diverge again when run again; not counted)".into(),
     }
 }
@@ -54,10 +57,12 @@ pub fn divergence(found: &Found) -> String {
 pub fn human(summary: &Summary, sides: &(SideSpec, SideSpec)) -> String {
     let failing = summary.found.iter().filter(|f| f.fails()).count();
     let accepted = summary.found.iter().filter(|f| f.accepted.is_some()).count();
-    let unconfirmed = summary.found.iter().filter(|f| !f.confirmed && f.accepted.is_none()).count();
+    let open = |f: &&Found| !f.confirmed && f.accepted.is_none();
+    let pending = summary.found.iter().filter(open).filter(|f| f.pending).count();
+    let unconfirmed = summary.found.iter().filter(open).count() - pending;
     let mut out = format!(
         "mcp-wirefuzz diff: {} conversation(s) in {:.1} s; {failing} divergence(s) differ, {accepted} accepted by \
-         the baseline, {unconfirmed} not confirmed\n  A: {}\n  B: {}\n",
+         the baseline, {unconfirmed} not confirmed, {pending} pending\n  A: {}\n  B: {}\n",
         summary.conversations,
         summary.elapsed.as_secs_f64(),
         sides.0.describe(),
@@ -78,6 +83,8 @@ pub fn human(summary: &Summary, sides: &(SideSpec, SideSpec)) -> String {
     for entry in &summary.stale {
         let _ = writeln!(out, "stale baseline entry (nothing diverged so): {entry}");
     }
+    let verdict = summary.verdict();
+    let _ = writeln!(out, "verdict: {} (exit {})", verdict.name(), verdict.exit_code());
     out
 }
 
@@ -95,6 +102,7 @@ pub fn json(summary: &Summary, sides: &(SideSpec, SideSpec)) -> Value {
                 "a": d.a,
                 "b": d.b,
                 "confirmed": found.confirmed,
+                "pending": found.pending,
                 "accepted": found.accepted,
                 "fails": found.fails(),
                 "conversation": found.conversation,
@@ -109,6 +117,7 @@ pub fn json(summary: &Summary, sides: &(SideSpec, SideSpec)) -> Value {
         "conversations": summary.conversations,
         "elapsed_s": summary.elapsed.as_secs_f64(),
         "fails": summary.fails(),
+        "verdict": summary.verdict().name(),
         "divergences": divergences,
         "stale_baseline_entries": summary.stale,
     })

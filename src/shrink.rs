@@ -161,7 +161,7 @@ fn shrink_from(
     let mut kept: Option<Minimized> = None;
     // Set when a run could not start because the whole run's deadline passed (a campaign's): no later one can.
     let mut cut = false;
-    let shrunk = shrink(first.inputs.clone(), runs, |candidate| {
+    let mut attempt = |candidate: &[Input]| {
         if cut || out_of_time() {
             return false;
         }
@@ -179,7 +179,20 @@ fn shrink_from(
         let Some((finding, trigger)) = wanted(&transcript, rule, trigger, policy) else { return false };
         kept = Some(Minimized { inputs: candidate.to_vec(), transcript, finding, trigger });
         true
-    });
+    };
+    // The likeliest small cases first, one run each; the passes go on from the first that still breaks the rule.
+    let (mut start, mut tried) = (first.inputs.clone(), 0);
+    for candidate in directed(&first) {
+        if tried == runs {
+            break;
+        }
+        tried += 1;
+        if attempt(&candidate) {
+            start = candidate;
+            break;
+        }
+    }
+    let shrunk = shrink(start, runs - tried, &mut attempt);
     match kept {
         Some(kept) if kept.inputs == shrunk => Ok((kept, !gave_way)),
         // Nothing shrank before the deadline cut the runs: not minimized, and the caller is told why.
@@ -187,6 +200,48 @@ fn shrink_from(
         // Nothing shrank.
         _ => Ok((first, !gave_way)),
     }
+}
+
+/// The candidates a minimization tries before its passes, smallest first: the input line at fault alone, then the
+/// conversation's opening (up to its first sync point, with the notifications right after it) and that line. Most
+/// findings need no more, and each costs one run where the passes' halvings cost several (for a hang, a whole wait
+/// each). The line at fault is the one the finding's event carries, or the last input line sent before it (the
+/// event may be a line of the harness's own, such as a re-ask). None when the event names no input line.
+fn directed(first: &Minimized) -> Vec<Vec<Input>> {
+    let Some(at) = first.finding.event else { return Vec::new() };
+    let lines: Vec<(usize, &Vec<u8>)> = first
+        .inputs
+        .iter()
+        .enumerate()
+        .filter_map(|(index, input)| if let Input::Line(line) = input { Some((index, line)) } else { None })
+        .collect();
+    // The transcript's sent lines, matched in order to the inputs' lines (the harness's own lines in between).
+    let (mut next, mut fault) = (0, None);
+    for event in first.transcript.events.iter().take(at + 1) {
+        if let crate::transcript::Event::Sent(sent) = event
+            && lines.get(next).is_some_and(|(_, line)| *line == sent)
+        {
+            fault = Some(lines[next].0);
+            next += 1;
+        }
+    }
+    let Some(fault) = fault else { return Vec::new() };
+    let line = first.inputs[fault].clone();
+    let mut candidates = vec![vec![line.clone(), Input::Sync]];
+    if let Some(sync) = first.inputs[..fault].iter().position(|input| *input == Input::Sync) {
+        let mut opening = first.inputs[..=sync].to_vec();
+        opening.extend(first.inputs[sync + 1..fault].iter().take_while(|input| is_notification(input)).cloned());
+        opening.extend([line, Input::Sync]);
+        candidates.push(opening);
+    }
+    candidates.retain(|candidate| candidate.len() < first.inputs.len());
+    candidates
+}
+
+/// True when `input` is a JSON-RPC notification: an object with a method and no id.
+fn is_notification(input: &Input) -> bool {
+    let Input::Line(line) = input else { return false };
+    serde_json::from_slice::<Map<String, Value>>(line).is_ok_and(|m| m.contains_key("method") && !m.contains_key("id"))
 }
 
 struct Shrinker<'a> {
@@ -388,6 +443,16 @@ mod tests {
         );
     }
 
+    /// A target that keeps the inputs of each of its runs.
+    struct Recorded<T>(T, Vec<Vec<Input>>);
+
+    impl<T: Target> Target for Recorded<T> {
+        fn run(&mut self, inputs: &[Input]) -> anyhow::Result<Transcript> {
+            self.1.push(inputs.to_vec());
+            self.0.run(inputs)
+        }
+    }
+
     /// A target that counts its runs.
     struct Counted<T>(T, usize);
 
@@ -467,26 +532,74 @@ mod tests {
         inputs.extend(Mutant::NoCacheHints.trigger().into_iter().map(Input::Line));
         let policy = Policy::default();
         let mut target = InProcess(Planted(Mutant::NoCacheHints));
-        let first = minimize_finding(&mut target, &inputs, "MCP-CACHE-HINTS", None, &policy, Budget { runs: 0, time: None })
-            .unwrap()
-            .unwrap();
+        let first =
+            minimize_finding(&mut target, &inputs, "MCP-CACHE-HINTS", None, &policy, Budget { runs: 0, time: None })
+                .unwrap()
+                .unwrap();
         let budget = Budget { runs: 1_000, time: None };
         let whole = minimize_reproduced(&mut target, first.clone(), &policy, budget).unwrap();
-        // Giving way after a few candidates: not done, and what it has is smaller than the start, not yet the end.
-        let calls = std::cell::Cell::new(0);
-        let after_three = || {
-            calls.set(calls.get() + 1);
-            calls.get() > 3
-        };
-        let (partial, done) = minimize_giving_way(&mut target, first.clone(), &policy, budget, &after_three).unwrap();
+        assert!(whole.inputs.len() < inputs.len());
+        // Giving way before its first candidate: not done, and what it has is where it started.
+        let (partial, done) = minimize_giving_way(&mut target, first.clone(), &policy, budget, &|| true).unwrap();
         assert!(!done);
-        assert!(partial.inputs.len() < inputs.len() && partial.inputs.len() > whole.inputs.len(), "{partial:?}");
+        assert_eq!(partial.inputs, inputs);
         // Going on from there ends where the whole minimization ends.
         let (resumed, done) = minimize_giving_way(&mut target, partial, &policy, budget, &|| false).unwrap();
         assert!(done);
         assert_eq!(resumed.inputs, whole.inputs);
         // Never asked to give way: done at once.
         assert!(minimize_giving_way(&mut target, first, &policy, budget, &|| false).unwrap().1);
+    }
+
+    #[test]
+    fn the_line_at_fault_alone_is_the_first_candidate_and_often_the_case() {
+        use crate::server::builtin::mutants::Mutant;
+        use crate::server::{InProcess, builtin::reference::Planted};
+        // Noise, then the trigger: the one line at fault is tried first, and it is the case.
+        let mut inputs: Vec<Input> =
+            (2..40).map(|i| line(json!({ "jsonrpc": "2.0", "method": format!("n{i}") }))).collect();
+        inputs.extend(Mutant::NoCacheHints.trigger().into_iter().map(Input::Line));
+        inputs.push(Input::Sync);
+        let policy = Policy::default();
+        let mut target = Recorded(InProcess(Planted(Mutant::NoCacheHints)), Vec::new());
+        let once = Budget { runs: 0, time: None };
+        let first = minimize_finding(&mut target, &inputs, "MCP-CACHE-HINTS", None, &policy, once).unwrap().unwrap();
+        let candidates = directed(&first);
+        let Some(Input::Line(fault)) = candidates.first().and_then(|c| c.first()) else { panic!("{candidates:?}") };
+        assert!(String::from_utf8_lossy(fault).contains("tools/list"), "{}", String::from_utf8_lossy(fault));
+        target.1.clear();
+        let budget = Budget { runs: 1_000, time: None };
+        let minimized = minimize_reproduced(&mut target, first, &policy, budget).unwrap();
+        assert_eq!(minimized.inputs.len(), 1, "{:?}", minimized.inputs);
+        // The first run of the minimization is the line at fault alone, not a half of the conversation.
+        assert_eq!(target.1[0], candidates[0]);
+        // A handshake conversation keeps its opening: initialize, the sync point, then initialized.
+        let open = |method: &str, id: Option<u64>| match id {
+            Some(id) => line(json!({ "jsonrpc": "2.0", "id": id, "method": method })),
+            None => line(json!({ "jsonrpc": "2.0", "method": method })),
+        };
+        let handshake = vec![
+            open("initialize", Some(1)),
+            Input::Sync,
+            open("notifications/initialized", None),
+            open("ping", Some(2)),
+            open("tools/list", Some(3)),
+            Input::Sync,
+        ];
+        let sent = handshake.iter().filter_map(|i| {
+            if let Input::Line(l) = i { Some(crate::transcript::Event::Sent(l.clone())) } else { None }
+        });
+        let transcript = Transcript { events: sent.collect(), ending: crate::transcript::Ending::Closed };
+        let finding = Finding {
+            rule: "MCP-CACHE-HINTS",
+            level: crate::oracle::Level::Error,
+            event: Some(3),
+            detail: String::new(),
+        };
+        let first = Minimized { inputs: handshake.clone(), transcript, finding, trigger: String::new() };
+        let candidates = directed(&first);
+        assert_eq!(candidates[0], vec![handshake[4].clone(), Input::Sync]);
+        assert_eq!(candidates[1], [&handshake[..3], &[handshake[4].clone(), Input::Sync]].concat());
     }
 
     #[test]

@@ -128,7 +128,9 @@ fn every_hostile_server_gets_a_bounded_run_a_report_and_nothing_left_behind() {
         // Passed, failed, or inconclusive with the findings still pending named.
         match status.code() {
             Some(0 | 1) => {}
-            Some(4) => assert!(stdout.contains("\npending ("), "{mode}: inconclusive, but no finding pending\n{stdout}"),
+            Some(4) => {
+                assert!(stdout.contains("\npending ("), "{mode}: inconclusive, but no finding pending\n{stdout}")
+            }
             _ => panic!("{mode}: {status:?}\n{stdout}"),
         }
         assert!(stdout.contains("\nran ") && stdout.contains("conversations in"), "{mode}: no report:\n{stdout}");

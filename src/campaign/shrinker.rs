@@ -28,7 +28,7 @@ pub(super) struct Shrinker<'a> {
 /// How a minimization step ended: done (the finding minimized), or given way to a confirmation (the smallest
 /// conversation so far, to go on from).
 enum Step {
-    Done(Found),
+    Done(Box<Found>),
     GaveWay(Minimized),
 }
 
@@ -81,7 +81,7 @@ impl Shrinker<'_> {
             let spent = || job.spent + began.elapsed();
             match self.minimize(&job, confirming, budget) {
                 Ok(Step::Done(found)) => {
-                    let _ = sender.send(Message::Minimized(Box::new(found), spent()));
+                    let _ = sender.send(Message::Minimized(found, spent()));
                 }
                 Ok(Step::GaveWay(partial)) => {
                     let spent = spent();
@@ -164,8 +164,7 @@ impl Shrinker<'_> {
         let (first, seen) = (&job.first, &job.seen);
         let waiting = self.waiting.clone();
         let give_way = move || waiting.load(Ordering::Relaxed) > 0;
-        let (minimized, done) =
-            minimize_giving_way(&mut *self.target, confirming, &options.policy, budget, &give_way)?;
+        let (minimized, done) = minimize_giving_way(&mut *self.target, confirming, &options.policy, budget, &give_way)?;
         if !done {
             return Ok(Step::GaveWay(minimized));
         }
@@ -175,7 +174,7 @@ impl Shrinker<'_> {
             Some(dir) => Some(case.save(dir, &case_name(first.rule, &seen.trigger, job.index))?),
             None => None,
         };
-        Ok(Step::Done(Found {
+        Ok(Step::Done(Box::new(Found {
             finding,
             trigger,
             case,
@@ -183,7 +182,7 @@ impl Shrinker<'_> {
             case_file,
             minimized: true,
             ..seen.clone()
-        }))
+        })))
     }
 }
 

@@ -422,7 +422,8 @@ fn a_finding_seen_as_fuzzing_ends_is_confirmed_in_the_confirmation_time() {
     let server = ServerSpec::Mutant(Mutant::NoCacheHints);
     // Each of the shrinker's runs takes 150 ms: the findings come faster than they are confirmed, and most are
     // confirmed after fuzzing stopped.
-    let shrinker = Box::new(Slow { delay: Duration::from_millis(150), deadline: Instant::now() + Duration::from_secs(20) });
+    let shrinker =
+        Box::new(Slow { delay: Duration::from_millis(150), deadline: Instant::now() + Duration::from_secs(20) });
     let started = Instant::now();
     let summary = run(vec![server.target(Default::default())], shrinker, &options, &server, |_| {}).unwrap();
     assert!(!summary.found.is_empty());
@@ -529,7 +530,8 @@ fn no_minimization_ends_between_a_finding_seen_and_its_confirmation() {
         let minimized_between = events[at..confirmed].iter().any(|(kind, _)| *kind == 'm');
         assert!(!minimized_between, "[{trigger}] waited for a minimization to end: {events:?}");
         // A minimization that began before this finding was seen is still to end: it gave way.
-        let began_before = events[..at].iter().any(|(kind, t)| *kind == 'c' && !events[..at].contains(&('m', t.clone())));
+        let began_before =
+            events[..at].iter().any(|(kind, t)| *kind == 'c' && !events[..at].contains(&('m', t.clone())));
         gave_way |= began_before;
     }
     assert!(gave_way, "no finding came while another was being minimized: {events:?}");

@@ -187,7 +187,8 @@ mod tests {
         let fixed = Expectation::judge(&expect, &["MCP-LOG-LEVEL", "MCP-CACHE-HINTS"], &["MCP-LOG-LEVEL"]);
         assert_eq!(fixed, Expectation { exit: 3, gone: vec!["JSONRPC-FRAMING"], new: vec!["MCP-LOG-LEVEL"] });
         // Reproduced, with something new beside it.
-        let again = Expectation::judge(&expect, &["JSONRPC-FRAMING", "MCP-LOG-LEVEL"], &["JSONRPC-FRAMING", "MCP-LOG-LEVEL"]);
+        let again =
+            Expectation::judge(&expect, &["JSONRPC-FRAMING", "MCP-LOG-LEVEL"], &["JSONRPC-FRAMING", "MCP-LOG-LEVEL"]);
         assert_eq!(again, Expectation { exit: 1, gone: vec![], new: vec!["MCP-LOG-LEVEL"] });
         // Reproduced, but as the SDK's known deviation (--sdk): nothing of the author's breaks.
         assert_eq!(Expectation::judge(&expect, &["JSONRPC-FRAMING"], &[]).exit, 0);

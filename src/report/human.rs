@@ -156,11 +156,8 @@ pub fn summary(summary: &Summary, baseline: &Baseline) -> String {
         }
     }
     let unsettled = summary.unsettled(baseline);
-    let doubtful: Vec<&Found> = summary
-        .found
-        .iter()
-        .filter(|f| !f.confirmation.listed() && !unsettled.iter().any(|u| u.same(f)))
-        .collect();
+    let doubtful: Vec<&Found> =
+        summary.found.iter().filter(|f| !f.confirmation.listed() && !unsettled.iter().any(|u| u.same(f))).collect();
     if !doubtful.is_empty() {
         let fails = if summary.strict {
             "they fail the run: --strict"

@@ -106,7 +106,12 @@ pub fn minimize_giving_way(
 }
 
 /// The first finding of `rule` (with `trigger`, when given) in `transcript`, with its trigger.
-fn wanted(transcript: &Transcript, rule: &str, trigger: Option<&str>, policy: &Policy) -> Option<(Finding, String)> {
+pub fn wanted(
+    transcript: &Transcript,
+    rule: &str,
+    trigger: Option<&str>,
+    policy: &Policy,
+) -> Option<(Finding, String)> {
     check(transcript, policy).into_iter().filter(|f| f.rule == rule).find_map(|finding| {
         let signature = crate::trigger::signature(transcript, &finding);
         trigger.is_none_or(|t| t == signature).then_some((finding, signature))

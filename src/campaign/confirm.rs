@@ -13,7 +13,7 @@ use crate::oracle::rules::{
     SERVER_SHUTDOWN,
 };
 use crate::server::Target;
-use crate::shrink::{Budget, Minimized, minimize_finding};
+use crate::shrink::{Budget, Minimized, minimize_finding, wanted};
 use crate::transcript::{Ending, Input, Transcript};
 use anyhow::Result;
 use std::time::Duration;
@@ -117,7 +117,9 @@ impl std::fmt::Display for Confirmation {
 /// Runs `inputs` again to confirm a finding of `rule` with `trigger` (see the module documentation); `patient` is
 /// the same server with stretched waits, `None` when the target's waits do not depend on time. With the
 /// confirmation comes the run that confirmed it, which minimization starts from instead of running the inputs once
-/// more. An error means a target could not run (the run's deadline passed, [`crate::server::DeadlinePassed`],
+/// more. A silence that, with the stretched waits, shows as SERVER-HANDLER-HANG (a handler that never returned
+/// while the server went on) is confirmed as that finding, the run's: it is the stronger statement about the same
+/// silence, not a slow server. An error means a target could not run (the run's deadline passed, [`crate::server::DeadlinePassed`],
 /// among them).
 pub fn confirm(
     target: &mut dyn Target,
@@ -129,8 +131,18 @@ pub fn confirm(
 ) -> Result<(Confirmation, Option<Minimized>)> {
     let once = Budget { runs: 0, time: None };
     if let Some(patient) = patient.filter(|_| rests_on_silence(rule)) {
-        return Ok(match minimize_finding(patient, inputs, rule, Some(trigger), policy, once)? {
-            Some(run) => (Confirmation::Confirmed { stretched: Some(STRETCH) }, Some(run)),
+        let transcript = patient.run(inputs)?;
+        let stretched = Confirmation::Confirmed { stretched: Some(STRETCH) };
+        let run = |(finding, trigger)| Minimized {
+            inputs: inputs.to_vec(),
+            transcript: transcript.clone(),
+            finding,
+            trigger,
+        };
+        // The same silence, judged under the longer waits as a handler that never returned: that is the finding.
+        let stronger = || (rule != HANDLER_HANG).then(|| wanted(&transcript, HANDLER_HANG, None, policy)).flatten();
+        return Ok(match wanted(&transcript, rule, Some(trigger), policy).or_else(stronger) {
+            Some(found) => (stretched, Some(run(found))),
             None => (
                 Confirmation::Unconfirmed(format!(
                     "it did not break again with waits {STRETCH} times longer: the server is slow here, not silent \
@@ -238,6 +250,32 @@ mod tests {
         let (confirmation, run) =
             confirm(&mut InProcess(Calc), None, &inputs, finding.rule, &trigger, &policy).unwrap();
         assert!(!confirmation.confirmed() && run.is_none());
+    }
+
+    #[test]
+    fn a_silence_that_longer_waits_show_as_a_hung_handler_is_confirmed_as_one() {
+        use crate::server::builtin::reference::Planted;
+        let mutant = Mutant::HangsOnMalformedAnswer;
+        let inputs: Vec<Input> =
+            mutant.trigger().into_iter().flat_map(|line| [Input::Line(line), Input::Sync]).collect();
+        let policy = mutant.policy();
+        // With the run's waits, nothing came back at all.
+        let transcript = Silent.run(&inputs).unwrap();
+        let finding = crate::oracle::check(&transcript, &policy)
+            .into_iter()
+            .find(|f| rests_on_silence(f.rule) && f.rule != HANDLER_HANG)
+            .expect("a silence");
+        let trigger = crate::trigger::signature(&transcript, &finding);
+        // With longer waits, the server answers the rest but the handler never returns.
+        let mut patient = InProcess(Planted(mutant));
+        let (confirmation, run) =
+            confirm(&mut Silent, Some(&mut patient), &inputs, finding.rule, &trigger, &policy).unwrap();
+        assert_eq!(confirmation, Confirmation::Confirmed { stretched: Some(STRETCH) });
+        assert_eq!(run.expect("the confirming run").finding.rule, HANDLER_HANG);
+        // A server that answers everything with the longer waits is slow, not hung.
+        let (confirmation, run) =
+            confirm(&mut Silent, Some(&mut InProcess(Calc)), &inputs, finding.rule, &trigger, &policy).unwrap();
+        assert!(matches!(confirmation, Confirmation::Unconfirmed(_)) && run.is_none(), "{confirmation:?}");
     }
 
     /// A child process, for the tests over stdio: `sh -c SCRIPT`, with waits short enough for a test.

@@ -373,11 +373,15 @@ pub fn run(
                 progress(&Progress::Found(found.clone()));
                 summary.found.push(*found);
             }
-            Message::Confirmed(found) => {
+            Message::Confirmed(found, (rule, trigger)) => {
                 progress(&Progress::Confirmed(found.clone()));
-                if let Some(seen) = summary.found.iter_mut().find(|f| f.same(&found)) {
-                    seen.confirmation = found.confirmation.clone();
-                    seen.case_file.clone_from(&found.case_file);
+                let seen = summary
+                    .found
+                    .iter_mut()
+                    .find(|f| (f.finding.rule, f.conversation) == (rule, found.conversation) && f.trigger == trigger);
+                if let Some(seen) = seen {
+                    // Its state, and what it is: a silence may have been confirmed as a handler that never returned.
+                    *seen = Found { minimized: seen.minimized, ..*found };
                 }
             }
             Message::Sdk(found) => {
@@ -436,7 +440,9 @@ fn guard(name: &str, work: impl FnOnce(), sender: &mpsc::Sender<Message>) {
 enum Message {
     Ran(Tally),
     Found(Box<Found>),
-    Confirmed(Box<Found>),
+    /// A finding ran again, with the rule and trigger it was seen as (what it is may have changed:
+    /// [`confirm::confirm`]).
+    Confirmed(Box<Found>, (&'static str, String)),
     Sdk(Box<SdkFound>),
     /// A minimized finding and how long its minimization took.
     Minimized(Box<Found>, Duration),

@@ -2,7 +2,9 @@
 //! time and saves each case file over the one written as seen. A minimization gives way whenever a finding waits
 //! to be confirmed, and goes on from where it stopped once that one is.
 
-use super::{BASELINED, Confirmation, Confirmed, Deadlines, Found, Job, Message, Options, case_name, confirm};
+use super::{
+    BASELINED, Confirmation, Confirmed, Deadlines, Found, Job, Message, Options, UNMINIMIZED, case_name, confirm,
+};
 use crate::case::Case;
 use crate::server::{DeadlinePassed, ServerSpec, Target};
 use crate::shrink::{Budget, Minimized, minimize_giving_way};
@@ -54,9 +56,10 @@ impl Shrinker<'_> {
                 match job {
                     Ok(job) => {
                         self.waiting.fetch_sub(1, Ordering::Relaxed);
+                        let seen_as = (job.first.rule, job.seen.trigger.clone());
                         match self.confirm(job, stop, deadlines.settle) {
                             Ok(Some((found, job))) => {
-                                let _ = sender.send(Message::Confirmed(Box::new(found)));
+                                let _ = sender.send(Message::Confirmed(Box::new(found), seen_as));
                                 confirmed.extend(job);
                             }
                             Ok(None) => {}
@@ -124,12 +127,21 @@ impl Shrinker<'_> {
             Err(error) if error.is::<DeadlinePassed>() => return Ok(None),
             confirmation => confirmation?,
         };
-        let found = Found { confirmation, ..job.seen.clone() };
+        let mut found = Found { confirmation, ..job.seen.clone() };
         if let Confirmation::Unconfirmed(_) = &found.confirmation {
             let note = format!("# {}; not minimized", found.confirmation);
             return Ok(Some((self.kept_as_seen(found, job.index, &note)?, None)));
         }
-        let job = Job { seen: found.clone(), ..job };
+        if let Some(run) = confirming.as_ref().filter(|run| run.finding.rule != rule) {
+            // Confirmed as the stronger finding its run showed ([`confirm::confirm`]): the case as seen names it now.
+            if let Some(old) = &found.case_file {
+                let _ = std::fs::remove_file(old);
+            }
+            let case = Case::for_finding(&job.inputs, &run.transcript, &run.finding, self.server, &self.options.policy);
+            let (finding, trigger, transcript) = (run.finding.clone(), run.trigger.clone(), run.transcript.clone());
+            found = self.kept_as_seen(Found { finding, trigger, case, transcript, ..found }, job.index, UNMINIMIZED)?;
+        }
+        let job = Job { first: found.finding.clone(), seen: found.clone(), ..job };
         Ok(Some((found, confirming.map(|run| (job, run)))))
     }
 

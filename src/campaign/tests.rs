@@ -537,3 +537,41 @@ fn no_minimization_ends_between_a_finding_seen_and_its_confirmation() {
     assert!(gave_way, "no finding came while another was being minimized: {events:?}");
     assert!(summary.found.iter().all(|f| f.confirmation.confirmed() && f.minimized), "{events:?}");
 }
+
+#[test]
+fn a_silence_confirmed_as_a_hung_handler_is_reported_and_written_as_one() {
+    let dir = std::env::temp_dir().join(format!("wirefuzz-stronger-{}", std::process::id()));
+    let mutant = Mutant::HangsOnMalformedAnswer;
+    let inputs: Vec<Input> = mutant.trigger().into_iter().flat_map(|line| [Input::Line(line), Input::Sync]).collect();
+    // The run's first conversation, as a silent server left it.
+    let silent = Transcript {
+        events: inputs
+            .iter()
+            .filter_map(|i| if let Input::Line(l) = i { Some(Event::Sent(l.clone())) } else { None })
+            .collect(),
+        ending: Ending::Hung { waited_ms: 2_000 },
+    };
+    let mut options = options(1, Some(dir.clone()));
+    options.policy = mutant.policy();
+    options.prelude = vec![(inputs, silent)];
+    fn planted() -> Box<dyn Target + Send> {
+        let planted = crate::server::builtin::reference::Planted(Mutant::HangsOnMalformedAnswer);
+        Box::new(crate::server::InProcess(planted))
+    }
+    let shrinker = Box::new(DeafWithPatience { deaf: Deaf(|_| true), patient: planted });
+    let summary = run(vec![Box::new(Deaf(|_| true))], shrinker, &options, &ServerSpec::BuiltIn, |_| {}).unwrap();
+    let hang =
+        summary.found.iter().find(|f| f.finding.rule == crate::oracle::rules::HANDLER_HANG).expect("{summary:?}");
+    assert!(hang.confirmation.confirmed(), "{:?}", hang.confirmation);
+    let file = hang.case_file.as_ref().expect("its case file");
+    assert!(file.display().to_string().contains("server-handler-hang"), "{}", file.display());
+    assert_eq!(Case::load(file).unwrap().expect, ["SERVER-HANDLER-HANG"]);
+    // The silence it was seen as is not listed beside it, nor left on disk.
+    let rules: Vec<&str> = summary.found.iter().map(|f| f.finding.rule).collect();
+    assert_eq!(rules, [crate::oracle::rules::HANDLER_HANG], "{rules:?}");
+    let files: Vec<String> =
+        std::fs::read_dir(&dir).unwrap().map(|e| e.unwrap().file_name().to_string_lossy().into_owned()).collect();
+    assert!(files.iter().all(|f| f.starts_with("server-handler-hang")), "{files:?}");
+    assert_eq!(summary.verdict(&Baseline::default()), Verdict::Failed);
+    std::fs::remove_dir_all(&dir).unwrap();
+}

@@ -94,6 +94,7 @@ impl Connection<'_> {
             } else if pending.wants_reply {
                 let what = match pending.fault {
                     Fault::Ambiguous => "a line beyond common parser limits (a number's digits or its nesting)",
+                    Fault::IdMcpForbids => "a request whose id JSON-RPC allows and MCP does not",
                     Fault::Malformed | Fault::NullParams | Fault::BigId | Fault::ExtraMember => "malformed input",
                 };
                 self.add(MALFORMED_REPLY, pending.event, format!("no -32700/-32600 reply to {what}: {line}"));

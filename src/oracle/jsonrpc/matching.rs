@@ -21,7 +21,15 @@ impl Connection<'_> {
                 }
                 self.reply_with_id(index, id, outcome)
             }
-            IdField::Null | IdField::Absent => self.reply_without_id(index, outcome),
+            IdField::Null => {
+                // The exact echo of a request's `"id": null` (JSON-RPC 2.0 §5): that request's reply.
+                let echo = self.pending.iter().position(|p| !p.explained && p.literal == Some(serde_json::Value::Null));
+                match echo {
+                    Some(line) => self.explain(line, index, outcome),
+                    None => self.reply_without_id(index, outcome),
+                }
+            }
+            IdField::Absent => self.reply_without_id(index, outcome),
             IdField::Invalid(value) => {
                 let literal = self.pending.iter().position(|p| !p.explained && p.literal.as_ref() == Some(value));
                 if let Some(line) = literal {
@@ -56,7 +64,8 @@ impl Connection<'_> {
             let group = self.requests[slot].group;
             let error = matches!(outcome, Some(Outcome::Error(_)));
             let twin = self.requests[slot].twin_line.map(|line| self.pending[line].fault);
-            let executable = |fault| matches!(fault, Fault::Ambiguous | Fault::BigId | Fault::ExtraMember);
+            let executable =
+                |fault| matches!(fault, Fault::Ambiguous | Fault::BigId | Fault::ExtraMember | Fault::IdMcpForbids);
             let shared = self.requests[slot].unsure
                 || twin.is_some_and(|fault| error || executable(fault))
                 || self.group_size[group] > 1;
@@ -263,7 +272,7 @@ impl Connection<'_> {
         let line = || shown(self.transcript, index);
         let sent = || shown(self.transcript, event);
         match (fault, outcome) {
-            (Fault::Ambiguous | Fault::BigId | Fault::ExtraMember, _) => {}
+            (Fault::Ambiguous | Fault::BigId | Fault::ExtraMember | Fault::IdMcpForbids, _) => {}
             (Fault::Malformed, Some(Outcome::Result(_))) => {
                 let detail = format!("a result for the malformed line at event {event} ({}): {}", sent(), line());
                 self.add(MALFORMED_SERVED, index, detail);

@@ -57,12 +57,18 @@ struct Sent {
 /// Why a client line is not a plain request, and so what its reply may be.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 enum Fault {
-    /// Not a valid JSON-RPC message: never executed; strict JSON-RPC refuses it with -32700/-32600.
+    /// Not a valid JSON-RPC message: never executed; strict JSON-RPC refuses it with -32700/-32600. Also a blank
+    /// line and a response the client sends for no request of the server's: nothing is owed to either, and an
+    /// id-less -32700/-32600 (or one under the stray response's id) may answer it.
     Malformed,
     /// A request valid but for `"params": null`: a result is JSONRPC-NULL-PARAMS, not MALFORMED-SERVED.
     NullParams,
     /// A line parsers legitimately differ on ([`Ambiguous`]): silence, any error, or a result under its id.
     Ambiguous,
+    /// A request JSON-RPC allows and MCP does not: an id that is null or a number with a fraction (JSON-RPC 2.0 §4
+    /// discourages them, MCP forbids them to the sender). Silence, an id-less -32700/-32600, or any reply under its
+    /// id exactly as sent (JSON-RPC 2.0 §5) answers it.
+    IdMcpForbids,
     /// A valid request whose integer id is beyond ±(2^53 − 1): its exact id, or an id-less -32700/-32600, answers
     /// it; silence or a rounded id is [`BIG_ID`].
     BigId,
@@ -137,6 +143,9 @@ struct Connection<'t> {
     /// Whether a `subscriptions/listen` request was sent: only then are the server's notifications read for an
     /// acknowledgement.
     listens: bool,
+    /// The ids of the requests the server sent so far: a response the client sends under one of them answers it;
+    /// under any other id (or none) it is a stray line the server may refuse.
+    asked: Vec<RequestId>,
     /// Id-less errors that answer a notification or a request of their stretch, whichever: (the error's event, the
     /// notification's event, the slots of the requests still open). Settled at the end: the error is a request's
     /// when one of them never got a response with its id, else the notification's.
@@ -191,6 +200,7 @@ pub(super) fn check(transcript: &Transcript, reads: &[Read], findings: &mut Find
         stretch: 0,
         cancelled_ahead: Vec::new(),
         listens: false,
+        asked: Vec::new(),
         contested: Vec::new(),
         read_past: None,
         answers: vec![None; reads.len()],
@@ -203,6 +213,7 @@ pub(super) fn check(transcript: &Transcript, reads: &[Read], findings: &mut Find
             Read::Received(reading) => {
                 match &reading.line {
                     Some(ServerLine::Reply { id, outcome }) => connection.reply(index, id, outcome.as_ref()),
+                    Some(ServerLine::Outgoing { id: IdField::Valid(id) }) => connection.asked.push(id.clone()),
                     Some(ServerLine::Outgoing { id: IdField::Absent }) if connection.listens => {
                         if let Event::Received { line, .. } = &transcript.events[index]
                             && let Some(subscription) = acknowledged_subscription(line)

@@ -5,7 +5,7 @@
 use super::{Connection, Fault, Pending, Sent};
 use crate::oracle::SentLine;
 use crate::protocol::id::is_big;
-use crate::protocol::message::Problem;
+use crate::protocol::message::{Problem, ResponseId};
 use crate::protocol::methods::{CANCELLED, LISTEN};
 use crate::protocol::{Frame, IdField, RequestId};
 use crate::transcript::Event;
@@ -91,14 +91,31 @@ impl Connection<'_> {
             Frame::Invalid { problem, id, .. } => {
                 let response_shaped =
                     matches!(problem, Problem::ResultAndError | Problem::ErrorMalformed | Problem::ResponseIdInvalid);
-                let fault = if *problem == Problem::ParamsNotStructured && self.params_null(index) {
-                    Fault::NullParams
-                } else {
-                    Fault::Malformed
-                };
-                self.push_pending(index, ids(id), None, !response_shaped, fault);
+                // The id as sent when it is no string or integer: a reply may echo it exactly (JSON-RPC 2.0 §5).
+                let literal =
+                    self.member(index, "id").filter(|raw| !matches!(IdField::of(Some(raw)), IdField::Valid(_)));
+                let jsonrpc_id = matches!(literal, Some(Value::Null | Value::Number(_)));
+                let fault =
+                    if *problem == Problem::ParamsNotStructured && self.member(index, "params") == Some(Value::Null) {
+                        Fault::NullParams
+                    } else if *problem == Problem::RequestIdInvalid && jsonrpc_id {
+                        Fault::IdMcpForbids
+                    } else {
+                        Fault::Malformed
+                    };
+                self.push_pending(index, ids(id), literal, !response_shaped, fault);
             }
-            Frame::Blank | Frame::Response(_) => {}
+            // A blank line is no JSON text: a -32700 may answer it (JSON-RPC 2.0 §5.1), nothing is owed to it.
+            Frame::Blank => self.push_pending(index, Vec::new(), None, false, Fault::Malformed),
+            // A response to none of the server's requests: a -32600 may answer it, nothing is owed to it.
+            Frame::Response(response) => {
+                let id = match &response.id {
+                    ResponseId::Id(id) if self.asked.contains(id) => return,
+                    ResponseId::Id(id) => vec![id.clone()],
+                    ResponseId::Null | ResponseId::Absent => Vec::new(),
+                };
+                self.push_pending(index, id, None, false, Fault::Malformed);
+            }
         }
     }
 
@@ -169,9 +186,9 @@ impl Connection<'_> {
         }
     }
 
-    /// True when the line sent at `index` is an object whose `params` is `null`.
-    fn params_null(&self, index: usize) -> bool {
-        let Some(Event::Sent(line)) = self.transcript.events.get(index) else { return false };
-        serde_json::from_slice::<Value>(line).is_ok_and(|v| v.get("params") == Some(&Value::Null))
+    /// The member `name` of the object sent at `index`, when it has one.
+    fn member(&self, index: usize, name: &str) -> Option<Value> {
+        let Some(Event::Sent(line)) = self.transcript.events.get(index) else { return None };
+        serde_json::from_slice::<Value>(line).ok()?.get_mut(name).map(Value::take)
     }
 }

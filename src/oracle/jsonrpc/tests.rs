@@ -671,3 +671,70 @@ fn an_acknowledged_listen_stream_owes_no_response_while_open() {
     quiet(&[S(&big), R(&ack("9007199254740997")), Sync], BIG_ID);
     fires(&[S(&big), Sync], BIG_ID);
 }
+
+#[test]
+fn a_blank_line_may_be_answered_with_a_parse_error_and_owes_nothing() {
+    let parse_error = r#"{"jsonrpc":"2.0","id":null,"error":{"code":-32700,"message":"Parse error"}}"#;
+    for blank in ["", " ", "\t  "] {
+        // JSON-RPC 2.0 §5.1: a line with no JSON text is a parse error; answered or not, nothing breaks.
+        only(&[S(blank), R(parse_error)], &[]);
+        only(&[S(blank), Sync], &[]);
+        // Its -32700 is not a reply to the notification beside it, before or after.
+        only(&[S(NOTE), S(blank), R(parse_error)], &[]);
+        only(&[S(blank), S(NOTE), R(parse_error)], &[]);
+        // One line explains one reply: a second -32700 has nothing left to answer.
+        fires(&[S(NOTE), S(blank), R(parse_error), R(parse_error)], NULL_ID);
+        // A result for it, or an error under an id never sent, is still a finding.
+        fires(&[S(blank), R(r#"{"jsonrpc":"2.0","id":null,"result":{}}"#)], NULL_ID);
+    }
+}
+
+#[test]
+fn a_stray_response_may_be_refused_under_its_id_or_none() {
+    let stray = r#"{"jsonrpc":"2.0","id":"stray","result":{}}"#;
+    let refused = |id: &str| format!(r#"{{"jsonrpc":"2.0","id":{id},"error":{{"code":-32600,"message":"Invalid"}}}}"#);
+    only(&[S(stray), R(&refused(r#""stray""#))], &[]);
+    only(&[S(stray), R(&refused("null"))], &[]);
+    only(&[S(stray), Sync], &[]);
+    // Not the notification's, nor an echo of an id never sent.
+    only(&[S(stray), S(NOTE), R(&refused("null"))], &[]);
+    let no_id = r#"{"jsonrpc":"2.0","result":{}}"#;
+    only(&[S(no_id), S(NOTE), R(&refused("null"))], &[]);
+    // A reply under an id the client never sent at all is still one.
+    fires(&[S(stray), R(&refused(r#""other""#))], ID_ECHO);
+    // A response the client sends to a request of the server's is that request's answer: a -32600 under its id is
+    // no answer to anything the client sent.
+    let asked = r#"{"jsonrpc":"2.0","id":"s1","method":"roots/list"}"#;
+    let answer = r#"{"jsonrpc":"2.0","id":"s1","result":{"roots":[]}}"#;
+    fires(&[R(asked), S(answer), R(&refused(r#""s1""#))], ID_ECHO);
+}
+
+#[test]
+fn an_id_mcp_forbids_may_be_echoed_exactly() {
+    // JSON-RPC 2.0 §5: the response id is the request's, whatever it is; MCP forbids these ids to the sender only.
+    for (id, sent) in [
+        ("null", r#"{"jsonrpc":"2.0","id":null,"method":"ping"}"#),
+        ("1.5", r#"{"jsonrpc":"2.0","id":1.5,"method":"ping"}"#),
+    ] {
+        only(&[S(sent), R(&format!(r#"{{"jsonrpc":"2.0","id":{id},"result":{{}}}}"#))], &[]);
+        only(&[S(sent), R(&error(id, -32601))], &[]);
+        only(&[S(sent), R(&error("null", -32600))], &[]);
+        only(&[S(sent), Sync], &[]);
+    }
+    // An id JSON-RPC does not allow is refused: echoed exactly or null, with -32600; a result is a finding.
+    let bool_id = r#"{"jsonrpc":"2.0","id":true,"method":"ping"}"#;
+    only(&[S(bool_id), R(&error("true", -32600))], &[]);
+    only(&[S(r#"{"id":true}"#), R(&error("true", -32600))], &[]);
+    fires(&[S(bool_id), R(r#"{"jsonrpc":"2.0","id":true,"result":{}}"#)], MALFORMED_SERVED);
+    fires(&[S(bool_id), R(&error("false", -32600))], ID_ECHO);
+    // One request explains one reply: a second has nothing left to answer.
+    fires(
+        &[
+            S(r#"{"jsonrpc":"2.0","id":null,"method":"ping"}"#),
+            S(NOTE),
+            R(&error("null", -32601)),
+            R(&error("null", -32601)),
+        ],
+        NULL_ID,
+    );
+}

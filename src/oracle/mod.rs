@@ -104,7 +104,8 @@ pub fn check_covered(transcript: &Transcript, policy: &Policy) -> (Vec<Finding>,
     if http::applies(transcript) {
         http::check(transcript, policy, &mut findings);
     }
-    let mut findings: Vec<Finding> = findings.into_iter().filter(|f| policy.enabled(f.rule)).collect();
+    let judged = |rule: &str| policy.enabled(rule) && era_served(rule, policy);
+    let mut findings: Vec<Finding> = findings.into_iter().filter(|f| judged(f.rule)).collect();
     findings.sort_by_key(|f| f.event);
     if let Ending::Cut { events } = transcript.ending {
         for finding in &mut findings {
@@ -112,9 +113,17 @@ pub fn check_covered(transcript: &Transcript, policy: &Policy) -> (Vec<Finding>,
         }
     }
     for counts in coverage.tools.values_mut().chain(coverage.methods.values_mut()) {
-        counts.findings.retain(|rule, _| policy.enabled(rule));
+        counts.findings.retain(|rule, _| judged(rule));
     }
     (findings, coverage)
+}
+
+/// False when the server model says the server serves none of the eras `rule` applies to: a rule of one era never
+/// judges a server the model says serves only the other (whatever a conversation's own lines look like). True
+/// without a model, or where the model does not say.
+fn era_served(rule: &str, policy: &Policy) -> bool {
+    let (Some(rule), Some(model)) = (rules::rule(rule), policy.model()) else { return true };
+    rule.eras.iter().any(|&era| model.serves(era) != Some(false))
 }
 
 /// What a layer that judges replies by the request they answer receives ([`mcp`], [`surface`]): the transcript as

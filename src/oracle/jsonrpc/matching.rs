@@ -22,16 +22,20 @@ impl Connection<'_> {
                 self.reply_with_id(index, id, outcome)
             }
             IdField::Null => {
-                // The exact echo of a request's `"id": null` (JSON-RPC 2.0 §5): that request's reply.
+                // The exact echo of a request's `"id": null` (JSON-RPC 2.0 §5): that request's reply, unless it is
+                // a -32700/-32600, which may as well refuse any malformed line before it (a claim).
                 let echo = self.pending.iter().position(|p| !p.explained && p.literal == Some(serde_json::Value::Null));
-                match echo {
+                match echo.filter(|_| !is_malformed_code(outcome)) {
                     Some(line) => self.explain(line, index, outcome),
                     None => self.reply_without_id(index, outcome),
                 }
             }
             IdField::Absent => self.reply_without_id(index, outcome),
             IdField::Invalid(value) => {
-                let literal = self.pending.iter().position(|p| !p.explained && p.literal.as_ref() == Some(value));
+                let literal = self
+                    .pending
+                    .iter()
+                    .position(|p| !p.explained && p.literal.as_ref().is_some_and(|l| same_literal(l, value)));
                 if let Some(line) = literal {
                     return self.explain(line, index, outcome);
                 }
@@ -322,6 +326,17 @@ impl Connection<'_> {
             let sent = p.ids.iter().find(|sent| similar(sent))?;
             Some((at, sent.clone()))
         })
+    }
+}
+
+/// True when a reply's invalid id is the one a line was sent with: the same JSON value, numbers by their value
+/// (a parser may write `2e+3` back as `2000.0`; RFC 8259 §6 leaves a number's text to the writer).
+fn same_literal(sent: &serde_json::Value, got: &serde_json::Value) -> bool {
+    match (sent, got) {
+        (serde_json::Value::Number(a), serde_json::Value::Number(b)) => {
+            a == b || a.as_f64().zip(b.as_f64()).is_some_and(|(a, b)| a == b)
+        }
+        _ => sent == got,
     }
 }
 

@@ -727,6 +727,13 @@ fn an_id_mcp_forbids_may_be_echoed_exactly() {
     only(&[S(r#"{"id":true}"#), R(&error("true", -32600))], &[]);
     fires(&[S(bool_id), R(r#"{"jsonrpc":"2.0","id":true,"result":{}}"#)], MALFORMED_SERVED);
     fires(&[S(bool_id), R(&error("false", -32600))], ID_ECHO);
+    // With a malformed line before it, the refusal may be that line's and the other reply the request's echo.
+    let null_ping = r#"{"jsonrpc":"2.0","id":null,"method":"ping"}"#;
+    only(&[S("[]"), S(null_ping), R(&error("null", -32600)), R(&error("null", -32601))], &[]);
+    only(&[S("null"), S(null_ping), R(&error("null", -32600)), R(r#"{"jsonrpc":"2.0","id":null,"result":{}}"#)], &[]);
+    // A number id written back with other digits for the same value is its exact echo (RFC 8259 §6).
+    only(&[S(r#"{"id":2e+3}"#), R(&error("2000.0", -32600))], &[]);
+    fires(&[S(r#"{"id":2e+3}"#), R(&error("2001.0", -32600))], ID_ECHO);
     // One request explains one reply: a second has nothing left to answer.
     fires(
         &[

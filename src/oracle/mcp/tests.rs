@@ -203,6 +203,11 @@ fn log_requested() {
     // Not this rule's: a handshake connection (logging/setLevel governs it), or no modern request before it.
     quiet(&[S(INIT), R(INIT_OK), S(NOTE), S(&silent), R(log), R(done)], LOG_REQUESTED);
     quiet(&[S(PING_1), R(log), R(EMPTY_1)], LOG_REQUESTED);
+    // Nor a server the model says serves the handshake era only: a 2026-07-28 rule never judges it, whatever the
+    // conversation's lines look like (its own rule on the same message is SERVER-UNDECLARED-NOTIFICATION's).
+    let handshake_only = Policy::default().with_model(ServerModel::stated(Eras::Handshake));
+    let judged = crate::oracle::check(&t(&[S(&silent), R(log), R(done)], Ending::Closed), &handshake_only);
+    assert!(judged.iter().all(|f| f.rule != LOG_REQUESTED), "{judged:#?}");
 }
 
 #[test]

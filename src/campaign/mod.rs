@@ -135,6 +135,9 @@ pub struct Summary {
     pub conversations: u64,
     /// How long it took, confirmation and minimization included.
     pub elapsed: Duration,
+    /// How long the fuzzing took: until the last conversation was counted (the rest of [`Summary::elapsed`] went
+    /// to confirming and minimizing what was seen).
+    pub fuzzed: Duration,
     /// How long the shrink worker spent minimizing (beside the fuzzing workers, so not taken from them).
     pub shrink_time: Duration,
     /// One entry per broken rule and trigger (at most [`MAX_TRIGGERS_PER_RULE`] per rule), in the order found.
@@ -323,6 +326,7 @@ pub fn run(
         seed: options.seed,
         conversations: 0,
         elapsed: Duration::ZERO,
+        fuzzed: Duration::ZERO,
         shrink_time: Duration::ZERO,
         found: Vec::new(),
         counts: BTreeMap::new(),
@@ -351,6 +355,7 @@ pub fn run(
         match message {
             Message::Ran(tally) => {
                 summary.conversations += tally.conversations;
+                summary.fuzzed = started.elapsed();
                 for (rule, count) in tally.broken {
                     *summary.counts.entry(rule).or_default() += count;
                 }

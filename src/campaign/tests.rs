@@ -454,6 +454,7 @@ fn a_baseline_entry_narrowed_to_a_trigger_or_a_tool_fails_the_other_findings_of_
         seed: 1,
         conversations: 1,
         elapsed: Duration::ZERO,
+        fuzzed: Duration::ZERO,
         shrink_time: Duration::ZERO,
         found: vec![found],
         counts: BTreeMap::new(),

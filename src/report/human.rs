@@ -97,10 +97,12 @@ pub fn unconfirmed(found: &Found) -> String {
 /// The closing summary: counts, each broken rule (baselined ones marked) with its triggers under it, the findings
 /// not confirmed, those still pending, stale baseline entries, and the verdict with its exit code.
 pub fn summary(summary: &Summary, baseline: &Baseline) -> String {
-    let seconds = summary.elapsed.as_secs_f64();
+    let seconds = summary.fuzzed.as_secs_f64();
     let rate = if seconds > 0.0 { summary.conversations as f64 / seconds } else { 0.0 };
+    let after = summary.elapsed.saturating_sub(summary.fuzzed).as_secs_f64();
     let mut out = format!(
-        "\nran {} conversations in {seconds:.1}s ({rate:.1}/s), seed {}; minimization {:.1}s beside them\n",
+        "\nran {} conversations in {seconds:.1}s of fuzzing ({rate:.1}/s), seed {}; then {after:.1}s confirming and \
+         minimizing what was seen; minimization {:.1}s in all\n",
         summary.conversations,
         summary.seed,
         summary.shrink_time.as_secs_f64()

@@ -1,6 +1,6 @@
 //! The JSON report: `verdict` (`passed`, `failed` or `inconclusive`: a finding that would fail the run still
 //! pending), `exit_code`, `settles_in_s` (when inconclusive: about how much `--confirm-time` settles it), `seed`,
-//! `server`, `cases`, `elapsed_s`, `findings` (one per rule and trigger: rule, trigger, level, case_file, step,
+//! `server`, `cases`, `elapsed_s`, `fuzzed_s` (the fuzzing's part of it), `findings` (one per rule and trigger: rule, trigger, level, case_file, step,
 //! detail, conversation, reproduce, baselined, confirmation (`confirmed`, `unconfirmed` or `pending`),
 //! confirmation_detail, fails_run, minimized, estimate_s: how long running it again takes), `strict`, `shrink_s`
 //! (time the shrink worker spent, beside the fuzzing), `counts` (conversations per broken rule), `trigger_counts`
@@ -47,6 +47,7 @@ pub fn report(summary: &Summary, rerun: &Rerun, baseline: &Baseline) -> Value {
         "server": rerun.server.describe(),
         "cases": summary.conversations,
         "elapsed_s": summary.elapsed.as_secs_f64(),
+        "fuzzed_s": summary.fuzzed.as_secs_f64(),
         "shrink_s": summary.shrink_time.as_secs_f64(),
         "findings": findings,
         "strict": summary.strict,

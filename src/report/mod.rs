@@ -134,6 +134,7 @@ mod tests {
             seed: 1,
             conversations: 9,
             elapsed: std::time::Duration::ZERO,
+            fuzzed: std::time::Duration::ZERO,
             shrink_time: std::time::Duration::ZERO,
             found: Vec::new(),
             counts: Default::default(),

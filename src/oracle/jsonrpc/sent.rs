@@ -15,7 +15,8 @@ impl Connection<'_> {
     /// Takes in a sent line; `id` is the request id when the reading is its template's.
     pub(super) fn sent(&mut self, index: usize, sent: &SentLine, id: Option<&RequestId>) {
         if let Some(ambiguous) = &sent.ambiguous {
-            let (ids, literal) = (ambiguous.ids.clone(), ambiguous.literal.clone());
+            let literal = ambiguous.literal.clone().or_else(|| self.invalid_id(index));
+            let ids = ambiguous.ids.clone();
             return self.push_pending(index, ids, literal, ambiguous.beyond_limits, Fault::Ambiguous);
         }
         let ids = |id: &Option<RequestId>| id.iter().cloned().collect::<Vec<_>>();
@@ -91,9 +92,7 @@ impl Connection<'_> {
             Frame::Invalid { problem, id, .. } => {
                 let response_shaped =
                     matches!(problem, Problem::ResultAndError | Problem::ErrorMalformed | Problem::ResponseIdInvalid);
-                // The id as sent when it is no string or integer: a reply may echo it exactly (JSON-RPC 2.0 §5).
-                let literal =
-                    self.member(index, "id").filter(|raw| !matches!(IdField::of(Some(raw)), IdField::Valid(_)));
+                let literal = self.invalid_id(index);
                 let jsonrpc_id = matches!(literal, Some(Value::Null | Value::Number(_)));
                 let fault =
                     if *problem == Problem::ParamsNotStructured && self.member(index, "params") == Some(Value::Null) {
@@ -184,6 +183,12 @@ impl Connection<'_> {
                 self.pending[line].cancelled = true;
             }
         }
+    }
+
+    /// The id the object sent at `index` carries when it is no string or integer: a reply may echo it exactly
+    /// (JSON-RPC 2.0 §5).
+    fn invalid_id(&self, index: usize) -> Option<Value> {
+        self.member(index, "id").filter(|raw| !matches!(IdField::of(Some(raw)), IdField::Valid(_)))
     }
 
     /// The member `name` of the object sent at `index`, when it has one.

@@ -3,7 +3,9 @@
 //! calc answers, but holds replies to pipelined lines and releases them in another order (id-less -32700/-32600
 //! errors too), writes members in any order with JSON whitespace between tokens (never a newline), escapes
 //! characters that need no escape (`"\u0061"`), adds `error.data` where calc has none, and may drop the reply to a
-//! request the client cancelled with `notifications/cancelled` while it was open. Over stdio it also starts slowly,
+//! request the client cancelled with `notifications/cancelled` while it was open, and refuses what calc leaves
+//! unanswered the way a hand-written JSON-RPC loop does (a blank line, a stray response, an id echoed exactly as
+//! sent). Over stdio it also starts slowly,
 //! writes one reply in several flushed pieces with pauses between, writes noise on stderr, and answers late (well
 //! within the reply timeout).
 //!
@@ -33,14 +35,18 @@ pub struct Quirks {
     pub escapes: bool,
     /// Errors carry `data` where calc sends none.
     pub error_data: bool,
+    /// What calc leaves unanswered or answers with id null, refused the way a hand-written JSON-RPC loop does: a
+    /// blank line gets -32700 with id null, a response the client sends gets -32600 under its id, and a line whose
+    /// id is no string or integer gets its refusal under that id exactly as sent (JSON-RPC 2.0 §5, §5.1).
+    pub refusals: bool,
 }
 
 impl Quirks {
     /// Every quirk on.
     pub const ALL: Quirks =
-        Quirks { reorder: true, drop_cancelled: true, layout: true, escapes: true, error_data: true };
-    /// Only the quirks of a reply's bytes (layout, escapes, error data): replies in order, none dropped.
-    pub const BYTES: Quirks = Quirks { reorder: false, drop_cancelled: false, ..Quirks::ALL };
+        Quirks { reorder: true, drop_cancelled: true, layout: true, escapes: true, error_data: true, refusals: true };
+    /// Only the quirks of a reply's bytes (layout, escapes, error data): replies in order, none dropped or added.
+    pub const BYTES: Quirks = Quirks { reorder: false, drop_cancelled: false, refusals: false, ..Quirks::ALL };
 }
 
 /// The quirky server: calc with `quirks`, each striking when the generator seeded with `seed` says so.
@@ -92,6 +98,9 @@ impl ServerConnection for QuirkyConnection {
         }
         let mut replies = Vec::new();
         let status = self.calc.receive(line, &mut replies);
+        if self.quirks.refusals {
+            refuse(line, &mut replies);
+        }
         for reply in replies {
             let id = reply_id(&reply);
             let reply = self.rewrite(reply);
@@ -216,6 +225,34 @@ fn add_error_data(message: &mut Value) {
         && !error.contains_key("data")
     {
         error.insert("data".into(), serde_json::json!({ "quirk": "extra error data", "retry": false }));
+    }
+}
+
+/// What a hand-written loop answers where calc is silent or answers with id null ([`Quirks::refusals`]).
+fn refuse(line: &[u8], replies: &mut Vec<Vec<u8>>) {
+    let refusal = |id: &Value, code: i64, message: &str| {
+        let error = serde_json::json!({ "jsonrpc": "2.0", "id": id, "error": { "code": code, "message": message } });
+        error.to_string().into_bytes()
+    };
+    if line.iter().all(u8::is_ascii_whitespace) {
+        return replies.push(refusal(&Value::Null, -32700, "Parse error: no JSON text"));
+    }
+    let Ok(Value::Object(message)) = serde_json::from_slice::<Value>(line) else { return };
+    let Some(id) = message.get("id") else { return };
+    let response = !message.contains_key("method") && (message.contains_key("result") || message.contains_key("error"));
+    if response && replies.is_empty() {
+        return replies.push(refusal(id, -32600, "Invalid Request: a response, not a request"));
+    }
+    if !matches!(IdField::of(Some(id)), IdField::Valid(_)) {
+        for reply in replies.iter_mut() {
+            if let Ok(Value::Object(mut answer)) = serde_json::from_slice::<Value>(reply)
+                && answer.get("id") == Some(&Value::Null)
+                && answer.contains_key("error")
+            {
+                answer.insert("id".into(), id.clone());
+                *reply = Value::Object(answer).to_string().into_bytes();
+            }
+        }
     }
 }
 

@@ -17,7 +17,8 @@ pub struct ServeArgs {
     #[arg(long, value_name = "NAME")]
     mutant: Option<String>,
     /// Run the quirky server instead: calc doing everything legal but unusual (replies out of order, split
-    /// writes, odd layout and escapes, a slow start, stderr noise), drawn from SEED.
+    /// writes, odd layout and escapes, a slow start, stderr noise, refusals of blank lines and stray responses,
+    /// odd ids echoed exactly), drawn from SEED.
     #[arg(long, value_name = "SEED", num_args = 0..=1, default_missing_value = "0", conflicts_with = "mutant")]
     quirks: Option<u64>,
     /// Serve over Streamable HTTP on ADDR (HOST:PORT; port 0 picks one), endpoint /mcp, until killed.

@@ -24,7 +24,9 @@ impl Connection<'_> {
             IdField::Null => {
                 // The exact echo of a request's `"id": null` (JSON-RPC 2.0 §5): that request's reply, unless it is
                 // a -32700/-32600, which may as well refuse any malformed line before it (a claim).
-                let echo = self.pending.iter().position(|p| !p.explained && p.literal == Some(serde_json::Value::Null));
+                // Of several such lines, the newest: claims count only on older lines (as for a reused id).
+                let echo =
+                    self.pending.iter().rposition(|p| !p.explained && p.literal == Some(serde_json::Value::Null));
                 match echo.filter(|_| !is_malformed_code(outcome)) {
                     Some(line) => self.explain(line, index, outcome),
                     None => self.reply_without_id(index, outcome),
@@ -32,10 +34,11 @@ impl Connection<'_> {
             }
             IdField::Absent => self.reply_without_id(index, outcome),
             IdField::Invalid(value) => {
+                // Of several lines sent with this id, the newest: claims count only on older lines.
                 let literal = self
                     .pending
                     .iter()
-                    .position(|p| !p.explained && p.literal.as_ref().is_some_and(|l| same_literal(l, value)));
+                    .rposition(|p| !p.explained && p.literal.as_ref().is_some_and(|l| same_literal(l, value)));
                 if let Some(line) = literal {
                     return self.explain(line, index, outcome);
                 }

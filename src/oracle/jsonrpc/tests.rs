@@ -727,6 +727,8 @@ fn an_id_mcp_forbids_may_be_echoed_exactly() {
     only(&[S(r#"{"id":true}"#), R(&error("true", -32600))], &[]);
     fires(&[S(bool_id), R(r#"{"jsonrpc":"2.0","id":true,"result":{}}"#)], MALFORMED_SERVED);
     fires(&[S(bool_id), R(&error("false", -32600))], ID_ECHO);
+    // The same odd id twice, the first refused with id null, the second echoed: the echo is the newer line's.
+    only(&[S(bool_id), R(&error("null", -32600)), S(bool_id), R(&error("true", -32600))], &[]);
     // With a malformed line before it, the refusal may be that line's and the other reply the request's echo.
     let null_ping = r#"{"jsonrpc":"2.0","id":null,"method":"ping"}"#;
     only(&[S("[]"), S(null_ping), R(&error("null", -32600)), R(&error("null", -32601))], &[]);

@@ -84,7 +84,11 @@ for line in sys.stdin:
         result = {}
         if message["method"] == "initialize":
             result = {"protocolVersion": "2025-11-25", "capabilities": {}, "serverInfo": {"name": "toy", "version": "1"}}
-        print(json.dumps({"jsonrpc": "2.0", "id": message["id"], "result": result}), flush=True)
+        # Its planted bug: an integer id comes back as a string, but on initialize (JSONRPC-ID-ECHO).
+        echo = message["id"]
+        if message["method"] != "initialize" and isinstance(echo, int) and not isinstance(echo, bool):
+            echo = str(echo)
+        print(json.dumps({"jsonrpc": "2.0", "id": echo, "result": result}), flush=True)
 "#;
 
 /// `fuzz` options for a short run against the toy server: nothing probed or learned, a short wait for the replies it
@@ -92,7 +96,7 @@ for line in sys.stdin:
 const SHORT: &str =
     "fuzz --seed 1 --eras handshake --no-surface --sdk none --timeout 300 --shrink-budget 1 --out found";
 
-/// A short `fuzz` run of `cases` conversations in `dir` (2 find something in the toy server, 1 does not).
+/// A short `fuzz` run of `cases` conversations in `dir` (the toy server's planted bug shows in the first).
 fn fuzz(dir: &Path, cases: &str, extra: &[&str], command: &[&str]) -> Run {
     let short: Vec<&str> = SHORT.split_whitespace().collect();
     cli(dir, &[&short[..], &["--cases", cases], extra, &["--"], command].concat())

@@ -94,6 +94,15 @@ pub(in crate::oracle) fn lenient_id(line: &[u8]) -> Option<RequestId> {
 /// nested deeper than the parser's limit (RFC 8259 §9 lets each parser set its own; a server with a higher one
 /// answers the line under this id). A whole-valued number (`2.0`) is the integer many parsers read it as.
 pub(in crate::oracle) fn top_level_id(text: &[u8]) -> Option<RequestId> {
+    let value = top_level_id_value(text)?;
+    IdField::of(Some(&value)).valid().cloned().or_else(|| match &value {
+        Value::Number(n) => whole_integer(&n.to_string()).map(RequestId::Integer),
+        _ => None,
+    })
+}
+
+/// The `id` member of the object `text` starts with, as written ([`top_level_id`] reads it as an id).
+pub(in crate::oracle) fn top_level_id_value(text: &[u8]) -> Option<Value> {
     let (mut depth, mut in_string, mut escaped, mut key_start) = (0usize, false, false, None);
     for (at, &byte) in text.iter().enumerate() {
         if in_string {
@@ -105,11 +114,7 @@ pub(in crate::oracle) fn top_level_id(text: &[u8]) -> Option<RequestId> {
                     let key = depth == 1 && key_start.is_some_and(|start| &text[start..at] == b"id");
                     if let Some(rest) = text[at + 1..].trim_ascii_start().strip_prefix(b":").filter(|_| key) {
                         let mut values = serde_json::Deserializer::from_slice(rest).into_iter::<Value>();
-                        let value = values.next()?.ok()?;
-                        return IdField::of(Some(&value)).valid().cloned().or_else(|| match &value {
-                            Value::Number(n) => whole_integer(&n.to_string()).map(RequestId::Integer),
-                            _ => None,
-                        });
+                        return values.next()?.ok();
                     }
                 }
                 _ => {}

@@ -2,6 +2,7 @@
 //! big-id or extra-member line becomes a pending line; a reused id marks who answers what as unsure; and
 //! `notifications/cancelled` lets its request go unanswered.
 
+use super::client_line::top_level_id_value;
 use super::{Connection, Fault, Pending, Sent};
 use crate::oracle::SentLine;
 use crate::protocol::id::is_big;
@@ -10,6 +11,11 @@ use crate::protocol::methods::{CANCELLED, LISTEN};
 use crate::protocol::{Frame, IdField, RequestId};
 use crate::transcript::Event;
 use serde_json::Value;
+
+/// True when `raw` is a string or integer id.
+fn is_valid_id(raw: &Value) -> bool {
+    matches!(IdField::of(Some(raw)), IdField::Valid(_))
+}
 
 impl Connection<'_> {
     /// Takes in a sent line; `id` is the request id when the reading is its template's.
@@ -86,7 +92,12 @@ impl Connection<'_> {
                     self.deep.push(self.pending.len());
                 }
                 let fault = if deep { Fault::Ambiguous } else { Fault::Malformed };
-                self.push_pending(index, ids(&sent.lenient_id), None, true, fault)
+                // Its id as written, when no string or integer (`5e+3`): a server that reads the line may echo it.
+                let literal = match &self.transcript.events[index] {
+                    Event::Sent(line) if deep => top_level_id_value(line).filter(|raw| !is_valid_id(raw)),
+                    _ => None,
+                };
+                self.push_pending(index, ids(&sent.lenient_id), literal, true, fault)
             }
             Frame::Batch(_) | Frame::NotObject(_) => self.push_pending(index, Vec::new(), None, true, Fault::Malformed),
             Frame::Invalid { problem, id, .. } => {
@@ -188,7 +199,7 @@ impl Connection<'_> {
     /// The id the object sent at `index` carries when it is no string or integer: a reply may echo it exactly
     /// (JSON-RPC 2.0 §5).
     fn invalid_id(&self, index: usize) -> Option<Value> {
-        self.member(index, "id").filter(|raw| !matches!(IdField::of(Some(raw)), IdField::Valid(_)))
+        self.member(index, "id").filter(|raw| !is_valid_id(raw))
     }
 
     /// The member `name` of the object sent at `index`, when it has one.

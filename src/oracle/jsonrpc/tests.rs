@@ -733,7 +733,15 @@ fn an_id_mcp_forbids_may_be_echoed_exactly() {
     let null_ping = r#"{"jsonrpc":"2.0","id":null,"method":"ping"}"#;
     only(&[S("[]"), S(null_ping), R(&error("null", -32600)), R(&error("null", -32601))], &[]);
     only(&[S("null"), S(null_ping), R(&error("null", -32600)), R(r#"{"jsonrpc":"2.0","id":null,"result":{}}"#)], &[]);
-    // A number id written back with other digits for the same value is its exact echo (RFC 8259 §6).
+    // A number id written back with other digits for the same value is its exact echo (RFC 8259 §6), on a line
+    // nested past the parser's limit too.
+    let deep = format!(
+        r#"{{"jsonrpc":"2.0","id":5e+3,"method":"ping","params":{{"x":{}{}}}}}"#,
+        "[".repeat(300),
+        "]".repeat(300)
+    );
+    only(&[S(&deep), R(&error("5000.0", -32601))], &[]);
+    fires(&[S(&deep), R(&error("5001.0", -32601))], ID_ECHO);
     only(&[S(r#"{"id":2e+3}"#), R(&error("2000.0", -32600))], &[]);
     fires(&[S(r#"{"id":2e+3}"#), R(&error("2001.0", -32600))], ID_ECHO);
     // One request explains one reply: a second has nothing left to answer.

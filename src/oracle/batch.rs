@@ -189,7 +189,8 @@ impl Spread {
     }
 
     /// For each batch, true when a request of it got a reply carrying its id (as a line of its own or in an array
-    /// reply), read in one pass over the spread transcript.
+    /// reply), read in one pass over the spread transcript; not when a line of its own sent the id again before the
+    /// reply (which of the two the reply answers is not known).
     fn answered_by_id(&self) -> Vec<bool> {
         let mut answered = vec![false; self.batches.len()];
         let batch_of: HashMap<usize, usize> =
@@ -198,13 +199,15 @@ impl Spread {
         let mut sent: HashMap<RequestId, Vec<usize>> = HashMap::new();
         for (index, event) in self.transcript.events.iter().enumerate() {
             match event {
-                Event::Sent(line) => {
-                    if let Some(&batch) = batch_of.get(&self.origin[index])
-                        && let Frame::Request(request) = Frame::parse(line)
-                    {
-                        sent.entry(request.id).or_default().push(batch);
+                Event::Sent(line) => match (batch_of.get(&self.origin[index]), Frame::parse(line)) {
+                    (Some(&batch), Frame::Request(request)) => sent.entry(request.id).or_default().push(batch),
+                    // A line of its own that uses the id again (the client reused it): a reply with that id is no
+                    // sign that a batch before it was answered.
+                    (None, Frame::Request(request)) => {
+                        sent.remove(&request.id);
                     }
-                }
+                    _ => {}
+                },
                 Event::Received { line, .. } if !sent.is_empty() => {
                     let reply = serde_json::from_slice::<Value>(line).ok();
                     if let Some(IdField::Valid(id)) = reply.map(|r| IdField::of(r.get("id")))
@@ -371,6 +374,28 @@ mod tests {
         assert_eq!(rules("2025-03-26", notes, &[], &strict), Vec::<&str>::new());
         assert_eq!(rules("2025-03-26", "[]", &[REFUSAL], &strict), Vec::<&str>::new());
         assert_eq!(rules("2025-03-26", "[]", &[], &Policy::default()), Vec::<&str>::new());
+    }
+
+    #[test]
+    fn a_batch_refused_whole_is_one_batch_finding_when_a_line_uses_its_id_again() {
+        // A published server with no SDK: the batch refused with one id-less error, then a line of its own with the
+        // batch's id answered by id. The refusal is the batch's (MCP-BATCH), not a NULL-ID of its own.
+        let batch = r#"[{"jsonrpc":"2.0","id":"2","method":""}]"#;
+        let again = r#"{"jsonrpc":"2.0","id":"2","method":""}"#;
+        let answer = r#"{"jsonrpc":"2.0","id":"2","error":{"code":-32600,"message":"initialize first"}}"#;
+        let events = vec![
+            Event::Sent(init("2025-03-26").into_bytes()),
+            Event::Sent(batch.as_bytes().to_vec()),
+            Event::Sent(again.as_bytes().to_vec()),
+            Event::Received { line: init_ok("2025-03-26").into_bytes(), truncated: false },
+            Event::Received { line: REFUSAL.as_bytes().to_vec(), truncated: false },
+            Event::Received { line: answer.as_bytes().to_vec(), truncated: false },
+            Event::Sync,
+        ];
+        let found = check(&Transcript { events, ending: Ending::Closed }, &Policy::default());
+        assert_eq!(found.iter().map(|f| f.rule).collect::<Vec<_>>(), [BATCH], "{found:#?}");
+        // Without the line that uses the id again, the same refusal is the batch's as before.
+        assert_eq!(rules("2025-03-26", batch, &[REFUSAL], &Policy::default()), [BATCH]);
     }
 
     #[test]

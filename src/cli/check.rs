@@ -64,7 +64,7 @@ pub fn run(args: CheckArgs) -> Result<ExitCode> {
     let mut target = server.target(timeouts);
     let learned = surface::learn(target.as_mut(), &model)?;
     println!("server surface: {learned}");
-    let sdk = server_sdk(&server, args.sdk.sdk.as_deref(), timeouts, None)?;
+    let sdk = server_sdk(&server, args.sdk.sdk.as_deref(), model.eras, timeouts, None)?;
     println!("{}", sdk_line(sdk.as_ref()));
     let judged = Policy::default().with_model(model.clone()).with_surface(Arc::new(learned));
     // The probes run with a warm spare and, over stdio, sentinel barriers once a calibration shows the server

@@ -354,7 +354,7 @@ fn learn(server: &ServerSpec, args: &FuzzArgs, timeouts: Timeouts) -> Result<Lea
             }
         },
     };
-    let sdk = match server_sdk(server, args.rules.sdk.sdk.as_deref(), timeouts, Some(&stalls)) {
+    let sdk = match server_sdk(server, args.rules.sdk.sdk.as_deref(), model.eras, timeouts, Some(&stalls)) {
         Err(error) if stopped(&error).is_some() => None,
         sdk => sdk?,
     };

@@ -143,10 +143,12 @@ pub fn watched<'a>(server: &ServerSpec, timeouts: Timeouts, stalls: Option<&'a C
 }
 
 /// The SDK the server is written with: `--sdk NAME`, else the one the fingerprint conversation shows for certain
-/// (a child server only; the built-in server has no SDK); `None` when neither, or for `--sdk none`.
+/// (a child server only; the built-in server has no SDK) on a server that serves `eras`; `None` when neither, or
+/// for `--sdk none`.
 pub fn server_sdk(
     server: &ServerSpec,
     stated: Option<&str>,
+    eras: Eras,
     timeouts: Timeouts,
     stalls: Option<&Cell<usize>>,
 ) -> Result<Option<sdk::Chosen>> {
@@ -160,7 +162,7 @@ pub fn server_sdk(
     match server {
         ServerSpec::Command(_) | ServerSpec::Http(_) => {
             let transcript = watched(server, timeouts, stalls).run(&sdk::fingerprint_inputs())?;
-            Ok(sdk::detect(&transcript))
+            Ok(sdk::detect(&transcript, eras))
         }
         _ => Ok(None),
     }

@@ -12,6 +12,7 @@ pub mod shape;
 pub mod ts_sdk;
 pub mod ts_server;
 
+use crate::model::Eras;
 use crate::oracle::Finding;
 use crate::protocol::envelope::{META, PROTOCOL_VERSION_KEY};
 use crate::protocol::era::{LATEST_HANDSHAKE_VERSION, LATEST_MODERN_VERSION};
@@ -120,7 +121,10 @@ impl std::fmt::Display for Chosen {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         match &self.source {
             Source::Stated => write!(f, "{} (from --sdk)", self.sdk.title()),
-            Source::Detected(from) => write!(f, "{} (detected from {from})", self.sdk.title()),
+            // The version is the table's: no SDK writes its own on the wire.
+            Source::Detected(from) => {
+                write!(f, "{} (detected from {from}; its table was vetted on {})", self.sdk.package, self.sdk.version)
+            }
         }
     }
 }
@@ -164,9 +168,14 @@ const FINGERPRINTS: [Fingerprint; 3] = [
 /// The id of the fingerprint's `ping` whose `params` is `null`.
 const NULL_PARAMS_ID: i64 = 3;
 
+/// The id of the fingerprint's last line: an `initialize` without `params`, on the open connection.
+const BARE_INITIALIZE_ID: i64 = 4;
+
 /// The fingerprint conversation: `initialize`, `notifications/initialized`, a `tools/list` whose `_meta` names
-/// a protocol version and nothing else (every SDK answers it; two write a message of their own), then a `ping`
-/// whose `params` is `null` (JSON-RPC says params MUST be structured; one SDK serves it anyway).
+/// a protocol version and nothing else (every SDK answers it; two write a message of their own), a `ping` whose
+/// `params` is `null` (JSON-RPC says params MUST be structured; one SDK serves it anyway), then an `initialize`
+/// without `params` (the TypeScript packages refuse it with their schema library's issue list, the Python SDK with
+/// its own words).
 pub fn fingerprint_inputs() -> Vec<Input> {
     let initialize = json!({ "jsonrpc": "2.0", "id": 1, "method": INITIALIZE, "params": {
         "protocolVersion": LATEST_HANDSHAKE_VERSION, "capabilities": {},
@@ -175,13 +184,17 @@ pub fn fingerprint_inputs() -> Vec<Input> {
     let list = json!({ "jsonrpc": "2.0", "id": 2, "method": TOOLS_LIST,
         "params": { META: { PROTOCOL_VERSION_KEY: LATEST_MODERN_VERSION } } });
     let ping = json!({ "jsonrpc": "2.0", "id": NULL_PARAMS_ID, "method": PING, "params": null });
+    let bare = json!({ "jsonrpc": "2.0", "id": BARE_INITIALIZE_ID, "method": INITIALIZE });
     let line = |value: Value| Input::Line(value.to_string().into_bytes());
-    vec![line(initialize), line(initialized), Input::Sync, line(list), Input::Sync, line(ping), Input::Sync]
+    let mut inputs = vec![line(initialize), line(initialized), Input::Sync, line(list), Input::Sync];
+    inputs.extend([line(ping), Input::Sync, line(bare), Input::Sync]);
+    inputs
 }
 
 /// The SDK the fingerprint conversation's transcript shows for certain (an error message only that SDK writes,
-/// and what else its fingerprint needs); `None` when nothing is certain.
-pub fn detect(transcript: &Transcript) -> Option<Chosen> {
+/// and what else its fingerprint needs), on a server that serves `eras`; `None` when nothing is certain. The
+/// version is never read off the wire: a detected SDK is judged with its table, vetted on the version it names.
+pub fn detect(transcript: &Transcript, eras: Eras) -> Option<Chosen> {
     let replies: Vec<Value> = transcript
         .events
         .iter()
@@ -192,13 +205,40 @@ pub fn detect(transcript: &Transcript) -> Option<Chosen> {
         .collect();
     let null_params_served =
         replies.iter().any(|reply| reply.get("id") == Some(&json!(NULL_PARAMS_ID)) && reply.get("result").is_some());
-    replies.iter().find_map(|reply| {
+    let by_message = replies.iter().find_map(|reply| {
         let message = reply.get("error")?.get("message")?.as_str()?;
         FINGERPRINTS
             .iter()
             .find(|print| message.contains(print.message) && (!print.serves_null_params || null_params_served))
             .map(|print| Chosen { sdk: print.sdk, source: Source::Detected(print.from.to_string()) })
-    })
+    });
+    by_message.or_else(|| by_bare_initialize(&replies, null_params_served, eras))
+}
+
+/// The SDK the refusal of the fingerprint's `initialize` without `params` shows: the TypeScript packages' zod
+/// issue list in a -32603 (the v1 `@modelcontextprotocol/sdk` on a server that serves the handshake era only, the
+/// v2 `@modelcontextprotocol/server` on one that serves 2026-07-28 too: frameworks built on them answer the same),
+/// or the Python SDK's own words in a -32602 from a server that also serves `"params": null` (a version from before
+/// the 2026-07-28 envelope, which the message fingerprints name otherwise).
+fn by_bare_initialize(replies: &[Value], null_params_served: bool, eras: Eras) -> Option<Chosen> {
+    let refusal = replies.iter().find(|reply| reply.get("id") == Some(&json!(BARE_INITIALIZE_ID)))?;
+    let error = refusal.get("error")?;
+    let (code, message) = (error.get("code")?.as_i64()?, error.get("message")?.as_str()?);
+    let zod = code == -32603 && message.contains(r#""code": "invalid_type""#) && message.contains(r#""params""#);
+    let (sdk, from) = if zod {
+        let sdk: &'static Sdk = match eras.serves(crate::protocol::Era::Modern)? {
+            true => &ts_server::SDK,
+            false => &ts_sdk::SDK,
+        };
+        (sdk, "its -32603 with a zod issue list for an initialize without params, and the eras it serves")
+    } else if code == -32602 && message == "Invalid request parameters" && null_params_served {
+        let from = "its -32602 \"Invalid request parameters\" for an initialize without params, and a result for \
+                    \"params\": null (a version from before the 2026-07-28 envelope)";
+        (&python::SDK, from)
+    } else {
+        return None;
+    };
+    Some(Chosen { sdk, source: Source::Detected(from.to_string()) })
 }
 
 #[cfg(test)]

@@ -3,6 +3,7 @@
 //! fingerprint.
 
 use super::*;
+use crate::model::Eras;
 use crate::oracle::{Level, Policy, check};
 use crate::transcript::Ending;
 
@@ -191,29 +192,58 @@ fn the_ts_servers_notification_first_is_its_own_and_a_fresh_connection_is_not() 
 fn detection_reads_only_messages_one_sdk_writes() {
     let answered = |reply: &str| Transcript { events: vec![sent(INITIALIZE), received(reply)], ending: Ending::Closed };
     let rmcp_reply = r#"{"jsonrpc":"2.0","id":2,"error":{"code":-32602,"message":"request _meta is missing or has malformed required fields: io.modelcontextprotocol/clientCapabilities"}}"#;
-    let detected = detect(&answered(rmcp_reply)).unwrap();
+    let detected = detect(&answered(rmcp_reply), Eras::Dual).unwrap();
     assert_eq!(detected.sdk, &rmcp::SDK);
-    assert!(detected.to_string().starts_with("rmcp 3.11.0 (detected from "), "{detected}");
+    assert!(detected.to_string().starts_with("rmcp (detected from "), "{detected}");
+    assert!(detected.to_string().ends_with("; its table was vetted on 3.11.0)"), "{detected}");
     let python_reply = r#"{"jsonrpc":"2.0","id":2,"error":{"code":-32600,"message":"this connection serves the handshake protocol era; requests carrying the 2026-07-28 envelope are not accepted on it"}}"#;
-    assert_eq!(detect(&answered(python_reply)), None, "the built-in server writes the same words");
+    assert_eq!(detect(&answered(python_reply), Eras::Dual), None, "the built-in server writes the same words");
     let null_served = r#"{"jsonrpc":"2.0","id":3,"result":{}}"#;
     let null_refused = r#"{"jsonrpc":"2.0","id":3,"error":{"code":-32600,"message":"Invalid Request"}}"#;
     let replies = |first: &str, second: &str| Transcript {
         events: vec![sent(INITIALIZE), received(first), received(second)],
         ending: Ending::Closed,
     };
-    assert_eq!(detect(&replies(python_reply, null_served)).unwrap().sdk, &python::SDK);
+    assert_eq!(detect(&replies(python_reply, null_served), Eras::Dual).unwrap().sdk, &python::SDK);
     let calc = replies(python_reply, null_refused);
-    assert_eq!(detect(&calc), None, "the seed lesson's words without the SDK's null params");
+    assert_eq!(detect(&calc, Eras::Dual), None, "the seed lesson's words without the SDK's null params");
     // Over HTTP the Python SDK answers the same request with the -32602 the built-in server writes too.
     let over_http = r#"{"jsonrpc":"2.0","id":2,"error":{"code":-32602,"message":"params._meta is missing the required envelope key(s): io.modelcontextprotocol/clientCapabilities"}}"#;
-    assert_eq!(detect(&replies(over_http, null_served)).unwrap().sdk, &python::SDK);
-    assert_eq!(detect(&replies(over_http, null_refused)), None);
+    assert_eq!(detect(&replies(over_http, null_served), Eras::Dual).unwrap().sdk, &python::SDK);
+    assert_eq!(detect(&replies(over_http, null_refused), Eras::Dual), None);
     let ts_reply = r#"{"result":{"tools":[]},"jsonrpc":"2.0","id":2}"#;
-    assert_eq!(detect(&answered(ts_reply)), None, "nothing certain");
-    assert_eq!(fingerprint_inputs().len(), 7);
+    assert_eq!(detect(&answered(ts_reply), Eras::Handshake), None, "nothing certain");
+    assert_eq!(fingerprint_inputs().len(), 9);
     let stated = Chosen { sdk: &ts_sdk::SDK, source: Source::Stated };
     assert_eq!(stated.to_string(), "@modelcontextprotocol/sdk 1.32.2 (from --sdk)");
+}
+
+#[test]
+fn an_initialize_without_params_tells_the_typescript_packages_and_an_older_python_sdk() {
+    let bare = |reply: &str, null_params: &str| Transcript {
+        events: vec![sent(INITIALIZE), received(null_params), received(reply)],
+        ending: Ending::Closed,
+    };
+    // The TypeScript packages' zod issue list (v1 1.30.0 and 1.32.2, v2 2.4.0 answer alike, frameworks on them too);
+    // which package, the eras tell: v1 serves the handshake era only.
+    let zod = r#"{"jsonrpc":"2.0","id":4,"error":{"code":-32603,"message":"[\n  {\n    \"expected\": \"object\",\n    \"code\": \"invalid_type\",\n    \"path\": [\n      \"params\"\n    ],\n    \"message\": \"Invalid input: expected object, received undefined\"\n  }\n]"}}"#;
+    let dropped = r#"{"jsonrpc":"2.0","id":2,"result":{"tools":[]}}"#;
+    assert_eq!(detect(&bare(zod, dropped), Eras::Handshake).unwrap().sdk, &ts_sdk::SDK);
+    assert_eq!(detect(&bare(zod, dropped), Eras::Dual).unwrap().sdk, &ts_server::SDK);
+    assert_eq!(detect(&bare(zod, dropped), Eras::Unknown), None, "which package is not certain");
+    // The Python SDK's words, with the null params served: a Python SDK from before the envelope (1.x).
+    let python = r#"{"jsonrpc":"2.0","id":4,"error":{"code":-32602,"message":"Invalid request parameters","data":""}}"#;
+    let null_served = r#"{"jsonrpc":"2.0","id":3,"result":{}}"#;
+    let detected = detect(&bare(python, null_served), Eras::Handshake).unwrap();
+    assert_eq!(detected.sdk, &python::SDK);
+    assert!(detected.to_string().contains("before the 2026-07-28 envelope"), "{detected}");
+    let null_refused = r#"{"jsonrpc":"2.0","id":3,"error":{"code":-32602,"message":"params"}}"#;
+    assert_eq!(detect(&bare(python, null_refused), Eras::Handshake), None);
+    // The built-in server's refusal of a second initialize, and other words, name nothing.
+    let calc = r#"{"jsonrpc":"2.0","id":4,"error":{"code":-32600,"message":"initialize may be sent only once per connection"}}"#;
+    assert_eq!(detect(&bare(calc, null_served), Eras::Dual), None);
+    let other = r#"{"jsonrpc":"2.0","id":4,"error":{"code":-32603,"message":"Internal error"}}"#;
+    assert_eq!(detect(&bare(other, null_served), Eras::Handshake), None);
 }
 
 #[test]

@@ -6,6 +6,7 @@ use super::client_line::top_level_id_value;
 use super::{Connection, Fault, Pending, Sent};
 use crate::oracle::SentLine;
 use crate::protocol::id::is_big;
+use crate::protocol::json;
 use crate::protocol::message::{Problem, ResponseId};
 use crate::protocol::methods::{CANCELLED, LISTEN};
 use crate::protocol::{Frame, IdField, RequestId};
@@ -202,9 +203,11 @@ impl Connection<'_> {
         self.member(index, "id").filter(|raw| !is_valid_id(raw))
     }
 
-    /// The member `name` of the object sent at `index`, when it has one.
+    /// The member `name` of the object sent at `index`, when it has one: read as a lenient reader reads the line
+    /// when it is not strict JSON only for what RFC 8259 lets a parser accept ([`json::lenient_text`]).
     fn member(&self, index: usize, name: &str) -> Option<Value> {
         let Some(Event::Sent(line)) = self.transcript.events.get(index) else { return None };
-        serde_json::from_slice::<Value>(line).ok()?.get_mut(name).map(Value::take)
+        let lenient = json::lenient_text(line);
+        serde_json::from_slice::<Value>(lenient.as_deref().unwrap_or(line)).ok()?.get_mut(name).map(Value::take)
     }
 }

@@ -727,6 +727,9 @@ fn an_id_mcp_forbids_may_be_echoed_exactly() {
     only(&[S(r#"{"id":true}"#), R(&error("true", -32600))], &[]);
     fires(&[S(bool_id), R(r#"{"jsonrpc":"2.0","id":true,"result":{}}"#)], MALFORMED_SERVED);
     fires(&[S(bool_id), R(&error("false", -32600))], ID_ECHO);
+    // A line only a lenient reader parses (a lone surrogate escape) keeps its odd id as sent too.
+    let lone = r#"{"jsonrpc":"2.0","id":true,"method":"ping","params":{"x":"\ud800"}}"#;
+    only(&[S(lone), R(&error("true", -32600))], &[]);
     // The same odd id twice, the first refused with id null, the second echoed: the echo is the newer line's.
     only(&[S(bool_id), R(&error("null", -32600)), S(bool_id), R(&error("true", -32600))], &[]);
     // With a malformed line before it, the refusal may be that line's and the other reply the request's echo.

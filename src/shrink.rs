@@ -395,6 +395,14 @@ mod tests {
         Input::Line(serde_json::to_vec(&v).unwrap())
     }
 
+    /// `noise` notifications (`n2`, `n3`, ...), then the trigger of the planted bug no-cache-hints.
+    fn noisy_trigger(noise: usize) -> Vec<Input> {
+        let noise = (2..2 + noise).map(|i| line(json!({ "jsonrpc": "2.0", "method": format!("n{i}") })));
+        noise
+            .chain(crate::server::builtin::mutants::Mutant::NoCacheHints.trigger().into_iter().map(Input::Line))
+            .collect()
+    }
+
     #[test]
     fn frames_that_do_not_matter_are_dropped() {
         let inputs: Vec<Input> = (0..20).map(|i| line(json!({ "n": i }))).collect();
@@ -430,9 +438,7 @@ mod tests {
     fn a_finding_is_minimized_within_its_time() {
         use crate::server::builtin::mutants::Mutant;
         use crate::server::{InProcess, builtin::reference::Planted};
-        let mut inputs: Vec<Input> =
-            (2..12).map(|i| line(json!({ "jsonrpc": "2.0", "method": format!("n{i}") }))).collect();
-        inputs.extend(Mutant::NoCacheHints.trigger().into_iter().map(Input::Line));
+        let inputs = noisy_trigger(10);
         let mut target = InProcess(Planted(Mutant::NoCacheHints));
         let policy = Policy::default();
         let minimize = |target: &mut InProcess<Planted>, time| {
@@ -513,10 +519,7 @@ mod tests {
 
     #[test]
     fn a_deadline_before_anything_shrank_is_said_and_one_after_keeps_what_shrank() {
-        use crate::server::builtin::mutants::Mutant;
-        let mut inputs: Vec<Input> =
-            (2..12).map(|i| line(json!({ "jsonrpc": "2.0", "method": format!("n{i}") }))).collect();
-        inputs.extend(Mutant::NoCacheHints.trigger().into_iter().map(Input::Line));
+        let inputs = noisy_trigger(10);
         let policy = Policy::default();
         let budget = Budget { runs: 1_000, time: None };
         // The reproduction runs, then every candidate meets the deadline: not minimized, and the error says why.
@@ -532,9 +535,7 @@ mod tests {
     fn a_minimization_that_gives_way_goes_on_from_where_it_stopped() {
         use crate::server::builtin::mutants::Mutant;
         use crate::server::{InProcess, builtin::reference::Planted};
-        let mut inputs: Vec<Input> =
-            (2..12).map(|i| line(json!({ "jsonrpc": "2.0", "method": format!("n{i}") }))).collect();
-        inputs.extend(Mutant::NoCacheHints.trigger().into_iter().map(Input::Line));
+        let inputs = noisy_trigger(10);
         let policy = Policy::default();
         let mut target = InProcess(Planted(Mutant::NoCacheHints));
         let first =
@@ -561,9 +562,7 @@ mod tests {
         use crate::server::builtin::mutants::Mutant;
         use crate::server::{InProcess, builtin::reference::Planted};
         // Noise, then the trigger: the one line at fault is tried first, and it is the case.
-        let mut inputs: Vec<Input> =
-            (2..40).map(|i| line(json!({ "jsonrpc": "2.0", "method": format!("n{i}") }))).collect();
-        inputs.extend(Mutant::NoCacheHints.trigger().into_iter().map(Input::Line));
+        let mut inputs = noisy_trigger(38);
         inputs.push(Input::Sync);
         let policy = Policy::default();
         let mut target = Recorded(InProcess(Planted(Mutant::NoCacheHints)), Vec::new());

@@ -121,7 +121,7 @@ fn a_fuzz_run_against_the_quirky_server_over_stdio_is_clean() {
     let output = Command::new(exe)
         .args(["fuzz", "--cases", "80", "--jobs", "2", "--seed", "5", "--shrink-budget", "1", "--out"])
         .arg(&out)
-        .args(["--", exe, "serve", "--quirks", "11"])
+        .args(["--", exe, "serve", "--quirks", "11", "--refusals"])
         .output()
         .unwrap();
     let _ = std::fs::remove_dir_all(&out);

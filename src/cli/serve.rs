@@ -4,7 +4,7 @@ use anyhow::{Context, Result, anyhow, bail};
 use mcp_wirefuzz::server::Status;
 use mcp_wirefuzz::server::builtin::http::{self as http_server, HttpBug, HttpServer};
 use mcp_wirefuzz::server::builtin::mutants::Mutant;
-use mcp_wirefuzz::server::builtin::quirks::{self, Quirky};
+use mcp_wirefuzz::server::builtin::quirks::{self, Quirks, Quirky};
 use mcp_wirefuzz::server::builtin::reference::{Calc, CalcWithFixtures, Planted};
 use mcp_wirefuzz::server::transport::in_process::serve;
 use std::io::{self, BufReader};
@@ -17,10 +17,14 @@ pub struct ServeArgs {
     #[arg(long, value_name = "NAME")]
     mutant: Option<String>,
     /// Run the quirky server instead: calc doing everything legal but unusual (replies out of order, split
-    /// writes, odd layout and escapes, a slow start, stderr noise, refusals of blank lines and stray responses,
-    /// odd ids echoed exactly), drawn from SEED.
+    /// writes, odd layout and escapes, a slow start, stderr noise), drawn from SEED.
     #[arg(long, value_name = "SEED", num_args = 0..=1, default_missing_value = "0", conflicts_with = "mutant")]
     quirks: Option<u64>,
+    /// With --quirks: also refuse what calc leaves unanswered the way a hand-written JSON-RPC loop does (a blank line
+    /// gets -32700, a stray response -32600 under its id, an odd id its refusal under that id as sent). Legal, but
+    /// its replies differ from calc's, so `diff` against calc shows them.
+    #[arg(long, requires = "quirks")]
+    refusals: bool,
     /// Serve over Streamable HTTP on ADDR (HOST:PORT; port 0 picks one), endpoint /mcp, until killed.
     #[arg(long, value_name = "ADDR", conflicts_with_all = ["mutant", "quirks"])]
     http: Option<String>,
@@ -53,7 +57,7 @@ pub fn run(args: ServeArgs) -> Result<ExitCode> {
         ServeArgs { http_bug: Some(name), .. } if name == "list" => serve_http("", Some("list"), Served::default()),
         ServeArgs { http_bug: Some(_), .. } => Err(anyhow!("--http-bug needs --http ADDR")),
         ServeArgs { conformance_fixtures: true, .. } => finish(serve(&CalcWithFixtures, stdin(), io::stdout().lock())?),
-        ServeArgs { mutant, quirks, .. } => serve_stdio(mutant.as_deref(), quirks),
+        ServeArgs { mutant, quirks, refusals, .. } => serve_stdio(mutant.as_deref(), quirks, refusals),
     }
 }
 
@@ -88,10 +92,13 @@ fn serve_http(address: &str, bug: Option<&str>, served: Served) -> Result<ExitCo
 }
 
 /// Serves calc, a planted bug or the quirky server on stdin/stdout (or lists the bugs, for `--mutant list`).
-fn serve_stdio(mutant: Option<&str>, quirks: Option<u64>) -> Result<ExitCode> {
+fn serve_stdio(mutant: Option<&str>, quirks: Option<u64>, refusals: bool) -> Result<ExitCode> {
     let input = stdin;
     let status = match (mutant, quirks) {
-        (None, Some(seed)) => quirks::serve(&Quirky::new(seed), io::stdin(), io::stdout().lock(), io::stderr())?,
+        (None, Some(seed)) => {
+            let quirky = Quirky { seed, quirks: Quirks { refusals, ..Quirks::ALL } };
+            quirks::serve(&quirky, io::stdin(), io::stdout().lock(), io::stderr())?
+        }
         (None, None) => serve(&Calc, input(), io::stdout().lock())?,
         (Some("list"), _) => {
             for mutant in Mutant::ALL {

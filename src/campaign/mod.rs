@@ -120,6 +120,11 @@ impl Found {
             && self.trigger == other.trigger
     }
 
+    /// True when `baseline` knows this finding: it fails no run.
+    pub fn baselined(&self, baseline: &Baseline) -> bool {
+        baseline.known(&self.transcript, &self.finding, &self.trigger).is_some()
+    }
+
     /// The tool of the `tools/call` at fault, if the finding is on one.
     pub fn tool(&self) -> Option<String> {
         crate::sdk::Fault::of(&self.transcript, &self.finding).tool().map(str::to_string)
@@ -163,8 +168,7 @@ impl Summary {
 
     /// True when `found` fails the run: it is not baselined, and it is confirmed (or the run is strict).
     pub fn failing(&self, found: &Found, baseline: &Baseline) -> bool {
-        (self.strict || found.confirmation.confirmed())
-            && baseline.known(&found.transcript, &found.finding, &found.trigger).is_none()
+        (self.strict || found.confirmation.confirmed()) && !found.baselined(baseline)
     }
 
     /// What each finding is, for [`Baseline::stale`]: its rule, trigger and the tool of its call.

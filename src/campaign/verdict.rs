@@ -56,12 +56,7 @@ impl Summary {
     /// once confirmed: not baselined.
     pub fn unsettled(&self, baseline: &Baseline) -> Vec<&Found> {
         let pending = |f: &&Found| f.confirmation == super::Confirmation::Pending;
-        self.found.iter().filter(pending).filter(|f| self.would_fail(f, baseline)).collect()
-    }
-
-    /// True when `found` fails the run once it is confirmed: it is not baselined.
-    fn would_fail(&self, found: &Found, baseline: &Baseline) -> bool {
-        baseline.known(&found.transcript, &found.finding, &found.trigger).is_none()
+        self.found.iter().filter(pending).filter(|f| !f.baselined(baseline)).collect()
     }
 
     /// The run's verdict under `baseline`.

@@ -120,7 +120,7 @@ pub fn summary(summary: &Summary, baseline: &Baseline) -> String {
         for rule in broken {
             let found: Vec<&Found> = summary.found.iter().filter(|f| f.finding.rule == rule).filter(listed).collect();
             let count = summary.counts.get(rule).copied().unwrap_or(0);
-            let baselined = |f: &&Found| baseline.known(&f.transcript, &f.finding, &f.trigger).is_some();
+            let baselined = |f: &&Found| f.baselined(baseline);
             let known = if found.iter().all(baselined) { " (baselined)" } else { "" };
             let level = found[0].finding.level.name();
             let _ = writeln!(out, "  {level:<7} {rule:<30} in {count} conversation(s){known}");

@@ -29,7 +29,7 @@ pub fn report(summary: &Summary, rerun: &Rerun, baseline: &Baseline) -> Value {
                 "detail": found.finding.detail,
                 "conversation": found.conversation,
                 "reproduce": rerun.command(found),
-                "baselined": baseline.known(&found.transcript, &found.finding, &found.trigger).is_some(),
+                "baselined": found.baselined(baseline),
                 "confirmation": found.confirmation.state(),
                 "confirmation_detail": found.confirmation.to_string(),
                 "fails_run": summary.failing(found, baseline),

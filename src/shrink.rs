@@ -4,6 +4,7 @@
 
 use crate::oracle::{Finding, Policy, check};
 use crate::server::{DeadlinePassed, Target};
+use crate::transcript::seen::resolve;
 use crate::transcript::{Input, Transcript};
 use anyhow::Result;
 use serde_json::{Map, Value};
@@ -210,27 +211,9 @@ fn shrink_from(
 /// The candidates a minimization tries before its passes, smallest first: the input line at fault alone, then the
 /// conversation's opening (up to its first sync point, with the notifications right after it) and that line. Most
 /// findings need no more, and each costs one run where the passes' halvings cost several (for a hang, a whole wait
-/// each). The line at fault is the one the finding's event carries, or the last input line sent before it (the
-/// event may be a line of the harness's own, such as a re-ask). None when the event names no input line.
+/// each). None when the finding's event names no input line ([`fault_input`]).
 fn directed(first: &Minimized) -> Vec<Vec<Input>> {
-    let Some(at) = first.finding.event else { return Vec::new() };
-    let lines: Vec<(usize, &Vec<u8>)> = first
-        .inputs
-        .iter()
-        .enumerate()
-        .filter_map(|(index, input)| if let Input::Line(line) = input { Some((index, line)) } else { None })
-        .collect();
-    // The transcript's sent lines, matched in order to the inputs' lines (the harness's own lines in between).
-    let (mut next, mut fault) = (0, None);
-    for event in first.transcript.events.iter().take(at + 1) {
-        if let crate::transcript::Event::Sent(sent) = event
-            && lines.get(next).is_some_and(|(_, line)| *line == sent)
-        {
-            fault = Some(lines[next].0);
-            next += 1;
-        }
-    }
-    let Some(fault) = fault else { return Vec::new() };
+    let Some(fault) = fault_input(&first.inputs, &first.transcript, &first.finding) else { return Vec::new() };
     let line = first.inputs[fault].clone();
     let mut candidates = vec![vec![line.clone(), Input::Sync]];
     if let Some(sync) = first.inputs[..fault].iter().position(|input| *input == Input::Sync) {
@@ -241,6 +224,38 @@ fn directed(first: &Minimized) -> Vec<Vec<Input>> {
     }
     candidates.retain(|candidate| candidate.len() < first.inputs.len());
     candidates
+}
+
+/// The index among `inputs` of the line at fault in `finding`: the one its event carries, or the last input line
+/// sent before it (the event may be a line of the harness's own, such as a re-ask); `None` when the event names no
+/// input line.
+fn fault_input(inputs: &[Input], transcript: &Transcript, finding: &Finding) -> Option<usize> {
+    let at = finding.event?;
+    let mut lines = inputs
+        .iter()
+        .enumerate()
+        .filter_map(|(index, input)| if let Input::Line(line) = input { Some((index, line)) } else { None });
+    // The transcript's sent lines, matched in order to the inputs' lines (the harness's own lines in between), each
+    // as it was sent: its references to what the server said before resolved.
+    let (mut next, mut fault) = (lines.next(), None);
+    for (index, event) in transcript.events.iter().enumerate().take(at + 1) {
+        if let crate::transcript::Event::Sent(sent) = event
+            && let Some((input, _)) = next.filter(|(_, line)| *resolve(line, &transcript.events[..index]) == **sent)
+        {
+            fault = Some(input);
+            next = lines.next();
+        }
+    }
+    fault
+}
+
+/// The conversation of `inputs` up to the sync point after the line at fault in `finding` ([`fault_input`]), when
+/// lines come after it: what a finding about that line's own reply (a handler that never returns) needs, since the
+/// lines after it were sent only once its wait was over.
+pub fn through_fault(inputs: &[Input], transcript: &Transcript, finding: &Finding) -> Option<Vec<Input>> {
+    let fault = fault_input(inputs, transcript, finding)?;
+    let sync = fault + inputs[fault..].iter().position(|input| *input == Input::Sync)?;
+    (sync + 1 < inputs.len()).then(|| inputs[..=sync].to_vec())
 }
 
 /// True when `input` is a JSON-RPC notification: an object with a method and no id.
@@ -604,6 +619,41 @@ mod tests {
         let candidates = directed(&first);
         assert_eq!(candidates[0], vec![handshake[4].clone(), Input::Sync]);
         assert_eq!(candidates[1], [&handshake[..3], &[handshake[4].clone(), Input::Sync]].concat());
+    }
+
+    #[test]
+    fn the_line_at_fault_is_found_among_lines_sent_resolved_and_lines_of_the_harnesss_own() {
+        use crate::transcript::{Ending, Event, seen};
+        // A call whose argument refers to what the server said (sent resolved), then the call at fault, asked again
+        // by the harness (its own line is the finding's event), then a ping.
+        let seen_query = seen::reference("query", &["string"], 0, json!("fallback"));
+        let call = |id: u64, query: Value| {
+            line(json!({ "jsonrpc": "2.0", "id": id, "method": "tools/call",
+                "params": { "name": "search", "arguments": { "query": query } } }))
+        };
+        let inputs = vec![call(1, seen_query), Input::Sync, call(2, json!("")), Input::Sync, call(3, json!("x"))];
+        let Input::Line(referring) = &inputs[0] else { unreachable!() };
+        let Input::Line(at_fault) = &inputs[2] else { unreachable!() };
+        let reask = at_fault.iter().map(|b| if *b == b'2' { b'9' } else { *b }).collect();
+        let events = vec![
+            Event::Sent(seen::resolve(referring, &[]).into_owned()),
+            Event::Sync,
+            Event::Sent(at_fault.clone()),
+            Event::Sent(reask),
+            Event::Sync,
+        ];
+        assert_ne!(events[0], Event::Sent(referring.clone()), "the first line is sent resolved");
+        let transcript = Transcript { events, ending: Ending::Closed };
+        let finding = Finding {
+            rule: "SERVER-HANDLER-HANG",
+            level: crate::oracle::Level::Error,
+            event: Some(3),
+            detail: String::new(),
+        };
+        assert_eq!(fault_input(&inputs, &transcript, &finding), Some(2));
+        assert_eq!(through_fault(&inputs, &transcript, &finding), Some(inputs[..4].to_vec()));
+        // Nothing after the sync point: the conversation is already its own prefix.
+        assert_eq!(through_fault(&inputs[..4], &transcript, &finding), None);
     }
 
     #[test]

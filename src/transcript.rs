@@ -47,14 +47,44 @@ pub enum Note {
         /// How long, in milliseconds.
         ms: u64,
     },
+    /// A tool call asked again was not waited for: the same call went unanswered this long earlier in the run,
+    /// while the server went on ([`crate::server::hangs`]).
+    Remembered {
+        /// How long the earlier wait was, in milliseconds.
+        ms: u64,
+    },
+    /// A tool call went unanswered far longer than its tool's answers took, and was asked again without a wait: a
+    /// fuzzing worker only suspects a handler that never returns, the campaign confirms it on a fresh server that
+    /// waits ([`crate::server::hangs`]).
+    Suspected {
+        /// How long the call had gone unanswered, in milliseconds.
+        ms: u64,
+        /// The slowest answer of its tool the run had seen, in milliseconds.
+        slowest_ms: u64,
+        /// The wait that confirms it, in milliseconds.
+        wait_ms: u64,
+    },
 }
 
 impl Note {
+    /// True for a note of the harness's long wait for replies still owed: waited, remembered from an earlier wait,
+    /// or suspected without one.
+    pub fn of_wait(&self) -> bool {
+        matches!(self, Note::Waited { .. } | Note::Remembered { .. } | Note::Suspected { .. })
+    }
+
     /// One line for a rendered transcript.
     pub fn summary(&self) -> String {
         match self {
             Note::Failure(text) => format!("handler failed: {}", show_bytes(text.as_bytes(), 400)),
             Note::Waited { ms } => format!("waited {ms} ms for any reply still owed"),
+            Note::Remembered { ms } => {
+                format!("not waited for: the same call went unanswered for {ms} ms earlier in the run")
+            }
+            Note::Suspected { ms, slowest_ms, wait_ms } => format!(
+                "suspected: unanswered after {ms} ms, its tool's slowest answer {slowest_ms} ms; not waited for here \
+                 (a fresh server waits {wait_ms} ms to confirm it)"
+            ),
         }
     }
 }

@@ -31,7 +31,13 @@ fn serve(mutant: Mutant) -> ServerCommand {
 /// at once or never, so a call asked again needs no floor of waiting.
 fn timeouts() -> Timeouts {
     let (reply, two) = (Duration::from_millis(800), Duration::from_secs(2));
-    Timeouts { reply, startup: two, shutdown: two, reask_floor: Duration::ZERO, ..Timeouts::default() }
+    Timeouts {
+        reply,
+        startup: two,
+        shutdown: two,
+        hang: mcp_wirefuzz::server::hangs::HangWait::Wait(Duration::ZERO),
+        ..Timeouts::default()
+    }
 }
 
 /// The first conversation of `seed` that breaks the mutant's rule in-process.

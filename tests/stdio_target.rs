@@ -20,7 +20,7 @@ fn serve(mutant: Option<Mutant>) -> StdioTarget {
     let timeouts = Timeouts {
         reply: Duration::from_millis(1500),
         settle: Duration::from_millis(10),
-        reask_floor: Duration::ZERO,
+        hang: mcp_wirefuzz::server::hangs::HangWait::Wait(Duration::ZERO),
         ..Timeouts::default()
     };
     StdioTarget::new(ServerCommand::from_argv(&argv).unwrap(), timeouts)

@@ -107,11 +107,11 @@ fn stdio_row(name: &str, argv: &[String], baseline: Option<&str>, startup_line: 
     let run = |sentinels: bool| {
         let deadline = Instant::now() + Duration::from_secs(STDIO_REAL_SECS);
         let timeouts = Timeouts { deadline: Some(deadline), ..Timeouts::default() };
-        let target = |_| match sentinels {
-            true => server.sentinel_target(timeouts, model.eras),
-            false => server.pooled_target(timeouts),
+        let (targets, shrinker) = match sentinels {
+            true => server.campaign_targets(timeouts, timeouts, model.eras, 2),
+            false => ((0..2).map(|_| server.pooled_target(timeouts)).collect(), server.target(timeouts)),
         };
-        campaign::run((0..2).map(target).collect(), server.target(timeouts), &opts, &server, |_| {}).unwrap()
+        campaign::run(targets, shrinker, &opts, &server, |_| {}).unwrap()
     };
     let clock = run(false);
     let cpu = children_cpu();

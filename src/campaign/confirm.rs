@@ -7,14 +7,14 @@
 //! section of its own with its case file, and failing the run only with `--strict`. A slow server on a busy machine
 //! gets longer waits, not findings.
 
-use crate::oracle::Policy;
 use crate::oracle::rules::{
     BATCH, BIG_ID, HANDLER_HANG, HTTP_RESPONSE, MALFORMED_REPLY, NULL_PARAMS, RESPONSE_MISSING, SERVER_HANG,
     SERVER_SHUTDOWN,
 };
+use crate::oracle::{Finding, Policy};
 use crate::server::Target;
-use crate::shrink::{Budget, Minimized, minimize_finding, wanted};
-use crate::transcript::{Ending, Input, Transcript};
+use crate::shrink::{Budget, Minimized, minimize_finding, through_fault, wanted};
+use crate::transcript::{Ending, Event, Input, Note, Transcript};
 use anyhow::Result;
 use std::time::Duration;
 
@@ -53,9 +53,14 @@ pub fn estimate(took: Duration, transcript: &Transcript, rule: &str) -> Duration
         Ending::Hung { waited_ms } => Duration::from_millis(waited_ms),
         _ => Duration::ZERO,
     };
+    // A hang only suspected gets its wait on the confirming run.
+    let suspected = transcript.events.iter().find_map(|event| match event {
+        Event::Note(Note::Suspected { wait_ms, .. }) => Some(Duration::from_millis(*wait_ms)),
+        _ => None,
+    });
     let took = took.max(waited);
     match rests_on_silence(rule) {
-        true => took * STRETCH,
+        true => took * STRETCH + suspected.unwrap_or_default(),
         false => took,
     }
 }
@@ -114,23 +119,38 @@ impl std::fmt::Display for Confirmation {
     }
 }
 
-/// Runs `inputs` again to confirm a finding of `rule` with `trigger` (see the module documentation); `patient` is
-/// the same server with stretched waits, `None` when the target's waits do not depend on time. With the
-/// confirmation comes the run that confirmed it, which minimization starts from instead of running the inputs once
-/// more. A silence that, with the stretched waits, shows as SERVER-HANDLER-HANG (a handler that never returned
-/// while the server went on) is confirmed as that finding, the run's: it is the stronger statement about the same
-/// silence, not a slow server. An error means a target could not run (the run's deadline passed, [`crate::server::DeadlinePassed`],
-/// among them).
+/// A finding as it was first seen: its conversation, the transcript of that run, the finding and its trigger.
+#[derive(Clone, Copy, Debug)]
+pub struct Seen<'a> {
+    /// The conversation that broke the rule.
+    pub inputs: &'a [Input],
+    /// How it ran.
+    pub transcript: &'a Transcript,
+    /// The finding.
+    pub finding: &'a Finding,
+    /// Its trigger ([`crate::trigger::signature`]).
+    pub trigger: &'a str,
+}
+
+/// Runs the conversation of a finding `seen` again to confirm it (see the module documentation); `patient` is the
+/// same server with stretched waits, `None` when the target's waits do not depend on time. A handler that never
+/// returns is confirmed on the conversation only up to the call at fault ([`through_fault`]): what came after was
+/// sent once its wait was over. With the confirmation comes the run that confirmed it (its inputs among it), which
+/// minimization starts from instead of running them once more. A silence that, with the stretched waits, shows as
+/// SERVER-HANDLER-HANG (a handler that never returned while the server went on) is confirmed as that finding, the
+/// run's: it is the stronger statement about the same silence, not a slow server. An error means a target could
+/// not run (the run's deadline passed, [`crate::server::DeadlinePassed`], among them).
 pub fn confirm(
     target: &mut dyn Target,
     patient: Option<&mut dyn Target>,
-    inputs: &[Input],
-    rule: &str,
-    trigger: &str,
+    seen: Seen,
     policy: &Policy,
 ) -> Result<(Confirmation, Option<Minimized>)> {
+    let (inputs, rule, trigger) = (seen.inputs, seen.finding.rule, seen.trigger);
     let once = Budget { runs: 0, time: None };
     if let Some(patient) = patient.filter(|_| rests_on_silence(rule)) {
+        let prefix = (rule == HANDLER_HANG).then(|| through_fault(inputs, seen.transcript, seen.finding)).flatten();
+        let inputs = prefix.as_deref().unwrap_or(inputs);
         let transcript = patient.run(inputs)?;
         let stretched = Confirmation::Confirmed { stretched: Some(STRETCH) };
         let run = |(finding, trigger)| Minimized {
@@ -196,21 +216,23 @@ mod tests {
         }
     }
 
-    fn silence_finding() -> (String, &'static str) {
+    /// The ping's silence, as seen: its transcript, the finding and its trigger.
+    fn silence_finding() -> (Transcript, Finding, String) {
         let transcript = Silent.run(&ping()).unwrap();
         let finding = crate::oracle::check(&transcript, &Policy::default())
             .into_iter()
             .find(|f| f.rule == SERVER_HANG || f.rule == RESPONSE_MISSING)
             .expect("silence is a finding");
-        (crate::trigger::signature(&transcript, &finding), finding.rule)
+        let trigger = crate::trigger::signature(&transcript, &finding);
+        (transcript, finding, trigger)
     }
 
     #[test]
     fn a_true_silence_is_confirmed_with_stretched_waits() {
-        let (trigger, rule) = silence_finding();
+        let (transcript, finding, trigger) = silence_finding();
+        let seen = Seen { inputs: &ping(), transcript: &transcript, finding: &finding, trigger: &trigger };
         let mut patient = Silent;
-        let (confirmation, run) =
-            confirm(&mut Silent, Some(&mut patient), &ping(), rule, &trigger, &Policy::default()).unwrap();
+        let (confirmation, run) = confirm(&mut Silent, Some(&mut patient), seen, &Policy::default()).unwrap();
         assert_eq!(confirmation, Confirmation::Confirmed { stretched: Some(STRETCH) });
         assert_eq!(run.expect("the confirming run").trigger, trigger);
     }
@@ -218,13 +240,15 @@ mod tests {
     #[test]
     fn a_slow_reply_is_unconfirmed() {
         // Answered when waited for longer: a slow server.
-        let (trigger, rule) = silence_finding();
+        let (transcript, finding, trigger) = silence_finding();
+        let inputs = ping();
+        let seen = Seen { inputs: &inputs, transcript: &transcript, finding: &finding, trigger: &trigger };
         let mut patient = Answers;
-        let confirmation = confirm(&mut Silent, Some(&mut patient), &ping(), rule, &trigger, &Policy::default());
+        let confirmation = confirm(&mut Silent, Some(&mut patient), seen, &Policy::default());
         let Ok((Confirmation::Unconfirmed(why), None)) = confirmation else { panic!("{confirmation:?}") };
         assert!(why.contains("slow here, not silent"), "{why}");
         // And one that does not break again at all.
-        let (confirmation, _) = confirm(&mut Answers, None, &ping(), rule, &trigger, &Policy::default()).unwrap();
+        let (confirmation, _) = confirm(&mut Answers, None, seen, &Policy::default()).unwrap();
         assert_eq!(
             confirmation,
             Confirmation::Unconfirmed(format!("it did not break again in {RERUNS} runs on a fresh server"))
@@ -242,13 +266,13 @@ mod tests {
         let finding = crate::oracle::check(&transcript, &policy).into_iter().next().expect("the mutant breaks a rule");
         assert!(!rests_on_silence(finding.rule), "{}", finding.rule);
         let trigger = crate::trigger::signature(&transcript, &finding);
-        let (confirmation, run) = confirm(target.as_mut(), None, &inputs, finding.rule, &trigger, &policy).unwrap();
+        let seen = Seen { inputs: &inputs, transcript: &transcript, finding: &finding, trigger: &trigger };
+        let (confirmation, run) = confirm(target.as_mut(), None, seen, &policy).unwrap();
         assert_eq!(confirmation, Confirmation::Confirmed { stretched: None });
         assert_eq!(run.expect("the confirming run").inputs, inputs);
         assert!(confirmation.to_string().starts_with("confirmed"));
         // The reference server does not break it.
-        let (confirmation, run) =
-            confirm(&mut InProcess(Calc), None, &inputs, finding.rule, &trigger, &policy).unwrap();
+        let (confirmation, run) = confirm(&mut InProcess(Calc), None, seen, &policy).unwrap();
         assert!(!confirmation.confirmed() && run.is_none());
     }
 
@@ -266,15 +290,14 @@ mod tests {
             .find(|f| rests_on_silence(f.rule) && f.rule != HANDLER_HANG)
             .expect("a silence");
         let trigger = crate::trigger::signature(&transcript, &finding);
+        let seen = Seen { inputs: &inputs, transcript: &transcript, finding: &finding, trigger: &trigger };
         // With longer waits, the server answers the rest but the handler never returns.
         let mut patient = InProcess(Planted(mutant));
-        let (confirmation, run) =
-            confirm(&mut Silent, Some(&mut patient), &inputs, finding.rule, &trigger, &policy).unwrap();
+        let (confirmation, run) = confirm(&mut Silent, Some(&mut patient), seen, &policy).unwrap();
         assert_eq!(confirmation, Confirmation::Confirmed { stretched: Some(STRETCH) });
         assert_eq!(run.expect("the confirming run").finding.rule, HANDLER_HANG);
         // A server that answers everything with the longer waits is slow, not hung.
-        let (confirmation, run) =
-            confirm(&mut Silent, Some(&mut InProcess(Calc)), &inputs, finding.rule, &trigger, &policy).unwrap();
+        let (confirmation, run) = confirm(&mut Silent, Some(&mut InProcess(Calc)), seen, &policy).unwrap();
         assert!(matches!(confirmation, Confirmation::Unconfirmed(_)) && run.is_none(), "{confirmation:?}");
     }
 
@@ -299,8 +322,9 @@ mod tests {
         let findings = crate::oracle::check(&transcript, &policy);
         let finding = findings.iter().find(|f| rests_on_silence(f.rule)).expect("a silence, with the run's waits");
         let trigger = crate::trigger::signature(&transcript, finding);
+        let seen = Seen { inputs: &ping(), transcript: &transcript, finding, trigger: &trigger };
         let mut patient = target.patient(STRETCH).expect("a child process's waits matter");
-        confirm(target.as_mut(), Some(patient.as_mut()), &ping(), finding.rule, &trigger, &policy).unwrap().0
+        confirm(target.as_mut(), Some(patient.as_mut()), seen, &policy).unwrap().0
     }
 
     #[test]

@@ -8,6 +8,7 @@ use super::{
 use crate::case::Case;
 use crate::server::{DeadlinePassed, ServerSpec, Target};
 use crate::shrink::{Budget, Minimized, minimize_giving_way};
+use crate::transcript::{Event, Note};
 use anyhow::Result;
 use std::collections::VecDeque;
 use std::sync::Arc;
@@ -121,8 +122,9 @@ impl Shrinker<'_> {
             return Ok(Some((self.kept_as_seen(found, job.index, BASELINED)?, None)));
         }
         let patient = self.patient.as_mut().map(|patient| patient.as_mut() as &mut dyn Target);
-        let confirmation =
-            confirm::confirm(&mut *self.target, patient, &job.inputs, rule, trigger, &self.options.policy);
+        let seen =
+            confirm::Seen { inputs: &job.inputs, transcript: &job.seen.transcript, finding: &job.first, trigger };
+        let confirmation = confirm::confirm(&mut *self.target, patient, seen, &self.options.policy);
         let (confirmation, confirming) = match confirmation {
             Err(error) if error.is::<DeadlinePassed>() => return Ok(None),
             confirmation => confirmation?,
@@ -132,17 +134,24 @@ impl Shrinker<'_> {
             let note = format!("# {}; not minimized", found.confirmation);
             return Ok(Some((self.kept_as_seen(found, job.index, &note)?, None)));
         }
-        if let Some(run) = confirming.as_ref().filter(|run| run.finding.rule != rule) {
-            // Confirmed as the stronger finding its run showed ([`confirm::confirm`]): the case as seen names it now.
+        let suspected =
+            job.seen.transcript.events.iter().any(|event| matches!(event, Event::Note(Note::Suspected { .. })));
+        let renamed = |run: &&Minimized| run.finding.rule != rule || run.inputs != job.inputs || suspected;
+        if let Some(run) = confirming.as_ref().filter(renamed) {
+            // Confirmed as the stronger finding its run showed, or on the conversation up to its call, or with the
+            // wait its first run only suspected ([`confirm::confirm`]): the case as seen is the confirming run's now.
             if let Some(old) = &found.case_file {
                 let _ = std::fs::remove_file(old);
             }
-            let case = Case::for_finding(&job.inputs, &run.transcript, &run.finding, self.server, &self.options.policy);
+            let case = Case::for_finding(&run.inputs, &run.transcript, &run.finding, self.server, &self.options.policy);
             let (finding, trigger, transcript) = (run.finding.clone(), run.trigger.clone(), run.transcript.clone());
             found = self.kept_as_seen(Found { finding, trigger, case, transcript, ..found }, job.index, UNMINIMIZED)?;
         }
-        let job = Job { first: found.finding.clone(), seen: found.clone(), ..job };
-        Ok(Some((found, confirming.map(|run| (job, run)))))
+        let confirmed = confirming.map(|run| {
+            let job = Job { inputs: run.inputs.clone(), first: found.finding.clone(), seen: found.clone(), ..job };
+            (job, run)
+        });
+        Ok(Some((found, confirmed)))
     }
 
     /// A finding that stays as seen (baselined or unconfirmed: not minimized), its case file written again with

@@ -19,6 +19,7 @@ use mcp_wirefuzz::oracle::Policy;
 use mcp_wirefuzz::protocol::era::LATEST_HANDSHAKE_VERSION;
 use mcp_wirefuzz::report::{self, Rerun};
 use mcp_wirefuzz::sdk::Chosen;
+use mcp_wirefuzz::server::hangs::{HANG_WAIT, HangWait};
 use mcp_wirefuzz::server::{DeadlinePassed, ServerSpec, Timeouts};
 use mcp_wirefuzz::shrink;
 use mcp_wirefuzz::surface::Surface;
@@ -34,8 +35,9 @@ use std::time::{Duration, Instant};
 const STARTUP_TIMEOUT_MS: u64 = 10_000;
 /// How long learning the server (first contact, model, surface, SDK) may take in all, apart from `--time`.
 const LEARNING_LIMIT: Duration = Duration::from_secs(300);
-/// `--confirm-time`'s default, in seconds.
-const CONFIRM_TIME_S: f64 = 60.0;
+/// `--confirm-time`'s default is `--hang-wait` and this much more: time to confirm a hung handler seen at the end of
+/// fuzzing, on a fresh server that waits for it.
+const CONFIRM_MARGIN: Duration = Duration::from_secs(30);
 /// `--settle`'s default, in milliseconds.
 const SETTLE_MS: u64 = 20;
 /// The most parallel workers `--jobs` takes.
@@ -56,9 +58,16 @@ pub struct FuzzArgs {
     #[arg(long, value_name = "SECS")]
     time: Option<f64>,
     /// Once --time's fuzzing is over, how many seconds confirming, then minimizing, what was seen may go on (the run
-    /// ends as soon as that is done); a finding still unconfirmed then makes the run inconclusive (exit 4).
-    #[arg(long, value_name = "SECS", default_value_t = CONFIRM_TIME_S)]
-    confirm_time: f64,
+    /// ends as soon as that is done); a finding still unconfirmed then makes the run inconclusive (exit 4). Default:
+    /// --hang-wait and 30 s more (90 s), so a hung handler seen at the end of fuzzing is confirmed.
+    #[arg(long, value_name = "SECS")]
+    confirm_time: Option<f64>,
+    /// How many seconds a tool call may go unanswered, while the server answers others, before its handler counts
+    /// as one that never returns (SERVER-HANDLER-HANG): the TypeScript SDK client's default request timeout. A
+    /// call is waited for that long once per run, on a fresh server; progress notifications for it restart the
+    /// wait, up to 3 times it.
+    #[arg(long, value_name = "SECS", default_value_t = HANG_WAIT.as_secs_f64())]
+    hang_wait: f64,
     /// The seed (printed by every run; the same seed gives the same conversations).
     #[arg(long)]
     seed: Option<u64>,
@@ -146,8 +155,12 @@ pub fn run(args: FuzzArgs) -> Result<ExitCode> {
         bail!("--jobs must be between 1 and {MAX_JOBS}, not {}", args.jobs);
     }
     let time = args.time.map(|secs| seconds_option("--time", secs)).transpose()?;
-    let confirm_time = confirm_time_option(args.confirm_time)?;
     let shrink_time = shrink_time_option(args.shrink_time)?;
+    let hang_wait = seconds_option("--hang-wait", args.hang_wait)?;
+    let confirm_time = match args.confirm_time {
+        Some(secs) => confirm_time_option(secs)?,
+        None => hang_wait.saturating_add(CONFIRM_MARGIN),
+    };
     let reply = args.timeout.duration()?;
     let startup = millis_option("--startup-timeout", args.startup_timeout)?;
     let settle = millis_option("--settle", args.settle)?;
@@ -204,11 +217,11 @@ pub fn run(args: FuzzArgs) -> Result<ExitCode> {
         prelude,
     };
     let adaptive = !args.timeout.pinned();
-    let timeouts = Timeouts { reply, startup, settle, deadline, adaptive, ..Timeouts::default() };
-    let targets = (0..args.jobs).map(|_| server.sentinel_target(timeouts, model.eras)).collect();
+    let hang = HangWait::Wait(hang_wait);
+    let timeouts = Timeouts { reply, startup, settle, deadline, adaptive, hang, ..Timeouts::default() };
     // Confirmation and minimization go on past the fuzzing's deadline, for --confirm-time.
-    let settle = Timeouts { deadline: deadline.map(|deadline| deadline + confirm_time), ..timeouts };
-    let shrinker = server.target(settle);
+    let settling = Timeouts { deadline: deadline.map(|deadline| deadline + confirm_time), ..timeouts };
+    let (targets, shrinker) = server.campaign_targets(timeouts, settling, model.eras, args.jobs);
     eprintln!("mcp-wirefuzz fuzz: seed {seed}, {}, {} job(s)", server.describe(), args.jobs);
     let rerun = Rerun { sdk: sdk.clone(), ..rerun(&args, seed, &server) };
     let bar = progress_bar(options.cases);

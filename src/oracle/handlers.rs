@@ -65,7 +65,8 @@ fn unanswered(input: &LayerInput, findings: &mut Findings) {
                     format!("the handler of {what} failed and the request is never answered: {failure}"),
                 );
             }
-            Event::Note(Note::Waited { ms }) => {
+            Event::Note(note) => {
+                let Some(how) = unanswered_for(note) else { continue };
                 let open: Vec<usize> = (0..at).filter(|&i| unanswered_by(i, at) && !blamed.contains(&i)).collect();
                 for request in open {
                     let Event::Sent(line) = &input.transcript.events[request] else { continue };
@@ -79,18 +80,28 @@ fn unanswered(input: &LayerInput, findings: &mut Findings) {
                     }
                     blamed.insert(request);
                     let what = described(&input.transcript.events[request]);
-                    findings.add(
-                        HANDLER_HANG,
-                        Some(request),
-                        format!(
-                            "the handler of {what} never returned: no reply after {ms} ms while the server went on"
-                        ),
-                    );
+                    findings.add(HANDLER_HANG, Some(request), format!("the handler of {what} {how}"));
                 }
             }
             _ => {}
         }
     }
+}
+
+/// How long a hung handler's request went unanswered, as a note of the wait says it; `None` for a note of no wait.
+fn unanswered_for(note: &Note) -> Option<String> {
+    Some(match note {
+        Note::Waited { ms } => format!("never returned: no reply after {ms} ms while the server went on"),
+        Note::Remembered { ms } => format!(
+            "never returned: the same call got no reply after {ms} ms on a fresh server earlier in the run, while \
+             the server went on (not waited for again)"
+        ),
+        Note::Suspected { ms, slowest_ms, wait_ms } => format!(
+            "did not return within {ms} ms while the server went on, and the tool's other calls answered within \
+             {slowest_ms} ms (suspected: a fresh server waits {wait_ms} ms to confirm it)"
+        ),
+        Note::Failure(_) => return None,
+    })
 }
 
 /// `SERVER-HANDLER-CRASH`: every `tools/call` answered with the SDK's text for a crash of that tool

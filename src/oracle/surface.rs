@@ -25,7 +25,7 @@ use crate::protocol::methods::{
 use crate::protocol::{Era, ErrorObject, Frame, Outcome};
 use crate::script::{BAD_CURSOR, UNKNOWN_URI};
 use crate::surface::{Surface, compile};
-use crate::transcript::{Event, Note, Transcript};
+use crate::transcript::{Event, Transcript};
 use serde_json::{Map, Value};
 use std::collections::{BTreeSet, HashMap};
 
@@ -70,7 +70,7 @@ pub(super) fn check(input: &LayerInput, findings: &mut Findings, coverage: &mut 
     }
     let cancelled = cancelled_requests(transcript);
     let awaiting_broken = super::answers::awaiting_broken_answers(input);
-    let waited = transcript.events.iter().position(|event| matches!(event, Event::Note(Note::Waited { .. })));
+    let waited = transcript.events.iter().position(|event| matches!(event, Event::Note(note) if note.of_wait()));
     let mut initialized_from: Option<usize> = None;
     let mut plain_seen = false;
     // A server that serves 2026-07-28 and got an enveloped request (one parsers differ on included) before any

@@ -8,6 +8,8 @@ pub const INITIALIZE: &str = "initialize";
 pub const INITIALIZED: &str = "notifications/initialized";
 /// `notifications/cancelled` (both eras).
 pub const CANCELLED: &str = "notifications/cancelled";
+/// `notifications/progress` (both eras).
+pub const PROGRESS: &str = "notifications/progress";
 /// `ping` (handshake era only).
 pub const PING: &str = "ping";
 /// `server/discover` (modern era only).

@@ -9,12 +9,15 @@
 //! - [`adapter`]: what makes a server written against another interface an [`InProcessServer`] (async servers
 //!   that speak lines, rmcp handlers).
 //! - [`builtin`]: the servers that ship with the harness (the reference server, its planted bugs, the quirky one).
+//! - [`latency`] and [`hangs`]: what a run measures of its server's reply times, and how it tells a handler that
+//!   never returns from a slow one.
 //!
 //! The public face for a Rust server author stays at this level: [`InProcess`] and [`run_in_process`], and, with
 //! their features, `server::rmcp` and `server::async_lines` (re-exports of the adapters).
 
 pub mod adapter;
 pub mod builtin;
+pub mod hangs;
 pub mod latency;
 pub mod transport;
 
@@ -25,6 +28,7 @@ pub use adapter::rmcp;
 pub use transport::in_process::{InProcess, run_in_process};
 
 use builtin::{mutants, reference};
+use hangs::HangWait;
 use transport::{http, stdio};
 
 use crate::transcript::{Input, Transcript};
@@ -110,11 +114,9 @@ pub struct Timeouts {
     /// True when the reply timeout grows with the server's measured reply time ([`latency`]; a stdio target
     /// measures its own conversations); false when it is pinned (`--timeout`).
     pub adaptive: bool,
-    /// The shortest wait for a tool call asked again to tell a handler that never returns from a slow one (over
-    /// stdio, `SERVER-HANDLER-HANG`). The tool's own earlier answers are no safe measure of it: a call of
-    /// server-everything's `trigger-long-running-operation` with a short `duration` answers in a moment, and the
-    /// re-asked one, with its default of 10 s, came out as a hang under CI's load with a 10 s floor.
-    pub reask_floor: Duration,
+    /// How a tool call given up on as slow is told from a handler that never returns (over stdio,
+    /// `SERVER-HANDLER-HANG`): waited for, or only suspected ([`hangs`]).
+    pub hang: HangWait,
 }
 
 impl Default for Timeouts {
@@ -127,7 +129,7 @@ impl Default for Timeouts {
             linger: Duration::ZERO,
             deadline: None,
             adaptive: false,
-            reask_floor: Duration::from_secs(30),
+            hang: HangWait::default(),
         }
     }
 }
@@ -216,8 +218,9 @@ pub trait Target {
     }
 
     /// The same server with its waits `factor` times longer ([`Timeouts::stretched`]), each conversation on a fresh
-    /// process or connection: it confirms a finding that rests on silence ([`crate::campaign::confirm`]). `None`
-    /// when the target's verdicts do not depend on waits (an in-process server).
+    /// process or connection, spending the wait that tells a hung handler ([`Timeouts::hang`]) where this target
+    /// only suspects one: it confirms a finding that rests on silence ([`crate::campaign::confirm`]). `None` when
+    /// the target's verdicts do not depend on waits (an in-process server).
     fn patient(&self, _factor: u32) -> Option<Box<dyn Target + Send>> {
         None
     }
@@ -285,20 +288,34 @@ impl ServerSpec {
         }
     }
 
-    /// [`ServerSpec::pooled_target`] for a server known to serve `eras`: a child process is also told its eras, so
-    /// it can use sentinel barriers and keep a process across self-contained modern conversations
-    /// ([`stdio::StdioTarget::with_sentinels`]).
-    pub fn sentinel_target(&self, timeouts: Timeouts, eras: crate::model::Eras) -> Box<dyn Target + Send> {
-        match self {
-            ServerSpec::Command(command) => {
-                Box::new(stdio::StdioTarget::new(command.clone(), timeouts).with_sentinels(eras))
-            }
-            _ => self.pooled_target(timeouts),
-        }
+    /// The targets of a campaign on a server known to serve `eras`: `jobs` fuzzing ones with `fuzzing`'s waits,
+    /// and the shrink worker's with `settling`'s. A child process's fuzzing targets keep a spare started ahead, use
+    /// sentinel barriers and keep a process across self-contained modern conversations
+    /// ([`stdio::StdioTarget::with_sentinels`]), and only suspect a handler that never returns
+    /// ([`HangWait::Suspect`]); the shrink worker's spends the wait; and all of them share what the run learned of
+    /// the server's tool calls ([`hangs::Hangs`]).
+    pub fn campaign_targets(
+        &self,
+        fuzzing: Timeouts,
+        settling: Timeouts,
+        eras: crate::model::Eras,
+        jobs: usize,
+    ) -> (Vec<Box<dyn Target + Send>>, Box<dyn Target + Send>) {
+        let ServerSpec::Command(command) = self else {
+            return ((0..jobs).map(|_| self.pooled_target(fuzzing)).collect(), self.target(settling));
+        };
+        let hangs = std::sync::Arc::new(hangs::Hangs::default());
+        let suspecting = Timeouts { hang: HangWait::Suspect(fuzzing.hang.wait()), ..fuzzing };
+        let fuzzer = |_| -> Box<dyn Target + Send> {
+            let target = stdio::StdioTarget::new(command.clone(), suspecting).with_sentinels(eras);
+            Box::new(target.sharing(hangs.clone()))
+        };
+        let shrinker = stdio::StdioTarget::new(command.clone(), settling).cold().sharing(hangs.clone());
+        ((0..jobs).map(fuzzer).collect(), Box::new(shrinker))
     }
 
-    /// [`ServerSpec::sentinel_target`] with a fresh process for every conversation (`check`'s probes): what each
-    /// probe sees is what a freshly started server does.
+    /// A target on a server known to serve `eras` (a child process uses sentinel barriers), with a fresh process
+    /// for every conversation (`check`'s probes): what each probe sees is what a freshly started server does.
     pub fn probe_target(&self, timeouts: Timeouts, eras: crate::model::Eras) -> Box<dyn Target + Send> {
         match self {
             ServerSpec::Command(command) => {

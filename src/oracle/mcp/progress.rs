@@ -8,13 +8,10 @@
 use super::super::rules::PROGRESS;
 use super::super::{Findings, LayerInput, ServerLine, shown};
 use crate::protocol::envelope::{META, PROGRESS_TOKEN_KEY};
-use crate::protocol::methods::CANCELLED;
+use crate::protocol::methods::{CANCELLED, PROGRESS as PROGRESS_METHOD};
 use crate::protocol::{Frame, IdField, RequestId};
 use crate::transcript::Event;
 use serde_json::Value;
-
-/// The method of a progress notification.
-const PROGRESS_METHOD: &str = "notifications/progress";
 
 /// A request that asked for progress.
 struct Asked {

@@ -122,7 +122,7 @@ fn an_error_that_came_only_after_the_long_wait_is_not_judged() {
     let closed = json!({"jsonrpc":"2.0","id":2,"error":{"code":-32000,"message":"Connection closed"}});
     let sent = |line: &Value| Event::Sent(line.to_string().into_bytes());
     let got = |line: &Value| Event::Received { line: line.to_string().into_bytes(), truncated: false };
-    let waited = Event::Note(Note::Waited { ms: 10_000 });
+    let waited = Event::Note(crate::transcript::Note::Waited { ms: 10_000 });
     let rules = |events: Vec<Event>| -> Vec<&str> {
         let transcript = Transcript { events, ending: crate::transcript::Ending::Closed };
         check(&transcript, &policy()).iter().map(|f| f.rule).collect()

@@ -11,6 +11,7 @@ use super::sentinel::{Form, SENTINEL_PREFIX, sentinel_reply};
 use crate::model::Eras;
 use crate::protocol::{Era, RequestId};
 use crate::server::Timeouts;
+use crate::server::hangs::{HangWait, SLOWEST_FACTOR};
 use crate::transcript::{Ending, Event};
 use std::process::ExitStatus;
 use std::sync::mpsc::RecvTimeoutError;
@@ -62,7 +63,11 @@ impl Conversation<'_> {
         }
         self.settled = false;
         let started = Instant::now();
-        let mut limit = if self.stalled { timeouts.settle } else { timeouts.reply_for(self.heard) };
+        let mut limit = match self.stalled {
+            true => timeouts.settle,
+            false => timeouts.reply_for(self.heard).max(self.tool_allowance(timeouts)),
+        };
+        let mut extended = false;
         loop {
             // A sentinel waits for a server still starting (the clock, owed nothing, would wait only the settle
             // time): so a line it crashes on is read before its input closes, however slow the machine. Not
@@ -82,10 +87,26 @@ impl Conversation<'_> {
                     if self.owes() && started.elapsed() < limit && self.failed_unanswered() {
                         limit = limit.min(started.elapsed() + FAILURE_GRACE);
                     }
-                    if !self.owes() || started.elapsed() >= limit {
+                    // A call the run already saw hang is not waited for again.
+                    if !self.owes() || started.elapsed() >= limit || self.owes_only_hung() {
                         if !self.stalled {
                             if let Some(ending) = self.probe_liveness(timeouts) {
                                 return Some(ending);
+                            }
+                            // A server that answers nothing more while only tool calls are owed may be busy in one
+                            // (a handler that blocks it): where hangs are waited for, the calls get the wait a
+                            // client gives them before the server counts as stalled, so a slow tool is not silent.
+                            let waits = matches!(timeouts.hang, HangWait::Wait(_));
+                            if waits
+                                && !extended
+                                && self.owes()
+                                && self.owes_only_tools()
+                                && self.slow_tools().is_empty()
+                                && !self.owes_only_hung()
+                            {
+                                extended = true;
+                                limit = limit.max(timeouts.hang.wait());
+                                continue;
                             }
                             self.cancel_slow_tools(timeouts);
                         }
@@ -232,7 +253,7 @@ impl Conversation<'_> {
     /// first may be asked again ([`Conversation::reask`]). A server that does not answer is left to the barrier,
     /// which takes it as stalled. `Some` when the server ended.
     fn probe_liveness(&mut self, timeouts: Timeouts) -> Option<Ending> {
-        let only_tools = self.open.keys().all(|id| self.tool_calls.contains_key(id));
+        let only_tools = self.owes_only_tools();
         let form = match self.handshake.opened {
             Some(Era::Modern) => Form::Modern,
             Some(Era::Handshake) if self.handshake.result && self.handshake.initialized => Form::Handshake,
@@ -261,6 +282,29 @@ impl Conversation<'_> {
         None
     }
 
+    /// True when every request still open is a tool call.
+    fn owes_only_tools(&self) -> bool {
+        self.open.keys().all(|id| self.tool_calls.contains_key(id))
+    }
+
+    /// True when every request still open is a tool call a wait showed hung earlier in the run.
+    fn owes_only_hung(&self) -> bool {
+        self.owes()
+            && self
+                .open
+                .keys()
+                .all(|id| self.tools.get(id).is_some_and(|call| self.hangs.remembered(&call.key).is_some()))
+    }
+
+    /// How long the open tool calls may take before they are given up on as slow: [`SLOWEST_FACTOR`] times the
+    /// slowest answer of their tools seen so far (at most the wait that makes a call hung), so a tool slow by design
+    /// is waited for as it is.
+    fn tool_allowance(&self, timeouts: Timeouts) -> Duration {
+        let open = self.open.keys().filter_map(|id| self.tools.get(id));
+        let slowest = open.filter_map(|call| self.slowest(&call.tool)).max().unwrap_or_default();
+        (slowest * SLOWEST_FACTOR).min(timeouts.hang.wait())
+    }
+
     /// The open tool calls the server answered later requests past: running, not dropped.
     fn slow_tools(&self) -> Vec<RequestId> {
         let Some(up_to) = self.answered_up_to else { return Vec::new() };
@@ -270,8 +314,8 @@ impl Conversation<'_> {
     /// After a sentinel's reply: waits up to the reply timeout for the tool calls still running, then cancels those
     /// still open ([`Conversation::cancel_slow_tools`]); `Some` when the server ended.
     fn await_slow_tools(&mut self, timeouts: Timeouts) -> Option<Ending> {
-        let mut until = Instant::now() + timeouts.reply;
-        while !self.slow_tools().is_empty() && Instant::now() < until {
+        let mut until = Instant::now() + timeouts.reply.max(self.tool_allowance(timeouts));
+        while !self.slow_tools().is_empty() && Instant::now() < until && !self.owes_only_hung() {
             match self.process.output.recv_timeout(until.saturating_duration_since(Instant::now()).min(FAILURE_POLL)) {
                 Ok(Stdout::Line(line)) => self.receive(line),
                 Ok(Stdout::End) | Err(RecvTimeoutError::Disconnected) => return self.ended(timeouts),

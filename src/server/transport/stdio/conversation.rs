@@ -5,6 +5,7 @@
 
 use super::barrier::Barrier;
 use super::process::Process;
+use super::reask::ToolCall;
 use super::reply_to;
 use super::sentinel::sentinel_reply;
 use crate::protocol::client::Client;
@@ -13,6 +14,7 @@ use crate::protocol::era::BATCH_VERSION;
 use crate::protocol::id::is_big;
 use crate::protocol::methods::{CANCELLED, INITIALIZE, INITIALIZED, LISTEN, TOOLS_CALL};
 use crate::protocol::{Era, Frame, IdField, RequestId};
+use crate::server::hangs::Hangs;
 use crate::server::latency::Latency;
 use crate::server::transport::lines::OutputLine;
 use crate::server::{MAX_EVENTS, Timeouts};
@@ -42,10 +44,12 @@ impl Process {
         barrier: Barrier,
         keep: bool,
         latency: &Latency,
+        hangs: &Hangs,
     ) -> (Transcript, End) {
         let mut talk = Conversation {
             process: &mut self,
             latency,
+            hangs,
             asked: HashMap::new(),
             events: Vec::new(),
             open: HashMap::new(),
@@ -119,6 +123,8 @@ pub(super) struct Conversation<'a> {
     pub(super) process: &'a mut Process,
     /// Where the reply times of the conversation's requests go.
     pub(super) latency: &'a Latency,
+    /// What the run learned of the server's tool calls: how long each tool took, the calls a wait showed hung.
+    pub(super) hangs: &'a Hangs,
     /// When each request that owes a reply was sent, by id (tool calls aside: [`Conversation::tools`]), for
     /// [`Conversation::latency`].
     pub(super) asked: HashMap<RequestId, Instant>,
@@ -177,7 +183,7 @@ pub(super) struct Conversation<'a> {
     pub(super) twins_answered: HashSet<RequestId>,
     /// The tool, the line and when it was sent, of every well-formed `tools/call`, by id (for
     /// [`Conversation::reask`]).
-    pub(super) tools: HashMap<RequestId, (String, Vec<u8>, Instant)>,
+    pub(super) tools: HashMap<RequestId, ToolCall>,
     /// The ids of the `subscriptions/listen` requests sent.
     pub(super) listens: HashSet<RequestId>,
     /// The tools a call of which was answered, each with the longest such a call took.
@@ -240,8 +246,8 @@ impl Conversation<'_> {
             }
             if let Some(cancel) = tool_call_cancel(line) {
                 self.tool_calls.insert(id.clone(), (cancel, self.sent));
-                if let Some(tool) = super::reask::called_tool(line) {
-                    self.tools.insert(id.clone(), (tool, line.to_vec(), Instant::now()));
+                if let Some(call) = ToolCall::of(line) {
+                    self.tools.insert(id.clone(), call);
                 }
             } else {
                 self.asked.insert(id.clone(), Instant::now());
@@ -331,10 +337,11 @@ impl Conversation<'_> {
                 }
                 let answered = self.order.get(&id).copied();
                 self.answered_up_to = self.answered_up_to.max(answered);
-                if let Some((tool, _, sent)) = self.tools.get(&id) {
-                    let took = sent.elapsed();
+                if let Some(ToolCall { tool, sent_at, .. }) = self.tools.get(&id) {
+                    let took = sent_at.elapsed();
                     let longest = self.answered_tools.entry(tool.clone()).or_default();
                     *longest = (*longest).max(took);
+                    self.hangs.answered(tool, took);
                 }
                 let count = self.open.entry(id.clone()).or_default();
                 *count -= 1;

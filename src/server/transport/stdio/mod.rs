@@ -32,6 +32,7 @@ use crate::model::Eras;
 use crate::protocol::envelope;
 use crate::protocol::methods::{INITIALIZE, INITIALIZED, LISTEN, SET_LEVEL, SUBSCRIBE, TOOLS_CALL, UNSUBSCRIBE};
 use crate::protocol::{Frame, IdField, RequestId};
+use crate::server::hangs::Hangs;
 use crate::server::latency::Latency;
 use crate::server::{DeadlinePassed, Halted, ServerCommand, Target, Timeouts};
 use crate::transcript::{Ending, Input, Transcript};
@@ -94,6 +95,9 @@ pub struct StdioTarget {
     /// The reply times measured in this target's conversations: the reply timeout follows them when
     /// [`Timeouts::adaptive`].
     latency: Latency,
+    /// What the run learned of the server's tool calls, shared with the run's other targets
+    /// ([`StdioTarget::sharing`]).
+    hangs: Arc<Hangs>,
     /// Starts the warm spare beside the running conversation (declared last: the processes it started are ended
     /// before it is).
     spawner: Option<Spawner>,
@@ -111,6 +115,7 @@ impl StdioTarget {
             kept: None,
             wait: None,
             latency: Latency::default(),
+            hangs: Arc::default(),
             spawner: None,
         }
     }
@@ -119,6 +124,13 @@ impl StdioTarget {
     /// see what a freshly started server does.
     pub fn fresh_each(mut self) -> StdioTarget {
         self.reuse = false;
+        self
+    }
+
+    /// Shares what the run learned of the server's tool calls with the run's other targets: a call a wait showed
+    /// hung on one costs the others no wait ([`crate::server::hangs`]).
+    pub fn sharing(mut self, hangs: Arc<Hangs>) -> StdioTarget {
+        self.hangs = hangs;
         self
     }
 
@@ -184,8 +196,9 @@ impl StdioTarget {
 
 impl Target for StdioTarget {
     fn patient(&self, factor: u32) -> Option<Box<dyn Target + Send>> {
-        let stretched = self.timeouts.stretched(factor);
-        Some(Box::new(StdioTarget::new(self.command.clone(), stretched).cold().fresh_each()))
+        let stretched = Timeouts { hang: self.timeouts.hang.waiting(), ..self.timeouts.stretched(factor) };
+        let patient = StdioTarget::new(self.command.clone(), stretched).cold().fresh_each();
+        Some(Box::new(patient.sharing(self.hangs.clone())))
     }
 
     fn run(&mut self, inputs: &[Input]) -> Result<Transcript> {
@@ -244,7 +257,7 @@ impl StdioTarget {
         if timeouts.adaptive {
             timeouts.reply = self.latency.reply_timeout(timeouts.reply);
         }
-        let (transcript, end) = process.converse(inputs, timeouts, barrier, keep, &self.latency);
+        let (transcript, end) = process.converse(inputs, timeouts, barrier, keep, &self.latency, &self.hangs);
         if watch.cut.load(Ordering::Relaxed) {
             return Err(DeadlinePassed.into());
         }

@@ -19,7 +19,7 @@ pub(super) fn quick() -> Timeouts {
         linger: Duration::ZERO,
         deadline: None,
         adaptive: false,
-        reask_floor: Duration::ZERO,
+        hang: crate::server::hangs::HangWait::Wait(Duration::ZERO),
     }
 }
 

@@ -161,13 +161,17 @@ pub static RULES: &[Rule] = &[
         "The handler of a tools/call, prompts/get or resources/read returns: it fires on such a request (params \
          an object, `_meta` and `arguments` objects when present: one an SDK does not drop) that the client did \
          not cancel and that got no reply after the harness's long wait, and names the tool and its arguments. \
-         In-process the wait is 10 minutes of the paused virtual clock at the end (milliseconds of real time); over \
-         stdio a tool call given up on as slow, when another call of that tool was answered, is asked again (same \
-         arguments, a harness id) and waited for 5 times the reply timeout. A slow handler that answers within the wait is not judged; a server that stopped answering \
-         altogether is SERVER-HANG.",
+         In-process the wait is 10 minutes of the paused virtual clock at the end (milliseconds of real time). \
+         Over stdio a tool call given up on as slow while the server answered later requests, once it outlasted \
+         its tool's slowest answer 3 times, is asked again (same arguments, a harness id) and waited for as long \
+         as a client waits (--hang-wait, 60 s: the TypeScript SDK client's default request timeout; each progress \
+         notification for it restarts the wait, up to 3 times it); a fuzzing run waits once per hung call, on a \
+         fresh server, and judges later conversations that reach the same call (tool and arguments) by that wait. \
+         A slow handler that answers within the wait is not judged; a server that stopped answering altogether is \
+         SERVER-HANG.",
         "JSON-RPC 2.0 §4 (the Server MUST reply with a Response); MCP basic/lifecycle.mdx §Timeouts (clients \
-         SHOULD time requests out and enforce a maximum timeout to limit the impact of a misbehaving server: a \
-         safeguard against a handler that never returns, not a licence for one)",
+         SHOULD time requests out, MAY reset the clock on progress notifications and SHOULD always enforce a \
+         maximum timeout: a safeguard against a handler that never returns, not a licence for one)",
     ),
     should(
         HANDLER_CRASH,

@@ -28,6 +28,34 @@ pub(super) struct Shrinker<'a> {
     pub(super) waiting: Arc<AtomicUsize>,
 }
 
+/// The most hangs confirmed in the background at once ([`Shrinker::in_background`]).
+const MAX_AWAITED: usize = 4;
+
+/// A hang confirmed in the background: its job and how its confirmation went.
+type Awaited = (Job, Result<(Confirmation, Option<Minimized>)>);
+
+/// Reports how a finding's confirmation went on `sender` and queues it for minimization when it was confirmed; false
+/// when the campaign must stop (the confirmation failed: a target could not run).
+fn report(
+    result: Result<Option<(Found, Option<Confirmed>)>>,
+    seen_as: (&'static str, String),
+    sender: &mpsc::Sender<Message>,
+    confirmed: &mut VecDeque<Confirmed>,
+) -> bool {
+    match result {
+        Ok(Some((found, job))) => {
+            let _ = sender.send(Message::Confirmed(Box::new(found), seen_as));
+            confirmed.extend(job);
+            true
+        }
+        Ok(None) => true,
+        Err(error) => {
+            let _ = sender.send(Message::Failed(error));
+            false
+        }
+    }
+}
+
 /// How a minimization step ended: done (the finding minimized), or given way to a confirmation (the smallest
 /// conversation so far, to go on from).
 enum Step {
@@ -37,7 +65,8 @@ enum Step {
 
 impl Shrinker<'_> {
     /// Confirms and minimizes the findings that come on `queue` until it closes (or the fuzzing workers are given
-    /// up on), reporting each on `sender`; nothing is run again past `deadlines.settle`.
+    /// up on), reporting each on `sender`; nothing is run again past `deadlines.settle`. A hang only suspected
+    /// waits on a thread of its own ([`Shrinker::in_background`]), so its wait holds up no other finding.
     pub(super) fn work(
         &mut self,
         queue: mpsc::Receiver<Job>,
@@ -47,34 +76,63 @@ impl Shrinker<'_> {
     ) {
         let mut confirmed: VecDeque<Confirmed> = VecDeque::new();
         let mut open = true;
+        let (done, back) = mpsc::channel::<Awaited>();
+        let mut awaited = 0;
         loop {
             // Every finding that came is confirmed before the next minimization goes on.
             while open {
-                let job = match confirmed.is_empty() {
+                let job = match confirmed.is_empty() && awaited == 0 {
                     true => next_job(&queue, deadlines.fuzz),
                     false => queue.try_recv(),
                 };
                 match job {
                     Ok(job) => {
                         self.waiting.fetch_sub(1, Ordering::Relaxed);
+                        let job = match self.in_background(job, &done, awaited, stop, deadlines.settle) {
+                            Ok(()) => {
+                                awaited += 1;
+                                continue;
+                            }
+                            Err(job) => job,
+                        };
                         let seen_as = (job.first.rule, job.seen.trigger.clone());
-                        match self.confirm(job, stop, deadlines.settle) {
-                            Ok(Some((found, job))) => {
-                                let _ = sender.send(Message::Confirmed(Box::new(found), seen_as));
-                                confirmed.extend(job);
-                            }
-                            Ok(None) => {}
-                            Err(error) => {
-                                let _ = sender.send(Message::Failed(error));
-                                return;
-                            }
+                        let result = self.confirm(job, stop, deadlines.settle);
+                        if !report(result, seen_as, sender, &mut confirmed) {
+                            return;
                         }
                     }
-                    Err(mpsc::TryRecvError::Empty) => break,
+                    // (A fuzzing worker still busy past the deadline and its grace is given up on, as in `next_job`.)
+                    Err(mpsc::TryRecvError::Empty) => {
+                        open = !Deadlines::given_up(deadlines.fuzz);
+                        break;
+                    }
                     Err(mpsc::TryRecvError::Disconnected) => open = false,
                 }
             }
-            let Some((job, confirming)) = confirmed.pop_front() else { return };
+            // The hangs confirmed in the background meanwhile.
+            let wait = match confirmed.is_empty() && awaited > 0 {
+                true => super::TICK,
+                false => Duration::ZERO,
+            };
+            while let Ok((job, confirmation)) = back.recv_timeout(wait) {
+                awaited -= 1;
+                self.waiting.fetch_sub(1, Ordering::Relaxed);
+                let seen_as = (job.first.rule, job.seen.trigger.clone());
+                let result = match confirmation {
+                    Err(error) if error.is::<DeadlinePassed>() => Ok(None),
+                    confirmation => confirmation.and_then(|confirmation| self.settled(job, confirmation)),
+                };
+                if !report(result, seen_as, sender, &mut confirmed) {
+                    return;
+                }
+            }
+            let Some((job, confirming)) = confirmed.pop_front() else {
+                let given_up = Deadlines::given_up(deadlines.settle) || stop.load(Ordering::Relaxed);
+                match open || (awaited > 0 && !given_up) {
+                    true => continue,
+                    false => return,
+                }
+            };
             let past = deadlines.settle.is_some_and(|deadline| Instant::now() >= deadline);
             if stop.load(Ordering::Relaxed) || past {
                 // Left as written: unminimized, and the file says so.
@@ -100,10 +158,49 @@ impl Shrinker<'_> {
         }
     }
 
-    /// Runs a finding again ([`confirm::confirm`]; not one the baseline knows) and says how that went: the finding
-    /// with its confirmation, and, when it is confirmed, the job again with the run that confirmed it (to minimize
-    /// from). An unconfirmed or baselined finding's case file gets a first line saying so; it is not minimized.
-    /// `None` when the run stopped or its deadline passed first (the finding stays pending).
+    /// Confirms a hang the fuzzing only suspected ([`Note::Suspected`]) on a thread of its own, with patient
+    /// targets of its own (the wait is idle time, not work), when fewer than [`MAX_AWAITED`] are `awaited` already;
+    /// what it finds comes back on `done`, and counts as waiting meanwhile, so a minimization gives way to it. The
+    /// job back when it is confirmed here instead.
+    fn in_background(
+        &self,
+        job: Job,
+        done: &mpsc::Sender<Awaited>,
+        awaited: usize,
+        stop: &AtomicBool,
+        deadline: Option<Instant>,
+    ) -> Result<(), Job> {
+        let suspected = job.seen.transcript.events.iter().any(|e| matches!(e, Event::Note(Note::Suspected { .. })));
+        let past = deadline.is_some_and(|deadline| Instant::now() >= deadline);
+        let known = self.options.baseline.known(&job.seen.transcript, &job.first, &job.seen.trigger).is_some();
+        if !suspected || awaited >= MAX_AWAITED || past || known || stop.load(Ordering::Relaxed) {
+            return Err(job);
+        }
+        let (Some(mut target), Some(mut patient)) =
+            (self.target.patient(confirm::STRETCH), self.target.patient(confirm::STRETCH))
+        else {
+            return Err(job);
+        };
+        let (done, waiting, policy) = (done.clone(), self.waiting.clone(), self.options.policy.clone());
+        std::thread::spawn(move || {
+            let seen = confirm::Seen {
+                inputs: &job.inputs,
+                transcript: &job.seen.transcript,
+                finding: &job.first,
+                trigger: &job.seen.trigger,
+            };
+            let confirmation = confirm::confirm(target.as_mut(), Some(patient.as_mut()), seen, &policy);
+            waiting.fetch_add(1, Ordering::Relaxed);
+            if done.send((job, confirmation)).is_err() {
+                waiting.fetch_sub(1, Ordering::Relaxed);
+            }
+        });
+        Ok(())
+    }
+
+    /// Runs a finding again ([`confirm::confirm`]; not one the baseline knows) and says how that went
+    /// ([`Shrinker::settled`]). `None` when the run stopped or its deadline passed first (the finding stays
+    /// pending).
     fn confirm(
         &mut self,
         job: Job,
@@ -114,7 +211,7 @@ impl Shrinker<'_> {
         if stop.load(Ordering::Relaxed) || past {
             return Ok(None);
         }
-        let (rule, trigger) = (job.first.rule, &job.seen.trigger);
+        let trigger = &job.seen.trigger;
         if self.options.baseline.known(&job.seen.transcript, &job.first, trigger).is_some() {
             // Not minimized either: a known finding fails nothing, and each run of its conversation costs time (a
             // shutdown finding the whole shutdown wait). Its case file says so.
@@ -125,10 +222,22 @@ impl Shrinker<'_> {
         let seen =
             confirm::Seen { inputs: &job.inputs, transcript: &job.seen.transcript, finding: &job.first, trigger };
         let confirmation = confirm::confirm(&mut *self.target, patient, seen, &self.options.policy);
-        let (confirmation, confirming) = match confirmation {
-            Err(error) if error.is::<DeadlinePassed>() => return Ok(None),
-            confirmation => confirmation?,
-        };
+        match confirmation {
+            Err(error) if error.is::<DeadlinePassed>() => Ok(None),
+            confirmation => self.settled(job, confirmation?),
+        }
+    }
+
+    /// How a finding's confirmation went: the finding with its confirmation, and, when it is confirmed, the job
+    /// again with the run that confirmed it (to minimize from). An unconfirmed finding's case file gets a first
+    /// line saying so; it is not minimized. A finding confirmed as another, on part of its conversation or with
+    /// the wait its first run only suspected has its case as seen written again from the confirming run.
+    fn settled(
+        &self,
+        job: Job,
+        (confirmation, confirming): (Confirmation, Option<Minimized>),
+    ) -> Result<Option<(Found, Option<Confirmed>)>> {
+        let rule = job.first.rule;
         let mut found = Found { confirmation, ..job.seen.clone() };
         if let Confirmation::Unconfirmed(_) = &found.confirmation {
             let note = format!("# {}; not minimized", found.confirmation);

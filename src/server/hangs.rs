@@ -6,8 +6,9 @@
 //! handler that, for every client, never returns; one answered within it is slow, not hung.
 //!
 //! [`HangWait`] says how a target spends that wait: a fuzzing worker does not ([`HangWait::Suspect`]: a call given
-//! up on is only suspected, and the campaign confirms it on a fresh server in the background), everything else
-//! does ([`HangWait::Wait`]). [`Hangs`] is what a run learned, shared by its targets: how long each tool took to
+//! up on is only suspected, and the campaign confirms it on a fresh server in the background), nor does a
+//! minimization ([`HangWait::Recall`]: only calls already confirmed count); everything else does
+//! ([`HangWait::Wait`]). [`Hangs`] is what a run learned, shared by its targets: how long each tool took to
 //! answer (a call is suspected only when it outlasts its own tool's answers by [`SLOWEST_FACTOR`]), and the calls
 //! (a tool and its exact arguments) a wait showed hung, so later conversations that reach one cost nothing more.
 
@@ -37,13 +38,17 @@ pub enum HangWait {
     /// A tool call given up on is asked again but not waited for: it is noted as suspected, to be confirmed with a
     /// wait this long on a fresh server (a fuzzing worker's: its time is for new conversations).
     Suspect(Duration),
+    /// Only a call a wait already showed hung counts as one; any other call given up on is slow, and not asked
+    /// again (a minimization's: a candidate breaks the rule only where it reaches a call confirmed hung, so no
+    /// candidate costs a wait this long).
+    Recall(Duration),
 }
 
 impl HangWait {
     /// The wait that makes a call hung.
     pub fn wait(self) -> Duration {
         match self {
-            HangWait::Wait(wait) | HangWait::Suspect(wait) => wait,
+            HangWait::Wait(wait) | HangWait::Suspect(wait) | HangWait::Recall(wait) => wait,
         }
     }
 

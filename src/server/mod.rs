@@ -292,8 +292,9 @@ impl ServerSpec {
     /// and the shrink worker's with `settling`'s. A child process's fuzzing targets keep a spare started ahead, use
     /// sentinel barriers and keep a process across self-contained modern conversations
     /// ([`stdio::StdioTarget::with_sentinels`]), and only suspect a handler that never returns
-    /// ([`HangWait::Suspect`]); the shrink worker's spends the wait; and all of them share what the run learned of
-    /// the server's tool calls ([`hangs::Hangs`]).
+    /// ([`HangWait::Suspect`]); the shrink worker's counts only calls a wait showed hung ([`HangWait::Recall`]),
+    /// its patient targets spend the wait; and all of them share what the run learned of the server's tool calls
+    /// ([`hangs::Hangs`]).
     pub fn campaign_targets(
         &self,
         fuzzing: Timeouts,
@@ -310,7 +311,8 @@ impl ServerSpec {
             let target = stdio::StdioTarget::new(command.clone(), suspecting).with_sentinels(eras);
             Box::new(target.sharing(hangs.clone()))
         };
-        let shrinker = stdio::StdioTarget::new(command.clone(), settling).cold().sharing(hangs.clone());
+        let recalling = Timeouts { hang: HangWait::Recall(settling.hang.wait()), ..settling };
+        let shrinker = stdio::StdioTarget::new(command.clone(), recalling).cold().sharing(hangs.clone());
         ((0..jobs).map(fuzzer).collect(), Box::new(shrinker))
     }
 

@@ -581,9 +581,10 @@ mod tests {
     #[test]
     fn a_slow_tool_call_is_cancelled_when_later_requests_are_answered() {
         let call = Input::Line(br#"{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"slow"}}"#.to_vec());
-        // Answers every ping (id 2) and never the tool call: a slow tool on a live server.
-        let slow = sh(
-            r#"while read -r line; do case "$line" in *'"ping"'*) echo '{"jsonrpc":"2.0","id":2,"result":{}}';; esac; done"#,
+        // Answers every ping (id 2) at once, and the tool call only when it is asked again, 0.4 s later: a slow
+        // tool on a live server.
+        let slow = answering(
+            r#"while read -r l; do case "$l" in *'"ping"'*) echo '{"jsonrpc":"2.0","id":2,"result":{}}';; *mcp-wirefuzz-reask*) (sleep 0.4; reply "$(idof "$l")") & ;; esac; done"#,
         );
         let transcript = StdioTarget::new(slow.clone(), quick()).run(&[call.clone(), request(2), Input::Sync]).unwrap();
         let cancel =
@@ -611,9 +612,10 @@ mod tests {
         let line = |text: &str| Input::Line(text.as_bytes().to_vec());
         let call = line(r#"{"jsonrpc":"2.0","id":"4","method":"tools/call","params":{"name":"slow"}}"#);
         let ping = |id: &str| line(&format!(r#"{{"jsonrpc":"2.0","id":"{id}","method":"ping"}}"#));
-        // Answers everything in order but tool calls: a slow tool on a live server.
+        // Answers everything in order but tool calls, and a tool call asked again 0.4 s later: a slow tool on a live
+        // server.
         let server = answering(
-            r#"while read -r l; do case "$l" in *tools/call*) continue;; esac; id=$(idof "$l"); [ -n "$id" ] && reply "$id"; done"#,
+            r#"while read -r l; do id=$(idof "$l"); case "$l" in *mcp-wirefuzz-reask*) (sleep 0.4; reply "$id") & continue;; *tools/call*) continue;; esac; [ -n "$id" ] && reply "$id"; done"#,
         );
         // How many cancellations the conversation sent (one per slow tool it waited for); it is judged clean.
         let cancels = |inputs: &[Input]| {

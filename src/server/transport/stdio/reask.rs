@@ -8,6 +8,7 @@
 //!   conversation notes the earlier wait ([`Note::Remembered`]);
 //! - a fuzzing worker ([`HangWait::Suspect`]) does not wait: it notes the call as suspected ([`Note::Suspected`]),
 //!   and the campaign confirms it on a fresh server that waits;
+//! - a minimization ([`HangWait::Recall`]) asks again only a call already shown hung;
 //! - otherwise ([`HangWait::Wait`]) the call is waited for as long as a client waits (each progress notification
 //!   for it starting the wait again, up to [`PROGRESS_CAP`] times it), at least [`CONFIRM_FACTOR`] times the reply
 //!   timeout and [`SLOWEST_FACTOR`] times its tool's slowest answer. Answered, the tool was slow (the answer is in
@@ -80,9 +81,10 @@ impl Conversation<'_> {
         let slowest = self.slowest(&tool);
         // A call within its tool's usual time is slow like its tool. One of a tool never answered yet is asked again
         // only where the wait is spent: that wait, not a suspicion, tells.
-        let outlasted = match slowest {
-            Some(slowest) => unanswered >= slowest * SLOWEST_FACTOR,
-            None => matches!(timeouts.hang, HangWait::Wait(_)),
+        let outlasted = match (slowest, timeouts.hang) {
+            (_, HangWait::Recall(_)) => false,
+            (Some(slowest), _) => unanswered >= slowest * SLOWEST_FACTOR,
+            (None, hang) => matches!(hang, HangWait::Wait(_)),
         };
         if self.reasked || (remembered.is_none() && !outlasted) {
             return;
@@ -109,7 +111,9 @@ impl Conversation<'_> {
                 self.record(Event::Note(Note::Suspected { ms, slowest_ms, wait_ms }));
                 return;
             }
-            (None, HangWait::Wait(wait)) => wait.max(timeouts.reply * CONFIRM_FACTOR).max(slowest * SLOWEST_FACTOR),
+            (None, HangWait::Wait(wait) | HangWait::Recall(wait)) => {
+                wait.max(timeouts.reply * CONFIRM_FACTOR).max(slowest * SLOWEST_FACTOR)
+            }
         };
         let started = Instant::now();
         let mut until = started + wait;
@@ -223,8 +227,17 @@ mod tests {
         assert!(started.elapsed() < wait, "{:?}", started.elapsed());
         assert!(matches!(note(&again), Some(Note::Remembered { .. })), "{}", again.render());
         assert_eq!(hangs_found(&again), trigger, "{}", again.render());
-        // A fuzzing target does not wait for a call it has not seen hang: it suspects it, with the same trigger.
+        // A minimization's target finds it by the run's memory alone; on a run that knows no hung call, it neither
+        // waits nor finds anything.
+        let mut recalling = StdioTarget::new(server(), timeouts(HangWait::Recall(wait))).sharing(hangs.clone());
+        assert_eq!(hangs_found(&recalling.run(&conversation(9)).unwrap()), trigger);
         let fresh = Arc::new(Hangs::default());
+        let mut recalling = StdioTarget::new(server(), timeouts(HangWait::Recall(wait))).sharing(fresh.clone());
+        let started = Instant::now();
+        let unknown = recalling.run(&conversation(9)).unwrap();
+        assert!(started.elapsed() < wait && note(&unknown).is_none(), "{}", unknown.render());
+        assert!(hangs_found(&unknown).is_empty(), "{}", unknown.render());
+        // A fuzzing target does not wait for a call it has not seen hang: it suspects it, with the same trigger.
         let mut suspecting = StdioTarget::new(server(), timeouts(HangWait::Suspect(wait))).sharing(fresh);
         let started = Instant::now();
         let suspected = suspecting.run(&conversation(9)).unwrap();

@@ -1,0 +1,70 @@
+// A server an author might write with the TypeScript SDK v1 (@modelcontextprotocol/sdk 1.32.2, its McpServer): the
+// note store of tests/servers/author, with the same three tools and planted bugs, one at a time, chosen by the
+// environment variable NOTES_BUG (unset: the clean server):
+// - `hang`: search_notes never returns for a query with no words.
+// - `stdout-print`: search_notes writes a debug line on stdout (the protocol's channel) for a query with no words.
+// - `error-valid-args`: add_note throws an McpError (-32602) for a title longer than 8 characters, which its
+//   inputSchema accepts.
+import { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
+import { StdioServerTransport } from '@modelcontextprotocol/sdk/server/stdio.js';
+import { ErrorCode, McpError } from '@modelcontextprotocol/sdk/types.js';
+import { z } from 'zod';
+
+const BUG = process.env.NOTES_BUG ?? '';
+const notes = new Map();
+const server = new McpServer({ name: 'notes', version: '0.3.0' });
+
+server.registerTool(
+  'add_note',
+  {
+    description: 'Store a note; returns its id.',
+    inputSchema: { title: z.string(), body: z.string() },
+    outputSchema: { id: z.number().int(), title: z.string() },
+  },
+  async ({ title, body }) => {
+    if (BUG === 'error-valid-args' && title.length > 8) {
+      throw new McpError(ErrorCode.InvalidParams, 'title too long');
+    }
+    const id = notes.size + 1;
+    notes.set(id, { title, body });
+    return { content: [{ type: 'text', text: `stored note ${id}` }], structuredContent: { id, title } };
+  },
+);
+
+server.registerTool(
+  'get_note',
+  {
+    description: 'A stored note by id.',
+    inputSchema: { id: z.number().int() },
+  },
+  async ({ id }) => {
+    const note = notes.get(id);
+    if (!note) {
+      return { content: [{ type: 'text', text: `no note ${id}` }], isError: true };
+    }
+    return { content: [{ type: 'text', text: `${note.title}: ${note.body}` }] };
+  },
+);
+
+server.registerTool(
+  'search_notes',
+  {
+    description: "Ids of the notes whose title or body contains the query's first word.",
+    inputSchema: { query: z.string() },
+  },
+  async ({ query }) => {
+    const words = query.split(/\s+/).filter((word) => word.length > 0);
+    if (words.length === 0) {
+      if (BUG === 'hang') {
+        await new Promise(() => {});
+      } else if (BUG === 'stdout-print') {
+        console.log(`debug: empty query ${JSON.stringify(query)}`);
+      }
+    }
+    const first = words[0] ?? '';
+    const ids = [...notes].filter(([, n]) => first && (n.title.includes(first) || n.body.includes(first)));
+    return { content: [{ type: 'text', text: JSON.stringify(ids.map(([id]) => id)) }] };
+  },
+);
+
+await server.connect(new StdioServerTransport());

@@ -88,12 +88,9 @@ impl Shrinker<'_> {
                 match job {
                     Ok(job) => {
                         self.waiting.fetch_sub(1, Ordering::Relaxed);
-                        let job = match self.in_background(job, &done, awaited, stop, deadlines.settle) {
-                            Ok(()) => {
-                                awaited += 1;
-                                continue;
-                            }
-                            Err(job) => job,
+                        let Some(job) = self.in_background(job, &done, awaited, stop, deadlines.settle) else {
+                            awaited += 1;
+                            continue;
                         };
                         let seen_as = (job.first.rule, job.seen.trigger.clone());
                         let result = self.confirm(job, stop, deadlines.settle);
@@ -160,8 +157,8 @@ impl Shrinker<'_> {
 
     /// Confirms a hang the fuzzing only suspected ([`Note::Suspected`]) on a thread of its own, with patient
     /// targets of its own (the wait is idle time, not work), when fewer than [`MAX_AWAITED`] are `awaited` already;
-    /// what it finds comes back on `done`, and counts as waiting meanwhile, so a minimization gives way to it. The
-    /// job back when it is confirmed here instead.
+    /// what it finds comes back on `done`, and counts as waiting meanwhile, so a minimization gives way to it.
+    /// `None` when the job was taken; the job back when it is to be confirmed here instead.
     fn in_background(
         &self,
         job: Job,
@@ -169,17 +166,17 @@ impl Shrinker<'_> {
         awaited: usize,
         stop: &AtomicBool,
         deadline: Option<Instant>,
-    ) -> Result<(), Job> {
+    ) -> Option<Job> {
         let suspected = job.seen.transcript.events.iter().any(|e| matches!(e, Event::Note(Note::Suspected { .. })));
         let past = deadline.is_some_and(|deadline| Instant::now() >= deadline);
         let known = self.options.baseline.known(&job.seen.transcript, &job.first, &job.seen.trigger).is_some();
         if !suspected || awaited >= MAX_AWAITED || past || known || stop.load(Ordering::Relaxed) {
-            return Err(job);
+            return Some(job);
         }
         let (Some(mut target), Some(mut patient)) =
             (self.target.patient(confirm::STRETCH), self.target.patient(confirm::STRETCH))
         else {
-            return Err(job);
+            return Some(job);
         };
         let (done, waiting, policy) = (done.clone(), self.waiting.clone(), self.options.policy.clone());
         std::thread::spawn(move || {
@@ -195,7 +192,7 @@ impl Shrinker<'_> {
                 waiting.fetch_sub(1, Ordering::Relaxed);
             }
         });
-        Ok(())
+        None
     }
 
     /// Runs a finding again ([`confirm::confirm`]; not one the baseline knows) and says how that went

@@ -1,5 +1,6 @@
 //! A server author's own bugs, found over stdio with the SDK's own behaviour set apart: the note stores of
-//! `tests/servers/author/` (rmcp 3.11.0 and the Python SDK `mcp` 2.3.0, written as an author writes them), clean
+//! `tests/servers/author/` (rmcp 3.11.0 and the Python SDK `mcp` 2.3.0, written as an author writes them) and
+//! `tests/servers/node/ts-v1/notes_v1.mjs` (the TypeScript SDK 1.32.2), clean
 //! and with each planted bug (`NOTES_BUG`), fuzzed by the CLI with `--sdk NAME` for a fixed seed and number of
 //! conversations (no clock in the verdict). The clean server's run is green with its SDK named; each bug is a
 //! finding that names the author's tool or shows the bug's output; and so they are with two busy loops beside the
@@ -18,8 +19,8 @@ use std::process::Command;
 /// One planted bug: its `NOTES_BUG` name, the rules that may report it, a word the finding's detail must hold
 /// (the author's tool, or the bug's own output), and how many conversations the run holds: past the conversation
 /// the seed first finds it in (measured: the hang in 7 in both stores, the rmcp panic in 0, the outputSchema in 73
-/// (rmcp) and 31 (Python)), with a margin where findings are cheap. The hang gets exactly 8: every hung call costs
-/// the reply timeout and the re-ask's 30 s.
+/// (rmcp) and 31 (Python)), with a margin where findings are cheap. The hang gets exactly 8: its confirmation waits
+/// as a client does (60 s) on a fresh server.
 struct Bug {
     name: &'static str,
     rules: &'static [&'static str],
@@ -131,18 +132,40 @@ fn each_planted_author_bug_of_the_rmcp_store_is_found_and_the_clean_store_is_gre
 }
 
 #[test]
-fn a_tool_that_never_returns_is_found_in_both_stores() {
-    if !tier::slow("the hang in both author servers (it builds rmcp-notes, runs notes.py)") {
+fn a_tool_that_never_returns_is_found_in_every_store() {
+    if !tier::slow("the hang in the author servers (it builds rmcp-notes, runs notes.py and notes_v1.mjs)") {
         return;
     }
-    // Each run mostly waits (the reply timeout, the re-ask, its confirmation's stretched waits): side by side.
-    let (rmcp, python) = std::thread::scope(|scope| {
+    // Each run mostly waits (the hang's one wait, on a fresh server): side by side.
+    let (rmcp, python, ts) = std::thread::scope(|scope| {
         let rmcp = scope.spawn(|| run_rmcp(HANG.name, HANG.cases));
+        let ts = scope.spawn(|| run_ts(HANG.name, HANG.cases));
         let python = run_python(HANG.name, HANG.cases);
-        (rmcp.join().expect("the rmcp store's run"), python)
+        (rmcp.join().expect("the rmcp store's run"), python, ts.join().expect("the TS store's run"))
     });
     assert_found("rmcp", vec![(&HANG, rmcp)]);
     assert_found("python", vec![(&HANG, python)]);
+    assert_found("ts-sdk", vec![(&HANG, ts)]);
+}
+
+/// Runs the TypeScript SDK note store (`tests/servers/node/ts-v1/notes_v1.mjs`, set up by `.ci/node-servers`) with
+/// `NOTES_BUG` set to `bug`, fuzzed for `cases`.
+fn run_ts(bug: &str, cases: u32) -> (Option<i32>, Value) {
+    let script = root().join("tests/servers/node/ts-v1/notes_v1.mjs");
+    if !root().join("tests/servers/node/ts-v1/node_modules").exists() {
+        panic!("tests/servers/node/ts-v1/node_modules is missing: run .ci/node-servers");
+    }
+    fuzz(&["node".to_string(), script.display().to_string()], "ts-sdk", bug, cases)
+}
+
+#[test]
+fn each_planted_author_bug_of_the_ts_store_is_found_and_the_clean_store_is_green_with_the_ts_sdk_named() {
+    if !tier::slow("the TypeScript SDK author server (it runs notes_v1.mjs)") {
+        return;
+    }
+    let stdout = SHARED.iter().find(|bug| bug.name == "stdout-print").expect("the stdout bug");
+    let clean = run_ts("", 120);
+    assert_verdicts("ts-sdk", clean, vec![(stdout, run_ts(stdout.name, stdout.cases))]);
 }
 
 /// Runs the Python note store with `NOTES_BUG` set to `bug` through a fork server, fuzzed for `cases`.

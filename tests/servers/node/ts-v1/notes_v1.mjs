@@ -1,13 +1,11 @@
 // A server an author might write with the TypeScript SDK v1 (@modelcontextprotocol/sdk 1.32.2, its McpServer): the
-// note store of tests/servers/author, with the same three tools and planted bugs, one at a time, chosen by the
-// environment variable NOTES_BUG (unset: the clean server):
+// note store of tests/servers/author, with the same three tools and its planted bugs that stay bugs on the wire, one
+// at a time, chosen by the environment variable NOTES_BUG (unset: the clean server). (Its `error-valid-args` is none
+// here: McpServer answers an error a tool handler throws with an isError result, which is legal.)
 // - `hang`: search_notes never returns for a query with no words.
 // - `stdout-print`: search_notes writes a debug line on stdout (the protocol's channel) for a query with no words.
-// - `error-valid-args`: add_note throws an McpError (-32602) for a title longer than 8 characters, which its
-//   inputSchema accepts.
 import { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
 import { StdioServerTransport } from '@modelcontextprotocol/sdk/server/stdio.js';
-import { ErrorCode, McpError } from '@modelcontextprotocol/sdk/types.js';
 import { z } from 'zod';
 
 const BUG = process.env.NOTES_BUG ?? '';
@@ -22,9 +20,6 @@ server.registerTool(
     outputSchema: { id: z.number().int(), title: z.string() },
   },
   async ({ title, body }) => {
-    if (BUG === 'error-valid-args' && title.length > 8) {
-      throw new McpError(ErrorCode.InvalidParams, 'title too long');
-    }
     const id = notes.size + 1;
     notes.set(id, { title, body });
     return { content: [{ type: 'text', text: `stored note ${id}` }], structuredContent: { id, title } };

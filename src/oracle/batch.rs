@@ -162,7 +162,10 @@ impl Spread {
         let mut dropped = dropped.into_iter();
         kept.retain(|_| !dropped.next().unwrap_or(false));
         for (batch, b) in self.batches.iter().enumerate() {
-            if b.forbidden || (silent[batch] == 0 && refused_at[batch].is_none()) {
+            // A batch holding no request MCP allows and not only notifications (`[{}]`, a request with id `1.5`) may
+            // be refused: its refusal says nothing of whether the server takes batches.
+            let nothing_valid = b.requests == 0 && !b.notifications;
+            if b.forbidden || nothing_valid || (silent[batch] == 0 && refused_at[batch].is_none()) {
                 continue;
             }
             let how = refused_at[batch].map_or_else(
@@ -436,6 +439,18 @@ mod tests {
         let events = vec![Event::Sent(init("2025-03-26").into_bytes()), Event::Sync];
         let found = check(&Transcript { events, ending: Ending::Closed }, &Policy::default());
         assert_eq!(found.iter().map(|f| f.rule).collect::<Vec<_>>(), [RESPONSE_MISSING]);
+    }
+
+    #[test]
+    fn a_refused_batch_that_holds_no_request_mcp_allows_is_no_batch_finding() {
+        // What a minimization of a refused batch must not shrink to: an empty object, a request whose id MCP forbids.
+        for batch in [r#"[{}]"#, r#"[{"jsonrpc":"2.0","id":1.5,"method":"ping"}]"#, "[1]"] {
+            assert_eq!(rules("2025-03-26", batch, &[REFUSAL], &Policy::default()), Vec::<&str>::new(), "{batch}");
+            assert_eq!(rules("2025-03-26", batch, &[], &Policy::default()), Vec::<&str>::new(), "{batch}");
+        }
+        // One valid request beside them, and the refusal is the batch's.
+        let mixed = r#"[{},{"jsonrpc":"2.0","id":1,"method":"ping"}]"#;
+        assert_eq!(rules("2025-03-26", mixed, &[REFUSAL], &Policy::default()), [BATCH]);
     }
 
     #[test]

@@ -257,3 +257,20 @@ fn sigint_writes_no_finding_for_the_servers_the_harness_ends() {
     assert!(written.is_empty(), "case files of servers the harness ended: {written:?}");
     let _ = std::fs::remove_dir_all(&out);
 }
+
+#[test]
+fn a_silent_python_server_is_fuzzed_without_a_fork_server_and_its_first_contact_is_the_first_case() {
+    // No --eras, no --no-fork-server: the first contact comes first, on a plain process, and a server that answers
+    // nothing to it gets no fork server (whose start and trial would delay its first case file by tens of seconds).
+    let (tag, out) = (common::tag("silent-first"), scratch("silent-first"));
+    let quick = ["--timeout", "300", "--startup-timeout", "300", "--confirm-time", "0"];
+    let (mut child, stdout, stderr) = fuzz_logged(1, &out, &quick, &common::server("silent", &tag));
+    assert!(wait(&mut child, Duration::from_secs(60)).is_some(), "the run ended");
+    let (stdout, stderr) = (stdout.join().unwrap(), stderr.join().unwrap());
+    assert!(stderr.contains("the server wrote nothing to an initialize"), "{stderr}");
+    assert!(!stderr.contains("fork server"), "no fork server for a silent server: {stderr}");
+    let first = out.join("server-hang-initialize-0.case");
+    assert!(first.exists(), "the first contact's conversation is conversation 0's case:\n{stderr}\n{stdout}");
+    assert!(common::left_behind(&tag).is_empty());
+    let _ = std::fs::remove_dir_all(&out);
+}

@@ -179,8 +179,16 @@ pub fn run(args: FuzzArgs) -> Result<ExitCode> {
     // Learning the server is bounded on its own, not by --time, so that the same seed gives the same conversations
     // whatever the machine's load; --time counts from its end.
     let learning = Timeouts { reply, startup, deadline: Some(began + LEARNING_LIMIT), ..Timeouts::default() };
-    let (server, _fork_server) = through_fork_server(server, &args.fork, learning);
-    let learned = learn(&server, &args, learning)?;
+    // The first contact comes first, on a plain process: a server that answers nothing is not worth a fork server's
+    // start and trial (tens of seconds for a silent Python program), and its case file is due at once.
+    let stalls = Cell::new(0);
+    let contact = first_contact(&server, &args, learning, &stalls)?;
+    let silent = contact.as_ref().is_some_and(contact::Contact::unanswered);
+    let (server, _fork_server) = match silent {
+        true => (server, None),
+        false => through_fork_server(server, &args.fork, learning),
+    };
+    let learned = learn(&server, &args, learning, contact, &stalls)?;
     let Learned { model, surface, sdk, prelude } = learned;
     let deadline = time.map(|time| Instant::now() + time);
     if let Some(time) = time {
@@ -293,22 +301,35 @@ struct Learned {
     prelude: Vec<(Vec<Input>, Transcript)>,
 }
 
-/// Learns the server within `timeouts.deadline` ([`LEARNING_LIMIT`]): the first contact (a child server, when the
-/// model is probed), the model, the surface and the SDK. A server that does not answer the first contact is not
-/// learned further; nor is one that stalled in two learning conversations ([`watched`]); learning that passes
-/// its limit says so once. The run goes on without what was not learned.
-fn learn(server: &ServerSpec, args: &FuzzArgs, timeouts: Timeouts) -> Result<Learned> {
-    let stalls = Cell::new(0);
+/// The first contact with a child process over stdio ([`contact::first_contact`]) when the eras are not stated:
+/// `None` otherwise, or when learning's deadline passed first.
+fn first_contact(
+    server: &ServerSpec,
+    args: &FuzzArgs,
+    timeouts: Timeouts,
+    stalls: &Cell<usize>,
+) -> Result<Option<contact::Contact>> {
+    match (server, args.rules.eras.eras.as_deref()) {
+        (ServerSpec::Command(_), None) => match contact::first_contact(&mut *watched(server, timeouts, Some(stalls))) {
+            Err(error) if error.is::<DeadlinePassed>() => Ok(None),
+            contact => Ok(Some(contact?)),
+        },
+        _ => Ok(None),
+    }
+}
+
+/// Learns the server within `timeouts.deadline` ([`LEARNING_LIMIT`]) after its first `contact` ([`first_contact`],
+/// counting stalls in `stalls`): the model, the surface and the SDK. A server that did not answer the first contact
+/// is not learned further; nor is one that stalled in two learning conversations ([`watched`]); learning that
+/// passes its limit says so once. The run goes on without what was not learned.
+fn learn(
+    server: &ServerSpec,
+    args: &FuzzArgs,
+    timeouts: Timeouts,
+    contact: Option<contact::Contact>,
+    stalls: &Cell<usize>,
+) -> Result<Learned> {
     let stated = args.rules.eras.eras.as_deref();
-    let contact = match (server, stated) {
-        (ServerSpec::Command(_), None) => {
-            match contact::first_contact(&mut *watched(server, timeouts, Some(&stalls))) {
-                Err(error) if error.is::<DeadlinePassed>() => None,
-                contact => Some(contact?),
-            }
-        }
-        _ => None,
-    };
     if let Some(contact) = contact.filter(|contact| contact.unanswered()) {
         let wrote = match contact.lines() {
             0 => "nothing".to_string(),
@@ -341,7 +362,7 @@ fn learn(server: &ServerSpec, args: &FuzzArgs, timeouts: Timeouts) -> Result<Lea
             eprintln!("mcp-wirefuzz: {why}: fuzzing without {without}");
         }
     };
-    let model = match server_model(server, stated, timeouts, Some(&stalls)) {
+    let model = match server_model(server, stated, timeouts, Some(stalls)) {
         Err(error) if stopped(&error).is_some() => {
             say(stopped(&error).unwrap_or_default(), "a server model (--eras states it)");
             let unanswered = Transcript { events: Vec::new(), ending: Ending::Hung { waited_ms: 0 } };
@@ -352,7 +373,7 @@ fn learn(server: &ServerSpec, args: &FuzzArgs, timeouts: Timeouts) -> Result<Lea
     eprintln!("server model: {model}");
     let surface = match args.no_surface {
         true => None,
-        false => match surface::learn(&mut *watched(server, timeouts, Some(&stalls)), &model) {
+        false => match surface::learn(&mut *watched(server, timeouts, Some(stalls)), &model) {
             Err(error) if stopped(&error).is_some() => {
                 say(stopped(&error).unwrap_or_default(), "its surface");
                 None
@@ -367,7 +388,7 @@ fn learn(server: &ServerSpec, args: &FuzzArgs, timeouts: Timeouts) -> Result<Lea
             }
         },
     };
-    let sdk = match server_sdk(server, args.rules.sdk.sdk.as_deref(), model.eras, timeouts, Some(&stalls)) {
+    let sdk = match server_sdk(server, args.rules.sdk.sdk.as_deref(), model.eras, timeouts, Some(stalls)) {
         Err(error) if stopped(&error).is_some() => None,
         sdk => sdk?,
     };

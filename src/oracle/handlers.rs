@@ -53,8 +53,17 @@ fn unanswered(input: &LayerInput, findings: &mut Findings) {
             // A traceback of a crash the SDK answered with an isError result is `SERVER-HANDLER-CRASH`'s.
             Event::Note(Note::Failure(failure)) if failure.contains(&format!("{CRASH_EXCEPTION}{CRASH_PREFIX}")) => {}
             Event::Note(Note::Failure(failure)) => {
-                // The request the failure cost: the latest one before it still unanswered (and not blamed yet).
-                let Some(request) = (0..at).rev().find(|&i| unanswered(i) && !blamed.contains(&i)) else { continue };
+                // The request the failure cost: the latest one before it still unanswered (and not blamed yet). One
+                // the client cancelled before the failure was seen is owed nothing (cancellation.mdx), so its
+                // silence says nothing of its handler: the harness cancels a slow tool call, and a traceback the
+                // SDK logs for another call (a tool's deliberate error answered with isError) is not that call's.
+                let uncancelled = |i: usize| {
+                    let Event::Sent(line) = &input.transcript.events[i] else { return true };
+                    let id = serde_json::from_slice::<Value>(line).ok().and_then(|m| m.get("id").cloned());
+                    id.is_none_or(|id| !cancelled(&input.transcript.events[i..at], &id))
+                };
+                let owed = |i: usize| unanswered(i) && !blamed.contains(&i) && uncancelled(i);
+                let Some(request) = (0..at).rev().find(|&i| owed(i)) else { continue };
                 blamed.insert(request);
                 let what = described(&input.transcript.events[request]);
                 let failure: Vec<&str> = failure.lines().map(str::trim).filter(|l| !l.is_empty()).collect();
@@ -344,6 +353,23 @@ mod tests {
         for part in ["tools/call", "\"fetch\"", r#"{"id":7}"#, "src/store.rs:42:17", "index out of bounds"] {
             assert!(panic.detail.contains(part), "{part}: {}", panic.detail);
         }
+    }
+
+    #[test]
+    fn a_failure_seen_after_the_client_cancelled_the_call_is_not_that_calls() {
+        // A fastmcp server: the slow call (id 2) cancelled by the harness, asked again and answered with isError, and
+        // the traceback the SDK logs for that deliberate error seen afterwards.
+        let cancel = r#"{"jsonrpc":"2.0","method":"notifications/cancelled","params":{"requestId":2}}"#;
+        let again =
+            r#"{"jsonrpc":"2.0","id":"again","method":"tools/call","params":{"name":"fetch","arguments":{"id":7}}}"#;
+        let failed =
+            r#"{"jsonrpc":"2.0","id":"again","result":{"isError":true,"content":[{"type":"text","text":"no"}]}}"#;
+        let traceback = "Traceback (most recent call last):\n  ValueError: cannot parse";
+        let tail = vec![sent(cancel), sent(again), got(failed), Event::Note(Note::Failure(traceback.into()))];
+        assert_eq!(ids(&check(&transcript(false, tail), &dual())), Vec::<&str>::new());
+        // Seen before the cancel (when the call was given up on), it is still the call's.
+        let tail = vec![Event::Note(Note::Failure(PANIC.into())), sent(cancel)];
+        assert_eq!(ids(&check(&transcript(false, tail), &dual())), [HANDLER_PANIC]);
     }
 
     #[test]

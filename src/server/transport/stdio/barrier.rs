@@ -12,7 +12,7 @@ use crate::model::Eras;
 use crate::protocol::{Era, RequestId};
 use crate::server::Timeouts;
 use crate::server::hangs::{HangWait, SLOWEST_FACTOR};
-use crate::transcript::{Ending, Event};
+use crate::transcript::{Ending, Event, Note};
 use std::process::ExitStatus;
 use std::sync::mpsc::RecvTimeoutError;
 use std::time::{Duration, Instant};
@@ -52,6 +52,11 @@ const FAILURE_POLL: Duration = Duration::from_millis(100);
 /// How long a reply is still waited for once the stderr showed a handler's failure: long enough for the reply of a
 /// request answered with the failure (a crash the SDK caught) or written just before it.
 const FAILURE_GRACE: Duration = Duration::from_millis(250);
+
+/// How long a server gets to exit once its input is closed when the conversation left a handler hung without waiting
+/// for it (a hang only suspected, or one the run already knows): enough for a server that does exit, and no
+/// shutdown wait for one its hung task keeps alive (the hang's finding explains it: no SERVER-SHUTDOWN beside it).
+const AFTER_HANG: Duration = Duration::from_millis(500);
 
 impl Conversation<'_> {
     /// Waits for every owed reply (up to the reply timeout), then for quiet output; `Some` when the server ended.
@@ -385,7 +390,11 @@ impl Conversation<'_> {
         self.process.input = None;
         // A server never heard from gets the start-up allowance to exit, unless a barrier already waited it out
         // (it stalled): then it is silent, not starting, and gets the reply timeout.
+        // A handler left hung without a wait keeps the server alive, and its finding explains that: no shutdown wait.
+        let hung =
+            self.events.iter().any(|e| matches!(e, Event::Note(Note::Suspected { .. } | Note::Remembered { .. })));
         let budget = match (self.heard, self.stalled) {
+            _ if hung => AFTER_HANG,
             (true, _) => timeouts.shutdown.max(timeouts.reply),
             (false, true) => timeouts.reply,
             (false, false) => timeouts.reply_for(false),

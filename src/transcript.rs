@@ -47,19 +47,31 @@ pub enum Note {
         /// How long, in milliseconds.
         ms: u64,
     },
-    /// A tool call asked again was not waited for: the same call went unanswered this long earlier in the run,
-    /// while the server went on ([`crate::server::hangs`]).
-    Remembered {
-        /// How long the earlier wait was, in milliseconds.
+    /// Over stdio, a tool call given up on as slow was asked again under the harness id `id` and went unanswered
+    /// ([`crate::server::hangs`]): the note is about that request alone.
+    Reasked {
+        /// The id the call was asked again under.
+        id: String,
+        /// How long it went unanswered, in milliseconds: the wait ([`Known::Waited`], [`Known::Remembered`]), or
+        /// how long the first call had gone unanswered ([`Known::Suspected`]).
         ms: u64,
+        /// How the harness knows it.
+        known: Known,
     },
-    /// A tool call went unanswered far longer than its tool's answers took, and was asked again without a wait: a
-    /// fuzzing worker only suspects a handler that never returns, the campaign confirms it on a fresh server that
-    /// waits ([`crate::server::hangs`]).
+}
+
+/// How the harness knows a call asked again goes unanswered ([`Note::Reasked`]).
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum Known {
+    /// It waited the whole time.
+    Waited,
+    /// The same call (tool and arguments) went unanswered that long on a fresh server earlier in the run; it was not
+    /// waited for again.
+    Remembered,
+    /// It was not waited for: the first call outlasted its tool's slowest answer, `slowest_ms`, far enough to be
+    /// suspected, and a fresh server waits `wait_ms` to confirm it.
     Suspected {
-        /// How long the call had gone unanswered, in milliseconds.
-        ms: u64,
-        /// The slowest answer of its tool the run had seen, in milliseconds.
+        /// The slowest answer of the tool the run had seen, in milliseconds.
         slowest_ms: u64,
         /// The wait that confirms it, in milliseconds.
         wait_ms: u64,
@@ -70,7 +82,20 @@ impl Note {
     /// True for a note of the harness's long wait for replies still owed: waited, remembered from an earlier wait,
     /// or suspected without one.
     pub fn of_wait(&self) -> bool {
-        matches!(self, Note::Waited { .. } | Note::Remembered { .. } | Note::Suspected { .. })
+        matches!(self, Note::Waited { .. } | Note::Reasked { .. })
+    }
+
+    /// The wait that confirms a hang this note only suspects ([`Known::Suspected`]), in milliseconds.
+    pub fn suspected(&self) -> Option<u64> {
+        match self {
+            Note::Reasked { known: Known::Suspected { wait_ms, .. }, .. } => Some(*wait_ms),
+            _ => None,
+        }
+    }
+
+    /// True for a hang this conversation did not wait for (suspected, or remembered from the run).
+    pub fn unwaited(&self) -> bool {
+        matches!(self, Note::Reasked { known: Known::Remembered | Known::Suspected { .. }, .. })
     }
 
     /// One line for a rendered transcript.
@@ -78,12 +103,13 @@ impl Note {
         match self {
             Note::Failure(text) => format!("handler failed: {}", show_bytes(text.as_bytes(), 400)),
             Note::Waited { ms } => format!("waited {ms} ms for any reply still owed"),
-            Note::Remembered { ms } => {
-                format!("not waited for: the same call went unanswered for {ms} ms earlier in the run")
+            Note::Reasked { id, ms, known: Known::Waited } => format!("{id}: waited {ms} ms, no reply"),
+            Note::Reasked { id, ms, known: Known::Remembered } => {
+                format!("{id}: not waited for: the same call went unanswered for {ms} ms earlier in the run")
             }
-            Note::Suspected { ms, slowest_ms, wait_ms } => format!(
-                "suspected: unanswered after {ms} ms, its tool's slowest answer {slowest_ms} ms; not waited for here \
-                 (a fresh server waits {wait_ms} ms to confirm it)"
+            Note::Reasked { id, ms, known: Known::Suspected { slowest_ms, wait_ms } } => format!(
+                "{id}: suspected: unanswered after {ms} ms, its tool's slowest answer {slowest_ms} ms; not waited \
+                 for here (a fresh server waits {wait_ms} ms to confirm it)"
             ),
         }
     }

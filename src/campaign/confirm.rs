@@ -14,7 +14,7 @@ use crate::oracle::rules::{
 use crate::oracle::{Finding, Policy};
 use crate::server::Target;
 use crate::shrink::{Budget, Minimized, minimize_finding, through_fault, wanted};
-use crate::transcript::{Ending, Event, Input, Note, Transcript};
+use crate::transcript::{Ending, Event, Input, Transcript};
 use anyhow::Result;
 use std::time::Duration;
 
@@ -55,7 +55,7 @@ pub fn estimate(took: Duration, transcript: &Transcript, rule: &str) -> Duration
     };
     // A hang only suspected gets its wait on the confirming run.
     let suspected = transcript.events.iter().find_map(|event| match event {
-        Event::Note(Note::Suspected { wait_ms, .. }) => Some(Duration::from_millis(*wait_ms)),
+        Event::Note(note) => note.suspected().map(Duration::from_millis),
         _ => None,
     });
     let took = took.max(waited);

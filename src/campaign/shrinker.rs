@@ -8,7 +8,7 @@ use super::{
 use crate::case::Case;
 use crate::server::{DeadlinePassed, ServerSpec, Target};
 use crate::shrink::{Budget, Minimized, minimize_giving_way};
-use crate::transcript::{Event, Note};
+use crate::transcript::{Event, Transcript};
 use anyhow::Result;
 use std::collections::VecDeque;
 use std::sync::Arc;
@@ -54,6 +54,11 @@ fn report(
             false
         }
     }
+}
+
+/// True when `transcript` only suspects a hang: the wait that confirms it is still to come.
+fn suspects(transcript: &Transcript) -> bool {
+    transcript.events.iter().any(|event| matches!(event, Event::Note(note) if note.suspected().is_some()))
 }
 
 /// How a minimization step ended: done (the finding minimized), or given way to a confirmation (the smallest
@@ -155,7 +160,7 @@ impl Shrinker<'_> {
         }
     }
 
-    /// Confirms a hang the fuzzing only suspected ([`Note::Suspected`]) on a thread of its own, with patient
+    /// Confirms a hang the fuzzing only suspected ([`crate::transcript::Known::Suspected`]) on a thread of its own, with patient
     /// targets of its own (the wait is idle time, not work), when fewer than [`MAX_AWAITED`] are `awaited` already;
     /// what it finds comes back on `done`, and counts as waiting meanwhile, so a minimization gives way to it.
     /// `None` when the job was taken; the job back when it is to be confirmed here instead.
@@ -167,7 +172,7 @@ impl Shrinker<'_> {
         stop: &AtomicBool,
         deadline: Option<Instant>,
     ) -> Option<Job> {
-        let suspected = job.seen.transcript.events.iter().any(|e| matches!(e, Event::Note(Note::Suspected { .. })));
+        let suspected = suspects(&job.seen.transcript);
         let past = deadline.is_some_and(|deadline| Instant::now() >= deadline);
         let known = self.options.baseline.known(&job.seen.transcript, &job.first, &job.seen.trigger).is_some();
         if !suspected || awaited >= MAX_AWAITED || past || known || stop.load(Ordering::Relaxed) {
@@ -240,8 +245,7 @@ impl Shrinker<'_> {
             let note = format!("# {}; not minimized", found.confirmation);
             return Ok(Some((self.kept_as_seen(found, job.index, &note)?, None)));
         }
-        let suspected =
-            job.seen.transcript.events.iter().any(|event| matches!(event, Event::Note(Note::Suspected { .. })));
+        let suspected = suspects(&job.seen.transcript);
         let renamed = |run: &&Minimized| run.finding.rule != rule || run.inputs != job.inputs || suspected;
         if let Some(run) = confirming.as_ref().filter(renamed) {
             // Confirmed as the stronger finding its run showed, or on the conversation up to its call, or with the

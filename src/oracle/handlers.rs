@@ -9,7 +9,7 @@ use super::{Findings, LayerInput, ServerLine};
 use crate::protocol::Frame;
 use crate::protocol::Outcome;
 use crate::protocol::methods::{CANCELLED, PROMPTS_GET, RESOURCES_READ, TOOLS_CALL};
-use crate::transcript::{Event, Note, show_bytes};
+use crate::transcript::{Event, Known, Note, show_bytes};
 use serde_json::Value;
 use std::collections::HashSet;
 
@@ -76,10 +76,19 @@ fn unanswered(input: &LayerInput, findings: &mut Findings) {
             }
             Event::Note(note) => {
                 let Some(how) = unanswered_for(note) else { continue };
+                // A call asked again is the note's one request; the wait at the end of an in-process conversation
+                // is every request's still owed.
+                let only = match note {
+                    Note::Reasked { id, .. } => Some(Value::String(id.clone())),
+                    _ => None,
+                };
                 let open: Vec<usize> = (0..at).filter(|&i| unanswered_by(i, at) && !blamed.contains(&i)).collect();
                 for request in open {
                     let Event::Sent(line) = &input.transcript.events[request] else { continue };
                     let Some(message) = handled(line) else { continue };
+                    if only.as_ref().is_some_and(|id| message["id"] != *id) {
+                        continue;
+                    }
                     let after = &input.transcript.events[request..at];
                     if cancelled(after, &message["id"])
                         || refused_without_id(after)
@@ -100,12 +109,14 @@ fn unanswered(input: &LayerInput, findings: &mut Findings) {
 /// How long a hung handler's request went unanswered, as a note of the wait says it; `None` for a note of no wait.
 fn unanswered_for(note: &Note) -> Option<String> {
     Some(match note {
-        Note::Waited { ms } => format!("never returned: no reply after {ms} ms while the server went on"),
-        Note::Remembered { ms } => format!(
+        Note::Waited { ms } | Note::Reasked { ms, known: Known::Waited, .. } => {
+            format!("never returned: no reply after {ms} ms while the server went on")
+        }
+        Note::Reasked { ms, known: Known::Remembered, .. } => format!(
             "never returned: the same call got no reply after {ms} ms on a fresh server earlier in the run, while \
              the server went on (not waited for again)"
         ),
-        Note::Suspected { ms, slowest_ms, wait_ms } => format!(
+        Note::Reasked { ms, known: Known::Suspected { slowest_ms, wait_ms }, .. } => format!(
             "did not return within {ms} ms while the server went on, and the tool's other calls answered within \
              {slowest_ms} ms (suspected: a fresh server waits {wait_ms} ms to confirm it)"
         ),
@@ -244,6 +255,10 @@ pub(super) fn supersede(findings: &mut Findings) {
 /// `_meta` (if any) is an object and whose `arguments` (if any) are an object, a string or integer id. Anything
 /// else an SDK may drop before any handler runs.
 fn handled(line: &[u8]) -> Option<Value> {
+    // A line parsers differ on (a number of 5,000 digits) may be dropped by the SDK's parser: no handler ran.
+    if !crate::protocol::json::read_alike(line) {
+        return None;
+    }
     let message: Value = serde_json::from_slice(line).ok()?;
     let method = message.get("method")?.as_str()?;
     let params = message.get("params")?.as_object()?;
@@ -353,6 +368,33 @@ mod tests {
         for part in ["tools/call", "\"fetch\"", r#"{"id":7}"#, "src/store.rs:42:17", "index out of bounds"] {
             assert!(panic.detail.contains(part), "{part}: {}", panic.detail);
         }
+    }
+
+    #[test]
+    fn a_call_asked_again_is_the_one_request_its_note_blames() {
+        use crate::transcript::Known;
+        // A handler's request dropped unanswered earlier (an SDK dropping a batch's items, say), then the call asked
+        // again and not answered: only the call is the hang.
+        let cancel = r#"{"jsonrpc":"2.0","method":"notifications/cancelled","params":{"requestId":2}}"#;
+        let again =
+            r#"{"jsonrpc":"2.0","id":"again","method":"tools/call","params":{"name":"fetch","arguments":{"id":7}}}"#;
+        let read = r#"{"jsonrpc":"2.0","id":9,"method":"resources/read","params":{"uri":"x:///y"}}"#;
+        let note = |known| Event::Note(Note::Reasked { id: "again".into(), ms: 60_000, known });
+        for known in [Known::Waited, Known::Remembered, Known::Suspected { slowest_ms: 5, wait_ms: 60_000 }] {
+            let tail = vec![sent(read), sent(cancel), sent(again), note(known.clone())];
+            let found = check(&transcript(false, tail), &dual());
+            let hangs: Vec<_> = found.iter().filter(|f| f.rule == HANDLER_HANG).collect();
+            assert_eq!(hangs.len(), 1, "{known:?}: {found:#?}");
+            assert_eq!(hangs[0].event, Some(8), "the call asked again, not the read: {found:#?}");
+        }
+        // A call whose line parsers differ on (a number of 400 digits) may be dropped by the SDK's parser: no hang.
+        let huge = format!(
+            r#"{{"jsonrpc":"2.0","id":"again","method":"tools/call","params":{{"name":"fetch","arguments":{{"id":{}}}}}}}"#,
+            "9".repeat(400)
+        );
+        let tail = vec![sent(cancel), sent(&huge), note(Known::Waited)];
+        let found = check(&transcript(false, tail), &dual());
+        assert!(!ids(&found).contains(&HANDLER_HANG), "{found:#?}");
     }
 
     #[test]

@@ -48,6 +48,13 @@ pub fn skim_message(text: &[u8]) -> Result<Noted, NotOneValue> {
     parse_building(text, Build::Message)
 }
 
+/// True when every conforming parser reads `text` the same way: one strict JSON value, with no number literal beyond
+/// common parser limits and no repeated member name (RFC 8259 §4, §6, §9). A line that fails this may be dropped or
+/// refused by a server's parser before any handler runs.
+pub fn read_alike(text: &[u8]) -> bool {
+    skim_message(text).is_ok_and(|noted| !noted.beyond_limits && !noted.duplicate_keys)
+}
+
 /// The first JSON value in `text`, skimmed as [`skim_message`] skims it, whatever follows it; `None` when `text`
 /// does not start with one.
 pub fn skim_first_message(text: &[u8]) -> Option<Value> {

@@ -12,7 +12,7 @@ use crate::model::Eras;
 use crate::protocol::{Era, RequestId};
 use crate::server::Timeouts;
 use crate::server::hangs::{HangWait, SLOWEST_FACTOR};
-use crate::transcript::{Ending, Event, Note};
+use crate::transcript::{Ending, Event};
 use std::process::ExitStatus;
 use std::sync::mpsc::RecvTimeoutError;
 use std::time::{Duration, Instant};
@@ -391,8 +391,7 @@ impl Conversation<'_> {
         // A server never heard from gets the start-up allowance to exit, unless a barrier already waited it out
         // (it stalled): then it is silent, not starting, and gets the reply timeout.
         // A handler left hung without a wait keeps the server alive, and its finding explains that: no shutdown wait.
-        let hung =
-            self.events.iter().any(|e| matches!(e, Event::Note(Note::Suspected { .. } | Note::Remembered { .. })));
+        let hung = self.events.iter().any(|event| matches!(event, Event::Note(note) if note.unwaited()));
         let budget = match (self.heard, self.stalled) {
             _ if hung => AFTER_HANG,
             (true, _) => timeouts.shutdown.max(timeouts.reply),

@@ -5,14 +5,14 @@
 //! depends on [`Timeouts::hang`] and on what the run learned:
 //!
 //! - a call a wait already showed hung in this run ([`Hangs::remembered`]) is not waited for again: the
-//!   conversation notes the earlier wait ([`Note::Remembered`]);
-//! - a fuzzing worker ([`HangWait::Suspect`]) does not wait: it notes the call as suspected ([`Note::Suspected`]),
+//!   conversation notes the earlier wait ([`Known::Remembered`]);
+//! - a fuzzing worker ([`HangWait::Suspect`]) does not wait: it notes the call as suspected ([`Known::Suspected`]),
 //!   and the campaign confirms it on a fresh server that waits;
 //! - a minimization ([`HangWait::Recall`]) asks again only a call already shown hung;
 //! - otherwise ([`HangWait::Wait`]) the call is waited for as long as a client waits (each progress notification
 //!   for it starting the wait again, up to [`PROGRESS_CAP`] times it), at least [`CONFIRM_FACTOR`] times the reply
 //!   timeout and [`SLOWEST_FACTOR`] times its tool's slowest answer. Answered, the tool was slow (the answer is in
-//!   the transcript, and nothing is judged); not answered, the conversation notes the wait ([`Note::Waited`]), the
+//!   the transcript, and nothing is judged); not answered, the conversation notes the wait ([`Note::Reasked`]), the
 //!   run remembers the call as hung, and the oracle reports the re-asked call (`SERVER-HANDLER-HANG`).
 //!
 //! Only the first such call of a conversation is asked again, so the extra wait is bounded.
@@ -24,7 +24,7 @@ use crate::protocol::envelope::{META, PROGRESS_TOKEN_KEY};
 use crate::protocol::methods::{PROGRESS, TOOLS_CALL};
 use crate::server::Timeouts;
 use crate::server::hangs::{HangWait, Hangs, PROGRESS_CAP, SLOWEST_FACTOR};
-use crate::transcript::{Event, Note};
+use crate::transcript::{Event, Known, Note};
 use serde_json::Value;
 use std::sync::mpsc::RecvTimeoutError;
 use std::time::{Duration, Instant};
@@ -50,8 +50,12 @@ pub(super) struct ToolCall {
 }
 
 impl ToolCall {
-    /// The call `line` makes, when it is a `tools/call` request naming a tool.
+    /// The call `line` makes, when it is a `tools/call` request naming a tool that every parser reads alike (one a
+    /// server's parser may drop, such as a number of 5,000 digits, is not asked again: no handler may have run).
     pub(super) fn of(line: &[u8]) -> Option<ToolCall> {
+        if !crate::protocol::json::read_alike(line) {
+            return None;
+        }
         let message: Value = serde_json::from_slice(line).ok()?;
         (message.get("method")?.as_str()? == TOOLS_CALL).then_some(())?;
         let tool = message.get("params")?.get("name")?.as_str()?.to_string();
@@ -102,13 +106,13 @@ impl Conversation<'_> {
         let wait = match (remembered, timeouts.hang) {
             (Some(waited), _) => {
                 self.let_go_of(again_id);
-                self.record(Event::Note(Note::Remembered { ms: millis(waited) }));
+                self.record(Event::Note(Note::Reasked { id: again, ms: millis(waited), known: Known::Remembered }));
                 return;
             }
             (None, HangWait::Suspect(wait)) => {
                 self.let_go_of(again_id);
-                let (ms, slowest_ms, wait_ms) = (millis(unanswered), millis(slowest), millis(wait));
-                self.record(Event::Note(Note::Suspected { ms, slowest_ms, wait_ms }));
+                let known = Known::Suspected { slowest_ms: millis(slowest), wait_ms: millis(wait) };
+                self.record(Event::Note(Note::Reasked { id: again, ms: millis(unanswered), known }));
                 return;
             }
             (None, HangWait::Wait(wait) | HangWait::Recall(wait)) => {
@@ -140,7 +144,7 @@ impl Conversation<'_> {
             let _ = self.note_failure();
             let waited = started.elapsed();
             self.hangs.hung(&key, waited);
-            self.record(Event::Note(Note::Waited { ms: millis(waited) }));
+            self.record(Event::Note(Note::Reasked { id: again, ms: millis(waited), known: Known::Waited }));
         }
     }
 
@@ -166,7 +170,7 @@ mod tests {
     use crate::oracle::{Policy, check};
     use crate::server::Target;
     use crate::server::hangs::{HangWait, Hangs};
-    use crate::transcript::{Event, Input, Note, Transcript};
+    use crate::transcript::{Event, Input, Known, Note, Transcript};
     use std::sync::Arc;
     use std::time::{Duration, Instant};
 
@@ -218,14 +222,14 @@ mod tests {
         let hangs = Arc::new(Hangs::default());
         let mut waiting = StdioTarget::new(server(), timeouts(HangWait::Wait(wait))).sharing(hangs.clone());
         let first = waiting.run(&conversation(9)).unwrap();
-        assert!(matches!(note(&first), Some(Note::Waited { .. })), "{}", first.render());
+        assert!(matches!(note(&first), Some(Note::Reasked { known: Known::Waited, .. })), "{}", first.render());
         let trigger = hangs_found(&first);
         assert_eq!(trigger.len(), 1, "{}", first.render());
         // The same call again, on the same target or another of the run: found as before, without the wait.
         let started = Instant::now();
         let again = waiting.run(&conversation(9)).unwrap();
         assert!(started.elapsed() < wait, "{:?}", started.elapsed());
-        assert!(matches!(note(&again), Some(Note::Remembered { .. })), "{}", again.render());
+        assert!(matches!(note(&again), Some(Note::Reasked { known: Known::Remembered, .. })), "{}", again.render());
         assert_eq!(hangs_found(&again), trigger, "{}", again.render());
         // A minimization's target finds it by the run's memory alone; on a run that knows no hung call, it neither
         // waits nor finds anything.
@@ -242,7 +246,7 @@ mod tests {
         let started = Instant::now();
         let suspected = suspecting.run(&conversation(9)).unwrap();
         assert!(started.elapsed() < wait, "{:?}", started.elapsed());
-        assert!(matches!(note(&suspected), Some(Note::Suspected { .. })), "{}", suspected.render());
+        assert!(note(&suspected).is_some_and(|note| note.suspected().is_some()), "{}", suspected.render());
         assert_eq!(hangs_found(&suspected), trigger, "{}", suspected.render());
         // A call answered is neither.
         let answered = suspecting.run(&conversation(2)).unwrap();

@@ -133,8 +133,12 @@ impl Connection<'_> {
         let line = shown(self.transcript, index);
         let (event, fault) = (self.pending[pending].event, self.pending[pending].fault);
         self.mark_explained(pending, false);
+        // An id beyond ±(2^53 − 1) written back rounded or retyped is the same wire fact whatever the line it came
+        // on: JSONRPC-BIG-ID, for a malformed line's as for a request's.
         let (rule, tier) = match fault {
-            Fault::BigId => (BIG_ID, ", an id beyond ±(2^53 − 1) rounded or retyped"),
+            _ if fault == Fault::BigId || crate::protocol::id::is_big(sent) => {
+                (BIG_ID, ", an id beyond ±(2^53 − 1) rounded or retyped")
+            }
             _ => (ID_ECHO, ""),
         };
         let detail =
@@ -325,10 +329,14 @@ impl Connection<'_> {
 
     /// The first unexplained pending line with an id that could be mistaken for this one, and that id.
     fn near_pending(&self, similar: impl Fn(&RequestId) -> bool) -> Option<(usize, RequestId)> {
-        self.pending.iter().enumerate().filter(|(_, p)| !p.explained).find_map(|(at, p)| {
+        let near = |(at, p): (usize, &Pending)| {
             let sent = p.ids.iter().find(|sent| similar(sent))?;
             Some((at, sent.clone()))
-        })
+        };
+        let unexplained = || self.pending.iter().enumerate().filter(|(_, p)| !p.explained);
+        // A request owed an answer goes before a malformed line whose id turns into the same (two big ids that round
+        // to one double): the reply is the request's.
+        unexplained().filter(|(_, p)| p.fault == Fault::BigId).find_map(near).or_else(|| unexplained().find_map(near))
     }
 }
 

@@ -376,6 +376,17 @@ fn big_id() {
     only(&[S(big), S(r#"{"jsonrpc":"2.0","method":""}"#), R(refused)], &[]);
     let rounded = r#"{"jsonrpc":"2.0","id":1844674407370955200000000000000000000000,"result":{}}"#;
     only(&[S(big), R(rounded)], &[BIG_ID]);
+    // The TS SDK 1.0.1 (server-memory, published): a malformed line with a big id, then a request whose big id
+    // rounds to the same double, answered under the rounded id. The same wire fact as alone: the request's BIG-ID,
+    // never an ID-ECHO of the malformed line (which may go unanswered).
+    let malformed = r#"{"id":1844674407370955161000000000000000000002}"#;
+    let request = r#"{"jsonrpc":"2.0","id":1844674407370955161000000000000000000005,"method":""}"#;
+    let answered =
+        r#"{"jsonrpc":"2.0","id":1.8446744073709552e+39,"error":{"code":-32601,"message":"Method not found"}}"#;
+    only(&[S(malformed), S(request), R(answered), Sync], &[BIG_ID]);
+    only(&[S(request), R(answered), Sync], &[BIG_ID]);
+    // A malformed line's big id written back rounded is BIG-ID too.
+    only(&[S(malformed), R(answered), Sync], &[BIG_ID]);
     // On a 2025-03-26 connection a batch item left without a response is MCP-BATCH's finding, whatever its id: a
     // batch refused whole with one id-less error (rmcp), or not answered at all.
     let init = r#"{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-03-26","capabilities":{},"clientInfo":{"name":"c","version":"1"}}}"#;

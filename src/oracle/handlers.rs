@@ -48,11 +48,16 @@ fn unanswered(input: &LayerInput, findings: &mut Findings) {
     };
     let unanswered = |index: usize| unanswered_by(index, usize::MAX);
     let mut blamed = HashSet::new();
+    // Where the events since the last failure noted start.
+    let mut since = 0;
     for (at, event) in input.transcript.events.iter().enumerate() {
         match event {
             // A traceback of a crash the SDK answered with an isError result is `SERVER-HANDLER-CRASH`'s.
-            Event::Note(Note::Failure(failure)) if failure.contains(&format!("{CRASH_EXCEPTION}{CRASH_PREFIX}")) => {}
+            Event::Note(Note::Failure(failure)) if failure.contains(&format!("{CRASH_EXCEPTION}{CRASH_PREFIX}")) => {
+                since = at;
+            }
             Event::Note(Note::Failure(failure)) => {
+                let window = std::mem::replace(&mut since, at)..at;
                 // The request the failure cost: the latest one before it still unanswered (and not blamed yet). One
                 // the client cancelled before the failure was seen is owed nothing (cancellation.mdx), so its
                 // silence says nothing of its handler: the harness cancels a slow tool call, and a traceback the
@@ -64,6 +69,11 @@ fn unanswered(input: &LayerInput, findings: &mut Findings) {
                 };
                 let owed = |i: usize| unanswered(i) && !blamed.contains(&i) && uncancelled(i);
                 let Some(request) = (0..at).rev().find(|&i| owed(i)) else { continue };
+                // A traceback the SDK may have logged for a tool's error it answered with isError (fastmcp logs
+                // each) is tied to this request only when it names the request's tool.
+                if logged_for_an_answered_error(input, request, window, failure) {
+                    continue;
+                }
                 blamed.insert(request);
                 let what = described(&input.transcript.events[request]);
                 let failure: Vec<&str> = failure.lines().map(str::trim).filter(|l| !l.is_empty()).collect();
@@ -104,6 +114,43 @@ fn unanswered(input: &LayerInput, findings: &mut Findings) {
             _ => {}
         }
     }
+}
+
+/// True when the failure noted at the end of `window` (the events since the failure noted before it) may be the log
+/// of an error the SDK answered: a `tools/call` was answered with an `isError` result in that window (Python SDKs
+/// log the traceback of a tool's exception they turn into such a result), and the failure's text does not name the
+/// tool of the `tools/call` at `request`.
+fn logged_for_an_answered_error(
+    input: &LayerInput,
+    request: usize,
+    window: std::ops::Range<usize>,
+    failure: &str,
+) -> bool {
+    let events = &input.transcript.events;
+    let tool = |index: usize| -> Option<String> {
+        let Event::Sent(line) = &events[index] else { return None };
+        let message = serde_json::from_slice::<Value>(line).ok()?;
+        (message.get("method")?.as_str()? == TOOLS_CALL).then_some(())?;
+        Some(message.get("params")?.get("name")?.as_str()?.to_string())
+    };
+    let is_error = |reply: usize| {
+        let Event::Received { line, .. } = &events[reply] else { return false };
+        serde_json::from_slice::<Value>(line).is_ok_and(|r| r.pointer("/result/isError") == Some(&Value::Bool(true)))
+    };
+    let answered_error = (0..window.end)
+        .any(|i| tool(i).is_some() && input.answers[i].is_some_and(|reply| window.contains(&reply) && is_error(reply)));
+    answered_error && tool(request).is_none_or(|blamed| !names_word(failure, &blamed))
+}
+
+/// True when `text` holds `word` with no identifier character (a letter, a digit, `_`) right before or after it.
+fn names_word(text: &str, word: &str) -> bool {
+    let identifier = |c: char| c.is_alphanumeric() || c == '_';
+    !word.is_empty()
+        && text.match_indices(word).any(|(at, _)| {
+            let before = text[..at].chars().next_back().is_none_or(|c| !identifier(c));
+            let after = text[at + word.len()..].chars().next().is_none_or(|c| !identifier(c));
+            before && after
+        })
 }
 
 /// How long a hung handler's request went unanswered, as a note of the wait says it; `None` for a note of no wait.
@@ -319,6 +366,7 @@ fn described(event: &Event) -> String {
 
 #[cfg(test)]
 mod tests {
+    use super::names_word;
     use crate::oracle::rules::{HANDLER_CRASH, HANDLER_HANG, HANDLER_PANIC, RESPONSE_MISSING};
     use crate::oracle::test_support::{dual, ids};
     use crate::oracle::{Level, Policy, check};
@@ -395,6 +443,32 @@ mod tests {
         let tail = vec![sent(cancel), sent(&huge), note(Known::Waited)];
         let found = check(&transcript(false, tail), &dual());
         assert!(!ids(&found).contains(&HANDLER_HANG), "{found:#?}");
+    }
+
+    #[test]
+    fn a_failure_after_an_error_the_sdk_answered_is_the_unanswered_calls_only_when_it_names_its_tool() {
+        // fastmcp: `date_diff` answered isError for a deliberate error and logged its traceback; the slow call
+        // given up on meanwhile is `fetch`'s. With no isError answer before it, the same failure is the call's
+        // (a_handler_panic_that_left_its_request_unanswered_is_found_with_the_tool_arguments_and_message).
+        let diff = r#"{"jsonrpc":"2.0","id":9,"method":"tools/call","params":{"name":"date_diff","arguments":{}}}"#;
+        let refused = r#"{"jsonrpc":"2.0","id":9,"result":{"isError":true,"content":[{"type":"text","text":"no"}]}}"#;
+        let traceback =
+            "Traceback (most recent call last):\n  server.py:66 in date_diff\nValueError: Invalid isoformat";
+        let mut events = vec![sent(INIT), got(INIT_OK), sent(INITIALIZED), sent(diff), got(refused), sent(&call(2, 7))];
+        events.push(Event::Note(Note::Failure(traceback.into())));
+        let found = check(&Transcript { events: events.clone(), ending: Ending::Closed }, &dual());
+        assert!(!ids(&found).contains(&HANDLER_PANIC), "{found:#?}");
+        // So is one that names no tool at all (a deep frame of a library the tool called).
+        *events.last_mut().unwrap() =
+            Event::Note(Note::Failure("Traceback (most recent call last):\n  in load_tzdata".into()));
+        let found = check(&Transcript { events: events.clone(), ending: Ending::Closed }, &dual());
+        assert!(!ids(&found).contains(&HANDLER_PANIC), "{found:#?}");
+        // A traceback that names the unanswered call's own tool is its, whatever else it names.
+        let own = format!("{traceback}\n  server.py:12 in fetch");
+        *events.last_mut().unwrap() = Event::Note(Note::Failure(own));
+        let found = check(&Transcript { events, ending: Ending::Closed }, &dual());
+        assert!(ids(&found).contains(&HANDLER_PANIC), "{found:#?}");
+        assert!(names_word("in date_diff", "date_diff") && !names_word("in date_diff2", "date_diff"));
     }
 
     #[test]

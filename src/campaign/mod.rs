@@ -437,12 +437,16 @@ pub fn run(
 /// Runs a worker's loop; a panic in it is reported as the campaign's failure, with its message.
 fn guard(name: &str, work: impl FnOnce(), sender: &mpsc::Sender<Message>) {
     if let Err(panic) = catch_unwind(AssertUnwindSafe(work)) {
-        let message = match (panic.downcast_ref::<&str>(), panic.downcast_ref::<String>()) {
-            (Some(text), _) => text.to_string(),
-            (_, Some(text)) => text.clone(),
-            _ => "(no message)".to_string(),
-        };
-        let _ = sender.send(Message::Failed(anyhow!("the {name} panicked: {message}")));
+        let _ = sender.send(Message::Failed(anyhow!("the {name} panicked: {}", panic_message(panic.as_ref()))));
+    }
+}
+
+/// The message a panic carried, for the campaign's failure.
+fn panic_message(panic: &(dyn std::any::Any + Send)) -> String {
+    match (panic.downcast_ref::<&str>(), panic.downcast_ref::<String>()) {
+        (Some(text), _) => text.to_string(),
+        (_, Some(text)) => text.clone(),
+        _ => "(no message)".to_string(),
     }
 }
 

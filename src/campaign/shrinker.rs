@@ -191,7 +191,15 @@ impl Shrinker<'_> {
                 finding: &job.first,
                 trigger: &job.seen.trigger,
             };
-            let confirmation = confirm::confirm(target.as_mut(), Some(patient.as_mut()), seen, &policy);
+            // A panic comes back as the campaign's failure, never as a confirmation awaited for ever.
+            let confirming = || confirm::confirm(target.as_mut(), Some(patient.as_mut()), seen, &policy);
+            let confirmation =
+                std::panic::catch_unwind(std::panic::AssertUnwindSafe(confirming)).unwrap_or_else(|panic| {
+                    Err(anyhow::anyhow!(
+                        "the confirmation of a hang panicked: {}",
+                        super::panic_message(panic.as_ref())
+                    ))
+                });
             waiting.fetch_add(1, Ordering::Relaxed);
             if done.send((job, confirmation)).is_err() {
                 waiting.fetch_sub(1, Ordering::Relaxed);

@@ -193,7 +193,7 @@ fn crashed(input: &LayerInput, findings: &mut Findings) {
         let Ok(message) = serde_json::from_slice::<Value>(line) else { continue };
         let Some(name) = message.get("params").and_then(|p| p.get("name")).and_then(Value::as_str) else { continue };
         let listed = input.policy.surface().filter(|s| s.learned).is_none_or(|s| s.lists_tool(name));
-        if listed && crash_text(text, name) {
+        if listed && (crash_text(text, name) || script_crash(text).is_some()) {
             crashes.push(Crash { request, reply, text: text.to_string(), traceback: None });
         }
     }
@@ -223,14 +223,16 @@ fn crashed(input: &LayerInput, findings: &mut Findings) {
         let what = described(&events[crash.request]);
         let text = show_bytes(format!("{:?}", crash.text).as_bytes(), 300);
         let traceback = crash.traceback.map_or_else(String::new, |traceback| format!("; raised at {traceback}"));
-        findings.add(
-            HANDLER_CRASH,
-            Some(crash.reply),
-            format!(
+        let detail = match script_crash(&crash.text) {
+            Some(what_broke) => format!(
+                "the handler of {what} {what_broke}: the SDK answered isError with the error's own text, {text}"
+            ),
+            None => format!(
                 "the handler of {what} raised an unexpected exception: the SDK answered isError with its text for a \
                  crash, {text}{traceback}"
             ),
-        );
+        };
+        findings.add(HANDLER_CRASH, Some(crash.reply), detail);
     }
 }
 
@@ -254,6 +256,40 @@ fn crash_reply(result: &Value) -> Option<&str> {
         [item] if item.get("type").and_then(Value::as_str) == Some("text") => item.get("text")?.as_str(),
         _ => None,
     }
+}
+
+/// The TypeScript SDK's `McpServer` answers any error a tool handler throws, and its own refusal of a result that
+/// breaks the tool's outputSchema, with an isError result whose one text is the error's message
+/// (`createToolError` in server/mcp.ts). Of those, these are never an author's deliberate error: the SDK's text
+/// for an output that breaks the tool's own schema, and the JavaScript engine's (V8) messages for a programming
+/// error in the handler.
+const OUTPUT_INVALID: &str = "MCP error -32602: Output validation error: ";
+
+/// V8's messages for a programming error, as `(prefix, what must follow somewhere)`: reading or writing a property of
+/// `undefined` or `null`, destructuring one, calling what is not a function, a runaway recursion.
+const ENGINE_CRASHES: [(&str, &str); 6] = [
+    ("Cannot read properties of undefined (reading '", "')"),
+    ("Cannot read properties of null (reading '", "')"),
+    ("Cannot set properties of undefined (setting '", "')"),
+    ("Cannot set properties of null (setting '", "')"),
+    ("Cannot destructure property '", "' of "),
+    ("Maximum call stack size exceeded", ""),
+];
+
+/// What broke, when `text` is the TypeScript SDK's isError text for a tool whose result broke its own outputSchema
+/// or whose handler hit a programming error ([`OUTPUT_INVALID`], [`ENGINE_CRASHES`], and V8's `X is not a function`
+/// for a dotted or bracketed callee).
+fn script_crash(text: &str) -> Option<&'static str> {
+    if text.starts_with(OUTPUT_INVALID) {
+        return Some("returned a result that breaks its own outputSchema");
+    }
+    let engine = ENGINE_CRASHES
+        .iter()
+        .any(|(prefix, then)| text.strip_prefix(prefix).is_some_and(|rest| then.is_empty() || rest.contains(then)));
+    let not_a_function = text.strip_suffix(" is not a function").is_some_and(|callee| {
+        !callee.is_empty() && !callee.contains(char::is_whitespace) && (callee.contains('.') || callee.contains('['))
+    });
+    (engine || not_a_function).then_some("threw a programming error")
 }
 
 /// True when `text` is exactly the Python SDK's answer to a crash of the tool `name`: `Error executing tool NAME`,
@@ -610,6 +646,43 @@ mod tests {
         ] {
             let found = crashes(&crash_call("outer", "{}", &[nested], vec![]), &dual());
             assert_eq!(found.len(), 1, "{nested}: {found:#?}");
+        }
+    }
+
+    #[test]
+    fn the_typescript_sdks_texts_for_a_broken_output_and_a_programming_error_are_crashes_and_deliberate_errors_are_not()
+    {
+        // McpServer (TS SDK 1.32.2) answers both with isError and the error's own message.
+        let broken: [(&str, &str); 7] = [
+            (
+                "MCP error -32602: Output validation error: Invalid structured content for tool get_note: id: expected number",
+                "outputSchema",
+            ),
+            (
+                "MCP error -32602: Output validation error: Tool get_note has an output schema but no structured content was provided",
+                "outputSchema",
+            ),
+            ("Cannot read properties of undefined (reading 'title')", "programming error"),
+            ("Cannot read properties of null (reading 'length')", "programming error"),
+            ("Cannot destructure property 'title' of 'note' as it is undefined.", "programming error"),
+            ("note.body.split is not a function", "programming error"),
+            ("Maximum call stack size exceeded", "programming error"),
+        ];
+        for (text, word) in broken {
+            let found = crashes(&crash_call("get_note", r#"{"id":1}"#, &[text], vec![]), &dual());
+            assert_eq!(found.len(), 1, "{text}: {found:#?}");
+            assert!(found[0].detail.contains(word) && found[0].detail.contains(r#"{"id":1}"#), "{}", found[0].detail);
+        }
+        // An author's own errors, the SDK's refusal of the arguments, an unknown tool: not crashes.
+        for text in [
+            "no note 3",
+            "MCP error -32602: Input validation error: Invalid arguments for tool get_note: expected number",
+            "MCP error -32602: Tool nope not found",
+            "title too long",
+            "the feature is not a function of this server",
+            "Cannot read properties of the note",
+        ] {
+            assert!(crashes(&crash_call("get_note", "{}", &[text], vec![]), &dual()).is_empty(), "{text}");
         }
     }
 

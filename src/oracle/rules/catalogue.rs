@@ -180,14 +180,19 @@ pub static RULES: &[Rule] = &[
          text item that is exactly the Python SDK's (`mcp` 2.x MCPServer) answer to an unexpected exception in the \
          tool, `Error executing tool NAME` for the tool called (followed by `: Error executing tool INNER` or `: Error \
          reading resource URI` when a tool or resource it called crashed), and names the tool, its arguments and, \
-         when the server's stderr showed it, the traceback. A deliberate ToolError (`Error executing tool NAME: \
-         message`), the SDK's refusal of arguments its schema rejects and an unknown tool are not judged. A SHOULD: \
+         when the server's stderr showed it, the traceback. It also fires on the TypeScript SDK's (`McpServer`) \
+         isError text for a result that breaks the tool's own outputSchema (`MCP error -32602: Output validation \
+         error: ...`) and on a JavaScript engine's message for a programming error the SDK turned into one (`Cannot \
+         read properties of undefined (reading 'x')`, `a.b is not a function`, ...). A deliberate ToolError \
+         (`Error executing tool NAME: message`) or thrown error, the SDK's refusal of arguments its schema rejects \
+         and an unknown tool are not judged. A SHOULD: \
          the request is answered as the spec asks, so no protocol rule is broken; the author's code raised where it \
          should have returned a result or a ToolError.",
         "MCP 2025-11-25 and 2026-07-28 server/tools.mdx §Error Handling (tool execution errors are reported in the \
          result with isError: true: the SDK kept the protocol; an exception the tool did not mean is the author's \
          bug, not a protocol violation, hence no MUST); mcp 2.3.0 server/mcpserver/exceptions.py \
-         UnexpectedToolError, tools/base.py Tool.run (the exact text of a crash)",
+         UnexpectedToolError, tools/base.py Tool.run (the exact text of a crash); @modelcontextprotocol/sdk 1.32.2 \
+         server/mcp.ts createToolError, validateToolOutput",
     ),
     should(
         SERVER_SHUTDOWN,

@@ -1,8 +1,9 @@
 //! Telling a tool whose handler never returns from a slow one, over stdio ([`crate::server::hangs`]). A tool call
 //! given up on at the reply timeout while the server answered later requests (or a liveness ping) is asked again
-//! (the same line under a harness id, and a progress token of its own) when its tool has answered calls before, in
-//! the conversation or the run, and this one outlasted the slowest of them [`SLOWEST_FACTOR`] times. What follows
-//! depends on [`Timeouts::hang`] and on what the run learned:
+//! (the same line under a harness id, and a progress token of its own) when it outlasted [`SLOWEST_FACTOR`] times
+//! the slowest answer of its tool in the conversation or the run (where the wait is spent, [`HangWait::Wait`], also
+//! a call of a tool never answered yet: the wait tells). What follows depends on [`Timeouts::hang`] and on what the
+//! run learned:
 //!
 //! - a call a wait already showed hung in this run ([`Hangs::remembered`]) is not waited for again: the
 //!   conversation notes the earlier wait ([`Known::Remembered`]);

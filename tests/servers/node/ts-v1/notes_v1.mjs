@@ -4,6 +4,9 @@
 // here: McpServer answers an error a tool handler throws with an isError result, which is legal.)
 // - `hang`: search_notes never returns for a query with no words.
 // - `stdout-print`: search_notes writes a debug line on stdout (the protocol's channel) for a query with no words.
+// - `crash`: get_note reads a property of the note it did not find (a TypeError the SDK answers with isError).
+// - `schema-after-write`: get_note of a note stored with an empty body reports its words as a string, against its
+//   outputSchema (the SDK answers an "Output validation error" isError); reached only after an add_note.
 import { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
 import { StdioServerTransport } from '@modelcontextprotocol/sdk/server/stdio.js';
 import { z } from 'zod';
@@ -31,13 +34,19 @@ server.registerTool(
   {
     description: 'A stored note by id.',
     inputSchema: { id: z.number().int() },
+    outputSchema: { title: z.string(), words: z.number().int() },
   },
   async ({ id }) => {
     const note = notes.get(id);
-    if (!note) {
+    if (!note && BUG !== 'crash') {
       return { content: [{ type: 'text', text: `no note ${id}` }], isError: true };
     }
-    return { content: [{ type: 'text', text: `${note.title}: ${note.body}` }] };
+    const words = note.body.split(/\s+/).filter((word) => word.length > 0).length;
+    const counted = BUG === 'schema-after-write' && words === 0 ? 'none' : words;
+    return {
+      content: [{ type: 'text', text: `${note.title}: ${note.body}` }],
+      structuredContent: { title: note.title, words: counted },
+    };
   },
 );
 

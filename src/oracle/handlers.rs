@@ -30,6 +30,10 @@ const NESTED_RESOURCE_CRASHES: [&str; 2] = ["Error reading resource ", "Error cr
 /// crash's text (see `server::transport::failures`) is that crash's traceback, not a request left unanswered.
 const CRASH_EXCEPTION: &str = "UnexpectedToolError: ";
 
+/// The log line fastmcp writes before the traceback of an error a tool raised, which it answers with an isError
+/// result (`Error calling tool 'NAME'`, the first line of such a failure's note).
+const FASTMCP_CAUGHT: &str = "Error calling tool '";
+
 /// Judges the notes of the transcript against the requests left unanswered, and the tool calls answered with a
 /// crash.
 pub(super) fn check(input: &LayerInput, findings: &mut Findings) {
@@ -52,8 +56,12 @@ fn unanswered(input: &LayerInput, findings: &mut Findings) {
     let mut since = 0;
     for (at, event) in input.transcript.events.iter().enumerate() {
         match event {
-            // A traceback of a crash the SDK answered with an isError result is `SERVER-HANDLER-CRASH`'s.
-            Event::Note(Note::Failure(failure)) if failure.contains(&format!("{CRASH_EXCEPTION}{CRASH_PREFIX}")) => {
+            // A traceback of a crash the SDK answered with an isError result is `SERVER-HANDLER-CRASH`'s; one fastmcp
+            // logged for an error it answers costs no reply either.
+            Event::Note(Note::Failure(failure))
+                if failure.contains(&format!("{CRASH_EXCEPTION}{CRASH_PREFIX}"))
+                    || failure.lines().next().is_some_and(|line| line.contains(FASTMCP_CAUGHT)) =>
+            {
                 since = at;
             }
             Event::Note(Note::Failure(failure)) => {
@@ -505,6 +513,16 @@ mod tests {
         let found = check(&Transcript { events, ending: Ending::Closed }, &dual());
         assert!(ids(&found).contains(&HANDLER_PANIC), "{found:#?}");
         assert!(names_word("in date_diff", "date_diff") && !names_word("in date_diff2", "date_diff"));
+    }
+
+    #[test]
+    fn an_error_fastmcp_logged_as_one_it_answers_is_no_panic() {
+        let logged = "[12/07/26 09:31:22] Error calling tool 'fetch'\nTraceback (most recent call last):\n  in fetch\nValueError: no";
+        let found = check(&transcript(false, vec![Event::Note(Note::Failure(logged.into()))]), &dual());
+        assert!(!ids(&found).contains(&HANDLER_PANIC), "{found:#?}");
+        let bare = logged.split_once('\n').unwrap().1;
+        let found = check(&transcript(false, vec![Event::Note(Note::Failure(bare.into()))]), &dual());
+        assert!(ids(&found).contains(&HANDLER_PANIC), "{found:#?}");
     }
 
     #[test]

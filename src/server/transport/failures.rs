@@ -14,6 +14,11 @@ const MARKERS: [&str; 2] = ["panicked at", "Traceback (most recent call last)"];
 /// got, `Error executing tool NAME` (mcp 2.x tools/base.py `Tool.run`).
 const ANSWERED_CRASH: &str = "UnexpectedToolError: Error executing tool ";
 
+/// The log line fastmcp writes right before the traceback of an error a tool raised, which it answers with an
+/// isError result (`Error calling tool 'NAME'`): kept as the excerpt's first line, so the oracle knows the SDK
+/// answered it.
+const FASTMCP_CAUGHT: &str = "Error calling tool '";
+
 /// What Python prints between a chained exception's cause and the exception (`raise ... from cause`).
 const DIRECT_CAUSE: &str = "The above exception was the direct cause of the following exception:";
 
@@ -84,6 +89,11 @@ fn excerpt(text: &str) -> Option<String> {
         }
         return Some(format!("{cause}\n{}", &exception[..end]));
     }
+    // fastmcp's log line of an error it answers, right before the traceback.
+    let before = text[..start].trim_end().rsplit('\n').next().unwrap_or_default().trim();
+    if header.contains(MARKERS[1]) && before.contains(FASTMCP_CAUGHT) {
+        return Some(format!("{before}\n{out}"));
+    }
     Some(out.to_string())
 }
 
@@ -113,9 +123,11 @@ fn panic_body<'a>(lines: impl Iterator<Item = &'a str>) -> Vec<&'a str> {
 }
 
 /// True when `excerpt` is a crash the Python SDK caught and answered with an isError result (its exception line is
-/// [`ANSWERED_CRASH`]'s): no request was left unanswered by it.
+/// [`ANSWERED_CRASH`]'s), or an error fastmcp logged as one it answers ([`FASTMCP_CAUGHT`]): no request was left
+/// unanswered by it.
 pub(crate) fn answered(excerpt: &str) -> bool {
     excerpt.lines().next_back().is_some_and(|line| line.contains(ANSWERED_CRASH))
+        || excerpt.lines().next().is_some_and(|line| line.contains(FASTMCP_CAUGHT))
 }
 
 /// Where the last failure report in `tail` starts (the byte offset of its marker), if there is one: two reports
@@ -146,7 +158,7 @@ pub(crate) fn in_sdk(excerpt: &str) -> bool {
 
 #[cfg(test)]
 mod tests {
-    use super::last_excerpt;
+    use super::{answered, last_excerpt};
 
     #[test]
     fn a_rust_panic_and_a_python_traceback_are_found_and_other_stderr_is_not() {
@@ -199,6 +211,18 @@ mod tests {
         assert!(!super::in_sdk("thread 'main' panicked at src/store.rs:42:17:\nindex out of bounds"));
         let rmcp = "thread 'main' panicked at /root/.cargo/registry/src/index.crates.io-1/rmcp-3.11.0/src/service.rs:9:5:\nboom";
         assert!(super::in_sdk(rmcp));
+    }
+
+    #[test]
+    fn an_error_fastmcp_logged_as_answered_keeps_its_log_line_and_costs_no_reply() {
+        let log = "[12/07/26 09:31:22] Error calling tool 'parse_human_date'\n    Traceback (most recent call last):\n  \
+            File \"server.py\", line 113, in parse_human_date\n    raise ValueError(\"no date\")\nValueError: no date\n";
+        let excerpt = last_excerpt(log.as_bytes()).expect("a traceback");
+        assert!(excerpt.starts_with("[12/07/26 09:31:22] Error calling tool 'parse_human_date'\n"), "{excerpt}");
+        assert!(answered(&excerpt));
+        // The same traceback without fastmcp's line before it may have cost a reply.
+        let bare = last_excerpt(log.split_once('\n').unwrap().1.as_bytes()).expect("a traceback");
+        assert!(!answered(&bare), "{bare}");
     }
 
     #[test]

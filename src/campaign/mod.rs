@@ -632,8 +632,9 @@ impl Worker<'_> {
                     match self.write_as_seen(index, &inputs, &transcript, finding, trigger) {
                         Ok(mut seen) => {
                             seen.estimate = confirm::estimate(began.elapsed(), &transcript, finding.rule);
-                            let _ = sender.send(Message::Found(Box::new(seen.clone())));
+                            // Waiting before anyone hears of it: a minimization gives way from the moment it is seen.
                             self.waiting.fetch_add(1, Ordering::Relaxed);
+                            let _ = sender.send(Message::Found(Box::new(seen.clone())));
                             let job = Job { index, inputs, first: finding.clone(), seen, spent: Duration::ZERO };
                             if jobs.send(job).is_err() {
                                 self.waiting.fetch_sub(1, Ordering::Relaxed);

@@ -83,6 +83,7 @@ impl Shrinker<'_> {
         let mut open = true;
         let (done, back) = mpsc::channel::<Awaited>();
         let mut awaited = 0;
+        let mut held: Vec<Message> = Vec::new();
         loop {
             // Every finding that came is confirmed before the next minimization goes on.
             while open {
@@ -128,12 +129,18 @@ impl Shrinker<'_> {
                     return;
                 }
             }
+            // A minimization that ended while a finding waited to be confirmed is reported once none waits: a
+            // finding's confirmation comes before any minimization ends.
+            if self.waiting.load(Ordering::Relaxed) == 0 {
+                held.drain(..).for_each(|message| drop(sender.send(message)));
+            }
             let Some((job, confirming)) = confirmed.pop_front() else {
                 let given_up = Deadlines::given_up(deadlines.settle) || stop.load(Ordering::Relaxed);
-                match open || (awaited > 0 && !given_up) {
-                    true => continue,
-                    false => return,
+                if open || (awaited > 0 && !given_up) {
+                    continue;
                 }
+                held.drain(..).for_each(|message| drop(sender.send(message)));
+                return;
             };
             let past = deadlines.settle.is_some_and(|deadline| Instant::now() >= deadline);
             if stop.load(Ordering::Relaxed) || past {
@@ -144,9 +151,7 @@ impl Shrinker<'_> {
             let budget = self.budget(job.spent, deadlines, confirmed.len() + 1);
             let spent = || job.spent + began.elapsed();
             match self.minimize(&job, confirming, budget) {
-                Ok(Step::Done(found)) => {
-                    let _ = sender.send(Message::Minimized(found, spent()));
-                }
+                Ok(Step::Done(found)) => held.push(Message::Minimized(found, spent())),
                 Ok(Step::GaveWay(partial)) => {
                     let spent = spent();
                     confirmed.push_front((Job { spent, ..job }, partial));

@@ -5,7 +5,7 @@
 use crate::oracle::{Finding, Policy, check};
 use crate::server::{DeadlinePassed, Target};
 use crate::transcript::seen::resolve;
-use crate::transcript::{Input, Transcript};
+use crate::transcript::{Event, Input, Transcript};
 use anyhow::Result;
 use serde_json::{Map, Value};
 use std::time::{Duration, Instant};
@@ -212,18 +212,52 @@ fn shrink_from(
 /// conversation's opening (up to its first sync point, with the notifications right after it) and that line. Most
 /// findings need no more, and each costs one run where the passes' halvings cost several (for a hang, a whole wait
 /// each). None when the finding's event names no input line ([`fault_input`]).
+///
+/// A finding that needs more than the line (a store that breaks at its 51st write, in a long session) gets two more:
+/// the opening and every earlier line of the fault's kind ([`kind`]: the same method, and the same tool for a tool
+/// call) with the fault line, back to back and then each after a sync point; and the conversation up to the sync
+/// point after the fault line.
 fn directed(first: &Minimized) -> Vec<Vec<Input>> {
     let Some(fault) = fault_input(&first.inputs, &first.transcript, &first.finding) else { return Vec::new() };
     let line = first.inputs[fault].clone();
     let mut candidates = vec![vec![line.clone(), Input::Sync]];
-    if let Some(sync) = first.inputs[..fault].iter().position(|input| *input == Input::Sync) {
+    let opened = first.inputs[..fault].iter().position(|input| *input == Input::Sync).map(|sync| {
         let mut opening = first.inputs[..=sync].to_vec();
         opening.extend(first.inputs[sync + 1..fault].iter().take_while(|input| is_notification(input)).cloned());
-        opening.extend([line, Input::Sync]);
-        candidates.push(opening);
+        opening
+    });
+    if let Some(opening) = &opened {
+        candidates.push([opening.as_slice(), &[line.clone(), Input::Sync]].concat());
+    }
+    let start = opened.as_ref().map_or(0, Vec::len);
+    let fault_kind = kind(&line);
+    let kin: Vec<Input> = first.inputs[start.min(fault)..=fault]
+        .iter()
+        .filter(|input| fault_kind.is_some() && kind(input) == fault_kind)
+        .cloned()
+        .collect();
+    let opening = opened.unwrap_or_default();
+    let back_to_back = [opening.as_slice(), &kin, &[Input::Sync]].concat();
+    let synced = opening.iter().cloned().chain(kin.into_iter().flat_map(|line| [line, Input::Sync])).collect();
+    candidates.extend([back_to_back, synced]);
+    if let Some(sync) = first.inputs[fault..].iter().position(|input| *input == Input::Sync) {
+        candidates.push(first.inputs[..=fault + sync].to_vec());
     }
     candidates.retain(|candidate| candidate.len() < first.inputs.len());
+    candidates.dedup();
     candidates
+}
+
+/// What kind of message a line is, for [`directed`]: its method, and a tool call's tool name; `None` for a line
+/// that is no JSON object with a method, even read leniently (a string of bytes that are not UTF-8 is a call all the
+/// same).
+fn kind(input: &Input) -> Option<(String, Option<String>)> {
+    let Input::Line(line) = input else { return None };
+    let lenient = || crate::protocol::json::lenient_text(line).and_then(|text| serde_json::from_slice(&text).ok());
+    let message: Map<String, Value> = serde_json::from_slice(line).ok().or_else(lenient)?;
+    let method = message.get("method")?.as_str()?.to_string();
+    let tool = message.get("params").and_then(|p| p.get("name")).and_then(Value::as_str).map(str::to_string);
+    Some((method, tool))
 }
 
 /// The index among `inputs` of the line at fault in `finding`: the one its event carries, or the last input line
@@ -231,6 +265,7 @@ fn directed(first: &Minimized) -> Vec<Vec<Input>> {
 /// input line.
 fn fault_input(inputs: &[Input], transcript: &Transcript, finding: &Finding) -> Option<usize> {
     let at = finding.event?;
+    let at = answered(&transcript.events, at).unwrap_or(at);
     let mut lines = inputs
         .iter()
         .enumerate()
@@ -239,7 +274,7 @@ fn fault_input(inputs: &[Input], transcript: &Transcript, finding: &Finding) -> 
     // as it was sent: its references to what the server said before resolved.
     let (mut next, mut fault) = (lines.next(), None);
     for (index, event) in transcript.events.iter().enumerate().take(at + 1) {
-        if let crate::transcript::Event::Sent(sent) = event
+        if let Event::Sent(sent) = event
             && let Some((input, _)) = next.filter(|(_, line)| *resolve(line, &transcript.events[..index]) == **sent)
         {
             fault = Some(input);
@@ -247,6 +282,15 @@ fn fault_input(inputs: &[Input], transcript: &Transcript, finding: &Finding) -> 
         }
     }
     fault
+}
+
+/// When event `at` is a reply, the event of the last line sent before it with the reply's id: the request it
+/// answers, which other lines may have followed before the reply came.
+fn answered(events: &[Event], at: usize) -> Option<usize> {
+    let id_of = |line: &[u8]| serde_json::from_slice::<Map<String, Value>>(line).ok()?.get("id").cloned();
+    let Some(Event::Received { line, .. }) = events.get(at) else { return None };
+    let id = id_of(line).filter(|id| !id.is_null())?;
+    events[..at].iter().rposition(|event| matches!(event, Event::Sent(sent) if id_of(sent).as_ref() == Some(&id)))
 }
 
 /// The conversation of `inputs` up to the sync point after the line at fault in `finding` ([`fault_input`]), when
@@ -654,6 +698,56 @@ mod tests {
         assert_eq!(through_fault(&inputs, &transcript, &finding), Some(inputs[..4].to_vec()));
         // Nothing after the sync point: the conversation is already its own prefix.
         assert_eq!(through_fault(&inputs[..4], &transcript, &finding), None);
+    }
+
+    #[test]
+    fn a_reply_is_blamed_on_the_request_it_answers_and_its_kind_is_kept_for_a_bug_behind_many_calls() {
+        use crate::transcript::{Ending, Event};
+        let request = |id: u64, method: &str, tool: Option<&str>| match tool {
+            Some(name) => line(json!({ "jsonrpc": "2.0", "id": id, "method": method, "params": { "name": name } })),
+            None => line(json!({ "jsonrpc": "2.0", "id": id, "method": method })),
+        };
+        let opening = vec![request(1, "initialize", None), Input::Sync];
+        // Two writes, a ping and a list sent back to back; the second write's reply comes after all of them.
+        let body = vec![
+            request(2, "tools/call", Some("put")),
+            request(3, "ping", None),
+            request(4, "tools/call", Some("put")),
+            request(5, "tools/list", None),
+            Input::Sync,
+            request(6, "tools/call", Some("get")),
+            Input::Sync,
+        ];
+        let inputs = [opening.clone(), body.clone()].concat();
+        let mut events = vec![Event::Sent(line_bytes(&inputs[0])), Event::Sync];
+        events.extend(body[..4].iter().map(|input| Event::Sent(line_bytes(input))));
+        let reply = br#"{"jsonrpc":"2.0","id":4,"error":{"code":-32603,"message":"store full"}}"#.to_vec();
+        events.extend([Event::Received { line: reply, truncated: false }, Event::Sync]);
+        let at = events.len() - 2;
+        let transcript = Transcript { events, ending: Ending::Closed };
+        let finding = Finding {
+            rule: "MCP-TOOL-VALID-ARGS",
+            level: crate::oracle::Level::Error,
+            event: Some(at),
+            detail: String::new(),
+        };
+        assert_eq!(fault_input(&inputs, &transcript, &finding), Some(4), "the write, not the list sent after it");
+        let first = Minimized { inputs: inputs.clone(), transcript, finding, trigger: String::new() };
+        let candidates = directed(&first);
+        let (put, other_put) = (body[2].clone(), body[0].clone());
+        assert_eq!(candidates[0], vec![put.clone(), Input::Sync]);
+        assert_eq!(candidates[1], [&opening[..], &[put.clone(), Input::Sync]].concat());
+        assert_eq!(candidates[2], [&opening[..], &[other_put.clone(), put.clone(), Input::Sync]].concat());
+        assert_eq!(candidates[3], [&opening[..], &[other_put, Input::Sync, put, Input::Sync]].concat());
+        assert_eq!(candidates[4], inputs[..7].to_vec(), "then the conversation through the write's sync point");
+    }
+
+    /// The bytes of an input line.
+    fn line_bytes(input: &Input) -> Vec<u8> {
+        match input {
+            Input::Line(line) => line.clone(),
+            Input::Sync => Vec::new(),
+        }
     }
 
     #[test]

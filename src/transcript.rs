@@ -58,6 +58,16 @@ pub enum Note {
         /// How the harness knows it.
         known: Known,
     },
+    /// Over stdio, in a long conversation: what the server's processes held after `lines` lines were sent
+    /// (`SERVER-RESOURCE-GROWTH`).
+    Usage {
+        /// The lines sent so far.
+        lines: u64,
+        /// Their resident memory, in KiB.
+        rss_kb: u64,
+        /// Their open file descriptors.
+        fds: u64,
+    },
 }
 
 /// How the harness knows a call asked again goes unanswered ([`Note::Reasked`]).
@@ -111,6 +121,9 @@ impl Note {
                 "{id}: suspected: unanswered after {ms} ms, its tool's slowest answer {slowest_ms} ms; not waited \
                  for here (a fresh server waits {wait_ms} ms to confirm it)"
             ),
+            Note::Usage { lines, rss_kb, fds } => {
+                format!("after {lines} lines the server's processes hold {rss_kb} KiB resident and {fds} descriptors")
+            }
         }
     }
 }

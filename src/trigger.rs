@@ -46,6 +46,7 @@ pub fn signature(transcript: &Transcript, finding: &Finding) -> String {
         Some(Event::Received { line, .. }) => received(&transcript.events[..index], line),
         Some(Event::Sync) => "sync".to_string(),
         Some(Event::Http(exchange)) => format!("http {} {}", exchange.method, exchange.status),
+        Some(Event::Note(crate::transcript::Note::Usage { .. })) => "usage".to_string(),
         Some(Event::Note(_)) => "note".to_string(),
         None => "no-line".to_string(),
     }

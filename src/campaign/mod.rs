@@ -243,11 +243,22 @@ pub fn conversation_on(seed: u64, index: u64, surface: &crate::surface::Surface)
     Script::from_bytes(&conversation_bytes(seed, index)).encode_on(surface)
 }
 
-/// The conversation `index` of `seed` as a run on a server serving `eras` with `surface` generates it: a tool
-/// session ([`crate::script::session`]) for every odd index when the surface lists tools, else the generic script.
+/// The bytes long session `index` of `seed` is drawn from ([`session::LONG_BYTES`] of a SplitMix64 stream).
+fn long_session_bytes(seed: u64, index: u64) -> Vec<u8> {
+    let mut draws = crate::script::draws::Draws(seed ^ index.wrapping_mul(0x9E37_79B9_7F4A_7C15) ^ 0x4C4F_4E47);
+    (0..session::LONG_BYTES / 8).flat_map(|_| draws.bits().to_le_bytes()).collect()
+}
+
+/// The conversation `index` of `seed` as a run on a server serving `eras` with `surface` generates it, when the
+/// surface lists tools: a long session ([`session::long`]) once in [`session::LONG_EVERY`], a tool session
+/// ([`crate::script::session`]) for every other odd index; else the generic script.
 pub fn conversation_for(seed: u64, index: u64, surface: &crate::surface::Surface, eras: Eras) -> Vec<Input> {
-    match session::interleaved(index, !surface.tools.is_empty()) {
-        true => session::from_bytes(&conversation_bytes(seed, index), eras, surface.tools.len()).encode_on(surface),
+    let (tools, count) = (!surface.tools.is_empty(), surface.tools.len());
+    if session::long(index, tools) {
+        return session::long_from_bytes(&long_session_bytes(seed, index), eras, count).encode_on(surface);
+    }
+    match session::interleaved(index, tools) {
+        true => session::from_bytes(&conversation_bytes(seed, index), eras, count).encode_on(surface),
         false => conversation_on(seed, index, surface),
     }
 }

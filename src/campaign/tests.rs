@@ -576,3 +576,56 @@ fn a_silence_confirmed_as_a_hung_handler_is_reported_and_written_as_one() {
     assert_eq!(summary.verdict(&Baseline::default()), Verdict::Failed);
     std::fs::remove_dir_all(&dir).unwrap();
 }
+
+/// The built-in server, but each connection's `add` answers -32603 from its 51st call on (a store that breaks after
+/// 50 writes): only a long session makes that many calls on one connection.
+struct BreaksAfterFifty;
+
+/// A connection of [`BreaksAfterFifty`]: the built-in server's, and its count of `add` calls.
+struct Counting(crate::server::builtin::reference::CalcConnection, usize);
+
+impl crate::server::InProcessServer for BreaksAfterFifty {
+    type Connection = Counting;
+
+    fn connect(&self) -> Counting {
+        Counting(crate::server::builtin::reference::Calc.connect(), 0)
+    }
+}
+
+impl crate::server::ServerConnection for Counting {
+    fn receive(&mut self, line: &[u8], out: &mut Vec<Vec<u8>>) -> crate::server::Status {
+        let call = serde_json::from_slice::<serde_json::Value>(line).ok().filter(|message| {
+            message["method"] == "tools/call" && message["params"]["name"] == "add" && message.get("id").is_some()
+        });
+        if let Some(call) = call {
+            self.1 += 1;
+            if self.1 > 50 {
+                let error = serde_json::json!({"jsonrpc": "2.0", "id": call["id"], "error": {"code": -32603, "message": "store full"}});
+                out.push(serde_json::to_vec(&error).unwrap());
+                return crate::server::Status::Running;
+            }
+        }
+        self.0.receive(line, out)
+    }
+}
+
+#[test]
+fn a_bug_behind_fifty_writes_is_found_in_a_long_session_and_minimized_to_the_writes() {
+    let surface = crate::surface::Surface::built_in();
+    let mut options = options(3 * crate::script::session::LONG_EVERY, None);
+    options.policy = Policy::default().with_surface(surface);
+    let target = || -> Box<dyn Target + Send> { Box::new(crate::server::InProcess(BreaksAfterFifty)) };
+    let summary = run(vec![target()], target(), &options, &ServerSpec::BuiltIn, |_| {}).unwrap();
+    let found: Vec<&Found> = summary.found.iter().filter(|f| f.finding.rule == "MCP-TOOL-VALID-ARGS").collect();
+    assert!(!found.is_empty(), "{:?}", summary.broken());
+    for found in found {
+        assert!(crate::script::session::long(found.conversation, true), "only a long session reaches the 51st add");
+        assert!(found.confirmation.confirmed() && found.minimized);
+        let add =
+            |input: &&Input| matches!(input, Input::Line(l) if String::from_utf8_lossy(l).contains(r#""name":"add""#));
+        let adds = found.case.inputs.iter().filter(add);
+        assert!(adds.count() >= 51, "the case keeps the writes the bug needs: {}", found.case.render());
+        let lines = found.case.inputs.iter().filter(|input| matches!(input, Input::Line(_))).count();
+        assert!(lines <= 60, "minimized to the writes, not the session's ~300 lines: {lines}");
+    }
+}

@@ -22,6 +22,7 @@
 mod answers;
 mod batch;
 pub mod coverage;
+mod growth;
 mod handlers;
 mod http;
 mod jsonrpc;
@@ -94,6 +95,7 @@ pub fn check_covered(transcript: &Transcript, policy: &Policy) -> (Vec<Finding>,
     mcp::check(&input, &mut findings);
     surface::check(&input, &mut findings, &mut coverage);
     handlers::check(&input, &mut findings);
+    growth::check(judged, &mut findings);
     let unanswered = unanswered_requests(&reads, &answers);
     check_ending(judged, owed, unanswered, crash_line(&reads, read_past), &mut findings);
     handlers::supersede(&mut findings);

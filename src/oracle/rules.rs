@@ -106,6 +106,8 @@ pub const HANDLER_PANIC: &str = "SERVER-HANDLER-PANIC";
 pub const HANDLER_HANG: &str = "SERVER-HANDLER-HANG";
 /// A tool's handler does not crash: no isError result that is an SDK's answer to an unexpected exception.
 pub const HANDLER_CRASH: &str = "SERVER-HANDLER-CRASH";
+/// A server's memory and open descriptors do not keep growing with the calls of one session.
+pub const RESOURCE_GROWTH: &str = "SERVER-RESOURCE-GROWTH";
 /// A server that owes no reply exits when its input closes.
 pub const SERVER_SHUTDOWN: &str = "SERVER-SHUTDOWN";
 /// No server-to-client requests on a modern connection.

@@ -7,12 +7,21 @@
 //! A session is an ordinary [`Script`] (an opening and [`Step::Sequence`] steps), so it is encoded, judged, saved
 //! and minimized as any other. The campaign and the in-process harness draw one for every other conversation of a
 //! server that lists tools ([`interleaved`]); the generic scripts keep the rest.
+//!
+//! A long session ([`long_from_bytes`]) is a client holding one connection for a while: about 240 calls on one
+//! process or HTTP session, with lists, pings and prompt and resource reads between them. The campaign runs one in
+//! every [`LONG_EVERY`] conversations ([`long`]), so a bug that needs many calls on one connection (a store that
+//! breaks after its 50th item, a counter that wraps, a cache that serves stale data) is reachable at all: the short
+//! sessions make a dozen calls at most.
 
 use super::arguments::{ArgPlan, Breakage};
 use super::edges::Edge;
-use super::message::{HandshakeVersion, ToolPlan};
-use super::{Bounded, Declares, MAX_SEQUENCE, Opening, Script, Step};
+use super::message::PromptArguments::Required;
+use super::message::ResourceUri::Listed;
+use super::message::{Call, HandshakeVersion, Message, PromptPlan, Request, ResourcePlan, ToolPlan};
+use super::{Bounded, Declares, IdKind, MAX_SEQUENCE, Opening, Script, Step};
 use crate::model::Eras;
+use crate::protocol::Era;
 use arbitrary::{Arbitrary, Unstructured};
 use proptest::prelude::{Just, Strategy, any, prop_oneof};
 use proptest::strategy::BoxedStrategy;
@@ -24,6 +33,64 @@ pub const MAX_SEQUENCES: usize = 3;
 /// The even ones stay the generic scripts they were.
 pub fn interleaved(index: u64, tools: bool) -> bool {
     tools && index % 2 == 1
+}
+
+/// One conversation in this many of a run on a server that lists tools is a long session ([`long`]).
+pub const LONG_EVERY: u64 = 16;
+/// The sequences of calls in a long session, each of one to [`MAX_SEQUENCE`] calls: about 240 calls in all.
+pub const LONG_SEQUENCES: usize = 96;
+/// The bytes a long session is drawn from: enough for every choice of [`LONG_SEQUENCES`] sequences.
+pub const LONG_BYTES: usize = 4096;
+
+/// Whether conversation `index` of a run on a server that lists tools (`tools`) is a long session: the last of each
+/// [`LONG_EVERY`] (it comes before [`interleaved`]: the index is odd).
+pub fn long(index: u64, tools: bool) -> bool {
+    tools && index % LONG_EVERY == LONG_EVERY - 1
+}
+
+/// The long session `arbitrary` builds from `data` for a server serving `eras` that lists `tools` tools:
+/// [`LONG_SEQUENCES`] sequences of calls as a short session has them (the same edges, breakages and warm-up), and
+/// after one sequence in four a request aside ([`aside`]). A long session declares the client's capabilities in half
+/// its handshake openings, so it answers the server's own requests too. Bytes that run out give the plainest
+/// choices.
+pub fn long_from_bytes(data: &[u8], eras: Eras, tools: usize) -> Script {
+    let mut u = Unstructured::new(data);
+    let draw = u.arbitrary::<u8>().unwrap_or(0);
+    let opening = match opening(draw, eras) {
+        Opening::Handshake(version, _) if draw & 2 == 2 => {
+            Opening::Handshake(version, Declares::Everything(crate::protocol::client::Answers::Accept))
+        }
+        other => other,
+    };
+    let mut sequences = Vec::with_capacity(LONG_SEQUENCES);
+    for _ in 0..LONG_SEQUENCES {
+        let calls = 1 + usize::from(u.arbitrary::<u8>().unwrap_or(0)) % MAX_SEQUENCE;
+        sequences.push((0..calls).map(|_| plan(&mut u)).collect());
+    }
+    let short = session(opening, sequences, tools);
+    let mut steps = Vec::with_capacity(short.steps.0.len() * 5 / 4 + 1);
+    for step in short.steps.0 {
+        steps.push(step);
+        if u.arbitrary::<u8>().unwrap_or(0) % 4 == 3 {
+            steps.push(Step::Send(Message::Request(aside(&mut u, opening.era()))));
+        }
+    }
+    Script { opening, steps: Bounded(steps) }
+}
+
+/// A request a long session makes between its calls, in the opening's era: a list of tools, prompts or resources,
+/// a `ping` (`server/discover` in the modern era), or a prompt get or resource read of a listed one.
+fn aside(u: &mut Unstructured<'_>, era: Option<Era>) -> Request {
+    let call = match u.arbitrary::<u8>().unwrap_or(0) % 6 {
+        0 => Call::ToolsList,
+        1 if era == Some(Era::Modern) => Call::Discover,
+        1 => Call::Ping,
+        2 => Call::PromptsList,
+        3 => Call::ResourcesList,
+        4 => Call::Prompt(PromptPlan::arbitrary(u).unwrap_or(PromptPlan { prompt: 0, arguments: Required })),
+        _ => Call::Resource(ResourcePlan::arbitrary(u).unwrap_or(ResourcePlan { index: 0, uri: Listed })),
+    };
+    Request { call, id: IdKind::SmallInt, envelope: super::envelope(era) }
 }
 
 /// The script a fuzz target's input gives on a server serving `eras` that lists `tools` tools: for one
@@ -219,6 +286,54 @@ mod tests {
         // A plain first call needs no warm-up.
         let script = session(Opening::Modern, vec![vec![plain(1)]], 3);
         assert_eq!(script.steps.0, [Step::Sequence(Bounded(vec![plain(1)]))]);
+    }
+
+    #[test]
+    fn one_conversation_in_sixteen_is_a_long_session_of_about_240_calls_with_asides_in_the_servers_era() {
+        assert!(long(15, true) && long(31, true) && !long(16, true) && !long(14, true));
+        assert!(!long(15, false), "no tools: no long sessions");
+        let bytes = |seed: u64| {
+            let mut draws = crate::script::draws::Draws(seed);
+            (0..LONG_BYTES / 8).flat_map(|_| draws.bits().to_le_bytes()).collect::<Vec<u8>>()
+        };
+        let mut handshake_declares = std::collections::HashSet::new();
+        for (seed, eras) in (0..20u64).zip([Eras::Handshake, Eras::Modern].into_iter().cycle()) {
+            let script = long_from_bytes(&bytes(seed), eras, 3);
+            let calls: usize =
+                script.steps.0.iter().map(|step| if let Step::Sequence(p) = step { p.0.len() } else { 0 }).sum();
+            assert!((180..=400).contains(&calls), "{calls} calls");
+            let asides: Vec<Call> = script
+                .steps
+                .0
+                .iter()
+                .filter_map(|step| match step {
+                    Step::Send(Message::Request(request)) => Some(request.call.clone()),
+                    _ => None,
+                })
+                .collect();
+            assert!((10..=40).contains(&asides.len()), "{} asides", asides.len());
+            match eras {
+                Eras::Modern => {
+                    assert_eq!(script.opening, Opening::Modern);
+                    assert!(!asides.contains(&Call::Ping), "no ping in 2026-07-28");
+                }
+                _ => {
+                    let Opening::Handshake(_, declares) = script.opening else { panic!("{:?}", script.opening) };
+                    handshake_declares.insert(declares);
+                }
+            }
+        }
+        assert_eq!(handshake_declares.len(), 2, "half the handshake sessions declare every capability");
+        // No bytes: the plainest choices, one plain call of the first tool per sequence.
+        let plain = long_from_bytes(&[], Eras::Handshake, 3);
+        assert_eq!(plain.steps.0.len(), LONG_SEQUENCES);
+        assert!(
+            plain
+                .steps
+                .0
+                .iter()
+                .all(|s| *s == Step::Sequence(Bounded(vec![ToolPlan { tool: 0, arguments: ArgPlan::default() }])))
+        );
     }
 
     #[test]

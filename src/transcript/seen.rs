@@ -2,7 +2,7 @@
 //! for "a value an earlier result held" (an id a `create` returned, a name, a URI) where it cannot know the value
 //! when it is encoded. The encoder then writes a reference object, [`reference`], where the value goes; a transport
 //! calls [`resolve`] on each line as it sends it, and every reference is replaced by a value found in the results
-//! the server sent before the latest sync point (or by the reference's fallback when none fits).
+//! the server sent before the latest sync point (its latest 16 lines; or by the reference's fallback when none fits).
 //!
 //! Only replies before the latest [`Event::Sync`] count: at a sync point every reply owed has come (or the wait timed
 //! out), so the line sent is the same for the same replies whether the transport is in-process (a line at a time)
@@ -21,6 +21,8 @@ const PREFIX: &[u8] = br#"{"wirefuzz:seen":"#;
 const MAX_FOUND: usize = 4096;
 /// The deepest nesting followed in a result.
 const MAX_DEPTH: usize = 32;
+/// The most lines read for values: the server's latest before the sync point.
+const MAX_LINES: usize = 16;
 /// The longest content text scanned for values.
 const MAX_TEXT: usize = 64 * 1024;
 
@@ -74,9 +76,16 @@ struct Found {
 /// The values of every result received before the latest sync point, in the order received.
 fn gather(events: &[Event]) -> Vec<Found> {
     let before = events.iter().rposition(|e| *e == Event::Sync).unwrap_or(0);
+    let received = events[..before].iter().filter_map(|event| match event {
+        Event::Received { line, .. } => Some(line),
+        _ => None,
+    });
+    // The most recent lines, oldest first: what a client still holds, and each line sent in a long session costs
+    // the same.
+    let mut recent: Vec<&Vec<u8>> = received.rev().take(MAX_LINES).collect();
+    recent.reverse();
     let mut found = Vec::new();
-    for event in &events[..before] {
-        let Event::Received { line, .. } = event else { continue };
+    for line in recent {
         let Ok(message) = serde_json::from_slice::<Value>(line) else { continue };
         let messages = match message {
             Value::Array(items) => items,

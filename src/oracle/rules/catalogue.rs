@@ -195,6 +195,21 @@ pub static RULES: &[Rule] = &[
          server/mcp.ts createToolError, validateToolOutput",
     ),
     should(
+        RESOURCE_GROWTH,
+        BOTH,
+        "A server's memory and open file descriptors do not keep growing with the calls of one session: over \
+         stdio, in a long session (128 lines or more), the harness reads the resident memory and the open \
+         descriptors of the processes that read the server's stdin from /proc at every 16th sync point; it fires \
+         when, over the session after its first quarter, the descriptors grew by 64 or more or the memory by 64 MiB \
+         or more, and each half of that span grew by a quarter of the bound (what a server takes once, a cache or a \
+         pool, and a late jump are not judged). The finding names both counts and the growth per 100 lines. A \
+         SHOULD: no protocol line speaks of resources; a leak that grows with every call ends a session a client \
+         holds for hours.",
+        "MCP 2025-11-25 and 2026-07-28 basic/lifecycle.mdx §Operation (a session lasts until the client ends it; \
+         over stdio the client holds one process for the whole session: a server that leaks per call fails there \
+         later, not at once); the server's own /proc/PID/status VmRSS and /proc/PID/fd",
+    ),
+    should(
         SERVER_SHUTDOWN,
         BOTH,
         "A server that owes no reply (every request answered, or cancelled by the client) closes its output and exits within the shutdown \

@@ -86,15 +86,23 @@ impl Process {
         // Only a ping sentinel reads the era the lines ahead open (`Conversation::form`): the clock and neutral
         // sentinels need not parse them at every sync point.
         let reads_ahead = matches!(barrier, Barrier::Sentinel { neutral: false, .. });
+        let mut sampler = super::usage::Sampler::of(talk.process.stdin_pipe.as_ref(), inputs);
+        let mut lines = 0;
         for (at, input) in inputs.iter().enumerate() {
             match input {
-                Input::Line(line) => talk.send(&seen::resolve(line, &talk.events)),
+                Input::Line(line) => {
+                    lines += 1;
+                    talk.send(&seen::resolve(line, &talk.events));
+                }
                 Input::Sync => {
                     if reads_ahead {
                         talk.handshake.ahead = first_opening(&inputs[at + 1..]);
                     }
                     if let Some(ending) = talk.barrier(timeouts) {
                         return talk.finish(ending);
+                    }
+                    if let Some(note) = sampler.as_mut().and_then(|sampler| sampler.at_sync(lines)) {
+                        talk.events.push(Event::Note(note));
                     }
                     talk.events.push(Event::Sync);
                 }

@@ -9,6 +9,7 @@
 //! - `barrier.rs`: how a conversation knows the replies before a sync point are complete (the clock, or a
 //!   sentinel), and how it closes.
 //! - `reask.rs`: a tool call given up on, asked again to tell a handler that never returns from a slow one.
+//! - `usage.rs`: the memory and descriptors the server's processes hold, sampled over a long conversation.
 //! - [`attach`]: the stub `mcp-wirefuzz attach` that runs as the server process and hands its stdio to a fork
 //!   server; the target turns the stub's own failure into a harness error.
 //! - [`python`]: which server commands are Python programs; [`fork`]: the fork server the harness starts for one,
@@ -24,6 +25,7 @@ mod reask;
 mod sentinel;
 #[cfg(test)]
 mod test_servers;
+mod usage;
 
 pub use barrier::Barrier;
 pub use process::no_huge_pages;
@@ -401,6 +403,51 @@ mod tests {
         assert!(started.elapsed() < patient.reply, "{:?}", started.elapsed());
         assert_eq!(mute.events.len(), 2, "{}", mute.render());
     }
+    #[test]
+    fn a_long_conversation_records_what_the_servers_processes_hold_and_a_leak_is_a_finding() {
+        // A Python server answering every request, keeping what `leak` makes for each line it reads.
+        let server = |leak: &str| {
+            let script = format!(
+                "import sys, json\nkept = []\nfor line in sys.stdin:\n    m = json.loads(line)\n    kept.append({leak})\n    \
+                 print(json.dumps({{'jsonrpc': '2.0', 'id': m['id'], 'result': {{}}}}), flush=True)\n"
+            );
+            ServerCommand::from_argv(&["python3".into(), "-c".into(), script]).unwrap()
+        };
+        let timeouts = Timeouts { startup: Duration::from_secs(5), ..quick() };
+        let inputs: Vec<Input> = (0..200).flat_map(|id| [request(id), Input::Sync]).collect();
+        let run = |leak: &str| StdioTarget::new(server(leak), timeouts).cold().run(&inputs).unwrap();
+        let usage = |transcript: &Transcript| -> Vec<(u64, u64, u64)> {
+            let notes = transcript.events.iter().filter_map(|event| match event {
+                Event::Note(crate::transcript::Note::Usage { lines, rss_kb, fds }) => Some((*lines, *rss_kb, *fds)),
+                _ => None,
+            });
+            notes.collect()
+        };
+        let growth = |transcript: &Transcript| {
+            let findings = crate::oracle::check(transcript, &crate::oracle::Policy::default());
+            findings
+                .into_iter()
+                .filter(|f| f.rule == crate::oracle::rules::RESOURCE_GROWTH)
+                .map(|f| f.detail)
+                .collect::<Vec<_>>()
+        };
+        let clean = run("None");
+        let samples = usage(&clean);
+        assert_eq!(samples.len(), 200 / super::usage::EVERY, "{samples:?}");
+        assert!(samples.iter().all(|(_, rss_kb, fds)| *rss_kb > 1_000 && *fds >= 3), "{samples:?}");
+        assert_eq!(growth(&clean), Vec::<String>::new());
+        // One descriptor more per line: the descriptors grow by about 200.
+        let leaking = run("open('/dev/null')");
+        let (first, last) = (usage(&leaking)[0], *usage(&leaking).last().unwrap());
+        assert!(last.2 >= first.2 + 150, "{first:?} {last:?}");
+        assert!(growth(&leaking).iter().any(|detail| detail.contains("open descriptors")), "{:?}", growth(&leaking));
+        // A MiB more per line: the memory grows by about 200 MiB.
+        let swelling = run("b'x' * (1 << 20)");
+        assert!(growth(&swelling).iter().any(|detail| detail.contains("resident memory")), "{:?}", growth(&swelling));
+        // A short conversation is not sampled.
+        assert!(usage(&StdioTarget::new(server("None"), timeouts).cold().run(&inputs[..100]).unwrap()).is_empty());
+    }
+
     #[test]
     fn a_kept_process_serves_the_next_self_contained_conversation() {
         let counting = answering(

@@ -148,6 +148,9 @@ pub(super) struct Process {
     pub(super) watch: Arc<Watch>,
     /// The writer and the two reader threads, joined when the process is ended.
     threads: Vec<JoinHandle<()>>,
+    /// The pipe the server reads its stdin from (`pipe:[inode]`): the processes that read it are the server's, the
+    /// command's own process or what it started ([`super::usage`]).
+    pub(super) stdin_pipe: Option<String>,
 }
 
 impl Process {
@@ -157,6 +160,7 @@ impl Process {
         let group = Pid::from_raw(child.id() as i32);
         track(group);
         let watch = Arc::new(Watch { over: AtomicBool::new(false), cut: AtomicBool::new(false), deadline, group });
+        let stdin_pipe = child.stdin.as_ref().and_then(|stdin| super::usage::pipe_of(stdin.as_fd()));
         let mut stdin = Pipe::new(child.stdin.take().context("child stdin")?, &watch)?;
         let stdout = Pipe::new(child.stdout.take().context("child stdout")?, &watch)?;
         let stderr = Pipe::new(child.stderr.take().context("child stderr")?, &watch)?;
@@ -178,7 +182,7 @@ impl Process {
             drop(done);
         });
         let threads = vec![writer, reader, tail_reader];
-        Ok(Process { child, input: Some(input), output, stderr: tail, stderr_done, watch, threads })
+        Ok(Process { child, input: Some(input), output, stderr: tail, stderr_done, watch, threads, stdin_pipe })
     }
 
     /// Ends the process and everything it started: its group gets SIGTERM, then SIGKILL after [`END_GRACE`] if

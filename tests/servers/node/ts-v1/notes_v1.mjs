@@ -7,12 +7,15 @@
 // - `crash`: get_note reads a property of the note it did not find (a TypeError the SDK answers with isError).
 // - `schema-after-write`: get_note of a note stored with an empty body reports its words as a string, against its
 //   outputSchema (the SDK answers an "Output validation error" isError); reached only after an add_note.
+// - `after-fifty`: add_note fills a pool of 50 note records made at start, and the 51st write reaches past it (a
+//   TypeError the SDK answers with isError); reached only by a client that stores 51 notes on one connection.
 import { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
 import { StdioServerTransport } from '@modelcontextprotocol/sdk/server/stdio.js';
 import { z } from 'zod';
 
 const BUG = process.env.NOTES_BUG ?? '';
 const notes = new Map();
+const pool = Array.from({ length: 50 }, () => ({ title: '', body: '' }));
 const server = new McpServer({ name: 'notes', version: '0.3.0' });
 
 server.registerTool(
@@ -24,6 +27,11 @@ server.registerTool(
   },
   async ({ title, body }) => {
     const id = notes.size + 1;
+    if (BUG === 'after-fifty') {
+      const record = pool[id - 1];
+      record.title = title;
+      record.body = body;
+    }
     notes.set(id, { title, body });
     return { content: [{ type: 'text', text: `stored note ${id}` }], structuredContent: { id, title } };
   },

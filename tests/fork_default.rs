@@ -181,6 +181,21 @@ fn what_is_not_fork_safe_is_left_to_each_server_or_to_plain_processes_and_the_ru
     assert!(first.starts_with(FORKED), "{}", run.stderr);
     assert!(first.contains("not preloaded: threaded (it started a thread at import)"), "{first}");
     assert!(matches!(run.code, Some(0 | 1)), "{}{}", run.stdout, run.stderr);
+    // A package that starts a thread when any of its many submodules is imported (numpy's OpenBLAS threads): the
+    // whole package is left to each server at once, not one submodule per start until the restarts run out.
+    let package = dir.0.join("threadedpkg");
+    std::fs::create_dir(&package).unwrap();
+    let submodules: Vec<String> = (0..12).map(|n| format!("m{n}")).collect();
+    let imports: String = submodules.iter().map(|m| format!("from . import {m}\n")).collect();
+    std::fs::write(package.join("__init__.py"), format!("{threaded}{imports}")).unwrap();
+    for module in &submodules {
+        std::fs::write(package.join(format!("{module}.py")), "VALUE = 1\n").unwrap();
+    }
+    std::fs::write(dir.0.join("numeric.py"), format!("import threadedpkg.m5\n{TOY}")).unwrap();
+    let run = fuzz(&dir.0, "1", &[], &["python3", "numeric.py"]);
+    let first = run.stderr.lines().next().unwrap_or_default();
+    assert!(first.starts_with(FORKED), "{}", run.stderr);
+    assert!(first.contains("not preloaded: threadedpkg (importing threadedpkg.m5 started a thread)"), "{first}");
     // A server that fails only when forked (it sees the fork server's own imports) is caught by its first
     // conversation, answered by a plain process.
     std::fs::write(dir.0.join("picky.py"), format!("import sys\nif 'argparse' in sys.modules: sys.exit(3)\n{TOY}"))

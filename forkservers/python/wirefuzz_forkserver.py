@@ -233,10 +233,16 @@ class Preloads:
             if os.fstat(self.stdout.fileno()).st_size:
                 raise Unfit(module, "wrote to stdout")
 
+    def skips(self, module):
+        """Whether `module` is left to each server: it, or a package it is in, is skipped (importing a submodule
+        imports its packages first)."""
+        parts = module.split(".")
+        return any(".".join(parts[:end]) in self.skipped for end in range(1, len(parts) + 1))
+
     def preload(self, modules):
         """Imports `modules`, leaving out those that fail to import and those skipped."""
         for module in modules:
-            if module not in sys.modules and module not in self.skipped:
+            if module not in sys.modules and not self.skips(module):
                 self.attempt(module, lambda: importlib.import_module(module))
 
 
@@ -252,7 +258,7 @@ def program_imports(options, preloads):
             spec = importlib.util.find_spec(options.script + ".__main__")
         return spec
 
-    spec = None if options.script in preloads.skipped else preloads.attempt(options.script, find)
+    spec = None if preloads.skips(options.script) else preloads.attempt(options.script, find)
     if spec is None or not spec.origin or not os.path.isfile(spec.origin):
         return []
     return top_level_imports(spec.origin, spec.parent)
@@ -350,15 +356,19 @@ def related(module, other):
 
 
 def restart_without(unfit):
-    """Starts this fork server over with `unfit.module` left to each server (a module that started a thread or
-    wrote to stdout at import is imported by each forked server, as a plain process does). Returns only when the
-    command line cannot be rebuilt (Python before 3.10) or it has left out RESTARTS modules already."""
+    """Starts this fork server over with the top-level package of `unfit.module` left to each server (a module that
+    started a thread or wrote to stdout at import is imported by each forked server, as a plain process does; its
+    package goes with it, since any of its submodules imports it: `numpy._core._exceptions` names numpy, whose import
+    starts OpenBLAS's threads). Returns only when the command line cannot be rebuilt (Python before 3.10) or it has
+    left out RESTARTS packages already."""
     argv = getattr(sys, "orig_argv", None)
     if argv is None or argv.count("--skip-preload") >= RESTARTS or sys.argv[0] not in argv:
         return
-    print(f"wirefuzz-forkserver: not preloading {unfit.module} (it {unfit.why} at import)", file=sys.stderr, flush=True)
+    package = unfit.module.split(".")[0]
+    how = "it %s at import" % unfit.why if package == unfit.module else "importing %s %s" % (unfit.module, unfit.why)
+    print(f"wirefuzz-forkserver: not preloading {package} ({how})", file=sys.stderr, flush=True)
     at = argv.index(sys.argv[0]) + 1
-    os.execv(sys.executable, argv[:at] + ["--skip-preload", unfit.module] + argv[at:])
+    os.execv(sys.executable, argv[:at] + ["--skip-preload", package] + argv[at:])
 
 
 def run_child(program, fds, report=None):

@@ -1,6 +1,7 @@
 //! The Python SDK `mcp` 2.3.0: the deviations it has itself (`tests/servers/calc-python.baseline`,
 //! `tests/servers/typed-python.baseline` and the case files under `tests/servers/python/` in the mcp-wirefuzz
-//! repository show each one).
+//! repository show each one), and two of `mcp` 1.x that published servers still pinning it show (1.30.0: an
+//! unknown resource's error code 0, the log message its exception handler sends for an unreadable line).
 
 use super::{Deviation, Sdk, Shape};
 
@@ -38,8 +39,15 @@ pub const SDK: Sdk = Sdk {
         Deviation {
             rule: "SERVER-UNDECLARED-NOTIFICATION",
             shape: Shape::All(&[Shape::Tag("server-notification"), Shape::Tag("message")]),
-            what: "a tool's Context.info/log sends notifications/message, but MCPServer declares no logging capability",
+            what: "a tool's Context.info/log, or (mcp 1.x) the SDK's own handler of a line it cannot read, sends \
+                   notifications/message, but the server declares no logging capability",
             reference: "server/utilities/logging.mdx §Capabilities: servers that emit log messages MUST declare logging",
+        },
+        Deviation {
+            rule: "MCP-RESOURCE-UNKNOWN",
+            shape: Shape::All(&[Shape::Method(&["resources/read"]), Shape::ErrorCode(&[0])]),
+            what: "an unknown resource gets error code 0, the SDK's catch-all (mcp 1.x FastMCP raises ResourceError)",
+            reference: "server/resources.mdx §Error Handling: resource not found SHOULD be -32002 (-32602 in 2026-07-28)",
         },
         Deviation {
             rule: "MCP-PROMPT-ARGUMENTS",

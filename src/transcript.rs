@@ -34,6 +34,11 @@ pub enum Event {
     Note(Note),
 }
 
+/// The log line fastmcp writes right before the traceback of an error a tool raised, which it answers with an
+/// isError result (`Error calling tool 'NAME'`): a [`Note::Failure`] whose first line holds it left no request
+/// unanswered (the transports keep it as the excerpt's first line, the oracle blames no request for it).
+pub const FASTMCP_CAUGHT: &str = "Error calling tool '";
+
 /// What the harness learned about the server beside its lines.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub enum Note {

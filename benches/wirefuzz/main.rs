@@ -31,13 +31,16 @@
 //! - `memory`: peak memory over a 1,000,000-conversation in-process campaign, sampled as it goes;
 //! - `diff`: conversations/s of `diff` with the built-in server on both sides, and the time to the first confirmed
 //!   difference of every planted bug against the built-in server (median of seeds 1-3);
-//! - `silent`: seconds from the start of `fuzz -- sleep 1000` (a server that answers nothing) to its first case file.
+//! - `silent`: seconds from the start of `fuzz -- sleep 1000` (a server that answers nothing) to its first case file;
+//! - `sessions`: tool calls/s over stdio in short tool sessions against long sessions, on the built-in server and
+//!   the TypeScript SDK note store.
 
 #[path = "../../tests/common/mod.rs"]
 mod common;
 mod differential;
 mod over_stdio;
 mod python_default;
+mod sessions;
 mod silent;
 mod time_to_find;
 
@@ -112,6 +115,9 @@ fn main() {
     }
     if run("silent") {
         silent::silent(env!("CARGO_BIN_EXE_mcp-wirefuzz"));
+    }
+    if run("sessions") {
+        sessions::sessions(env!("CARGO_BIN_EXE_mcp-wirefuzz"));
     }
 }
 

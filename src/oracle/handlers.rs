@@ -9,7 +9,7 @@ use super::{Findings, LayerInput, ServerLine};
 use crate::protocol::Frame;
 use crate::protocol::Outcome;
 use crate::protocol::methods::{CANCELLED, PROMPTS_GET, RESOURCES_READ, TOOLS_CALL};
-use crate::transcript::{Event, Known, Note, show_bytes};
+use crate::transcript::{Event, FASTMCP_CAUGHT, Known, Note, show_bytes};
 use serde_json::Value;
 use std::collections::HashSet;
 
@@ -29,10 +29,6 @@ const NESTED_RESOURCE_CRASHES: [&str; 2] = ["Error reading resource ", "Error cr
 /// How the SDK's log names the exception it answered a crash with: a [`Note::Failure`] holding this followed by a
 /// crash's text (see `server::transport::failures`) is that crash's traceback, not a request left unanswered.
 const CRASH_EXCEPTION: &str = "UnexpectedToolError: ";
-
-/// The log line fastmcp writes before the traceback of an error a tool raised, which it answers with an isError
-/// result (`Error calling tool 'NAME'`, the first line of such a failure's note).
-const FASTMCP_CAUGHT: &str = "Error calling tool '";
 
 /// Judges the notes of the transcript against the requests left unanswered, and the tool calls answered with a
 /// crash.

@@ -7,17 +7,14 @@
 //!
 //! [`Note::Failure`]: crate::transcript::Note::Failure
 
+use crate::transcript::FASTMCP_CAUGHT;
+
 /// What starts a handler failure's report on stderr.
 const MARKERS: [&str; 2] = ["panicked at", "Traceback (most recent call last)"];
 
 /// The exception line of a Python SDK's answered tool crash: its `UnexpectedToolError` with the text the client
 /// got, `Error executing tool NAME` (mcp 2.x tools/base.py `Tool.run`).
 const ANSWERED_CRASH: &str = "UnexpectedToolError: Error executing tool ";
-
-/// The log line fastmcp writes right before the traceback of an error a tool raised, which it answers with an
-/// isError result (`Error calling tool 'NAME'`): kept as the excerpt's first line, so the oracle knows the SDK
-/// answered it.
-const FASTMCP_CAUGHT: &str = "Error calling tool '";
 
 /// What Python prints between a chained exception's cause and the exception (`raise ... from cause`).
 const DIRECT_CAUSE: &str = "The above exception was the direct cause of the following exception:";

@@ -1,7 +1,8 @@
-//! Verdict tables for six real MCP servers: the Python SDK calc (`tests/servers/calc.py`, mcp 2.3.0) and typed server
-//! (`tests/servers/typed.py`: typed tools, a prompt, resources; issue 14), rmcp-calc
-//! (`tests/servers/rmcp-calc`, rmcp 3.11.0), and three Node servers installed by `.ci/node-servers`
-//! (`tests/servers/node`: TS SDK 1.32.2, TS server 2.4.0, server-everything 2026.8.31). Both directions are asserted:
+//! Verdict tables for seven real MCP servers: the Python SDK calc (`tests/servers/calc.py`, mcp 2.3.0) and typed
+//! server (`tests/servers/typed.py`: typed tools, a prompt, resources; issue 14), rmcp-calc
+//! (`tests/servers/rmcp-calc`, rmcp 3.11.0), and four Node servers installed by `.ci/node-servers`
+//! (`tests/servers/node`: TS SDK 1.32.2, TS server 2.4.0, server-everything 2026.8.31, and the published
+//! `@kazuph/mcp-taskmanager` 1.1.1 on the SDK's low-level `Server`). Both directions are asserted:
 //!
 //! - every vetted case of a server (its `cases/` folder, hand-written from the probes in
 //!   `tests/servers/node/README.md`) still breaks the rules it expects: true findings stay found; a case that
@@ -72,6 +73,10 @@ struct Server {
 
 const NODE_EVERYTHING: &str =
     "tests/servers/node/everything/node_modules/@modelcontextprotocol/server-everything/dist/index.js";
+
+const NODE_TASKMANAGER: &str = "tests/servers/node/taskmanager/node_modules/@kazuph/mcp-taskmanager/dist/index.js";
+/// Where the task manager keeps its tasks (under the build's own folder; it makes the folder).
+const TASKMANAGER_FILE: &str = "TASK_MANAGER_FILE_PATH=target/wirefuzz-taskmanager/tasks.json";
 
 /// `params._meta` not an object: TS SDK 1.32.2 and server 2.4.0 drop the request (typescript-sdk#2247).
 const META_DROPPED: (&str, &str) = (
@@ -203,6 +208,17 @@ const SERVERS: &[Server] = &[
         needs: &[(NODE_EVERYTHING, ".ci/node-servers")],
         cases: "tests/servers/node/everything/cases",
         baseline: "tests/servers/node/everything.baseline",
+        must: &[META_DROPPED, BATCH],
+    },
+    Server {
+        name: "taskmanager",
+        // A published server on the SDK's low-level `Server` (not `McpServer`), ten tools over one JSON file: the
+        // long sessions plan, list, read and complete tasks in it.
+        argv: &["env", TASKMANAGER_FILE, "node", NODE_TASKMANAGER],
+        preload: &[],
+        needs: &[(NODE_TASKMANAGER, ".ci/node-servers")],
+        cases: "tests/servers/node/taskmanager/cases",
+        baseline: "tests/servers/node/taskmanager.baseline",
         must: &[META_DROPPED, BATCH],
     },
 ];
@@ -517,4 +533,9 @@ fn ts_server_v2_calc_verdicts() {
 #[test]
 fn server_everything_verdicts() {
     verdict("everything");
+}
+
+#[test]
+fn ts_sdk_low_level_taskmanager_verdicts() {
+    verdict("taskmanager");
 }

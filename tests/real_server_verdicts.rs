@@ -1,5 +1,6 @@
-//! Verdict tables for seven real MCP servers: the Python SDK calc (`tests/servers/calc.py`, mcp 2.3.0) and typed
-//! server (`tests/servers/typed.py`: typed tools, a prompt, resources; issue 14), rmcp-calc
+//! Verdict tables for eight real MCP servers: the Python SDK calc (`tests/servers/calc.py`, mcp 2.3.0) and typed
+//! server (`tests/servers/typed.py`: typed tools, a prompt, resources; issue 14), the published
+//! `agent-toolkit-mcp-server` 0.4.0 on the Python SDK 1.30.0 (`.ci/python-published`), rmcp-calc
 //! (`tests/servers/rmcp-calc`, rmcp 3.11.0), and four Node servers installed by `.ci/node-servers`
 //! (`tests/servers/node`: TS SDK 1.32.2, TS server 2.4.0, server-everything 2026.8.31, and the published
 //! `@kazuph/mcp-taskmanager` 1.1.1 on the SDK's low-level `Server`). Both directions are asserted:
@@ -75,6 +76,7 @@ const NODE_EVERYTHING: &str =
     "tests/servers/node/everything/node_modules/@modelcontextprotocol/server-everything/dist/index.js";
 
 const NODE_TASKMANAGER: &str = "tests/servers/node/taskmanager/node_modules/@kazuph/mcp-taskmanager/dist/index.js";
+const AGENT_TOOLKIT: &str = ".venv-published/bin/agent-toolkit-mcp-server";
 /// Where the task manager keeps its tasks (under the build's own folder; it makes the folder).
 const TASKMANAGER_FILE: &str = "TASK_MANAGER_FILE_PATH=target/wirefuzz-taskmanager/tasks.json";
 
@@ -220,6 +222,25 @@ const SERVERS: &[Server] = &[
         cases: "tests/servers/node/taskmanager/cases",
         baseline: "tests/servers/node/taskmanager.baseline",
         must: &[META_DROPPED, BATCH],
+    },
+    Server {
+        name: "agent-toolkit",
+        // A published server on the Python SDK 1.x (`mcp` 1.30.0, its FastMCP), 62 tools over notes and todos in one
+        // folder; through `env`, so as plain processes (the fork server needs the program first).
+        argv: &["env", "AGENT_TOOLKIT_HOME=target/wirefuzz-agent-toolkit", AGENT_TOOLKIT],
+        preload: &[],
+        needs: &[(AGENT_TOOLKIT, ".ci/python-published")],
+        cases: "tests/servers/python-published/cases",
+        baseline: "tests/servers/python-published/agent-toolkit.baseline",
+        must: &[
+            BATCH,
+            (
+                "SERVER-UNDECLARED-NOTIFICATION",
+                "a line it cannot read (no JSON, a batch) gets a notifications/message from mcp 1.x's exception \
+                 handler, though the initialize result declares no logging: server/utilities/logging.mdx \
+                 §Capabilities (servers that emit log messages MUST declare the logging capability)",
+            ),
+        ],
     },
 ];
 
@@ -538,4 +559,9 @@ fn server_everything_verdicts() {
 #[test]
 fn ts_sdk_low_level_taskmanager_verdicts() {
     verdict("taskmanager");
+}
+
+#[test]
+fn python_sdk_1x_agent_toolkit_verdicts() {
+    verdict("agent-toolkit");
 }

@@ -166,6 +166,19 @@ fn a_module_and_a_script_with_a_python_shebang_run_through_the_fork_server() {
     for case in cases(&dir.0.join("found")) {
         assert!(case.contains(r#"command: ["./toy-server"]"#), "{case}");
     }
+    // Behind `env NAME=VALUE`: the fork server, and so every forked server, has the variable (a server that does not
+    // see it exits at once, which would break SERVER-CRASH, not the planted JSONRPC-ID-ECHO).
+    std::fs::write(
+        dir.0.join("needs_env.py"),
+        format!("import os, sys\nif os.environ.get('TOY_HOME') != 'here': sys.exit(7)\n{TOY}"),
+    )
+    .unwrap();
+    let behind_env =
+        fuzz(&dir.0, "2", &["--json", "report.json"], &["env", "TOY_HOME=here", "python3", "needs_env.py"]);
+    assert!(behind_env.stderr.starts_with(FORKED), "{}", behind_env.stderr);
+    assert_eq!(behind_env.code, Some(1), "{}{}", behind_env.stdout, behind_env.stderr);
+    let report = std::fs::read_to_string(dir.0.join("report.json")).unwrap();
+    assert!(report.contains("JSONRPC-ID-ECHO") && !report.contains("SERVER-CRASH"), "{report}");
 }
 
 #[test]

@@ -226,7 +226,7 @@ const SERVERS: &[Server] = &[
     Server {
         name: "agent-toolkit",
         // A published server on the Python SDK 1.x (`mcp` 1.30.0, its FastMCP), 62 tools over notes and todos in one
-        // folder; through `env`, so as plain processes (the fork server needs the program first).
+        // folder; its console script behind `env`, which the CLI sees through (it runs the fork server itself).
         argv: &["env", "AGENT_TOOLKIT_HOME=target/wirefuzz-agent-toolkit", AGENT_TOOLKIT],
         preload: &[],
         needs: &[(AGENT_TOOLKIT, ".ci/python-published")],

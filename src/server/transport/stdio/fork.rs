@@ -186,6 +186,8 @@ fn spawn(program: &PythonProgram, folder: &Path) -> std::io::Result<Child> {
         Main::Module(module) => command.args(["--module", module]),
     };
     command.args(&program.args).stdin(Stdio::null()).stdout(log.try_clone()?).stderr(log);
+    // What `env NAME=VALUE` gives the program: the fork server's environment is every forked server's.
+    command.envs(program.env.iter().map(|(name, value)| (name, value)));
     start_leader(&mut command)
 }
 
@@ -277,7 +279,8 @@ mod tests {
     use super::*;
 
     fn python(script: &str) -> PythonProgram {
-        PythonProgram { interpreter: vec!["python3".into()], main: Main::Script(script.into()), args: Vec::new() }
+        let main = Main::Script(script.into());
+        PythonProgram { interpreter: vec!["python3".into()], main, args: Vec::new(), env: Vec::new() }
     }
 
     #[test]

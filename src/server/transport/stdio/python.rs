@@ -1,7 +1,7 @@
 //! Which server commands are Python programs, told from the command line and the program's first bytes (no shell,
 //! nothing run): an interpreter (`python`, `python3`, `python3.X`) with a script or `-m module`, or an executable
 //! whose shebang names one: a console script of an installed package, a script starting `#!/usr/bin/env python3`,
-//! or pip's `#!/bin/sh` launcher for an interpreter path too long for a shebang. A program that is neither (`-c`,
+//! or pip's `#!/bin/sh` launcher for an interpreter path too long for a shebang; each also behind `env NAME=VALUE`. A program that is neither (`-c`,
 //! standard input, another interpreter) is not one. The fork server (`fork.rs`) runs what this finds.
 
 use crate::server::ServerCommand;
@@ -22,6 +22,8 @@ pub struct PythonProgram {
     pub main: Main,
     /// The program's own arguments.
     pub args: Vec<String>,
+    /// The variables an `env NAME=VALUE ...` before it sets in its environment.
+    pub env: Vec<(String, String)>,
 }
 
 /// What a Python interpreter runs.
@@ -39,6 +41,9 @@ pub fn python_program(command: &ServerCommand) -> Option<PythonProgram> {
 }
 
 fn detect(command: &ServerCommand, path: Option<&OsStr>) -> Option<PythonProgram> {
+    if Path::new(&command.program).file_name() == Some(OsStr::new("env")) {
+        return through_env(&command.args, path);
+    }
     if is_python(&command.program) {
         return interpreter_command(vec![command.program.clone()], &command.args);
     }
@@ -54,6 +59,18 @@ fn detect(command: &ServerCommand, path: Option<&OsStr>) -> Option<PythonProgram
     let rest: Vec<String> =
         shebang.into_iter().chain([file.to_string_lossy().into_owned()]).chain(command.args.iter().cloned()).collect();
     interpreter_command(interpreter, &rest)
+}
+
+/// The Python program `env` runs with arguments `args` (`NAME=VALUE`... then the command), with those variables;
+/// `None` when `env` is given an option (`-i`, `-u NAME`, `-S`: what it would run is not read here) or no command.
+fn through_env(args: &[String], path: Option<&OsStr>) -> Option<PythonProgram> {
+    let at = args.iter().position(|arg| !arg.contains('=') || arg.starts_with('='))?;
+    if args[at].starts_with('-') {
+        return None;
+    }
+    let env = args[..at].iter().filter_map(|pair| pair.split_once('=')).map(|(k, v)| (k.into(), v.into())).collect();
+    let program = detect(&ServerCommand::from_argv(&args[at..]).ok()?, path)?;
+    Some(PythonProgram { env, ..program })
 }
 
 /// Whether `program`'s file name is a CPython interpreter's: `python`, `python3` or `python3.X`.
@@ -80,7 +97,8 @@ fn interpreter_command(mut interpreter: Vec<String>, rest: &[String]) -> Option<
             return None; // standard input, `--help`, `--version` and their like
         }
         let Some(flags) = arg.strip_prefix('-') else {
-            return Some(PythonProgram { interpreter, main: Main::Script(arg.into()), args: rest[at..].to_vec() });
+            let args = rest[at..].to_vec();
+            return Some(PythonProgram { interpreter, main: Main::Script(arg.into()), args, env: Vec::new() });
         };
         // A cluster of one-letter options: the first that takes a value takes the rest of the cluster, or the next
         // argument.
@@ -104,7 +122,8 @@ fn interpreter_command(mut interpreter: Vec<String>, rest: &[String]) -> Option<
             attached => attached.to_string(),
         };
         if letter == "m" {
-            return Some(PythonProgram { interpreter, main: Main::Module(value), args: rest[at..].to_vec() });
+            let args = rest[at..].to_vec();
+            return Some(PythonProgram { interpreter, main: Main::Module(value), args, env: Vec::new() });
         }
         interpreter.extend([format!("-{letter}"), value]);
     }
@@ -166,7 +185,7 @@ mod tests {
     }
 
     fn program(interpreter: &[&str], main: Main, args: &[&str]) -> Option<PythonProgram> {
-        Some(PythonProgram { interpreter: strings(interpreter), main, args: strings(args) })
+        Some(PythonProgram { interpreter: strings(interpreter), main, args: strings(args), env: Vec::new() })
     }
 
     fn script(path: &str) -> Main {
@@ -196,6 +215,21 @@ mod tests {
             program(&["python3", "-W", "ignore", "-X", "dev", "-I"], script("s.py"), &[])
         );
         assert_eq!(found(&["python3", "-Wignore", "s.py"]), program(&["python3", "-W", "ignore"], script("s.py"), &[]));
+    }
+
+    #[test]
+    fn a_python_program_behind_env_carries_its_variables_and_env_with_an_option_is_not_read() {
+        let behind = detect(&command(&["/usr/bin/env", "HOME=/tmp/h", "A=b=c", "python3", "-u", "s.py", "x"]), None);
+        let expected = program(&["python3", "-u"], script("s.py"), &["x"])
+            .map(|p| PythonProgram { env: vec![("HOME".into(), "/tmp/h".into()), ("A".into(), "b=c".into())], ..p });
+        assert_eq!(behind, expected);
+        assert_eq!(
+            detect(&command(&["env", "python3", "-m", "pkg"]), None),
+            program(&["python3"], Main::Module("pkg".into()), &[])
+        );
+        for not in [&["env", "-i", "python3", "s.py"][..], &["env", "A=1"], &["env", "A=1", "node", "s.js"]] {
+            assert_eq!(detect(&command(not), None), None, "{not:?}");
+        }
     }
 
     #[test]

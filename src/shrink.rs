@@ -2,6 +2,7 @@
 //! for as long as the failure still reproduces. Byte-level minimization (`cargo fuzz tmin`) cannot do this for
 //! structured inputs: it breaks the JSON long before it finds the smaller message.
 
+use crate::oracle::rules::{RESPONSE_MISSING, SERVER_HANG};
 use crate::oracle::{Finding, Policy, check};
 use crate::server::{DeadlinePassed, Target};
 use crate::transcript::seen::resolve;
@@ -15,12 +16,24 @@ const MAX_VARIANTS_PER_LINE: usize = 400;
 
 /// Minimizes `inputs` while `still_fails` holds for them, calling it at most `budget` times; returns the smallest
 /// inputs found (the original ones when nothing smaller fails). `still_fails` must hold for `inputs` themselves.
-pub fn shrink(inputs: Vec<Input>, budget: usize, mut still_fails: impl FnMut(&[Input]) -> bool) -> Vec<Input> {
+pub fn shrink(inputs: Vec<Input>, budget: usize, still_fails: impl FnMut(&[Input]) -> bool) -> Vec<Input> {
+    shrink_lines(inputs, budget, true, still_fails)
+}
+
+/// [`shrink`], simplifying the lines left only when `simplify` (dropping lines always).
+fn shrink_lines(
+    inputs: Vec<Input>,
+    budget: usize,
+    simplify: bool,
+    mut still_fails: impl FnMut(&[Input]) -> bool,
+) -> Vec<Input> {
     let mut shrinker = Shrinker { best: inputs, calls_left: budget, still_fails: &mut still_fails };
     loop {
         let before = shrinker.best.clone();
         shrinker.drop_chunks();
-        shrinker.simplify_lines();
+        if simplify {
+            shrinker.simplify_lines();
+        }
         if shrinker.best == before || shrinker.calls_left == 0 {
             return shrinker.best;
         }
@@ -198,7 +211,11 @@ fn shrink_from(
             break;
         }
     }
-    let shrunk = shrink(start, runs - tried, &mut attempt);
+    // A server that wrote nothing and stopped answering stays silent for any line: simplifying a line costs a whole
+    // wait per try and shows nothing.
+    let mute = !first.transcript.events.iter().any(|event| matches!(event, Event::Received { .. }));
+    let simplify = !(mute && [SERVER_HANG, RESPONSE_MISSING].contains(&rule));
+    let shrunk = shrink_lines(start, runs - tried, simplify, &mut attempt);
     match kept {
         Some(kept) if kept.inputs == shrunk => Ok((kept, !gave_way)),
         // Nothing shrank before the deadline cut the runs: not minimized, and the caller is told why.
@@ -315,9 +332,11 @@ struct Shrinker<'a> {
 }
 
 impl Shrinker<'_> {
-    /// Tries a candidate; keeps it when it still fails.
+    /// Tries a candidate; keeps it when it still fails. One that sends nothing is not tried: a finding is about
+    /// something the server was sent.
     fn try_candidate(&mut self, candidate: Vec<Input>) -> bool {
-        if self.calls_left == 0 || candidate == self.best {
+        let sends = candidate.iter().any(|input| matches!(input, Input::Line(_)));
+        if self.calls_left == 0 || candidate == self.best || !sends {
             return false;
         }
         self.calls_left -= 1;
@@ -520,6 +539,37 @@ mod tests {
         fn run(&mut self, inputs: &[Input]) -> anyhow::Result<Transcript> {
             self.1.push(inputs.to_vec());
             self.0.run(inputs)
+        }
+    }
+
+    /// A server that writes nothing and never ends: every conversation hangs.
+    struct Mute;
+
+    impl Target for Mute {
+        fn run(&mut self, inputs: &[Input]) -> anyhow::Result<Transcript> {
+            let sent =
+                inputs.iter().filter_map(|i| if let Input::Line(l) = i { Some(Event::Sent(l.clone())) } else { None });
+            Ok(Transcript { events: sent.collect(), ending: crate::transcript::Ending::Hung { waited_ms: 1 } })
+        }
+    }
+
+    #[test]
+    fn a_mute_servers_hang_drops_lines_but_neither_simplifies_them_nor_sends_nothing() {
+        let request =
+            |id: u64| line(json!({ "jsonrpc": "2.0", "id": id, "method": "tools/list", "params": { "cursor": "x" } }));
+        let inputs = vec![request(1), Input::Sync, request(2), Input::Sync];
+        let mut target = Recorded(Mute, Vec::new());
+        let budget = Budget { runs: 100, time: None };
+        let minimized =
+            minimize_finding(&mut target, &inputs, SERVER_HANG, None, &Policy::default(), budget).unwrap().unwrap();
+        let lines = minimized.inputs.iter().filter(|input| matches!(input, Input::Line(_))).count();
+        assert_eq!(lines, 1, "one request is enough to hang: {:?}", minimized.inputs);
+        for candidate in &target.1 {
+            assert!(candidate.iter().any(|input| matches!(input, Input::Line(_))), "sent nothing: {candidate:?}");
+            let simplified = candidate
+                .iter()
+                .any(|input| matches!(input, Input::Line(_)) && ![request(1), request(2)].contains(input));
+            assert!(!simplified, "a line simplified for a server that wrote nothing: {candidate:?}");
         }
     }
 

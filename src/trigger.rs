@@ -10,7 +10,9 @@
 //! (`ping/meta-not-object`). A line with nothing odd is named by its shape: the method, `+envelope` when it carries
 //! the 2026-07-28 envelope, `+string-id` for a string id (`tools/call+envelope`). A received line that answers no
 //! sent request is named by what it is (`reply:error-32600`, `reply:result`, `server-request:METHOD`,
-//! `server-notification:METHOD`); a finding on no line is `no-line`.
+//! `server-notification:METHOD`); a finding on no line is `no-line`. A server that stopped answering
+//! (`SERVER-HANG`) in a conversation where it wrote nothing at all is `silent`, whatever line came first: one bug,
+//! one case file, not one per opening.
 //!
 //! The name is read off the bytes, not remembered from the generator, so it holds for case files, replays and
 //! recorded traffic alike, and a shrunk line cannot keep a name it no longer earns: dropping the extra member of an
@@ -40,6 +42,10 @@ const MEMBERS: [&str; 6] = ["jsonrpc", "id", "method", "params", "result", "erro
 
 /// The trigger of `finding` in `transcript` (see the module documentation).
 pub fn signature(transcript: &Transcript, finding: &Finding) -> String {
+    let wrote = || transcript.events.iter().any(|event| matches!(event, Event::Received { .. }));
+    if finding.rule == crate::oracle::rules::SERVER_HANG && !wrote() {
+        return "silent".to_string();
+    }
     let Some(index) = finding.event else { return "no-line".to_string() };
     match transcript.events.get(index) {
         Some(Event::Sent(line)) => sent(&transcript.events[..index], line),
@@ -372,6 +378,27 @@ mod tests {
     use crate::script::message::{Call, Envelope, Request};
     use crate::script::{Bounded, IdKind, Mutation, Opening, Script, Step};
     use crate::transcript::{Ending, Input};
+
+    #[test]
+    fn a_server_that_wrote_nothing_and_hung_is_silent_whatever_came_first() {
+        let hang = |first: &[u8], reply: Option<&[u8]>| {
+            let mut events = vec![Event::Sent(first.to_vec())];
+            events.extend(reply.map(|line| Event::Received { line: line.to_vec(), truncated: false }));
+            let transcript = Transcript { events, ending: Ending::Hung { waited_ms: 1 } };
+            let finding = Finding {
+                rule: crate::oracle::rules::SERVER_HANG,
+                level: Level::Error,
+                event: Some(0),
+                detail: String::new(),
+            };
+            signature(&transcript, &finding)
+        };
+        let initialize = br#"{"jsonrpc":"2.0","id":1,"method":"initialize"}"#;
+        assert_eq!(hang(initialize, None), "silent");
+        assert_eq!(hang(br#"{"jsonrpc":"2.0","id":1,"method":"ping"}"#, None), "silent");
+        // It answered something, then stopped: the line is named.
+        assert_eq!(hang(initialize, Some(br#"{"jsonrpc":"2.0","id":1,"result":{}}"#)), "initialize");
+    }
 
     /// The trigger of a finding on the last line the script sends.
     fn last_line(script: &Script) -> String {

@@ -269,7 +269,7 @@ fn a_silent_python_server_is_fuzzed_without_a_fork_server_and_its_first_contact_
     let (stdout, stderr) = (stdout.join().unwrap(), stderr.join().unwrap());
     assert!(stderr.contains("the server wrote nothing to an initialize"), "{stderr}");
     assert!(!stderr.contains("fork server"), "no fork server for a silent server: {stderr}");
-    let first = out.join("server-hang-initialize-0.case");
+    let first = out.join("server-hang-silent-0.case");
     assert!(first.exists(), "the first contact's conversation is conversation 0's case:\n{stderr}\n{stdout}");
     assert!(common::left_behind(&tag).is_empty());
     let _ = std::fs::remove_dir_all(&out);

@@ -76,7 +76,7 @@ pub static RULES: &[Rule] = &[
          was open may go unanswered; integer ids beyond ±(2^53 − 1) fall under JSONRPC-BIG-ID. Lines parsers \
          legitimately differ on (whole-valued float ids, numbers beyond 300 digits or 1e309, duplicate keys, a \
          byte-order mark, lone surrogate escapes, bytes that are not UTF-8 inside a string) may go unanswered or \
-         get any error.",
+         get any error. A server that hung without writing a single line is SERVER-HANG alone.",
         "JSON-RPC 2.0 §4; MCP basic/index.mdx §Requests; basic/utilities/cancellation.mdx; \
          shared/PROTOCOL-REFERENCE.md §7 I8, I29",
     ),

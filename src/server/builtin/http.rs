@@ -756,7 +756,12 @@ fn exchange(connection: &mut CalcConnection, body: &[u8]) -> Vec<Vec<u8>> {
 /// Serves the reference server over HTTP on `address` (`HOST:PORT`; port 0 picks one) until the process ends;
 /// `ready` gets the address it listens on; `state` is the server ([`HttpServer::new`]).
 pub fn serve(address: &str, mut state: HttpServer, ready: impl FnOnce(std::net::SocketAddr)) -> Result<()> {
-    let server = tiny_http::Server::http(address).map_err(|e| anyhow::anyhow!("cannot listen on {address}: {e}"))?;
+    let listener = std::net::TcpListener::bind(address).with_context(|| format!("cannot listen on {address}"))?;
+    // Accepted connections inherit it: tiny_http writes a response's head and body apart, and with Nagle on, the
+    // body waits for the client's delayed acknowledgement of the head (up to 40 ms on a kept-alive connection).
+    let _ = nix::sys::socket::setsockopt(&listener, nix::sys::socket::sockopt::TcpNoDelay, &true);
+    let server = tiny_http::Server::from_listener(listener, None)
+        .map_err(|e| anyhow::anyhow!("cannot listen on {address}: {e}"))?;
     let local = server.server_addr().to_ip().context("not an IP listener")?;
     ready(local);
     for mut request in server.incoming_requests() {

@@ -213,7 +213,7 @@ fn shrink_from(
     }
     // A server that wrote nothing and stopped answering stays silent for any line: simplifying a line costs a whole
     // wait per try and shows nothing.
-    let mute = !first.transcript.events.iter().any(|event| matches!(event, Event::Received { .. }));
+    let mute = first.transcript.received().next().is_none();
     let simplify = !(mute && [SERVER_HANG, RESPONSE_MISSING].contains(&rule));
     let shrunk = shrink_lines(start, runs - tried, simplify, &mut attempt);
     match kept {

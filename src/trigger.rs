@@ -42,7 +42,7 @@ const MEMBERS: [&str; 6] = ["jsonrpc", "id", "method", "params", "result", "erro
 
 /// The trigger of `finding` in `transcript` (see the module documentation).
 pub fn signature(transcript: &Transcript, finding: &Finding) -> String {
-    let wrote = || transcript.events.iter().any(|event| matches!(event, Event::Received { .. }));
+    let wrote = || transcript.received().next().is_some();
     if finding.rule == crate::oracle::rules::SERVER_HANG && !wrote() {
         return "silent".to_string();
     }

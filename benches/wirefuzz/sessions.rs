@@ -56,9 +56,7 @@ pub fn sessions(cli: &str) {
         let bytes = |index: u64| campaign::conversation_bytes(1, index);
         let short = |index: u64| session::from_bytes(&bytes(index), model.eras, tools).encode_on(&surface);
         let long = |index: u64| {
-            let mut draws = mcp_wirefuzz::script::draws::Draws(index);
-            let data: Vec<u8> = (0..session::LONG_BYTES / 8).flat_map(|_| draws.bits().to_le_bytes()).collect();
-            session::long_from_bytes(&data, model.eras, tools).encode_on(&surface)
+            session::long_from_bytes(&campaign::long_session_bytes(1, index), model.eras, tools).encode_on(&surface)
         };
         let (short_calls, short_conversations) = rate_of(&argv, &short, model.eras);
         let (long_calls, long_conversations) = rate_of(&argv, &long, model.eras);

@@ -244,7 +244,7 @@ pub fn conversation_on(seed: u64, index: u64, surface: &crate::surface::Surface)
 }
 
 /// The bytes long session `index` of `seed` is drawn from ([`session::LONG_BYTES`] of a SplitMix64 stream).
-fn long_session_bytes(seed: u64, index: u64) -> Vec<u8> {
+pub fn long_session_bytes(seed: u64, index: u64) -> Vec<u8> {
     let mut draws = crate::script::draws::Draws(seed ^ index.wrapping_mul(0x9E37_79B9_7F4A_7C15) ^ 0x4C4F_4E47);
     (0..session::LONG_BYTES / 8).flat_map(|_| draws.bits().to_le_bytes()).collect()
 }

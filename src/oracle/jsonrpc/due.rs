@@ -4,7 +4,7 @@
 use super::{Connection, Fault, Pending};
 use crate::oracle::rules::{BIG_ID, EXTRA_MEMBER, MALFORMED_REPLY, NOTIFICATION_REPLY, NULL_ID, RESPONSE_MISSING};
 use crate::oracle::shown;
-use crate::transcript::{Ending, Event};
+use crate::transcript::Ending;
 
 impl Connection<'_> {
     /// A sync point or the end of a closed connection: everything sent so far is due.
@@ -43,7 +43,7 @@ impl Connection<'_> {
         }
         // In a cut transcript, a reply may have come after the cut: no request is judged missing. A server that hung
         // without writing a line answered nothing: its hang (SERVER-HANG) is the one finding, not each request.
-        let wrote = self.transcript.events.iter().any(|event| matches!(event, Event::Received { .. }));
+        let wrote = self.transcript.received().next().is_some();
         let mute = matches!(self.transcript.ending, Ending::Hung { .. }) && !wrote;
         let cut = matches!(self.transcript.ending, Ending::Cut { .. }) || mute;
         let mut group_answered = vec![false; self.requests.len()];

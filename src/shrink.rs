@@ -20,14 +20,16 @@ pub fn shrink(inputs: Vec<Input>, budget: usize, still_fails: impl FnMut(&[Input
     shrink_lines(inputs, budget, true, still_fails)
 }
 
-/// [`shrink`], simplifying the lines left only when `simplify` (dropping lines always).
+/// [`shrink`], simplifying the lines left only when `simplify` (dropping lines always); without it, a candidate
+/// must drop a line (sync points alone are not worth a run: a silent server's runs each cost a whole wait).
 fn shrink_lines(
     inputs: Vec<Input>,
     budget: usize,
     simplify: bool,
     mut still_fails: impl FnMut(&[Input]) -> bool,
 ) -> Vec<Input> {
-    let mut shrinker = Shrinker { best: inputs, calls_left: budget, still_fails: &mut still_fails };
+    let mut shrinker =
+        Shrinker { best: inputs, calls_left: budget, fewer_lines: !simplify, still_fails: &mut still_fails };
     loop {
         let before = shrinker.best.clone();
         shrinker.drop_chunks();
@@ -200,8 +202,9 @@ fn shrink_from(
         true
     };
     // The likeliest small cases first, one run each; the passes go on from the first that still breaks the rule.
+    // A candidate that is the case itself is known to break it: not run again (a silent server's one line).
     let (mut start, mut tried) = (first.inputs.clone(), 0);
-    for candidate in directed(&first) {
+    for candidate in directed(&first).into_iter().filter(|candidate| *candidate != first.inputs) {
         if tried == runs {
             break;
         }
@@ -282,7 +285,7 @@ fn kind(input: &Input) -> Option<(String, Option<String>)> {
 /// input line.
 fn fault_input(inputs: &[Input], transcript: &Transcript, finding: &Finding) -> Option<usize> {
     let at = finding.event?;
-    let at = answered(&transcript.events, at).unwrap_or(at);
+    let at = crate::trigger::answered(&transcript.events, at).unwrap_or(at);
     let mut lines = inputs
         .iter()
         .enumerate()
@@ -299,15 +302,6 @@ fn fault_input(inputs: &[Input], transcript: &Transcript, finding: &Finding) -> 
         }
     }
     fault
-}
-
-/// When event `at` is a reply, the event of the last line sent before it with the reply's id: the request it
-/// answers, which other lines may have followed before the reply came.
-fn answered(events: &[Event], at: usize) -> Option<usize> {
-    let id_of = |line: &[u8]| serde_json::from_slice::<Map<String, Value>>(line).ok()?.get("id").cloned();
-    let Some(Event::Received { line, .. }) = events.get(at) else { return None };
-    let id = id_of(line).filter(|id| !id.is_null())?;
-    events[..at].iter().rposition(|event| matches!(event, Event::Sent(sent) if id_of(sent).as_ref() == Some(&id)))
 }
 
 /// The conversation of `inputs` up to the sync point after the line at fault in `finding` ([`fault_input`]), when
@@ -328,15 +322,19 @@ fn is_notification(input: &Input) -> bool {
 struct Shrinker<'a> {
     best: Vec<Input>,
     calls_left: usize,
+    /// True when a candidate must send fewer lines than the best so far.
+    fewer_lines: bool,
     still_fails: &'a mut dyn FnMut(&[Input]) -> bool,
 }
 
 impl Shrinker<'_> {
     /// Tries a candidate; keeps it when it still fails. One that sends nothing is not tried: a finding is about
-    /// something the server was sent.
+    /// something the server was sent; nor, with `fewer_lines`, one that sends as many lines as the best.
     fn try_candidate(&mut self, candidate: Vec<Input>) -> bool {
-        let sends = candidate.iter().any(|input| matches!(input, Input::Line(_)));
-        if self.calls_left == 0 || candidate == self.best || !sends {
+        let lines = |inputs: &[Input]| inputs.iter().filter(|input| matches!(input, Input::Line(_))).count();
+        let sends = lines(&candidate);
+        let worth = sends > 0 && (!self.fewer_lines || sends < lines(&self.best));
+        if self.calls_left == 0 || candidate == self.best || !worth {
             return false;
         }
         self.calls_left -= 1;
@@ -571,6 +569,17 @@ mod tests {
                 .any(|input| matches!(input, Input::Line(_)) && ![request(1), request(2)].contains(input));
             assert!(!simplified, "a line simplified for a server that wrote nothing: {candidate:?}");
         }
+    }
+
+    #[test]
+    fn a_silent_servers_one_line_case_is_not_run_again() {
+        let inputs = vec![line(json!({ "jsonrpc": "2.0", "id": 1, "method": "initialize" })), Input::Sync];
+        let mut target = Recorded(Mute, Vec::new());
+        let budget = Budget { runs: 100, time: None };
+        let minimized =
+            minimize_finding(&mut target, &inputs, SERVER_HANG, None, &Policy::default(), budget).unwrap().unwrap();
+        assert_eq!(minimized.inputs, inputs);
+        assert_eq!(target.1, [inputs], "the reproduction only: the line alone is the case itself");
     }
 
     /// A target that counts its runs.

@@ -94,18 +94,29 @@ fn received(before: &[Event], line: &[u8]) -> String {
         Some(Outcome::Error(error)) => format!(":error{}", error.code),
         _ => String::new(),
     };
-    let answered = match &id {
-        ResponseId::Id(id) => before.iter().enumerate().rev().find_map(|(at, event)| match event {
-            Event::Sent(sent) if sent_id(sent).as_ref() == Some(id) => Some((at, sent)),
-            _ => None,
-        }),
-        ResponseId::Null | ResponseId::Absent => None,
-    };
+    let answered = latest_sent_with(before, &id).and_then(|at| match &before[at] {
+        Event::Sent(request) => Some((at, request)),
+        _ => None,
+    });
     match answered {
         Some((at, request)) => format!("{}{code}", sent(&before[..at], request)),
         None if code.is_empty() => "reply:result".to_string(),
         None => format!("reply{code}"),
     }
+}
+
+/// When event `at` of `events` is a response, the event of the last line sent before it with the response's id:
+/// the request it answers (other lines may have been sent between the two).
+pub fn answered(events: &[Event], at: usize) -> Option<usize> {
+    let Some(Event::Received { line, .. }) = events.get(at) else { return None };
+    let Frame::Response(response) = Frame::parse(line) else { return None };
+    latest_sent_with(&events[..at], &response.id)
+}
+
+/// The event of the last line among `before` sent with `id`, when `id` is one.
+fn latest_sent_with(before: &[Event], id: &ResponseId) -> Option<usize> {
+    let ResponseId::Id(id) = id else { return None };
+    before.iter().rposition(|event| matches!(event, Event::Sent(sent) if sent_id(sent).as_ref() == Some(id)))
 }
 
 /// The id a sent line carries, when one can be read off it.

@@ -28,7 +28,11 @@ struct Bug {
     cases: u32,
 }
 
-/// The hang, in both stores: its own test runs both stores' runs side by side, as they mostly wait.
+/// The `--hang-wait` of the hang's runs: its confirmation's one wait. The default (60 s, a client's request
+/// timeout) is what a user's run waits; the finding and its confirmation are the same with a shorter one.
+const HANG_WAIT: &str = "10";
+
+/// The hang, in every store: its own test runs both stores' runs side by side, as they mostly wait.
 const HANG: Bug = Bug { name: "hang", rules: &["SERVER-HANDLER-HANG"], word: "search_notes", cases: 8 };
 
 /// The bugs both stores plant but the hang ([`HANG`]) and the panic, whose rmcp and Python forms differ.
@@ -55,14 +59,16 @@ fn build() -> PathBuf {
 }
 
 /// `fuzz --sdk SDK --seed 7 --cases N --jobs 1 --shrink-time 3 -- SERVER` with `NOTES_BUG` set to `bug` (for a
-/// server the CLI starts): the exit code and the JSON report.
+/// server the CLI starts; the hang's runs with `--hang-wait` [`HANG_WAIT`]): the exit code and the JSON report.
 fn fuzz(server: &[String], sdk: &str, bug: &str, cases: u32) -> (Option<i32>, Value) {
     let scratch = std::env::temp_dir().join(format!("wirefuzz-author-{sdk}-{bug}-{}", std::process::id()));
     let report = scratch.join("report.json");
     let started = std::time::Instant::now();
+    let hang_wait: &[&str] = if bug == HANG.name { &["--hang-wait", HANG_WAIT] } else { &[] };
     let output = Command::new(env!("CARGO_BIN_EXE_mcp-wirefuzz"))
         .args(["fuzz", "--sdk", sdk, "--seed", "7", "--jobs", "1", "--shrink-time", "3", "--cases"])
         .arg(cases.to_string())
+        .args(hang_wait)
         .arg("--out")
         .arg(scratch.join("findings"))
         .arg("--json")

@@ -1,7 +1,7 @@
 //! Sentinel barriers give the verdicts the clock gives: the same conversations, run through `mcp-wirefuzz serve
 //! --mutant NAME` once with sentinel barriers (and process reuse) and once with reply timeouts and settle windows
-//! only, break the same rules (on each bug's trigger and one generated conversation; the slow tier adds three,
-//! among them the first that shows the bug); a dropped request is a finding in milliseconds; and the same seed gives the same
+//! only, break the same rules (on each bug's trigger and one generated conversation; the slow tier adds the
+//! first that shows the bug); a dropped request is a finding in milliseconds; and the same seed gives the same
 //! findings on a loaded machine (slow tier, `WIREFUZZ_SLOW=1`).
 
 #[path = "common/tier.rs"]
@@ -56,27 +56,36 @@ fn rules(target: &mut dyn Target, inputs: &[Input], mutant: Mutant) -> BTreeSet<
 
 #[test]
 fn sentinel_barriers_give_the_clocks_verdicts_on_every_planted_bug() {
-    for mutant in Mutant::ALL {
-        let mut clock = StdioTarget::new(serve(mutant), timeouts());
-        let mut fast = StdioTarget::new(serve(mutant), timeouts()).with_sentinels(Eras::Dual);
-        // The bug's own trigger and the seed's first conversation; the slow tier adds the first generated
-        // conversation that shows the bug (thousands in for some tool-level bugs: about 40 s to find in all) and two
-        // more.
-        let trigger: Vec<Input> = mutant.trigger().into_iter().map(Input::Line).collect();
-        let mut conversations =
-            vec![("its trigger".to_string(), trigger), ("conversation 0".into(), conversation(1, 0))];
-        if tier::asked() {
-            for index in [trigger_index(mutant, 1), 1, 2] {
-                conversations.push((format!("conversation {index}"), conversation(1, index)));
-            }
+    // The mutants split among one thread per core: a clock run mostly waits out its settle windows.
+    let cores = std::thread::available_parallelism().map_or(2, |n| n.get());
+    std::thread::scope(|scope| {
+        let threads: Vec<_> = (0..cores)
+            .map(|first| scope.spawn(move || Mutant::ALL.iter().skip(first).step_by(cores).for_each(|&m| agree(m))))
+            .collect();
+        for thread in threads {
+            thread.join().expect("a mutant's clock and sentinel verdicts agree");
         }
-        for (which, inputs) in conversations {
-            let expected = rules(&mut clock, &inputs, mutant);
-            if which == "its trigger" {
-                assert!(expected.contains(mutant.expected_rule()), "{mutant}: its trigger breaks {expected:?}");
-            }
-            assert_eq!(rules(&mut fast, &inputs, mutant), expected, "{mutant}, {which}");
+    });
+}
+
+/// Asserts the clock and sentinel barriers give the same verdicts on `mutant`'s conversations.
+fn agree(mutant: Mutant) {
+    let mut clock = StdioTarget::new(serve(mutant), timeouts());
+    let mut fast = StdioTarget::new(serve(mutant), timeouts()).with_sentinels(Eras::Dual);
+    // The bug's own trigger and the seed's first conversation; the slow tier adds the first generated conversation
+    // that shows the bug (thousands in for some tool-level bugs: about 40 s to find in all).
+    let trigger: Vec<Input> = mutant.trigger().into_iter().map(Input::Line).collect();
+    let mut conversations = vec![("its trigger".to_string(), trigger), ("conversation 0".into(), conversation(1, 0))];
+    if tier::asked() {
+        let index = trigger_index(mutant, 1);
+        conversations.push((format!("conversation {index}"), conversation(1, index)));
+    }
+    for (which, inputs) in conversations {
+        let expected = rules(&mut clock, &inputs, mutant);
+        if which == "its trigger" {
+            assert!(expected.contains(mutant.expected_rule()), "{mutant}: its trigger breaks {expected:?}");
         }
+        assert_eq!(rules(&mut fast, &inputs, mutant), expected, "{mutant}, {which}");
     }
 }
 

@@ -41,8 +41,9 @@ impl Connection<'_> {
                 ),
             }
         }
-        // In a cut transcript, a reply may have come after the cut: no request is judged missing. A server that hung
-        // without writing a line answered nothing: its hang (SERVER-HANG) is the one finding, not each request.
+        // In a cut transcript, a reply may have come after the cut: no request or malformed line is judged unanswered.
+        // A server that hung without writing a line answered nothing: its hang (SERVER-HANG) is the one finding, not
+        // each request, big id or malformed line.
         let wrote = self.transcript.received().next().is_some();
         let mute = matches!(self.transcript.ending, Ending::Hung { .. }) && !wrote;
         let cut = matches!(self.transcript.ending, Ending::Cut { .. }) || mute;
@@ -78,7 +79,7 @@ impl Connection<'_> {
         }
         for at in 0..self.pending.len() {
             let pending = &self.pending[at];
-            if pending.explained || !pending.due || pending.reused {
+            if cut || pending.explained || !pending.due || pending.reused {
                 continue;
             }
             let line = shown(self.transcript, pending.event);

@@ -165,6 +165,13 @@ fn response_missing() {
     assert_eq!(ids(&check(&crashed, &Policy::default())), [SERVER_CRASH]);
     let hung = t(&[S(PING_1), Sync, S(PING_1)], Ending::Hung { waited_ms: 5000 });
     assert_eq!(ids(&check(&hung, &Policy::default())), [SERVER_HANG], "a server that wrote nothing: one finding");
+    // Whatever it was sent: a big id or a malformed line owed a refusal is not judged apart from its silence.
+    let big = r#"{"jsonrpc":"2.0","id":1844674407370955161000000000000000000004,"method":"ping"}"#;
+    let mute = t(&[S(PING_1), Sync, S(big), S("this is not json"), Sync], Ending::Hung { waited_ms: 5000 });
+    assert_eq!(ids(&check(&mute, &Policy::default())), [SERVER_HANG], "a mute server's big id and malformed line");
+    let (ping_3, answer_3) = (r#"{"jsonrpc":"2.0","id":3,"method":"ping"}"#, r#"{"jsonrpc":"2.0","id":3,"result":{}}"#);
+    let heard = t(&[S(big), S(ping_3), R(answer_3), Sync, S(PING_1), Sync], Ending::Hung { waited_ms: 5000 });
+    assert_eq!(ids(&check(&heard, &Policy::default())), [BIG_ID, SERVER_HANG], "a server that answered is judged");
     let answered_then_hung =
         t(&[S(PING_1), R(EMPTY_1), Sync, S(PING_1), Sync, S(PING_1)], Ending::Hung { waited_ms: 5000 });
     assert_eq!(ids(&check(&answered_then_hung, &Policy::default())), [RESPONSE_MISSING, SERVER_HANG]);

@@ -1,15 +1,18 @@
-//! JSON-RPC batches on a connection that negotiated 2025-03-26, the one MCP version that has them: a batch array
+//! JSON-RPC batches. On a connection that negotiated 2025-03-26, the one MCP version that has them, a batch array
 //! from the client must be accepted and each request in it answered, in an array reply or in separate lines
-//! (JSON-RPC 2.0 §6). The oracle judges such a connection on its transcript with every array line (sent or
+//! (JSON-RPC 2.0 §6). On one that negotiated 2024-11-05 (which says nothing of batches: base JSON-RPC applies), or
+//! before any version was negotiated on a server that serves the handshake era, a batch may be served so, or
+//! refused, or dropped. The oracle judges such a connection on its transcript with every array line (sent or
 //! received) spread into one event per item, so the JSON-RPC and MCP layers match the items as they match lines;
-//! then each finding is put back on the event it came from, and a request of a batch left unanswered (silence, or
-//! one id-less error refusing the whole batch) is [`BATCH`].
+//! then each finding is put back on the event it came from, and, on 2025-03-26, a request of a batch left
+//! unanswered (silence, or one id-less error refusing the whole batch) is [`BATCH`].
 //!
-//! On every other connection an array line is what it always was: malformed input from the client, a framing
-//! finding from the server.
+//! On every other connection (2025-06-18 and later, 2026-07-28) an array line is what it always was: malformed
+//! input from the client, a framing finding from the server.
 
 use super::Finding;
 use super::rules::{BATCH, BIG_ID, EXTRA_MEMBER, NOTIFICATION_REPLY, NULL_ID, RESPONSE_MISSING};
+use crate::protocol::envelope::META;
 use crate::protocol::era::BATCH_VERSION;
 use crate::protocol::methods::{CANCELLED, INITIALIZE};
 use crate::protocol::{Frame, IdField, RequestId};
@@ -17,18 +20,20 @@ use crate::transcript::{Event, Transcript};
 use serde_json::Value;
 use std::collections::HashMap;
 
+/// The version that says nothing of batches: a batch on it may be served, refused or dropped.
+const BASE_JSONRPC_VERSION: &str = "2024-11-05";
+
 /// A transcript with its batch lines spread into items, and the way back to the original events.
 pub(super) struct Spread {
     /// The transcript the layers read.
     pub(super) transcript: Transcript,
     /// For each event of [`Spread::transcript`], the event of the original it comes from.
     origin: Vec<usize>,
-    /// The batches the client sent after 2025-03-26 was negotiated (none when the `initialize` that asked for it was
-    /// cancelled and got no reply: the server may have negotiated it or not, so a batch is malformed input).
+    /// The batches the client sent where batches are served ([`Batches`]).
     batches: Vec<Batch>,
 }
 
-/// A batch the client sent on a 2025-03-26 connection.
+/// A batch the client sent where batches are served.
 struct Batch {
     /// Its event in the original transcript.
     event: usize,
@@ -38,11 +43,28 @@ struct Batch {
     notifications: bool,
     /// It carries `initialize`, which 2025-03-26 forbids in a batch (lifecycle.mdx): the server may refuse it.
     forbidden: bool,
+    /// The connection negotiated 2025-03-26: the batch must be accepted ([`BATCH`]).
+    required: bool,
 }
 
-/// The transcript spread, or `None` when nothing is to spread: no array line after a handshake that negotiated
-/// 2025-03-26 (the common case costs one look at each line's first byte).
-pub(super) fn spread(transcript: &Transcript) -> Option<Spread> {
+/// What an array line at some point of a conversation is.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum Batches {
+    /// 2025-03-26 was negotiated: a batch must be served.
+    Required,
+    /// 2024-11-05 was negotiated, or nothing yet on a server that serves the handshake era: a batch may be served.
+    Optional,
+    /// An `initialize` asked for 2025-03-26, was cancelled and got no reply: whether the server took batches is not
+    /// known, so a batch it refused is malformed input, and an array it wrote is a batch reply not judged.
+    Unknown,
+    /// Any other version, or the 2026-07-28 envelope: an array is no message.
+    Malformed,
+}
+
+/// The transcript spread, or `None` when nothing is to spread: no array line where batches are served (the common
+/// case costs one look at each line's first byte). `handshake_served` is false when the server model says the
+/// server serves no handshake-era version: an array sent before any negotiation is then malformed input.
+pub(super) fn spread(transcript: &Transcript, handshake_served: bool) -> Option<Spread> {
     let is_array = |line: &[u8]| line.trim_ascii_start().starts_with(b"[");
     let any_array = transcript.events.iter().any(|event| match event {
         Event::Sent(line) | Event::Received { line, truncated: false } => is_array(line),
@@ -51,7 +73,25 @@ pub(super) fn spread(transcript: &Transcript) -> Option<Spread> {
     if !any_array {
         return None;
     }
-    let (from, known) = negotiated_at(transcript)?;
+    let negotiations = negotiations(transcript);
+    let mode = |index: usize| match negotiations.iter().rev().find(|n| n.sent < index) {
+        Some(n) if n.version == BATCH_VERSION => match n.known {
+            true => Batches::Required,
+            false => Batches::Unknown,
+        },
+        Some(n) if n.version == BASE_JSONRPC_VERSION => Batches::Optional,
+        Some(_) => Batches::Malformed,
+        None if handshake_served && !enveloped_before(transcript, index) => Batches::Optional,
+        None => Batches::Malformed,
+    };
+    let spreads = |index: usize, line: &[u8]| is_array(line) && mode(index) != Batches::Malformed;
+    let spreading = transcript.events.iter().enumerate().any(|(index, event)| match event {
+        Event::Sent(line) | Event::Received { line, truncated: false } => spreads(index, line),
+        _ => false,
+    });
+    if !spreading {
+        return None;
+    }
     let mut spread = Spread {
         transcript: Transcript {
             events: Vec::with_capacity(transcript.events.len()),
@@ -62,7 +102,7 @@ pub(super) fn spread(transcript: &Transcript) -> Option<Spread> {
     };
     for (index, event) in transcript.events.iter().enumerate() {
         let items = match event {
-            Event::Sent(line) | Event::Received { line, truncated: false } if index > from && is_array(line) => {
+            Event::Sent(line) | Event::Received { line, truncated: false } if spreads(index, line) => {
                 match serde_json::from_slice::<Value>(line) {
                     Ok(Value::Array(items)) if !items.is_empty() => Some(items),
                     _ => None,
@@ -76,9 +116,8 @@ pub(super) fn spread(transcript: &Transcript) -> Option<Spread> {
             continue;
         };
         let sent = matches!(event, Event::Sent(_));
-        if !known {
-            // Whether the server took batches is not known: a batch it refused is malformed input as on any other
-            // version, and an array it wrote is a batch reply not judged.
+        let mode = mode(index);
+        if mode == Batches::Unknown {
             if sent {
                 spread.transcript.events.push(event.clone());
                 spread.origin.push(index);
@@ -90,7 +129,8 @@ pub(super) fn spread(transcript: &Transcript) -> Option<Spread> {
             let requests = frames.iter().filter(|f| matches!(f, Frame::Request(_))).count();
             let forbidden = frames.iter().any(|f| matches!(f, Frame::Request(r) if r.method == INITIALIZE));
             let notifications = frames.iter().all(|f| matches!(f, Frame::Notification(_)));
-            spread.batches.push(Batch { event: index, requests, notifications, forbidden });
+            let required = mode == Batches::Required;
+            spread.batches.push(Batch { event: index, requests, notifications, forbidden, required });
         }
         for item in items {
             let line = serde_json::to_vec(&item).unwrap_or_default();
@@ -103,6 +143,17 @@ pub(super) fn spread(transcript: &Transcript) -> Option<Spread> {
         }
     }
     Some(spread)
+}
+
+/// True when a line sent before `index` carries the 2026-07-28 envelope (`params._meta` with a protocol version):
+/// the conversation speaks that era, where an array is no message.
+fn enveloped_before(transcript: &Transcript, index: usize) -> bool {
+    transcript.events[..index].iter().any(|event| {
+        let Event::Sent(line) = event else { return false };
+        let Ok(Value::Object(message)) = serde_json::from_slice::<Value>(line) else { return false };
+        let meta = message.get("params").and_then(|params| params.get(META));
+        meta.and_then(|meta| meta.get(crate::protocol::envelope::PROTOCOL_VERSION_KEY)).is_some()
+    })
 }
 
 impl Spread {
@@ -165,7 +216,8 @@ impl Spread {
             // A batch holding no request MCP allows and not only notifications (`[{}]`, a request with id `1.5`) may
             // be refused: its refusal says nothing of whether the server takes batches.
             let nothing_valid = b.requests == 0 && !b.notifications;
-            if b.forbidden || nothing_valid || (silent[batch] == 0 && refused_at[batch].is_none()) {
+            let served = silent[batch] == 0 && refused_at[batch].is_none();
+            if !b.required || b.forbidden || nothing_valid || served {
                 continue;
             }
             let how = refused_at[batch].map_or_else(
@@ -262,36 +314,52 @@ fn idless_refusal(transcript: &Transcript, event: usize) -> bool {
     })
 }
 
-/// The event of the `initialize` that negotiated 2025-03-26: one that asked for it and got a result with that
-/// `protocolVersion`, wherever that result comes (`true`); or else one that asked for it, was cancelled and got no
-/// reply at all, so the version is not known (`false`).
-fn negotiated_at(transcript: &Transcript) -> Option<(usize, bool)> {
-    let mut asked: Vec<(RequestId, usize)> = Vec::new();
+/// A version an `initialize` negotiated.
+struct Negotiation {
+    /// The event of the `initialize`.
+    sent: usize,
+    /// The version its result names (or, unknown, the one it asked for).
+    version: String,
+    /// False when the `initialize` asked for 2025-03-26, was cancelled and got no reply at all: the server may have
+    /// negotiated it or not.
+    known: bool,
+}
+
+/// Every version an `initialize` negotiated, in the order they were asked for: one that got a result names the
+/// version of that result, wherever the result comes (a server answers `initialize` before it reads what follows,
+/// but its reply may be written after the replies to later lines, a batch's array among them); one that asked for
+/// 2025-03-26, was cancelled and got no reply is that version, not known.
+fn negotiations(transcript: &Transcript) -> Vec<Negotiation> {
+    let mut asked: Vec<(RequestId, usize, Option<String>)> = Vec::new();
+    let mut found = Vec::new();
     for (index, event) in transcript.events.iter().enumerate() {
         match event {
             Event::Sent(line) => {
                 if let Frame::Request(request) = Frame::parse(line)
                     && request.method == INITIALIZE
-                    && version(request.params.as_ref()) == Some(BATCH_VERSION)
                 {
-                    asked.push((request.id, index));
+                    asked.push((request.id, index, version(request.params.as_ref()).map(str::to_string)));
                 }
             }
             Event::Received { line, truncated: false } if !asked.is_empty() => {
                 let Ok(reply) = serde_json::from_slice::<Value>(line) else { continue };
-                // From the request on: a server answers `initialize` before it reads what follows, but its reply
-                // may be written after the replies to later lines (a batch's array among them).
                 if let IdField::Valid(id) = IdField::of(reply.get("id"))
-                    && let Some(&(_, sent)) = asked.iter().find(|(asked, _)| *asked == id)
-                    && version(reply.get("result")) == Some(BATCH_VERSION)
+                    && let Some(at) = asked.iter().position(|(asked, _, _)| *asked == id)
+                    && let Some(negotiated) = version(reply.get("result"))
                 {
-                    return Some((sent, true));
+                    let (_, sent, _) = asked.remove(at);
+                    found.push(Negotiation { sent, version: negotiated.to_string(), known: true });
                 }
             }
             _ => {}
         }
     }
-    asked.into_iter().find(|(id, _)| cancelled_unanswered(transcript, id)).map(|(_, sent)| (sent, false))
+    let unknown = asked
+        .into_iter()
+        .filter(|(id, _, version)| version.as_deref() == Some(BATCH_VERSION) && cancelled_unanswered(transcript, id));
+    found.extend(unknown.map(|(_, sent, _)| Negotiation { sent, version: BATCH_VERSION.to_string(), known: false }));
+    found.sort_by_key(|n| n.sent);
+    found
 }
 
 /// True when the client cancelled the request with this id and no reply carries the id.
@@ -554,7 +622,33 @@ mod tests {
         let mut events = vec![Event::Sent(init("2025-03-26").into_bytes())];
         events.push(Event::Received { line: init_ok("2025-06-18").into_bytes(), truncated: false });
         events.push(Event::Sent(BATCH_2.as_bytes().to_vec()));
-        assert!(spread(&Transcript { events, ending: Ending::Closed }).is_none());
+        assert!(spread(&Transcript { events, ending: Ending::Closed }, true).is_none());
+        // A modern conversation: the envelope says which era, and an array is no message in it.
+        let modern = r#"{"jsonrpc":"2.0","id":5,"method":"tools/list","params":{"_meta":{"io.modelcontextprotocol/protocolVersion":"2026-07-28","io.modelcontextprotocol/clientCapabilities":{}}}}"#;
+        let events = vec![Event::Sent(modern.as_bytes().to_vec()), Event::Sent(BATCH_2.as_bytes().to_vec())];
+        assert!(spread(&Transcript { events, ending: Ending::Closed }, true).is_none());
+    }
+
+    #[test]
+    fn on_2024_11_05_or_before_any_version_a_batch_may_be_served_refused_or_dropped() {
+        let array = r#"[{"jsonrpc":"2.0","id":1,"result":{}},{"jsonrpc":"2.0","id":2,"result":{"tools":[]}}]"#;
+        let policy = Policy::default();
+        for replies in [&[array][..], &[REFUSAL], &[]] {
+            assert_eq!(rules("2024-11-05", BATCH_2, replies, &policy), Vec::<&str>::new(), "{replies:?}");
+        }
+        // Its items are still judged: an id answered under another (go-sdk truncates 1.5 to 1).
+        let truncated = r#"[{"jsonrpc":"2.0","id":1,"result":{}}]"#;
+        let odd = r#"[{"jsonrpc":"2.0","id":1.5,"method":"ping"}]"#;
+        assert!(rules("2024-11-05", odd, &[truncated], &policy).contains(&super::super::rules::ID_ECHO));
+        // Before any initialize: base JSON-RPC, unless the server serves no handshake-era version.
+        let first = |replies: &[&str]| {
+            let mut events = vec![Event::Sent(BATCH_2.as_bytes().to_vec())];
+            events.extend(replies.iter().map(|r| Event::Received { line: r.as_bytes().to_vec(), truncated: false }));
+            Transcript { events, ending: Ending::Closed }
+        };
+        let found: Vec<_> = check(&first(&[array]), &policy).into_iter().map(|f| f.rule).collect();
+        assert_eq!(found, Vec::<&str>::new());
+        assert!(spread(&first(&[array]), false).is_none(), "a modern-only server's array reply stays a framing fault");
     }
 
     #[test]

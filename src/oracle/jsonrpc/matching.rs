@@ -90,6 +90,17 @@ impl Connection<'_> {
             return self.explain(line, index, outcome);
         }
         let line = shown(self.transcript, index);
+        // An integer id that a pending line's fractional id turns into (go-sdk answers `1.5` as `1`): that line's
+        // answer, echoed wrong, though a request sent with the integer was answered already.
+        if let Some((pending, literal)) = self.fraction_dropped(id) {
+            let event = self.pending[pending].event;
+            self.mark_explained(pending, false);
+            let detail = format!(
+                "the response id {id} is not the id {literal} of the line at event {event} (the number's fraction \
+                 dropped): {line}"
+            );
+            return self.add(ID_ECHO, index, detail);
+        }
         if let Some(&first) = self.by_id.get(id).and_then(|slots| slots.first()) {
             let event = self.requests[first].event;
             return self.add(
@@ -325,6 +336,20 @@ impl Connection<'_> {
     /// The first open request whose id is not this one but could be mistaken for it.
     fn near_match(&self, similar: impl Fn(&RequestId) -> bool) -> Option<usize> {
         (0..self.requests.len()).find(|&slot| !self.requests[slot].answered && similar(&self.requests[slot].id))
+    }
+
+    /// The first unexplained pending line sent with a number id with a fraction that truncates or rounds to the
+    /// integer `id`, and that number.
+    fn fraction_dropped(&self, id: &RequestId) -> Option<(usize, serde_json::Number)> {
+        let RequestId::Integer(digits) = id else { return None };
+        let whole = digits.parse::<f64>().ok()?;
+        self.pending.iter().enumerate().find_map(|(at, p)| {
+            let Some(serde_json::Value::Number(sent)) = p.literal.as_ref().filter(|_| !p.explained) else {
+                return None;
+            };
+            let value = sent.as_f64().filter(|v| v.fract() != 0.0)?;
+            (value.trunc() == whole || value.round() == whole).then(|| (at, sent.clone()))
+        })
     }
 
     /// The first unexplained pending line with an id that could be mistaken for this one, and that id.

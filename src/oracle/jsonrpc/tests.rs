@@ -139,6 +139,16 @@ fn duplicate_response() {
     quiet(&[S(PING_1), S(PING_1), R(EMPTY_1), R(EMPTY_1), Sync], DUPLICATE_RESPONSE);
     only(&[S(PING_1), S(PING_1), R(EMPTY_1), R(EMPTY_1), Sync], &[]);
     fires(&[S(PING_1), S(PING_1), R(EMPTY_1), R(EMPTY_1), R(EMPTY_1)], DUPLICATE_RESPONSE);
+    // A second reply under 1 while a line sent with id 1.5 is unanswered: that line's id, its fraction dropped
+    // (go-sdk 1.8.0), not a second answer to the first.
+    let fraction = r#"{"jsonrpc":"2.0","id":1.5,"method":"ping"}"#;
+    let f = fires(&[S(PING_1), R(EMPTY_1), Sync, S(fraction), R(EMPTY_1), Sync], ID_ECHO);
+    assert!(f.detail.contains("the id 1.5 of the line at event 3 (the number's fraction dropped)"), "{}", f.detail);
+    only(&[S(PING_1), R(EMPTY_1), Sync, S(fraction), R(EMPTY_1), Sync], &[ID_ECHO]);
+    // Its exact echo is no finding, and a third reply under 1 is still a duplicate.
+    only(&[S(PING_1), R(EMPTY_1), Sync, S(fraction), R(r#"{"jsonrpc":"2.0","id":1.5,"result":{}}"#), Sync], &[]);
+    let third = [S(PING_1), R(EMPTY_1), Sync, S(fraction), R(EMPTY_1), R(EMPTY_1), Sync];
+    only(&third, &[ID_ECHO, DUPLICATE_RESPONSE]);
 }
 
 #[test]
@@ -375,6 +385,16 @@ fn big_id() {
         only(&[S(&request), R(refused)], &[]);
         only(&[S(&request), R(&format!(r#"{{"jsonrpc":"2.0","id":{id},"result":{{}}}}"#))], &[]);
     }
+    // An id beyond 64 bits answered under a 64-bit bound (go-sdk 1.8.0: a double's overflow into int64) is the same
+    // wire fact as one rounded: the big id's, once; one a double holds within 64 bits answered so is unexplained.
+    let huge = r#"{"jsonrpc":"2.0","id":1844674407370955161000000000000000000002,"method":"ping"}"#;
+    let clamped = r#"{"jsonrpc":"2.0","id":-9223372036854775808,"result":{}}"#;
+    let f = fires(&[S(huge), R(clamped), Sync], BIG_ID);
+    assert!(f.detail.contains("overflowed"), "{}", f.detail);
+    only(&[S(huge), R(clamped), Sync], &[BIG_ID]);
+    only(&[S(r#"{"jsonrpc":"2.0","id":9223372036854775807,"method":"ping"}"#), R(clamped), Sync], &[BIG_ID]);
+    let within = r#"{"jsonrpc":"2.0","id":9007199254740993,"method":"ping"}"#;
+    only(&[S(within), R(clamped), Sync], &[BIG_ID, ID_ECHO]);
     // rmcp ignores a line that is not JSON and refuses the big id without an id: the refusal is the big id's.
     let big_40 = r#"{"jsonrpc":"2.0","id":1844674407370955161000000000000000000003,"method":""}"#;
     only(&[S("t"), S(big_40), R(refused)], &[]);

@@ -477,11 +477,11 @@ impl Reply<'_, '_> {
             crate::protocol::methods::PING => match self.outcome {
                 Outcome::Result(Value::Object(result)) if result.is_empty() => {}
                 Outcome::Result(_) => self.add(PING, "ping got a result that is not {}"),
-                // A ping whose params._meta is not an object has invalid params (schema.ts RequestParams): -32602
-                // is a fair answer (JSON-RPC 2.0 §5.1). Found over HTTP on the Python SDK (issue 13).
-                Outcome::Error(error)
-                    if error.code == INVALID_PARAMS
-                        && request.params.as_ref().and_then(|p| p.get("_meta")).is_some_and(|m| !m.is_object()) => {}
+                // A ping whose params._meta is not an object is no valid ping (schema.ts RequestParams), and
+                // ping.mdx's empty response is owed to a valid one: any error refuses it fairly (-32602 from the
+                // Python SDK over HTTP, -32600 from mcp-go, whose message names the unparsable ping).
+                Outcome::Error(_)
+                    if request.params.as_ref().and_then(|p| p.get("_meta")).is_some_and(|m| !m.is_object()) => {}
                 Outcome::Error(error) => self.add(PING, format!("ping got error {}, not the result {{}}", error.code)),
             },
             _ if initialized => {

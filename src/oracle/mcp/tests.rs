@@ -928,4 +928,8 @@ fn a_ping_with_a_meta_that_is_no_object_may_get_invalid_params() {
     let rules = |t: &Transcript| check(t, &Policy::default()).into_iter().map(|f| f.rule).collect::<Vec<_>>();
     assert!(!rules(&transcript(r#""""#, refused)).contains(&PING));
     assert!(rules(&transcript("{}", refused)).contains(&PING));
+    // mcp-go 0.56.0 refuses it as an unparsable request.
+    let unparsable = r#"{"jsonrpc":"2.0","id":2,"error":{"code":-32600,"message":"unparsable ping request: json: cannot unmarshal number"}}"#;
+    assert!(!rules(&transcript("7", unparsable)).contains(&PING));
+    assert!(rules(&transcript("{}", unparsable)).contains(&PING));
 }

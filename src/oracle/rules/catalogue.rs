@@ -434,7 +434,8 @@ pub static RULES: &[Rule] = &[
     must(
         PING,
         HANDSHAKE,
-        "On a handshake connection `ping` gets the result {} (an empty object), before or after initialize.",
+        "On a handshake connection a valid `ping` gets the result {} (an empty object), before or after initialize; \
+         one whose `_meta` is no object may be refused with any error.",
         "MCP 2025-11-25 basic/utilities/ping.mdx",
     ),
     should(

@@ -21,6 +21,7 @@
 use crate::oracle::Finding;
 use crate::protocol::envelope::{CLIENT_CAPABILITIES_KEY, META, PROTOCOL_VERSION_KEY};
 use crate::protocol::era::{HANDSHAKE_VERSIONS, MODERN_VERSIONS};
+use crate::protocol::id::mangled_integer;
 use crate::protocol::json::parse_value;
 use crate::protocol::{Frame, IdField, Outcome, RequestId, ResponseId};
 use crate::transcript::{Event, Transcript};
@@ -113,10 +114,17 @@ pub fn answered(events: &[Event], at: usize) -> Option<usize> {
     latest_sent_with(&events[..at], &response.id)
 }
 
-/// The event of the last line among `before` sent with `id`, when `id` is one.
+/// The event of the last line among `before` sent with `id`, when `id` is one; else of the last sent with a big
+/// integer id that `id` is the mangled form of ([`mangled_integer`]: a reply under a rounded id is the big id's).
 fn latest_sent_with(before: &[Event], id: &ResponseId) -> Option<usize> {
     let ResponseId::Id(id) = id else { return None };
-    before.iter().rposition(|event| matches!(event, Event::Sent(sent) if sent_id(sent).as_ref() == Some(id)))
+    let sent_with = |wanted: &dyn Fn(&RequestId) -> bool| {
+        before.iter().rposition(|event| matches!(event, Event::Sent(sent) if sent_id(sent).is_some_and(|s| wanted(&s))))
+    };
+    sent_with(&|sent| sent == id).or_else(|| match id {
+        RequestId::Integer(got) => sent_with(&|sent| matches!(sent, RequestId::Integer(s) if mangled_integer(s, got))),
+        RequestId::String(_) => None,
+    })
 }
 
 /// The id a sent line carries, when one can be read off it.
@@ -525,6 +533,13 @@ mod tests {
         ];
         assert_eq!(names, expected);
         assert_eq!(at(events.clone(), 0), "extra-field");
+        // A reply under a big id rounded (TS SDK on zod 3) is named by the big id's line, as its silence is.
+        let big = sent_lines(&[r#"{"jsonrpc":"2.0","id":9007199254740993,"method":"ping"}"#]);
+        let rounded = Event::Received {
+            line: br#"{"jsonrpc":"2.0","id":9007199254740992,"result":{}}"#.to_vec(),
+            truncated: false,
+        };
+        assert_eq!(at(big.iter().cloned().chain([rounded]).collect(), 1), at(big, 0));
         let none = Finding { rule: "R", level: Level::Error, event: None, detail: String::new() };
         assert_eq!(signature(&Transcript { events, ending: Ending::Closed }, &none), "no-line");
     }

@@ -17,6 +17,10 @@ use crate::protocol::codes::{
 };
 use crate::protocol::envelope::{self, META, PROTOCOL_VERSION_KEY};
 use crate::protocol::era::LATEST_MODERN_VERSION;
+
+/// The first version whose tools.mdx reports input validation and API failures in results (SEP-1303), not as
+/// JSON-RPC errors.
+const SEP_1303_VERSION: &str = "2025-11-25";
 use crate::protocol::http::param_headers;
 use crate::protocol::methods::{
     CANCELLED, COMPLETE, INITIALIZE, PROMPTS_GET, PROMPTS_LIST, RESOURCES_LIST, RESOURCES_READ, TEMPLATES_LIST,
@@ -72,6 +76,8 @@ pub(super) fn check(input: &LayerInput, findings: &mut Findings, coverage: &mut 
     let awaiting_broken = super::answers::awaiting_broken_answers(input);
     let waited = transcript.events.iter().position(|event| matches!(event, Event::Note(note) if note.of_wait()));
     let mut initialized_from: Option<usize> = None;
+    // The version that `initialize` negotiated (its result's protocolVersion).
+    let mut negotiated: Option<String> = None;
     let mut plain_seen = false;
     // A server that serves 2026-07-28 and got an enveloped request (one parsers differ on included) before any
     // un-enveloped one may hold the connection modern (rmcp 3.11.0 does, even when that request got an error, and
@@ -112,8 +118,11 @@ pub(super) fn check(input: &LayerInput, findings: &mut Findings, coverage: &mut 
             plain_seen = true;
             plain_request = true;
             if request.method == INITIALIZE {
-                if initialized_from.is_none() && matches!(reply, Some((_, Outcome::Result(_)))) {
+                if initialized_from.is_none()
+                    && let Some((_, Outcome::Result(result))) = reply
+                {
                     initialized_from = Some(index);
+                    negotiated = result.get("protocolVersion").and_then(Value::as_str).map(str::to_string);
                 }
                 None
             } else {
@@ -207,7 +216,12 @@ pub(super) fn check(input: &LayerInput, findings: &mut Findings, coverage: &mut 
             continue;
         }
         match request.method.as_str() {
-            TOOLS_CALL => judge.tool_call(surface, &params, outcome),
+            TOOLS_CALL => {
+                // Before 2025-11-25 (SEP-1303) tools.mdx lists invalid arguments and server errors among protocol
+                // errors: a JSON-RPC error for arguments the schema accepts breaks nothing there.
+                let sep_1303 = era == Era::Modern || negotiated.as_deref().is_some_and(|v| v >= SEP_1303_VERSION);
+                judge.tool_call(surface, &params, outcome, sep_1303)
+            }
             PROMPTS_GET => judge.prompt_get(surface, &params, outcome),
             RESOURCES_READ => judge.resource_read(surface, &params, outcome, era),
             method => judge.list(method, &params, outcome, era),
@@ -299,7 +313,9 @@ impl Judge<'_> {
         }
     }
 
-    fn tool_call(&mut self, surface: &Surface, params: &Map<String, Value>, outcome: &Outcome) {
+    /// Judges a tools/call of a listed tool (its arguments against its schemas); a JSON-RPC error for arguments its
+    /// inputSchema accepts only when `sep_1303` (the connection's version reports such failures in results).
+    fn tool_call(&mut self, surface: &Surface, params: &Map<String, Value>, outcome: &Outcome, sep_1303: bool) {
         let Some(name) = params.get("name").and_then(Value::as_str) else { return };
         if !surface.lists_tool(name) {
             self.judged(TOOL_UNKNOWN);
@@ -315,7 +331,8 @@ impl Judge<'_> {
         let (input, output) = surface.validators(index);
         let valid = input.map(|v| arguments.is_object() && v.is_valid(&arguments));
         match valid {
-            Some(true) => self.judged(TOOL_VALID_ARGS),
+            Some(true) if sep_1303 => self.judged(TOOL_VALID_ARGS),
+            Some(true) => {}
             Some(false) => self.judged(TOOL_INVALID_ARGS),
             None => {}
         }
@@ -324,7 +341,7 @@ impl Judge<'_> {
             // MissingRequiredClientCapabilityError); which capabilities a tool needs is the server's to know.
             Outcome::Error(error) if error.code == MISSING_REQUIRED_CLIENT_CAPABILITY => {}
             Outcome::Error(error) => match valid {
-                Some(true) => self.add(
+                Some(true) if sep_1303 => self.add(
                     TOOL_VALID_ARGS,
                     format!("tools/call {name} with arguments its inputSchema accepts got error {}", error.code),
                 ),

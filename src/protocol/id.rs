@@ -95,9 +95,30 @@ pub fn is_big(id: &RequestId) -> bool {
     matches!(id, RequestId::Integer(digits) if !is_safe_integer(digits))
 }
 
+/// True when the integer literals `sent` and `got` differ and `got` is what a parser that holds integers in a
+/// double makes of `sent`: the same double (a big id rounded), or, for a `sent` a double puts beyond the signed
+/// 64-bit integers, a 64-bit bound (go-sdk 1.8.0 answers a 40-digit id as -9223372036854775808: a double's
+/// overflow into `int64`). Either way the id is beyond ±(2^53 − 1) ([`is_big`]).
+pub fn mangled_integer(sent: &str, got: &str) -> bool {
+    const TWO_TO_63: f64 = 9_223_372_036_854_775_808.0;
+    let (Ok(wide), Ok(narrow)) = (sent.parse::<f64>(), got.parse::<f64>()) else { return false };
+    let bounds = [i64::MIN.to_string(), i64::MAX.to_string(), u64::MAX.to_string()];
+    let overflowed = !(-TWO_TO_63..TWO_TO_63).contains(&wide) && bounds.iter().any(|bound| bound == got);
+    sent != got && wide.is_finite() && (wide == narrow || overflowed)
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_big_id_is_mangled_by_rounding_or_by_overflow_and_a_small_one_is_not() {
+        assert!(mangled_integer("9007199254740993", "9007199254740992"));
+        assert!(mangled_integer("1844674407370955161000000000000000000002", "-9223372036854775808"));
+        assert!(mangled_integer("9223372036854775807", "-9223372036854775808"), "a double rounds it to 2^63");
+        assert!(!mangled_integer("9007199254740993", "-9223372036854775808"), "within 64 bits as a double");
+        assert!(!mangled_integer("7", "7") && !mangled_integer("7", "8"));
+    }
 
     fn id_of(json: &str) -> IdField {
         let v: Value = serde_json::from_str(json).unwrap();

@@ -339,3 +339,15 @@ fn a_second_initialize_behind_a_byte_order_mark_is_still_a_second_initialize() {
     let bom = reinitialized(format!("\u{feff}{modern}"));
     assert_eq!(judged(rmcp, &bom, "MCP-HANDSHAKE-NO-RESULT-TYPE"), [true], "{}", bom.render());
 }
+
+#[test]
+fn a_big_id_dropped_or_rounded_is_the_ts_sdks_and_one_retyped_is_yours() {
+    let big = r#"{"jsonrpc":"2.0","id":9007199254740993,"method":"ping"}"#;
+    let answered = |reply: &str| conversation(vec![sent(big), received(reply), Event::Sync], Ending::Closed);
+    let dropped = conversation(vec![sent(big), Event::Sync], Ending::Closed);
+    assert_eq!(judged(&ts_sdk::SDK, &dropped, "JSONRPC-BIG-ID"), [true], "zod 4 drops it");
+    let rounded = answered(r#"{"jsonrpc":"2.0","id":9007199254740992,"result":{}}"#);
+    assert_eq!(judged(&ts_sdk::SDK, &rounded, "JSONRPC-BIG-ID"), [true], "zod 3 rounds it");
+    let string = answered(r#"{"jsonrpc":"2.0","id":"9007199254740993","result":{}}"#);
+    assert_eq!(judged(&ts_sdk::SDK, &string, "JSONRPC-BIG-ID"), [false], "an id retyped as a string is yours");
+}

@@ -2,6 +2,7 @@
 //! rounded through a double, a string trimmed). The interop tier of integer ids is `protocol::id::is_big`.
 
 use crate::protocol::RequestId;
+use crate::protocol::id::mangled_integer;
 use serde_json::Value;
 
 /// Two different ids a careless server could turn one into the other: `1` and `"1"`, two integers that are the
@@ -10,7 +11,7 @@ use serde_json::Value;
 pub(super) fn loosely_equal(a: &RequestId, b: &RequestId) -> bool {
     match (a, b) {
         (RequestId::Integer(x), RequestId::String(y)) | (RequestId::String(y), RequestId::Integer(x)) => x == y,
-        (RequestId::Integer(x), RequestId::Integer(y)) => same_double(x, y) || overflowed(x, y) || overflowed(y, x),
+        (RequestId::Integer(x), RequestId::Integer(y)) => mangled_integer(x, y) || mangled_integer(y, x),
         (RequestId::String(x), RequestId::String(y)) => x != y && loosened(x) == loosened(y),
     }
 }
@@ -26,15 +27,6 @@ pub(super) fn loosely_equal_value(value: &Value, sent: &RequestId) -> bool {
         (Value::Number(n), RequestId::Integer(digits)) => same_double(&n.to_string(), digits),
         _ => false,
     }
-}
-
-/// True when `wide`, as a double, is beyond the signed 64-bit integers and `got` is where a 64-bit conversion of it
-/// lands: a bound of `i64` or `u64` (go-sdk 1.8.0 answers a 40-digit id, and `i64::MAX`, which a double rounds to
-/// 2^63, as -9223372036854775808: a double's overflow into `int64`).
-fn overflowed(wide: &str, got: &str) -> bool {
-    const TWO_TO_63: f64 = 9_223_372_036_854_775_808.0;
-    let beyond = wide.parse::<f64>().is_ok_and(|value| !(-TWO_TO_63..TWO_TO_63).contains(&value));
-    beyond && [i64::MIN.to_string(), i64::MAX.to_string(), u64::MAX.to_string()].iter().any(|bound| bound == got)
 }
 
 /// True when two number literals are the same finite double.

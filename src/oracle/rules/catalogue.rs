@@ -586,8 +586,9 @@ pub static RULES: &[Rule] = &[
     should(
         TOOL_VALID_ARGS,
         BOTH,
-        "A tools/call of a listed tool whose arguments validate against its inputSchema (JSON \
-         Schema 2020-12 unless it names another draft) gets a result; an isError result is the tool's own \
+        "On a connection of 2025-11-25 or later, a tools/call of a listed tool whose arguments validate against its \
+         inputSchema (JSON Schema 2020-12 unless it names another draft) gets a result; an isError result is the \
+         tool's own \
          business. A JSON-RPC error (-32602: the server refuses arguments its own schema accepts; -32603: a failure \
          that belongs in an isError result) breaks it. Crashes and hangs are SERVER-CRASH and SERVER-HANG. A \
          SHOULD: the spec lists server errors among protocol errors.",

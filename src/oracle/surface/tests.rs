@@ -276,3 +276,25 @@ fn an_x_mcp_header_is_judged_in_2026_07_28_lists_only() {
     let tools = json!({"tools":[{"name":"add","inputSchema": schema}]});
     assert!(rules(&answered("tools/list", json!({}), tools)).is_empty());
 }
+
+#[test]
+fn an_error_for_valid_arguments_breaks_nothing_before_2025_11_25() {
+    // tools.mdx before SEP-1303 lists invalid arguments and server errors among protocol errors (firecrawl-fastmcp
+    // 1.0.5 on a 2025-06-18 connection refuses arguments its schema accepts with -32602).
+    let at = |version: &str| {
+        let mut transcript = answered(
+            "tools/call",
+            json!({"name":"add","arguments":{"a":2,"b":9}}),
+            json!({"code":-32602,"message":"Provide exactly one of a or b"}),
+        );
+        for event in &mut transcript.events {
+            if let Event::Sent(line) | Event::Received { line, .. } = event {
+                *line = String::from_utf8_lossy(line).replace("2025-11-25", version).into_bytes();
+            }
+        }
+        rules(&transcript)
+    };
+    assert_eq!(at("2025-11-25"), [TOOL_VALID_ARGS]);
+    assert_eq!(at("2025-06-18"), Vec::<&str>::new());
+    assert_eq!(at("2024-11-05"), Vec::<&str>::new());
+}

@@ -77,6 +77,10 @@ const NODE_EVERYTHING: &str =
 
 const NODE_TASKMANAGER: &str = "tests/servers/node/taskmanager/node_modules/@kazuph/mcp-taskmanager/dist/index.js";
 const AGENT_TOOLKIT: &str = ".venv-published/bin/agent-toolkit-mcp-server";
+/// kubernetes-mcp-server's Go binary, as its npm package per platform ships it (the package's `bin` is a Node
+/// wrapper that spawns it; the Go SDK is what the table vets).
+const K8S: &str =
+    "tests/servers/node/k8s/node_modules/kubernetes-mcp-server-linux-amd64/bin/kubernetes-mcp-server-linux-amd64";
 /// Where the task manager keeps its tasks (under the build's own folder; it makes the folder).
 const TASKMANAGER_FILE: &str = "TASK_MANAGER_FILE_PATH=target/wirefuzz-taskmanager/tasks.json";
 
@@ -241,6 +245,21 @@ const SERVERS: &[Server] = &[
                  §Capabilities (servers that emit log messages MUST declare the logging capability)",
             ),
         ],
+    },
+    Server {
+        name: "k8s",
+        // A published server on the official Go SDK (go-sdk 1.8.0, dual-era), twenty tools over a cluster; its
+        // kubeconfig names one nobody serves, so every tool answers an isError result.
+        argv: &[K8S, "--kubeconfig", "tests/servers/node/k8s/kubeconfig"],
+        preload: &[],
+        needs: &[(K8S, ".ci/node-servers")],
+        cases: "tests/servers/node/k8s/cases",
+        baseline: "tests/servers/node/k8s.baseline",
+        must: &[(
+            "JSONRPC-ID-ECHO",
+            "a request with a fractional number id (8.5) is answered under the id's integer part (8): JSON-RPC 2.0 §5 \
+             (the response id MUST be the same as the request's, or null when it cannot be read)",
+        )],
     },
 ];
 
@@ -554,6 +573,11 @@ fn ts_server_v2_calc_verdicts() {
 #[test]
 fn server_everything_verdicts() {
     verdict("everything");
+}
+
+#[test]
+fn go_sdk_k8s_verdicts() {
+    verdict("k8s");
 }
 
 #[test]

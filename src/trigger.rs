@@ -121,10 +121,28 @@ fn latest_sent_with(before: &[Event], id: &ResponseId) -> Option<usize> {
     let sent_with = |wanted: &dyn Fn(&RequestId) -> bool| {
         before.iter().rposition(|event| matches!(event, Event::Sent(sent) if sent_id(sent).is_some_and(|s| wanted(&s))))
     };
-    sent_with(&|sent| sent == id).or_else(|| match id {
+    let exact = sent_with(&|sent| sent == id);
+    // A line sent later with a number id whose fraction a parser drops (go-sdk answers `1.5` as `1`) is likelier.
+    let fraction = match id {
+        RequestId::Integer(whole) => before.iter().rposition(|event| {
+            matches!(event, Event::Sent(sent) if fraction_of(sent).is_some_and(|f| f.trunc().to_string() == *whole || f.round().to_string() == *whole))
+        }),
+        RequestId::String(_) => None,
+    };
+    match (exact, fraction) {
+        (Some(exact), Some(fraction)) => Some(exact.max(fraction)),
+        (exact, fraction) => exact.or(fraction),
+    }
+    .or_else(|| match id {
         RequestId::Integer(got) => sent_with(&|sent| matches!(sent, RequestId::Integer(s) if mangled_integer(s, got))),
         RequestId::String(_) => None,
     })
+}
+
+/// The number id with a fraction a sent line carries (`1.5`), if it carries one.
+fn fraction_of(line: &[u8]) -> Option<f64> {
+    let message = serde_json::from_slice::<Map<String, Value>>(line).ok()?;
+    message.get("id")?.as_f64().filter(|id| id.fract() != 0.0)
 }
 
 /// The id a sent line carries, when one can be read off it.
@@ -533,6 +551,12 @@ mod tests {
         ];
         assert_eq!(names, expected);
         assert_eq!(at(events.clone(), 0), "extra-field");
+        // A reply under a fractional id's integer part (go-sdk) is named by that line, not by the earlier line that
+        // was sent with the integer.
+        let lines = [r#"{"jsonrpc":"2.0","id":8,"method":"ping"}"#, r#"{"jsonrpc":"2.0","id":8.5,"method":"ping"}"#];
+        let truncated = Event::Received { line: br#"{"jsonrpc":"2.0","id":8,"result":{}}"#.to_vec(), truncated: false };
+        let fraction = sent_lines(&lines);
+        assert_eq!(at(fraction.iter().cloned().chain([truncated]).collect(), 2), "float-id");
         // A reply under a big id rounded (TS SDK on zod 3) is named by the big id's line, as its silence is.
         let big = sent_lines(&[r#"{"jsonrpc":"2.0","id":9007199254740993,"method":"ping"}"#]);
         let rounded = Event::Received {

@@ -48,7 +48,7 @@ pub struct ErasOption {
 /// `--sdk`: the SDK the server is written with.
 #[derive(clap::Args)]
 pub struct SdkOption {
-    /// The SDK the server is written with (rmcp, ts-sdk, ts-server, python): findings that match one of its known
+    /// The SDK the server is written with (rmcp, ts-sdk, ts-server, python, go-sdk): findings that match one of its known
     /// deviations are reported apart, with their upstream reference, and do not fail the run. Without it, the SDK is
     /// detected where a fingerprint is certain; `none` turns detection off.
     #[arg(long, value_name = "NAME")]

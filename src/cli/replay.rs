@@ -22,7 +22,7 @@ use std::time::Duration;
     mut_arg("profile", |arg| arg.help("Turn on a profile's rules (spec, strict-jsonrpc, mcp-python-2.3.0); repeatable")),
     mut_arg("allow", |arg| arg.help("Turn a rule off, on top of the case's own `allow:`; repeatable")),
     mut_arg("deny", |arg| arg.help("Turn a rule on, on top of the case's own `deny:`; repeatable")),
-    mut_arg("sdk", |arg| arg.help("The SDK the server is written with (rmcp, ts-sdk, ts-server, python): a finding \
+    mut_arg("sdk", |arg| arg.help("The SDK the server is written with (rmcp, ts-sdk, ts-server, python, go-sdk): a finding \
         that matches one of its known deviations is printed as the SDK's and does not make the exit code 1")),
 )]
 pub struct ReplayArgs {

@@ -58,9 +58,13 @@ pub fn report(summary: &Summary, rerun: &Rerun, baseline: &Baseline) -> Value {
             "name": chosen.sdk.name,
             "package": chosen.sdk.package,
             "version": chosen.sdk.version,
+            "detected_versions": match &chosen.source {
+                crate::sdk::Source::Detected { versions, .. } => *versions,
+                crate::sdk::Source::Stated => None,
+            },
             "source": match &chosen.source {
                 crate::sdk::Source::Stated => "--sdk".to_string(),
-                crate::sdk::Source::Detected(from) => format!("detected from {from}"),
+                crate::sdk::Source::Detected { from, .. } => format!("detected from {from}"),
             },
         })),
         "sdk_deviations": summary.sdk.iter().map(|seen| json!({

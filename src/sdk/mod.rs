@@ -6,6 +6,7 @@
 //! and its upstream reference. A finding that matches one is the SDK's ([`Sdk::deviation`]): reported in a section
 //! of its own, and it does not fail the run; the same rule with another trigger (a hung tool, say) still does.
 
+pub mod go_sdk;
 pub mod python;
 pub mod rmcp;
 pub mod shape;
@@ -50,7 +51,7 @@ pub struct Sdk {
 }
 
 /// Every SDK with a table.
-pub const SDKS: [&Sdk; 4] = [&rmcp::SDK, &ts_sdk::SDK, &ts_server::SDK, &python::SDK];
+pub const SDKS: [&Sdk; 5] = [&rmcp::SDK, &ts_sdk::SDK, &ts_server::SDK, &python::SDK, &go_sdk::SDK];
 
 impl Sdk {
     /// The deviation of this SDK that `finding` (with `trigger`) in `transcript` is, if any.
@@ -104,8 +105,14 @@ pub fn yours(transcript: &Transcript, findings: Vec<Finding>, policy: &crate::or
 pub enum Source {
     /// `--sdk`.
     Stated,
-    /// Detected from the server's answers: what was seen.
-    Detected(String),
+    /// Detected from the server's answers.
+    Detected {
+        /// What was seen.
+        from: String,
+        /// Which versions the answers show (a major version, the schema library), when they show any: the
+        /// version is never read off the wire, so this is what the fingerprint makes certain.
+        versions: Option<&'static str>,
+    },
 }
 
 /// The SDK a run judges with, and how it was chosen.
@@ -121,9 +128,11 @@ impl std::fmt::Display for Chosen {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         match &self.source {
             Source::Stated => write!(f, "{} (from --sdk)", self.sdk.title()),
-            // The version is the table's: no SDK writes its own on the wire.
-            Source::Detected(from) => {
-                write!(f, "{} (detected from {from}; its table was vetted on {})", self.sdk.package, self.sdk.version)
+            // The table's version is named apart: no SDK writes its own on the wire.
+            Source::Detected { from, versions } => {
+                let versions = versions.map(|v| format!(" {v}")).unwrap_or_default();
+                let (package, vetted) = (self.sdk.package, self.sdk.version);
+                write!(f, "{package}{versions} (detected from {from}; its table was vetted on {vetted})")
             }
         }
     }
@@ -140,21 +149,25 @@ struct Fingerprint {
     /// Whether the fingerprint also needs the `"params": null` ping served (the Python SDK's own deviation: the
     /// built-in server writes the same message, the seed lesson's words, but refuses the null).
     serves_null_params: bool,
+    /// The versions the message shows ([`Source::Detected`]).
+    versions: Option<&'static str>,
 }
 
 /// The fingerprints [`detect`] reads.
-const FINGERPRINTS: [Fingerprint; 3] = [
+const FINGERPRINTS: [Fingerprint; 4] = [
     Fingerprint {
         message: "request _meta is missing or has malformed required fields",
         sdk: &rmcp::SDK,
         from: "its -32602 message for a _meta without clientCapabilities",
         serves_null_params: false,
+        versions: None,
     },
     Fingerprint {
         message: "requests carrying the 2026-07-28 envelope are not accepted on it",
         sdk: &python::SDK,
         from: "its -32600 message for an enveloped request on a handshake connection, and a result for \"params\": null",
         serves_null_params: true,
+        versions: Some(MCP_2),
     },
     // Over HTTP the version header routes the same request to a 2026-07-28 handler.
     Fingerprint {
@@ -162,8 +175,20 @@ const FINGERPRINTS: [Fingerprint; 3] = [
         sdk: &python::SDK,
         from: "its -32602 message for a _meta without clientCapabilities, and a result for \"params\": null",
         serves_null_params: true,
+        versions: Some(MCP_2),
+    },
+    // The Go SDK's jsonrpc2 words for an initialize without params (1.3.1, 1.4.1 and 1.8.0 write them).
+    Fingerprint {
+        message: "invalid request: missing required \"params\"",
+        sdk: &go_sdk::SDK,
+        from: "its -32600 words for an initialize without params",
+        serves_null_params: false,
+        versions: None,
     },
 ];
+
+/// The Python SDK versions that serve the 2026-07-28 envelope (the 1.x line never did).
+const MCP_2: &str = "2.x";
 
 /// The id of the fingerprint's `ping` whose `params` is `null`.
 const NULL_PARAMS_ID: i64 = 3;
@@ -210,7 +235,13 @@ pub fn detect(transcript: &Transcript, eras: Eras) -> Option<Chosen> {
         FINGERPRINTS
             .iter()
             .find(|print| message.contains(print.message) && (!print.serves_null_params || null_params_served))
-            .map(|print| Chosen { sdk: print.sdk, source: Source::Detected(print.from.to_string()) })
+            .map(|print| {
+                let versions = match print.sdk.name {
+                    "go-sdk" => go_versions(eras),
+                    _ => print.versions,
+                };
+                Chosen { sdk: print.sdk, source: Source::Detected { from: print.from.to_string(), versions } }
+            })
     });
     by_message.or_else(|| by_bare_initialize(&replies, null_params_served, eras))
 }
@@ -225,20 +256,35 @@ fn by_bare_initialize(replies: &[Value], null_params_served: bool, eras: Eras) -
     let error = refusal.get("error")?;
     let (code, message) = (error.get("code")?.as_i64()?, error.get("message")?.as_str()?);
     let zod = code == -32603 && message.contains(r#""code": "invalid_type""#) && message.contains(r#""params""#);
-    let (sdk, from) = if zod {
+    let (sdk, from, versions) = if zod {
         let sdk: &'static Sdk = match eras.serves(crate::protocol::Era::Modern)? {
             true => &ts_server::SDK,
             false => &ts_sdk::SDK,
         };
-        (sdk, "its -32603 with a zod issue list for an initialize without params, and the eras it serves")
+        // zod 3 says "Required" of a missing member; zod 4 "Invalid input: expected object, received undefined".
+        // The SDK installs zod 4 from 1.23.0 on (its range ^3.25 || ^4.0); before, zod 3, which rounds a big id
+        // where zod 4 drops it.
+        let versions = match message.contains(r#""message": "Required""#) {
+            true => "on zod 3 (the versions before 1.23.0 use it)",
+            false => "on zod 4",
+        };
+        (sdk, "its -32603 with a zod issue list for an initialize without params, and the eras it serves", versions)
     } else if code == -32602 && message == "Invalid request parameters" && null_params_served {
         let from = "its -32602 \"Invalid request parameters\" for an initialize without params, and a result for \
                     \"params\": null (a version from before the 2026-07-28 envelope)";
-        (&python::SDK, from)
+        (&python::SDK, from, "1.x")
     } else {
         return None;
     };
-    Some(Chosen { sdk, source: Source::Detected(from.to_string()) })
+    Some(Chosen { sdk, source: Source::Detected { from: from.to_string(), versions: Some(versions) } })
+}
+
+/// The Go SDK versions a server's eras show: 1.8.0 serves 2026-07-28; 1.3.1 and 1.4.1 serve the handshake only.
+fn go_versions(eras: Eras) -> Option<&'static str> {
+    match eras.serves(crate::protocol::Era::Modern)? {
+        true => Some("with 2026-07-28 (1.8.0 serves it)"),
+        false => Some("of the handshake era only (1.3.1 and 1.4.1 are)"),
+    }
 }
 
 #[cfg(test)]

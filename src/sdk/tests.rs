@@ -188,6 +188,16 @@ fn the_ts_servers_notification_first_is_its_own_and_a_fresh_connection_is_not() 
     assert!(ts_server::SDK.deviation(&fresh, &finding, "server/discover+envelope").is_none());
 }
 
+/// The Python SDK 2.x's refusal of an enveloped request on a handshake connection.
+fn python_reply_2() -> &'static str {
+    r#"{"jsonrpc":"2.0","id":2,"error":{"code":-32600,"message":"this connection serves the handshake protocol era; requests carrying the 2026-07-28 envelope are not accepted on it"}}"#
+}
+
+/// An initialize answered, then `first` and `second`.
+fn replies_of(first: &str, second: &str) -> Transcript {
+    Transcript { events: vec![sent(INITIALIZE), received(first), received(second)], ending: Ending::Closed }
+}
+
 #[test]
 fn detection_reads_only_messages_one_sdk_writes() {
     let answered = |reply: &str| Transcript { events: vec![sent(INITIALIZE), received(reply)], ending: Ending::Closed };
@@ -196,6 +206,9 @@ fn detection_reads_only_messages_one_sdk_writes() {
     assert_eq!(detected.sdk, &rmcp::SDK);
     assert!(detected.to_string().starts_with("rmcp (detected from "), "{detected}");
     assert!(detected.to_string().ends_with("; its table was vetted on 3.11.0)"), "{detected}");
+    let python_2 =
+        detect(&replies_of(python_reply_2(), r#"{"jsonrpc":"2.0","id":3,"result":{}}"#), Eras::Dual).unwrap();
+    assert!(python_2.to_string().starts_with("mcp 2.x (detected from "), "{python_2}");
     let python_reply = r#"{"jsonrpc":"2.0","id":2,"error":{"code":-32600,"message":"this connection serves the handshake protocol era; requests carrying the 2026-07-28 envelope are not accepted on it"}}"#;
     assert_eq!(detect(&answered(python_reply), Eras::Dual), None, "the built-in server writes the same words");
     let null_served = r#"{"jsonrpc":"2.0","id":3,"result":{}}"#;
@@ -219,7 +232,7 @@ fn detection_reads_only_messages_one_sdk_writes() {
 }
 
 #[test]
-fn an_initialize_without_params_tells_the_typescript_packages_and_an_older_python_sdk() {
+fn an_initialize_without_params_tells_the_typescript_packages_an_older_python_sdk_and_the_go_sdk() {
     let bare = |reply: &str, null_params: &str| Transcript {
         events: vec![sent(INITIALIZE), received(null_params), received(reply)],
         ending: Ending::Closed,
@@ -237,6 +250,22 @@ fn an_initialize_without_params_tells_the_typescript_packages_and_an_older_pytho
     let detected = detect(&bare(python, null_served), Eras::Handshake).unwrap();
     assert_eq!(detected.sdk, &python::SDK);
     assert!(detected.to_string().contains("before the 2026-07-28 envelope"), "{detected}");
+    assert!(detected.to_string().starts_with("mcp 1.x (detected from "), "{detected}");
+    // zod 4's words and zod 3's: the TS SDK's schema library, and so which versions.
+    assert!(detect(&bare(zod, dropped), Eras::Handshake).unwrap().to_string().contains("sdk on zod 4 (detected"));
+    let zod_3 = zod.replace("Invalid input: expected object, received undefined", "Required");
+    let older = detect(&bare(&zod_3, dropped), Eras::Handshake).unwrap();
+    assert!(older.to_string().contains("on zod 3 (the versions before 1.23.0 use it)"), "{older}");
+    // The Go SDK's jsonrpc2 words (1.3.1, 1.4.1 and 1.8.0); its eras tell the versions apart.
+    let go =
+        r#"{"jsonrpc":"2.0","id":4,"error":{"code":-32600,"message":"invalid request: missing required \"params\""}}"#;
+    let go_sdk = detect(&bare(go, null_served), Eras::Dual).unwrap();
+    assert_eq!(go_sdk.sdk, &go_sdk::SDK);
+    assert!(go_sdk.to_string().contains("go-sdk with 2026-07-28 (1.8.0 serves it) (detected from"), "{go_sdk}");
+    let older = detect(&bare(go, null_served), Eras::Handshake).unwrap().to_string();
+    assert!(older.contains("go-sdk of the handshake era only"), "{older}");
+    let mcp_go = r#"{"jsonrpc":"2.0","id":4,"result":{"protocolVersion":"2025-03-26","capabilities":{},"serverInfo":{"name":"s","version":"1"}}}"#;
+    assert_eq!(detect(&bare(mcp_go, null_served), Eras::Handshake), None, "mcp-go serves it: nothing certain");
     let null_refused = r#"{"jsonrpc":"2.0","id":3,"error":{"code":-32602,"message":"params"}}"#;
     assert_eq!(detect(&bare(python, null_refused), Eras::Handshake), None);
     // The built-in server's refusal of a second initialize, and other words, name nothing.
@@ -350,4 +379,23 @@ fn a_big_id_dropped_or_rounded_is_the_ts_sdks_and_one_retyped_is_yours() {
     assert_eq!(judged(&ts_sdk::SDK, &rounded, "JSONRPC-BIG-ID"), [true], "zod 3 rounds it");
     let string = answered(r#"{"jsonrpc":"2.0","id":"9007199254740993","result":{}}"#);
     assert_eq!(judged(&ts_sdk::SDK, &string, "JSONRPC-BIG-ID"), [false], "an id retyped as a string is yours");
+}
+
+#[test]
+fn a_fractional_id_answered_under_its_integer_part_is_the_go_sdks_and_a_string_for_an_integer_is_yours() {
+    let ping = |id: &str| format!(r#"{{"jsonrpc":"2.0","id":{id},"method":"ping"}}"#);
+    let (fraction, whole) = (ping("8.5"), ping("8"));
+    let truncated = conversation(
+        vec![sent(&whole), received(r#"{"jsonrpc":"2.0","id":8,"result":{}}"#), Event::Sync, sent(&fraction)]
+            .into_iter()
+            .chain([received(r#"{"jsonrpc":"2.0","id":8,"result":{}}"#), Event::Sync])
+            .collect(),
+        Ending::Closed,
+    );
+    assert_eq!(judged(&go_sdk::SDK, &truncated, "JSONRPC-ID-ECHO"), [true]);
+    let retyped = conversation(
+        vec![sent(&whole), received(r#"{"jsonrpc":"2.0","id":"8","result":{}}"#), Event::Sync],
+        Ending::Closed,
+    );
+    assert_eq!(judged(&go_sdk::SDK, &retyped, "JSONRPC-ID-ECHO"), [false]);
 }

@@ -2,7 +2,7 @@
 //! for as long as the failure still reproduces. Byte-level minimization (`cargo fuzz tmin`) cannot do this for
 //! structured inputs: it breaks the JSON long before it finds the smaller message.
 
-use crate::oracle::rules::{RESPONSE_MISSING, SERVER_HANG};
+use crate::oracle::rules::{HANDLER_HANG, RESPONSE_MISSING, SERVER_HANG};
 use crate::oracle::{Finding, Policy, check};
 use crate::server::{DeadlinePassed, Target};
 use crate::transcript::seen::resolve;
@@ -177,9 +177,9 @@ fn shrink_from(
     }
     // Set when a candidate was not run because the shrinking gave way: it did not end on its own.
     let mut gave_way = false;
-    // The last candidate that still broke the rule, with its run: the shrinker's answer is that candidate, so it
-    // is not run again (a hang's conversation costs the whole re-ask wait per run).
-    let mut kept: Option<Minimized> = None;
+    // The last candidates that still broke the rule, with their runs, the latest last: the shrinker's answer is the
+    // latest, run once more unless it rests on a wait ([`verified`]).
+    let mut kept: Vec<Minimized> = Vec::new();
     // Set when a run could not start because the whole run's deadline passed (a campaign's): no later one can.
     let mut cut = false;
     let mut attempt = |candidate: &[Input]| {
@@ -198,7 +198,10 @@ fn shrink_from(
             }
         };
         let Some((finding, trigger)) = wanted(&transcript, rule, trigger, policy) else { return false };
-        kept = Some(Minimized { inputs: candidate.to_vec(), transcript, finding, trigger });
+        if kept.len() == KEPT {
+            kept.remove(0);
+        }
+        kept.push(Minimized { inputs: candidate.to_vec(), transcript, finding, trigger });
         true
     };
     // The likeliest small cases first, one run each; the passes go on from the first that still breaks the rule.
@@ -219,13 +222,47 @@ fn shrink_from(
     let mute = first.transcript.received().next().is_none();
     let simplify = !(mute && [SERVER_HANG, RESPONSE_MISSING].contains(&rule));
     let shrunk = shrink_lines(start, runs - tried, simplify, &mut attempt);
-    match kept {
-        Some(kept) if kept.inputs == shrunk => Ok((kept, !gave_way)),
+    match kept.last() {
+        Some(last) if last.inputs == shrunk => {
+            let wait = [SERVER_HANG, HANDLER_HANG].contains(&rule) || !simplify;
+            let mut again = |inputs: &[Input]| match target.run(inputs) {
+                Ok(transcript) => Some(wanted(&transcript, rule, trigger, policy).is_some()),
+                Err(_) => None,
+            };
+            let verified = if wait { kept.pop() } else { verified(kept, &mut again, out_of_time) };
+            Ok((verified.unwrap_or(first), !gave_way))
+        }
         // Nothing shrank before the deadline cut the runs: not minimized, and the caller is told why.
         _ if cut => Err(DeadlinePassed.into()),
         // Nothing shrank.
         _ => Ok((first, !gave_way)),
     }
+}
+
+/// How many of the last candidates that broke the rule a minimization keeps, to fall back on when the latest does
+/// not break it again.
+const KEPT: usize = 3;
+
+/// The latest of `kept` that breaks the rule once more (`again`: `Some(true)` when it does, `None` when the target
+/// could not run): a candidate that broke it once may have done so by a race (go-sdk writes a reply or drops the
+/// connection first, as its goroutines fall), and a case file must replay. One that cannot be run again (no time
+/// left, or the target failed) is taken as it is. `None` when none of `kept` breaks it again: the case stays as
+/// first seen.
+fn verified(
+    mut kept: Vec<Minimized>,
+    again: &mut dyn FnMut(&[Input]) -> Option<bool>,
+    out_of_time: impl Fn() -> bool,
+) -> Option<Minimized> {
+    while let Some(latest) = kept.pop() {
+        if out_of_time() {
+            return Some(latest);
+        }
+        match again(&latest.inputs) {
+            Some(false) => continue,
+            Some(true) | None => return Some(latest),
+        }
+    }
+    None
 }
 
 /// The candidates a minimization tries before its passes, smallest first: the input line at fault alone, then the
@@ -618,6 +655,41 @@ mod tests {
                 false => crate::server::run_in_process(&Calc, inputs),
             })
         }
+    }
+
+    /// The planted server on inputs of at least `.0` frames; on shorter ones, only the first time they are run (a
+    /// race won once), else the reference server.
+    struct RacyBelow(usize, Vec<Vec<Input>>);
+
+    impl Target for RacyBelow {
+        fn run(&mut self, inputs: &[Input]) -> anyhow::Result<Transcript> {
+            use crate::server::builtin::mutants::Mutant;
+            use crate::server::builtin::reference::{Calc, Planted};
+            let first_time = !self.1.iter().any(|seen| seen == inputs);
+            self.1.push(inputs.to_vec());
+            Ok(match inputs.len() >= self.0 || first_time {
+                true => crate::server::run_in_process(&Planted(Mutant::NoCacheHints), inputs),
+                false => crate::server::run_in_process(&Calc, inputs),
+            })
+        }
+    }
+
+    #[test]
+    fn a_minimized_case_that_does_not_break_again_gives_way_to_the_last_one_that_does() {
+        let inputs = noisy_trigger(6);
+        let budget = Budget { runs: 200, time: None };
+        let trigger_frames = noisy_trigger(0).len();
+        let mut steady = RacyBelow(0, Vec::new());
+        let minimized = minimize_finding(&mut steady, &inputs, "MCP-CACHE-HINTS", None, &Policy::default(), budget);
+        let smallest = minimized.unwrap().unwrap().inputs.len();
+        assert!(smallest <= trigger_frames, "a steady bug shrinks to its trigger: {smallest} frames");
+        // The same bug, won by a race below a frame more than that: the case keeps that frame and replays.
+        let mut racy = RacyBelow(smallest + 1, Vec::new());
+        let minimized = minimize_finding(&mut racy, &inputs, "MCP-CACHE-HINTS", None, &Policy::default(), budget);
+        let kept = minimized.unwrap().unwrap().inputs;
+        assert!(kept.len() > smallest, "{kept:?}");
+        let mut replay = RacyBelow(smallest + 1, racy.1.clone());
+        assert!(wanted(&replay.run(&kept).unwrap(), "MCP-CACHE-HINTS", None, &Policy::default()).is_some());
     }
 
     /// The planted server for its first `.0` runs, then runs that fail as a passed deadline does.

@@ -52,6 +52,15 @@ fn a_finding_is_minimized_and_written_as_found() {
     assert_eq!(written.mutant, Some(Mutant::NoCacheHints));
     assert!(written.inputs.len() <= 2, "{:?}", written.inputs);
     assert!(summary.counts["MCP-CACHE-HINTS"] >= 1);
+    // The verdict line says at which level the run fails.
+    let shown = crate::report::human::summary(&summary, &Baseline::default());
+    let count = summary.found.iter().filter(|f| summary.failing(f, &Baseline::default())).count();
+    assert!(shown.contains(&format!("verdict: failed (exit 1): {count} MUST finding(s)\n")), "{shown}");
+    // The same findings at SHOULD: the run is red on SHOULD findings alone, and says so.
+    let mut should = summary.clone();
+    should.found.iter_mut().for_each(|f| f.finding.level = crate::oracle::Level::Warning);
+    let shown = crate::report::human::summary(&should, &Baseline::default());
+    assert!(shown.contains(&format!(": {count} SHOULD finding(s), no MUST finding")), "{shown}");
     std::fs::remove_dir_all(&dir).unwrap();
 }
 

@@ -207,8 +207,27 @@ pub fn summary(summary: &Summary, baseline: &Baseline) -> String {
         );
     }
     let verdict = summary.verdict(baseline);
-    let _ = writeln!(out, "verdict: {} (exit {})", verdict.name(), verdict.exit_code());
+    let _ = writeln!(
+        out,
+        "verdict: {} (exit {}){}",
+        verdict.name(),
+        verdict.exit_code(),
+        failing_levels(summary, baseline)
+    );
     out
+}
+
+/// For a run that fails: how many of its failing findings break a MUST and how many a SHOULD, so that a run red on
+/// SHOULD findings alone says so (`--allow` or a baseline entry turns one off).
+fn failing_levels(summary: &Summary, baseline: &Baseline) -> String {
+    let failing: Vec<_> = summary.found.iter().filter(|f| summary.failing(f, baseline)).collect();
+    let must = failing.iter().filter(|f| f.finding.level == crate::oracle::Level::Error).count();
+    match (must, failing.len() - must) {
+        (_, _) if failing.is_empty() => String::new(),
+        (0, should) => format!(": {should} SHOULD finding(s), no MUST finding"),
+        (must, 0) => format!(": {must} MUST finding(s)"),
+        (must, should) => format!(": {must} MUST finding(s) and {should} SHOULD"),
+    }
 }
 
 /// The section of the SDK's known deviations: each with its rule, what the SDK does, how often, an example trigger

@@ -62,9 +62,11 @@ enum Batches {
 }
 
 /// The transcript spread, or `None` when nothing is to spread: no array line where batches are served (the common
-/// case costs one look at each line's first byte). `handshake_served` is false when the server model says the
-/// server serves no handshake-era version: an array sent before any negotiation is then malformed input.
-pub(super) fn spread(transcript: &Transcript, handshake_served: bool) -> Option<Spread> {
+/// case costs one look at each line's first byte). `eras` is what the server model says of the two eras (`None`:
+/// not known): an array sent before any negotiation is malformed input on a server that serves no handshake-era
+/// version, or after an enveloped request on one that may serve 2026-07-28.
+pub(super) fn spread(transcript: &Transcript, eras: (Option<bool>, Option<bool>)) -> Option<Spread> {
+    let (handshake_served, modern_served) = (eras.0 != Some(false), eras.1 != Some(false));
     let is_array = |line: &[u8]| line.trim_ascii_start().starts_with(b"[");
     let any_array = transcript.events.iter().any(|event| match event {
         Event::Sent(line) | Event::Received { line, truncated: false } => is_array(line),
@@ -81,7 +83,7 @@ pub(super) fn spread(transcript: &Transcript, handshake_served: bool) -> Option<
         },
         Some(n) if n.version == BASE_JSONRPC_VERSION => Batches::Optional,
         Some(_) => Batches::Malformed,
-        None if handshake_served && !enveloped_before(transcript, index) => Batches::Optional,
+        None if handshake_served && !(modern_served && enveloped_before(transcript, index)) => Batches::Optional,
         None => Batches::Malformed,
     };
     let spreads = |index: usize, line: &[u8]| is_array(line) && mode(index) != Batches::Malformed;
@@ -622,11 +624,11 @@ mod tests {
         let mut events = vec![Event::Sent(init("2025-03-26").into_bytes())];
         events.push(Event::Received { line: init_ok("2025-06-18").into_bytes(), truncated: false });
         events.push(Event::Sent(BATCH_2.as_bytes().to_vec()));
-        assert!(spread(&Transcript { events, ending: Ending::Closed }, true).is_none());
+        assert!(spread(&Transcript { events, ending: Ending::Closed }, (None, None)).is_none());
         // A modern conversation: the envelope says which era, and an array is no message in it.
         let modern = r#"{"jsonrpc":"2.0","id":5,"method":"tools/list","params":{"_meta":{"io.modelcontextprotocol/protocolVersion":"2026-07-28","io.modelcontextprotocol/clientCapabilities":{}}}}"#;
         let events = vec![Event::Sent(modern.as_bytes().to_vec()), Event::Sent(BATCH_2.as_bytes().to_vec())];
-        assert!(spread(&Transcript { events, ending: Ending::Closed }, true).is_none());
+        assert!(spread(&Transcript { events, ending: Ending::Closed }, (None, None)).is_none());
     }
 
     #[test]
@@ -648,7 +650,16 @@ mod tests {
         };
         let found: Vec<_> = check(&first(&[array]), &policy).into_iter().map(|f| f.rule).collect();
         assert_eq!(found, Vec::<&str>::new());
-        assert!(spread(&first(&[array]), false).is_none(), "a modern-only server's array reply stays a framing fault");
+        assert!(
+            spread(&first(&[array]), (Some(false), None)).is_none(),
+            "a modern-only server's stays a framing fault"
+        );
+        // An enveloped request first: the connection may be modern, unless the server serves no 2026-07-28.
+        let modern = r#"{"jsonrpc":"2.0","id":5,"method":"server/discover","params":{"_meta":{"io.modelcontextprotocol/protocolVersion":"2026-07-28","io.modelcontextprotocol/clientCapabilities":{}}}}"#;
+        let mut after = first(&[array]);
+        after.events.insert(0, Event::Sent(modern.as_bytes().to_vec()));
+        assert!(spread(&after, (None, None)).is_none(), "it may be modern");
+        assert!(spread(&after, (Some(true), Some(false))).is_some(), "podman (go-sdk 1.3.1) serves no 2026-07-28");
     }
 
     #[test]

@@ -86,9 +86,9 @@ pub fn check(transcript: &Transcript, policy: &Policy) -> Vec<Finding> {
 /// [`check`], and what the transcript exercised ([`coverage::Coverage`]).
 pub fn check_covered(transcript: &Transcript, policy: &Policy) -> (Vec<Finding>, coverage::Coverage) {
     let mut coverage = coverage::Coverage::default();
-    let handshake_served =
-        policy.model().is_none_or(|model| model.serves(crate::protocol::Era::Handshake) != Some(false));
-    let spread = batch::spread(transcript, handshake_served);
+    let serves = |era| policy.model().and_then(|model| model.serves(era));
+    let spread =
+        batch::spread(transcript, (serves(crate::protocol::Era::Handshake), serves(crate::protocol::Era::Modern)));
     let judged = spread.as_ref().map_or(transcript, |spread| &spread.transcript);
     let mut findings = Findings::default();
     let reads = read(judged, &mut findings);

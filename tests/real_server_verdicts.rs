@@ -77,8 +77,8 @@ const NODE_EVERYTHING: &str =
 
 const NODE_TASKMANAGER: &str = "tests/servers/node/taskmanager/node_modules/@kazuph/mcp-taskmanager/dist/index.js";
 const AGENT_TOOLKIT: &str = ".venv-published/bin/agent-toolkit-mcp-server";
-/// kubernetes-mcp-server's Go binary, as its npm package per platform ships it (the package's `bin` is a Node
-/// wrapper that spawns it; the Go SDK is what the table vets).
+/// kubernetes-mcp-server's Go binary, as its npm package per platform ships it (the main package's `bin` is a
+/// Node wrapper that spawns it, and depends on every platform's; the Go SDK is what the table vets).
 const K8S: &str =
     "tests/servers/node/k8s/node_modules/kubernetes-mcp-server-linux-amd64/bin/kubernetes-mcp-server-linux-amd64";
 /// Where the task manager keeps its tasks (under the build's own folder; it makes the folder).

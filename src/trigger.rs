@@ -122,16 +122,25 @@ fn latest_sent_with(before: &[Event], id: &ResponseId) -> Option<usize> {
         before.iter().rposition(|event| matches!(event, Event::Sent(sent) if sent_id(sent).is_some_and(|s| wanted(&s))))
     };
     let exact = sent_with(&|sent| sent == id);
-    // A line sent later with a number id whose fraction a parser drops (go-sdk answers `1.5` as `1`) is likelier.
+    // A line sent with a number id whose fraction a parser drops (go-sdk answers `1.5` as `1`), when no line was
+    // sent with the integer or that line was answered already, as the JSON-RPC layer matches it.
     let fraction = match id {
         RequestId::Integer(whole) => before.iter().rposition(|event| {
-            matches!(event, Event::Sent(sent) if fraction_of(sent).is_some_and(|f| f.trunc().to_string() == *whole || f.round().to_string() == *whole))
+            let integer_part = |f: f64| f.trunc().to_string() == *whole || f.round().to_string() == *whole;
+            matches!(event, Event::Sent(sent) if fraction_of(sent).is_some_and(integer_part))
         }),
         RequestId::String(_) => None,
     };
+    let answered_after = |from: usize| {
+        before[from + 1..].iter().any(|event| {
+            matches!(event, Event::Received { line, .. }
+                if matches!(Frame::parse(line), Frame::Response(reply) if reply.id == ResponseId::Id(id.clone())))
+        })
+    };
     match (exact, fraction) {
-        (Some(exact), Some(fraction)) => Some(exact.max(fraction)),
-        (exact, fraction) => exact.or(fraction),
+        (Some(exact), Some(fraction)) if fraction > exact && answered_after(exact) => Some(fraction),
+        (Some(exact), _) => Some(exact),
+        (None, fraction) => fraction,
     }
     .or_else(|| match id {
         RequestId::Integer(got) => sent_with(&|sent| matches!(sent, RequestId::Integer(s) if mangled_integer(s, got))),
@@ -551,12 +560,16 @@ mod tests {
         ];
         assert_eq!(names, expected);
         assert_eq!(at(events.clone(), 0), "extra-field");
-        // A reply under a fractional id's integer part (go-sdk) is named by that line, not by the earlier line that
-        // was sent with the integer.
-        let lines = [r#"{"jsonrpc":"2.0","id":8,"method":"ping"}"#, r#"{"jsonrpc":"2.0","id":8.5,"method":"ping"}"#];
-        let truncated = Event::Received { line: br#"{"jsonrpc":"2.0","id":8,"result":{}}"#.to_vec(), truncated: false };
-        let fraction = sent_lines(&lines);
-        assert_eq!(at(fraction.iter().cloned().chain([truncated]).collect(), 2), "float-id");
+        // A reply under a fractional id's integer part (go-sdk) is named by that line once the line sent with the
+        // integer was answered; before, the reply is that line's.
+        let (ping_8, ping_8_5) =
+            (r#"{"jsonrpc":"2.0","id":8,"method":"ping"}"#, r#"{"jsonrpc":"2.0","id":8.5,"method":"ping"}"#);
+        let reply = || Event::Received { line: br#"{"jsonrpc":"2.0","id":8,"result":{}}"#.to_vec(), truncated: false };
+        let answered: Vec<Event> =
+            sent_lines(&[ping_8]).into_iter().chain([reply()]).chain(sent_lines(&[ping_8_5])).collect();
+        assert_eq!(at(answered.into_iter().chain([reply()]).collect(), 3), "float-id");
+        let open: Vec<Event> = sent_lines(&[ping_8, ping_8_5]).into_iter().chain([reply()]).collect();
+        assert_eq!(at(open, 2), "ping");
         // A reply under a big id rounded (TS SDK on zod 3) is named by the big id's line, as its silence is.
         let big = sent_lines(&[r#"{"jsonrpc":"2.0","id":9007199254740993,"method":"ping"}"#]);
         let rounded = Event::Received {

@@ -200,16 +200,20 @@ impl Spread {
         for (k, finding) in kept.iter().enumerate() {
             let Some(at) = finding.event.filter(|_| refusal(finding)) else { continue };
             let before = |batch: &usize| self.batches[*batch].event < at;
-            let open = (0..self.batches.len())
-                .filter(before)
-                .find(|&b| !self.batches[b].forbidden && !answered[b] && refused_at[b].is_none());
+            // A batch where batches are optional may be refused whatever else answered its items (an id it
+            // reused, say): a refusal after it is never a finding of its own.
+            let open = (0..self.batches.len()).filter(before).find(|&b| {
+                let batch = &self.batches[b];
+                !batch.forbidden && (!answered[b] || !batch.required) && refused_at[b].is_none()
+            });
             if let Some(batch) = open {
                 refused_at[batch] = Some(at);
                 dropped[k] = true;
             } else {
-                dropped[k] = (0..self.batches.len())
-                    .filter(before)
-                    .any(|b| self.batches[b].forbidden || refused_at[b].is_some() || silent[b] > 0);
+                dropped[k] = (0..self.batches.len()).filter(before).any(|b| {
+                    let batch = &self.batches[b];
+                    batch.forbidden || !batch.required || refused_at[b].is_some() || silent[b] > 0
+                });
             }
         }
         let mut dropped = dropped.into_iter();
@@ -660,6 +664,24 @@ mod tests {
         after.events.insert(0, Event::Sent(modern.as_bytes().to_vec()));
         assert!(spread(&after, (None, None)).is_none(), "it may be modern");
         assert!(spread(&after, (Some(true), Some(false))).is_some(), "podman (go-sdk 1.3.1) serves no 2026-07-28");
+        // Refused whole, though a request in it reuses an id answered by id after it (calc, before any initialize).
+        let call = r#"{"jsonrpc":"2.0","id":3,"method":"tools/call","params":{"name":"x","arguments":{}}}"#;
+        let reusing =
+            r#"[{"jsonrpc":"2.0","method":"notifications/initialized"},{"jsonrpc":"2.0","id":3,"method":"ping"}]"#;
+        let refused = r#"{"jsonrpc":"2.0","id":null,"error":{"code":-32600,"message":"MCP does not accept batches"}}"#;
+        let not_yet = r#"{"jsonrpc":"2.0","id":3,"error":{"code":-32602,"message":"not initialized"}}"#;
+        let received = |line: &str| Event::Received { line: line.as_bytes().to_vec(), truncated: false };
+        let events = vec![
+            Event::Sent(call.as_bytes().to_vec()),
+            Event::Sent(reusing.as_bytes().to_vec()),
+            Event::Sent(b"[]".to_vec()),
+            received(not_yet),
+            received(refused),
+            received(refused),
+            Event::Sync,
+        ];
+        let found = check(&Transcript { events, ending: Ending::Closed }, &policy);
+        assert_eq!(found.iter().map(|f| f.rule).collect::<Vec<_>>(), Vec::<&str>::new(), "{found:#?}");
     }
 
     #[test]

@@ -16,10 +16,13 @@ fn serve(mutant: Option<Mutant>) -> StdioTarget {
         argv.extend(["--mutant".into(), mutant.name().into()]);
     }
     // The built-in server's handlers answer at once or never: a call asked again needs no floor of waiting (the
-    // planted hangs-on-malformed-answer's re-ask would cost 30 s otherwise).
+    // planted hangs-on-malformed-answer's re-ask would cost 30 s otherwise). A trigger that ends on the line that
+    // crashes the server gets the wait a replayed crash case gets before its input closes: on a loaded machine the
+    // crash came after the close now and then, and the ending was a close where in-process it is an exit.
     let timeouts = Timeouts {
         reply: Duration::from_millis(1500),
         settle: Duration::from_millis(10),
+        linger: Duration::from_millis(200),
         hang: mcp_wirefuzz::server::hangs::HangWait::Wait(Duration::ZERO),
         ..Timeouts::default()
     };

@@ -74,7 +74,9 @@ fn agree(mutant: Mutant) {
     let mut fast = StdioTarget::new(serve(mutant), timeouts()).with_sentinels(Eras::Dual);
     // The bug's own trigger and the seed's first conversation; the slow tier adds the first generated conversation
     // that shows the bug (thousands in for some tool-level bugs: about 40 s to find in all).
-    let trigger: Vec<Input> = mutant.trigger().into_iter().map(Input::Line).collect();
+    // The trigger ends on a sync point: on its last line some mutants crash, and a conversation that closes the
+    // input right after it saw the exit as a close now and then on a loaded machine.
+    let trigger: Vec<Input> = mutant.trigger().into_iter().map(Input::Line).chain([Input::Sync]).collect();
     let mut conversations = vec![("its trigger".to_string(), trigger), ("conversation 0".into(), conversation(1, 0))];
     if tier::asked() {
         let index = trigger_index(mutant, 1);

@@ -21,7 +21,7 @@
 use crate::oracle::Finding;
 use crate::protocol::envelope::{CLIENT_CAPABILITIES_KEY, META, PROTOCOL_VERSION_KEY};
 use crate::protocol::era::{HANDSHAKE_VERSIONS, MODERN_VERSIONS};
-use crate::protocol::id::mangled_integer;
+use crate::protocol::id::{fraction_dropped, mangled_integer};
 use crate::protocol::json::parse_value;
 use crate::protocol::{Frame, IdField, Outcome, RequestId, ResponseId};
 use crate::transcript::{Event, Transcript};
@@ -125,10 +125,9 @@ fn latest_sent_with(before: &[Event], id: &ResponseId) -> Option<usize> {
     // A line sent with a number id whose fraction a parser drops (go-sdk answers `1.5` as `1`), when no line was
     // sent with the integer or that line was answered already, as the JSON-RPC layer matches it.
     let fraction = match id {
-        RequestId::Integer(whole) => before.iter().rposition(|event| {
-            let integer_part = |f: f64| f.trunc().to_string() == *whole || f.round().to_string() == *whole;
-            matches!(event, Event::Sent(sent) if fraction_of(sent).is_some_and(integer_part))
-        }),
+        RequestId::Integer(whole) => before.iter().rposition(
+            |event| matches!(event, Event::Sent(sent) if fraction_of(sent).is_some_and(|f| fraction_dropped(f, whole))),
+        ),
         RequestId::String(_) => None,
     };
     let answered_after = |from: usize| {

@@ -107,6 +107,13 @@ pub fn mangled_integer(sent: &str, got: &str) -> bool {
     sent != got && wide.is_finite() && (wide == narrow || overflowed)
 }
 
+/// True when the number `sent` has a fraction and the integer literal `whole` is its integer part, truncated or
+/// rounded (go-sdk answers an id `1.5` under `1`).
+pub fn fraction_dropped(sent: f64, whole: &str) -> bool {
+    let whole = whole.parse::<f64>();
+    sent.fract() != 0.0 && whole.is_ok_and(|whole| sent.trunc() == whole || sent.round() == whole)
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

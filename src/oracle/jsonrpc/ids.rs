@@ -6,8 +6,8 @@ use crate::protocol::id::mangled_integer;
 use serde_json::Value;
 
 /// Two different ids a careless server could turn one into the other: `1` and `"1"`, two integers that are the
-/// same double (a big id rounded through a float) or one beyond 64 bits and a 64-bit bound, or two strings that differ only by surrounding whitespace,
-/// control characters and line or paragraph separators.
+/// same double (a big id rounded through a float) or one beyond 64 bits and a 64-bit bound, or two strings that
+/// differ only by surrounding whitespace, control characters and line or paragraph separators.
 pub(super) fn loosely_equal(a: &RequestId, b: &RequestId) -> bool {
     match (a, b) {
         (RequestId::Integer(x), RequestId::String(y)) | (RequestId::String(y), RequestId::Integer(x)) => x == y,

@@ -341,14 +341,13 @@ impl Connection<'_> {
     /// The first unexplained pending line sent with a number id with a fraction that truncates or rounds to the
     /// integer `id`, and that number.
     fn fraction_dropped(&self, id: &RequestId) -> Option<(usize, serde_json::Number)> {
-        let RequestId::Integer(digits) = id else { return None };
-        let whole = digits.parse::<f64>().ok()?;
+        let RequestId::Integer(whole) = id else { return None };
         self.pending.iter().enumerate().find_map(|(at, p)| {
             let Some(serde_json::Value::Number(sent)) = p.literal.as_ref().filter(|_| !p.explained) else {
                 return None;
             };
-            let value = sent.as_f64().filter(|v| v.fract() != 0.0)?;
-            (value.trunc() == whole || value.round() == whole).then(|| (at, sent.clone()))
+            let dropped = sent.as_f64().is_some_and(|value| crate::protocol::id::fraction_dropped(value, whole));
+            dropped.then(|| (at, sent.clone()))
         })
     }
 

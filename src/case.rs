@@ -34,7 +34,7 @@ use crate::protocol::era::HANDSHAKE_VERSIONS;
 use crate::protocol::{Era, Frame};
 use crate::server::builtin::mutants::Mutant;
 use crate::server::{ServerCommand, ServerSpec};
-use crate::transcript::{Input, Transcript};
+use crate::transcript::{Ending, Input, Transcript};
 use anyhow::{Context, Result, bail};
 use std::fmt::Write as _;
 use std::path::{Path, PathBuf};
@@ -372,6 +372,35 @@ fn handshake_versions(value: &str) -> Result<Vec<String>> {
         bail!("`{other}` is not a handshake version");
     }
     Ok(HANDSHAKE_VERSIONS.into_iter().filter(|v| versions.contains(v)).map(str::to_string).collect())
+}
+
+/// An ending as a case file writes it: `closed`, `exited code 1`, `exited signal 9`, `exited`, `hung`, `cut`.
+pub(crate) fn ending_text(ending: &Ending) -> String {
+    match ending {
+        Ending::Closed => "closed".into(),
+        Ending::Exited { signal: Some(signal), .. } => format!("exited signal {signal}"),
+        Ending::Exited { code: Some(code), .. } => format!("exited code {code}"),
+        Ending::Exited { .. } => "exited".into(),
+        Ending::Hung { .. } => "hung".into(),
+        Ending::Cut { events } => format!("cut {events}"),
+    }
+}
+
+/// Parses what [`ending_text`] writes.
+pub(crate) fn parse_ending(text: &str) -> Result<Ending> {
+    let words: Vec<&str> = text.split_whitespace().collect();
+    let number = |word: &str| word.parse::<i32>().with_context(|| format!("`{word}` is not a number"));
+    Ok(match words.as_slice() {
+        ["closed"] => Ending::Closed,
+        ["hung"] => Ending::Hung { waited_ms: 0 },
+        ["cut", events] => Ending::Cut { events: events.parse().context("`cut` takes a number")? },
+        ["exited"] => Ending::Exited { code: None, signal: None, stderr_tail: Vec::new() },
+        ["exited", "code", code] => Ending::Exited { code: Some(number(code)?), signal: None, stderr_tail: Vec::new() },
+        ["exited", "signal", signal] => {
+            Ending::Exited { code: None, signal: Some(number(signal)?), stderr_tail: Vec::new() }
+        }
+        _ => bail!("an ending is `closed`, `exited code N`, `exited signal N`, `exited`, `hung` or `cut N`"),
+    })
 }
 
 /// True for text that survives a round trip as a `>> ` line: no control characters, no leading or trailing white

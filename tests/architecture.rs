@@ -220,3 +220,159 @@ fn the_reader_sees_imports_and_skips_comments_and_tests() {
             .collect();
     assert_eq!(cycles(&graph), [vec!["a".to_string(), "b".into(), "c".into()]]);
 }
+
+/// A file's module path from `src/` (`diff/case.rs` is `diff::case`, `diff/mod.rs` is `diff`).
+fn module_path(src: &Path, file: &Path) -> Vec<String> {
+    let relative = file.strip_prefix(src).unwrap();
+    let mut segments: Vec<String> =
+        relative.components().map(|c| c.as_os_str().to_string_lossy().trim_end_matches(".rs").to_string()).collect();
+    if segments.last().is_some_and(|last| last == "mod") {
+        segments.pop();
+    }
+    segments
+}
+
+/// Every path `code` names from `crate::`, `super::` or `self::`, resolved against the module `at` and with use
+/// groups (`use super::{a::B, c}`) spread, as module paths (`["diff", "case", "Case"]`).
+fn paths(code: &str, at: &[String]) -> Vec<Vec<String>> {
+    let bytes: Vec<char> = code.chars().collect();
+    let mut found = Vec::new();
+    let mut i = 0;
+    while i < bytes.len() {
+        let boundary = i == 0 || !(bytes[i - 1].is_alphanumeric() || bytes[i - 1] == '_' || bytes[i - 1] == ':');
+        let rest: String = bytes[i..bytes.len().min(i + 7)].iter().collect();
+        let start = ["crate::", "super::", "self::"].into_iter().find(|p| rest.starts_with(p));
+        match start {
+            Some(_) if boundary => {
+                let mut out = Vec::new();
+                i = path_tree(&bytes, i, Vec::new(), &mut out);
+                for path in out {
+                    if let Some(resolved) = resolve(&path, at) {
+                        found.push(resolved);
+                    }
+                }
+            }
+            _ => i += 1,
+        }
+    }
+    found
+}
+
+/// Reads one path from `chars[at..]` (a use tree: `a::b::{c, d::e}`) onto `prefix`, each leaf into `out`; returns
+/// where it ended.
+fn path_tree(chars: &[char], mut at: usize, mut prefix: Vec<String>, out: &mut Vec<Vec<String>>) -> usize {
+    loop {
+        while chars.get(at).is_some_and(|c| c.is_whitespace()) {
+            at += 1;
+        }
+        if chars.get(at) == Some(&'{') {
+            at += 1;
+            loop {
+                at = path_tree(chars, at, prefix.clone(), out);
+                while chars.get(at).is_some_and(|c| c.is_whitespace() || *c == ',') {
+                    at += 1;
+                }
+                match chars.get(at) {
+                    Some('}') => return at + 1,
+                    None => return at,
+                    _ => {}
+                }
+            }
+        }
+        let word: String = chars[at..].iter().take_while(|c| c.is_alphanumeric() || **c == '_').collect();
+        if word.is_empty() {
+            out.push(prefix);
+            return at;
+        }
+        at += word.chars().count();
+        prefix.push(word);
+        if chars.get(at) == Some(&':') && chars.get(at + 1) == Some(&':') {
+            at += 2;
+        } else {
+            out.push(prefix);
+            return at;
+        }
+    }
+}
+
+/// `path` (starting `crate`, `super` or `self`) as a path from the crate root, seen from the module `at`.
+fn resolve(path: &[String], at: &[String]) -> Option<Vec<String>> {
+    let (head, rest) = path.split_first()?;
+    let mut base = match head.as_str() {
+        "crate" => Vec::new(),
+        "self" => at.to_vec(),
+        "super" => at[..at.len().checked_sub(1)?].to_vec(),
+        _ => return None,
+    };
+    let mut rest = rest;
+    while let Some(("super", tail)) = rest.split_first().map(|(h, t)| (h.as_str(), t)) {
+        base.pop()?;
+        rest = tail;
+    }
+    base.extend(rest.iter().filter(|s| s.as_str() != "self").cloned());
+    Some(base)
+}
+
+/// For each folder of `src/`, its files and subfolders (but `mod.rs`) → the siblings each imports, with one file
+/// that does: `diff/case.rs` importing `super::record::Record` is `diff: case -> record`.
+fn sibling_graphs() -> BTreeMap<Vec<String>, BTreeMap<String, BTreeMap<String, PathBuf>>> {
+    let src = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("src");
+    let mut files = Vec::new();
+    sources(&src, &mut files);
+    files.sort();
+    let modules: BTreeSet<Vec<String>> = files.iter().map(|file| module_path(&src, file)).collect();
+    let mut graphs: BTreeMap<Vec<String>, BTreeMap<String, BTreeMap<String, PathBuf>>> = BTreeMap::new();
+    for file in &files {
+        let test_only = ["tests.rs", "test_support.rs"].iter().any(|t| file.ends_with(t));
+        if test_only {
+            continue;
+        }
+        let at = module_path(&src, file);
+        for target in paths(&code(&std::fs::read_to_string(file).unwrap()), &at) {
+            // The longest common folder of the two, and the sibling each sits in below it.
+            let common = at.iter().zip(&target).take_while(|(a, b)| a == b).count();
+            let (Some(from), Some(to)) = (at.get(common), target.get(common)) else { continue };
+            if !modules.contains(&target[..=common].to_vec()) {
+                continue;
+            }
+            graphs
+                .entry(at[..common].to_vec())
+                .or_default()
+                .entry(from.clone())
+                .or_default()
+                .entry(to.clone())
+                .or_insert_with(|| file.strip_prefix(&src).unwrap().to_path_buf());
+        }
+    }
+    graphs
+}
+
+#[test]
+fn no_two_files_of_a_folder_import_each_other() {
+    let mut problems = Vec::new();
+    for (folder, graph) in sibling_graphs() {
+        let folder = if folder.is_empty() { "src".to_string() } else { format!("src/{}", folder.join("/")) };
+        for component in cycles(&graph) {
+            problems.push(format!(
+                "import circle in {folder} between {component:?}:\n    {}",
+                edges_within(&graph, &component).join("\n    ")
+            ));
+        }
+    }
+    assert!(
+        problems.is_empty(),
+        "see ARCHITECTURE.md (move the shared piece down, or merge):\n{}",
+        problems.join("\n")
+    );
+}
+
+#[test]
+fn the_file_reader_resolves_super_and_groups() {
+    let at: Vec<String> = ["diff", "case"].map(String::from).to_vec();
+    let text = "use super::{record::Record, report};\nuse crate::protocol::id::{self, Id};\nfn f() { self::g(); }\n";
+    let seen: Vec<String> = paths(text, &at).into_iter().map(|p| p.join("::")).collect();
+    assert_eq!(seen, ["diff::record::Record", "diff::report", "protocol::id", "protocol::id::Id", "diff::case::g"]);
+    let deeper: Vec<String> = ["server", "transport", "stdio", "barrier"].map(String::from).to_vec();
+    let seen: Vec<String> = paths("use super::super::Target;", &deeper).into_iter().map(|p| p.join("::")).collect();
+    assert_eq!(seen, ["server::transport::Target"]);
+}

@@ -292,8 +292,8 @@ fn ids_of_every_kind_encode_as_intended() {
 #[test]
 fn odd_string_ids_are_of_their_class() {
     use mcp_wirefuzz::report::wire::classes;
-    use mcp_wirefuzz::script::arguments::OddString;
     use mcp_wirefuzz::script::id::odd_id;
+    use mcp_wirefuzz::script::odd_string::OddString;
     for class in OddString::ALL.into_iter().filter(|c| *c != OddString::Empty) {
         let counted = if class == OddString::Huge { "long" } else { class.name() };
         assert!(classes(&odd_id(class, 3)).contains(&counted), "{class:?}: {:?}", odd_id(class, 3));

@@ -23,7 +23,7 @@
 use super::Found;
 use super::compare::{Class, Divergence, Ignore};
 use super::record::{Played, Recorded};
-use crate::case::{from_hex, is_plain, to_hex};
+use crate::case::{ending_text, from_hex, is_plain, parse_ending, to_hex};
 use crate::model::Eras;
 use crate::server::builtin::mutants::Mutant;
 use crate::server::transport::http::HttpSpec;
@@ -371,35 +371,6 @@ fn line(prefix: &str, mark: &str, bytes: &[u8]) -> String {
         Ok(text) if is_plain(text) => format!("{prefix}{mark} {text}\n"),
         _ => format!("{prefix}{mark}hex {}\n", to_hex(bytes)),
     }
-}
-
-/// An ending as a case file writes it: `closed`, `exited code 1`, `exited signal 9`, `exited`, `hung`, `cut`.
-pub fn ending_text(ending: &Ending) -> String {
-    match ending {
-        Ending::Closed => "closed".into(),
-        Ending::Exited { signal: Some(signal), .. } => format!("exited signal {signal}"),
-        Ending::Exited { code: Some(code), .. } => format!("exited code {code}"),
-        Ending::Exited { .. } => "exited".into(),
-        Ending::Hung { .. } => "hung".into(),
-        Ending::Cut { events } => format!("cut {events}"),
-    }
-}
-
-/// Parses what [`ending_text`] writes.
-pub fn parse_ending(text: &str) -> Result<Ending> {
-    let words: Vec<&str> = text.split_whitespace().collect();
-    let number = |word: &str| word.parse::<i32>().with_context(|| format!("`{word}` is not a number"));
-    Ok(match words.as_slice() {
-        ["closed"] => Ending::Closed,
-        ["hung"] => Ending::Hung { waited_ms: 0 },
-        ["cut", events] => Ending::Cut { events: events.parse().context("`cut` takes a number")? },
-        ["exited"] => Ending::Exited { code: None, signal: None, stderr_tail: Vec::new() },
-        ["exited", "code", code] => Ending::Exited { code: Some(number(code)?), signal: None, stderr_tail: Vec::new() },
-        ["exited", "signal", signal] => {
-            Ending::Exited { code: None, signal: Some(number(signal)?), stderr_tail: Vec::new() }
-        }
-        _ => bail!("an ending is `closed`, `exited code N`, `exited signal N`, `exited`, `hung` or `cut N`"),
-    })
 }
 
 #[cfg(test)]

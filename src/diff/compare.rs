@@ -11,7 +11,8 @@
 
 use crate::protocol::codes::{MISSING_REQUIRED_CLIENT_CAPABILITY, UNSUPPORTED_PROTOCOL_VERSION};
 use crate::protocol::id::is_integer_literal;
-use crate::protocol::json::{is_safe_integer, lenient_text, parse_value};
+use crate::protocol::id::is_safe_integer;
+use crate::protocol::json::{lenient_text, parse_value};
 use crate::protocol::methods::{CANCELLED, DISCOVER, HANDSHAKE_REQUESTS, INITIALIZE, MODERN_REQUESTS, TOOLS_CALL};
 use crate::transcript::{Ending, Input, show_bytes};
 use serde_json::{Map, Value};

@@ -7,8 +7,7 @@
 //! [`Played`] is the target that answers from a recording: the same inputs, the recorded answers.
 
 use super::Conversations;
-use super::case::{ending_text, parse_ending};
-use crate::case::{from_hex, to_hex};
+use crate::case::{ending_text, from_hex, parse_ending, to_hex};
 use crate::server::{DeadlinePassed, ServerSpec, Target};
 use crate::transcript::{Ending, Event, Input, Transcript};
 use anyhow::{Context, Result, bail};

@@ -1,7 +1,6 @@
 //! Request ids, kept exactly as sent: `1`, `"1"` and `1.0` are three different things, and an integer of any
 //! length is echoed digit for digit.
 
-use super::json::is_safe_integer;
 use serde_json::{Number, Value};
 use std::fmt;
 
@@ -114,6 +113,14 @@ pub fn fraction_dropped(sent: f64, whole: &str) -> bool {
     sent.fract() != 0.0 && whole.is_ok_and(|whole| sent.trunc() == whole || sent.round() == whole)
 }
 
+/// The largest magnitude of an integer every JSON parser holds exactly, 2^53 − 1 (RFC 8259 §6: an IEEE double).
+pub const MAX_SAFE_INTEGER: u64 = (1 << 53) - 1;
+
+/// True for an integer literal within ±[`MAX_SAFE_INTEGER`]: beyond it, interoperability is not assured.
+pub fn is_safe_integer(integer: &str) -> bool {
+    integer.parse::<i64>().is_ok_and(|n| n.unsigned_abs() <= MAX_SAFE_INTEGER)
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -156,5 +163,16 @@ mod tests {
     fn display_is_json() {
         assert_eq!(RequestId::int(3).to_string(), "3");
         assert_eq!(RequestId::string("a\"b").to_string(), "\"a\\\"b\"");
+    }
+
+    #[test]
+    fn safe_integers() {
+        assert!(is_safe_integer("9007199254740991"));
+        assert!(is_safe_integer("-9007199254740991"));
+        assert!(is_safe_integer("-0"));
+        assert!(!is_safe_integer("9007199254740992"));
+        assert!(!is_safe_integer("-9007199254740993"));
+        assert!(!is_safe_integer("9223372036854775808"));
+        assert!(!is_safe_integer("12345678901234567890123"));
     }
 }

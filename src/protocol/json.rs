@@ -414,14 +414,6 @@ pub fn whole_integer(text: &str) -> Option<String> {
     })
 }
 
-/// The largest magnitude of an integer every JSON parser holds exactly, 2^53 − 1 (RFC 8259 §6: an IEEE double).
-pub const MAX_SAFE_INTEGER: u64 = (1 << 53) - 1;
-
-/// True for an integer literal within ±[`MAX_SAFE_INTEGER`]: beyond it, interoperability is not assured.
-pub fn is_safe_integer(integer: &str) -> bool {
-    integer.parse::<i64>().is_ok_and(|n| n.unsigned_abs() <= MAX_SAFE_INTEGER)
-}
-
 /// The text a lenient reader parses when a line is not strict JSON only for what RFC 8259 lets a parser accept:
 /// a leading byte-order mark ignored (§8.1), bytes that are not UTF-8 decoded as U+FFFD (§9: a parser "MAY accept
 /// non-JSON forms"), and unpaired surrogate escapes (`"\ud800"`, grammatical by §8.2 but refused by serde_json)
@@ -589,17 +581,6 @@ mod tests {
         assert_eq!(written, ["1.0", "1e+3", "-2.0e+1"]);
         let wholes: Vec<Option<String>> = written.iter().map(|w| whole_integer(w)).collect();
         assert_eq!(wholes, [Some("1".into()), Some("1000".into()), Some("-20".into())]);
-    }
-
-    #[test]
-    fn safe_integers() {
-        assert!(is_safe_integer("9007199254740991"));
-        assert!(is_safe_integer("-9007199254740991"));
-        assert!(is_safe_integer("-0"));
-        assert!(!is_safe_integer("9007199254740992"));
-        assert!(!is_safe_integer("-9007199254740993"));
-        assert!(!is_safe_integer("9223372036854775808"));
-        assert!(!is_safe_integer("12345678901234567890123"));
     }
 
     #[test]

@@ -7,7 +7,7 @@
 //! a later, stranger edge only when the simpler ones pass. [`Edge::Seen`] is the stateful one: a value an earlier
 //! result held, resolved when the line is sent ([`crate::transcript::seen`]).
 
-use super::arguments::OddString;
+use super::odd_string::OddString;
 use crate::transcript::seen;
 use serde_json::{Map, Value, json};
 

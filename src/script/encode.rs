@@ -3,13 +3,14 @@
 //! `serde_json` writes for the same value, or, for a step that mutates it, built as a JSON object that the
 //! mutation edits and serializes.
 
-use super::arguments::{self, OddString};
+use super::arguments;
 use super::edges::{self, Edge};
 use super::id::{IdKind, Ids, literal};
 use super::message::{
     Call, CompletePlan, Envelope, ListenPlan, Message, Note, PromptArguments, Request, ResourceUri, SubscribePlan,
     ToolCall,
 };
+use super::odd_string::OddString;
 use super::{Declares, Opening, Script, Step};
 use crate::protocol::client::{ANSWERS_KEY, Answers};
 use crate::protocol::envelope::{self, CLIENT_CAPABILITIES_KEY, LOG_LEVEL_KEY, META, PROGRESS_TOKEN_KEY};

@@ -1,7 +1,7 @@
 //! Request ids: the kinds a script can choose ([`IdKind`]) and how the encoder turns a kind into a concrete id that
 //! no other request of the script uses.
 
-use super::arguments::OddString;
+use super::odd_string::OddString;
 use serde_json::{Value, json};
 
 /// The kind of `id` a request carries. Legal kinds become ids derived from the request's position in the script, so

@@ -190,7 +190,7 @@ pub enum PromptArguments {
     #[proptest(weight = 3)]
     Required,
     /// Every argument, each an odd string.
-    Odd(super::arguments::OddString),
+    Odd(super::odd_string::OddString),
     /// A required argument left out (the prompt's first required one; none: all given).
     MissingRequired,
     /// A prompt name the server does not list.
@@ -209,7 +209,7 @@ impl<'a> arbitrary::Arbitrary<'a> for PromptArguments {
         Ok(match (u64::from(draw) * 4) >> 32 {
             0 if draw % 2 == 1 => PromptArguments::Edge(Edge::ALL[1 + (draw >> 1) as usize % (Edge::ALL.len() - 1)]),
             0 => PromptArguments::Required,
-            1 => PromptArguments::Odd(super::arguments::OddString::arbitrary(u)?),
+            1 => PromptArguments::Odd(super::odd_string::OddString::arbitrary(u)?),
             2 => PromptArguments::MissingRequired,
             _ => PromptArguments::UnknownPrompt,
         })
@@ -220,7 +220,7 @@ impl PromptArguments {
     /// Every choice (odd strings by one representative).
     pub const ALL: [PromptArguments; 5] = [
         PromptArguments::Required,
-        PromptArguments::Odd(super::arguments::OddString::Empty),
+        PromptArguments::Odd(super::odd_string::OddString::Empty),
         PromptArguments::MissingRequired,
         PromptArguments::UnknownPrompt,
         PromptArguments::Edge(super::edges::Edge::Zero),
@@ -254,7 +254,7 @@ pub enum ResourceUri {
     #[proptest(weight = 3)]
     Listed,
     /// A template expanded, every variable `wirefuzz` (or an odd string).
-    Template(super::arguments::OddString),
+    Template(super::odd_string::OddString),
     /// A URI the server does not list, under a scheme no server uses.
     Unknown,
     /// A template expanded, every variable one edge value that a string takes, percent-encoded (`""`, a path-like
@@ -271,7 +271,7 @@ impl<'a> arbitrary::Arbitrary<'a> for ResourceUri {
         let draw = u32::arbitrary(u)?;
         Ok(match (u64::from(draw) * 3) >> 32 {
             0 => ResourceUri::Listed,
-            1 => ResourceUri::Template(super::arguments::OddString::arbitrary(u)?),
+            1 => ResourceUri::Template(super::odd_string::OddString::arbitrary(u)?),
             _ if draw % 2 == 1 => {
                 ResourceUri::TemplateEdge(Edge::ALL[1 + (draw >> 1) as usize % (Edge::ALL.len() - 1)])
             }
@@ -284,7 +284,7 @@ impl ResourceUri {
     /// Every choice (odd strings by one representative).
     pub const ALL: [ResourceUri; 4] = [
         ResourceUri::Listed,
-        ResourceUri::Template(super::arguments::OddString::Empty),
+        ResourceUri::Template(super::odd_string::OddString::Empty),
         ResourceUri::Unknown,
         ResourceUri::TemplateEdge(super::edges::Edge::Zero),
     ];
@@ -450,7 +450,7 @@ pub enum ToolCall {
     /// No `name` at all.
     MissingName,
     /// A tool name that is an odd string (a tool the server does not have).
-    OddName(super::arguments::OddString),
+    OddName(super::odd_string::OddString),
 }
 
 impl ToolCall {
@@ -464,7 +464,7 @@ impl ToolCall {
         ToolCall::ExtraArgument,
         ToolCall::UnknownTool,
         ToolCall::MissingName,
-        ToolCall::OddName(super::arguments::OddString::Empty),
+        ToolCall::OddName(super::odd_string::OddString::Empty),
     ];
 
     /// A stable kebab-case name.

@@ -20,6 +20,7 @@ mod encode;
 pub mod id;
 pub mod message;
 pub mod mutation;
+pub mod odd_string;
 pub mod session;
 mod sweep;
 

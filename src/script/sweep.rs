@@ -2,12 +2,13 @@
 //! read every resource and template, and ask for what the server does not have. A generator over the surface's
 //! data, so it lives with the scripts, not with the data.
 
-use super::arguments::{ArgPlan, Breakage, OddString};
+use super::arguments::{ArgPlan, Breakage};
 use super::edges::Edge;
 use super::message::{
     Call, CompletePlan, Envelope, HandshakeVersion, ListKind, Message, PromptArguments, PromptPlan, Request,
     ResourcePlan, ResourceUri, ToolPlan,
 };
+use super::odd_string::OddString;
 use super::{Bounded, Declares, IdKind, Opening, Script, Step, ToolCall};
 use crate::protocol::Era;
 use crate::surface::Surface;

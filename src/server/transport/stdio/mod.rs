@@ -16,18 +16,16 @@
 //!   with `attach` standing in for the program per conversation, or the reason it runs plain processes instead.
 
 pub mod attach;
-mod barrier;
 mod conversation;
 pub mod fork;
 mod process;
 pub mod python;
-mod reask;
 mod sentinel;
 #[cfg(test)]
 mod test_servers;
 mod usage;
 
-pub use barrier::Barrier;
+pub use conversation::barrier::Barrier;
 pub use process::no_huge_pages;
 
 use crate::model::Eras;

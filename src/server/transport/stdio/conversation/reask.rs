@@ -18,13 +18,13 @@
 //!
 //! Only the first such call of a conversation is asked again, so the extra wait is bounded.
 
-use super::conversation::Conversation;
-use super::process::Stdout;
+use super::Conversation;
 use crate::protocol::RequestId;
 use crate::protocol::envelope::{META, PROGRESS_TOKEN_KEY};
 use crate::protocol::methods::{PROGRESS, TOOLS_CALL};
 use crate::server::Timeouts;
 use crate::server::hangs::{HangWait, Hangs, PROGRESS_CAP, SLOWEST_FACTOR};
+use crate::server::transport::stdio::process::Stdout;
 use crate::transcript::{Event, Known, Note};
 use serde_json::Value;
 use std::sync::mpsc::RecvTimeoutError;
@@ -166,11 +166,11 @@ fn progress_of(line: &[u8], token: &str) -> bool {
 
 #[cfg(test)]
 mod tests {
-    use super::super::StdioTarget;
-    use super::super::test_servers::*;
     use crate::oracle::{Policy, check};
     use crate::server::Target;
     use crate::server::hangs::{HangWait, Hangs};
+    use crate::server::transport::stdio::StdioTarget;
+    use crate::server::transport::stdio::test_servers::*;
     use crate::transcript::{Event, Input, Known, Note, Transcript};
     use std::sync::Arc;
     use std::time::{Duration, Instant};

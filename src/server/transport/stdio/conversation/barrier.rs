@@ -5,13 +5,13 @@
 //! cancelled rather than waited for; a server whose process ends early has crashed; one that owes replies past the
 //! timeout, or does not exit after its input closes, has hung.
 
-use super::conversation::Conversation;
-use super::process::{EXIT_DRAIN, POLL_TICK, Stdout};
-use super::sentinel::{Form, SENTINEL_PREFIX, sentinel_reply};
+use super::Conversation;
 use crate::model::Eras;
 use crate::protocol::{Era, RequestId};
 use crate::server::Timeouts;
 use crate::server::hangs::{HangWait, SLOWEST_FACTOR};
+use crate::server::transport::stdio::process::{EXIT_DRAIN, POLL_TICK, Stdout};
+use crate::server::transport::stdio::sentinel::{Form, SENTINEL_PREFIX, sentinel_reply};
 use crate::transcript::{Ending, Event};
 use std::process::ExitStatus;
 use std::sync::mpsc::RecvTimeoutError;
@@ -446,10 +446,10 @@ fn answers(line: &[u8], id: &str) -> bool {
 
 #[cfg(test)]
 mod tests {
-    use super::super::StdioTarget;
-    use super::super::test_servers::*;
     use crate::model::Eras;
     use crate::server::Target;
+    use crate::server::transport::stdio::StdioTarget;
+    use crate::server::transport::stdio::test_servers::*;
     use crate::transcript::{Ending, Event, Input};
 
     #[test]
@@ -535,7 +535,7 @@ mod tests {
     ) -> (crate::transcript::Transcript, bool) {
         let mut target = StdioTarget::new(server.clone(), quick()).with_sentinels(Eras::Handshake);
         let transcript = target.run(inputs).unwrap();
-        let on = !matches!(target.sentinels, super::super::sentinel::Sentinels::Off);
+        let on = !matches!(target.sentinels, crate::server::transport::stdio::sentinel::Sentinels::Off);
         (transcript, on)
     }
 

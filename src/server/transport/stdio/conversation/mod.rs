@@ -1,11 +1,12 @@
 //! One conversation on a stdio server process: the lines sent and the replies read, which requests still owe a
 //! reply (batches once the connection negotiated 2025-03-26, reused ids, tool calls that may be cancelled), the
 //! conversation's own era and handshake (which decide where a ping sentinel is harmless), and how it ended for the
-//! target ([`End`]). Its barriers are in [`super::barrier`].
+//! target ([`End`]). Its barriers are in [`barrier`], its re-asks of a silent tool call in [`reask`].
 
-use super::barrier::Barrier;
+pub(super) mod barrier;
+mod reask;
+
 use super::process::Process;
-use super::reask::ToolCall;
 use super::reply_to;
 use super::sentinel::sentinel_reply;
 use crate::protocol::client::Client;
@@ -19,6 +20,8 @@ use crate::server::latency::Latency;
 use crate::server::transport::lines::OutputLine;
 use crate::server::{MAX_EVENTS, Timeouts};
 use crate::transcript::{Ending, Event, Input, Note, Transcript, seen};
+use barrier::Barrier;
+use reask::ToolCall;
 use std::collections::{HashMap, HashSet};
 use std::time::{Duration, Instant};
 
@@ -127,109 +130,109 @@ impl Process {
 }
 
 /// The state of one conversation: what was recorded and which requests still owe a reply.
-pub(super) struct Conversation<'a> {
-    pub(super) process: &'a mut Process,
+struct Conversation<'a> {
+    process: &'a mut Process,
     /// Where the reply times of the conversation's requests go.
-    pub(super) latency: &'a Latency,
+    latency: &'a Latency,
     /// What the run learned of the server's tool calls: how long each tool took, the calls a wait showed hung.
-    pub(super) hangs: &'a Hangs,
+    hangs: &'a Hangs,
     /// When each request that owes a reply was sent, by id (tool calls aside: [`Conversation::tools`]), for
     /// [`Conversation::latency`].
-    pub(super) asked: HashMap<RequestId, Instant>,
-    pub(super) events: Vec<Event>,
+    asked: HashMap<RequestId, Instant>,
+    events: Vec<Event>,
     /// Open request ids and how many requests with that id are open.
-    pub(super) open: HashMap<RequestId, usize>,
+    open: HashMap<RequestId, usize>,
     /// Replies since the last barrier whose id matched no open request (a wrong id, or null).
-    pub(super) unmatched: usize,
+    unmatched: usize,
     /// Set once a reply failed to come in time; later barriers only settle.
-    pub(super) stalled: bool,
+    stalled: bool,
     /// Set once the server has written a line (it has started).
-    pub(super) heard: bool,
+    heard: bool,
     /// Set once an event was dropped past [`MAX_EVENTS`]: the transcript ends as cut.
-    pub(super) cut: bool,
+    cut: bool,
     /// Whether the connection takes batches (it negotiated 2025-03-26), so a batch's requests owe replies too.
-    pub(super) batches: Batches,
+    batches: Batches,
     /// How barriers know the replies are complete.
-    pub(super) barrier: Barrier,
+    barrier: Barrier,
     /// How far the conversation's own `initialize` handshake is (when a plain sentinel becomes harmless).
-    pub(super) handshake: Handshake,
+    handshake: Handshake,
     /// Sentinels sent so far (each gets the next id).
-    pub(super) sentinels: u64,
+    sentinels: u64,
     /// True when the last barrier ended on a sentinel's reply.
-    pub(super) settled: bool,
+    settled: bool,
     /// Requests a sentinel showed dropped; a reply to one later means the server reorders.
-    pub(super) dropped: HashSet<RequestId>,
+    dropped: HashSet<RequestId>,
     /// Set when a sentinel was given up after a first wait shorter than the reply timeout.
-    pub(super) guessed: bool,
+    guessed: bool,
     /// Set when the server wrote a line after that: the guess was wrong, the transcript is void.
-    pub(super) late: bool,
+    late: bool,
     /// Set when a line was sent since the last barrier. Without one, a barrier on a server calibrated to answer in
     /// order has nothing to wait for: the last barrier (or the start) saw everything the lines before it caused, and
     /// the clock would only wait for lines the server writes on its own.
-    pub(super) unsynced: bool,
+    unsynced: bool,
     /// Set once the conversation has written a line.
-    pub(super) spoke: bool,
+    spoke: bool,
     /// Set when a reply came after a sentinel had shown its request dropped.
-    pub(super) reordered: bool,
+    reordered: bool,
     /// The well-formed `tools/call` requests sent, by id: the `notifications/cancelled` that lets each go, and the
     /// order it was sent in ([`Conversation::cancel_slow_tools`]).
-    pub(super) tool_calls: HashMap<RequestId, (Vec<u8>, u64)>,
+    tool_calls: HashMap<RequestId, (Vec<u8>, u64)>,
     /// The send order of every request that owes a reply (the last one sent with that id).
-    pub(super) order: HashMap<RequestId, u64>,
+    order: HashMap<RequestId, u64>,
     /// Requests sent so far.
-    pub(super) sent: u64,
+    sent: u64,
     /// The latest send order among the requests answered (a sentinel's reply answers everything sent before it).
-    pub(super) answered_up_to: Option<u64>,
+    answered_up_to: Option<u64>,
     /// Requests no longer waited for: tool calls cancelled after the reply timeout, and requests whose id the
     /// client reused while they were open once one of the twins was answered. A late reply to one is neither
     /// counted nor a reorder.
-    pub(super) let_go: HashSet<RequestId>,
+    let_go: HashSet<RequestId>,
     /// Ids sent while a request with the same id was open (the client reused them).
-    pub(super) reused: HashSet<RequestId>,
+    reused: HashSet<RequestId>,
     /// Reused ids a reply came for: the oracle takes such a group of twins as answered, whichever the reply was
     /// for, and judges none of them.
-    pub(super) twins_answered: HashSet<RequestId>,
+    twins_answered: HashSet<RequestId>,
     /// The tool, the line and when it was sent, of every well-formed `tools/call`, by id (for
     /// [`Conversation::reask`]).
-    pub(super) tools: HashMap<RequestId, ToolCall>,
+    tools: HashMap<RequestId, ToolCall>,
     /// The ids of the `subscriptions/listen` requests sent.
-    pub(super) listens: HashSet<RequestId>,
+    listens: HashSet<RequestId>,
     /// The tools a call of which was answered, each with the longest such a call took.
-    pub(super) answered_tools: HashMap<String, Duration>,
+    answered_tools: HashMap<String, Duration>,
     /// Set once a tool call was re-asked ([`Conversation::reask`]).
-    pub(super) reasked: bool,
+    reasked: bool,
     /// Where in the server's stderr the last handler failure already accounted for starts (noted, or there before
     /// the conversation began on a kept process): the same panic again, later, is a new one.
-    pub(super) failure_seen: Option<u64>,
+    failure_seen: Option<u64>,
     /// What the conversation declared, for answering the server's own requests.
-    pub(super) client: Client,
+    client: Client,
 }
 
 /// The conversation's own handshake, as the server sees it: the era its first request opened, whether an
 /// `initialize` got a result, and whether `notifications/initialized` was sent.
 #[derive(Default)]
-pub(super) struct Handshake {
-    pub(super) opened: Option<Era>,
+struct Handshake {
+    opened: Option<Era>,
     /// At a sync point, the era the next request after it will open ([`first_opening`] of the lines still to send;
     /// `None` when unclear): a sentinel sent there opens the same era. Lines already sent had their say before any
     /// sentinel, so only the lines ahead can make it unclear.
-    pub(super) ahead: Option<Option<Era>>,
-    pub(super) initialize_ids: Vec<RequestId>,
-    pub(super) initialized: bool,
-    pub(super) result: bool,
+    ahead: Option<Option<Era>>,
+    initialize_ids: Vec<RequestId>,
+    initialized: bool,
+    result: bool,
 }
 
 /// How far the connection is from taking batches: the ids of the `initialize` requests that asked for 2025-03-26,
 /// until a result grants it.
 #[derive(Default)]
-pub(super) struct Batches {
-    pub(super) asked: Vec<RequestId>,
-    pub(super) granted: bool,
+struct Batches {
+    asked: Vec<RequestId>,
+    granted: bool,
 }
 
 impl Conversation<'_> {
     /// Records and sends a line, noting the reply it owes.
-    pub(super) fn send(&mut self, line: &[u8]) {
+    fn send(&mut self, line: &[u8]) {
         self.unsynced = true;
         self.spoke = true;
         self.record(Event::Sent(line.to_vec()));
@@ -276,7 +279,7 @@ impl Conversation<'_> {
     }
 
     /// Follows and records a line the server wrote.
-    pub(super) fn receive(&mut self, line: OutputLine) {
+    fn receive(&mut self, line: OutputLine) {
         self.heard = true;
         self.late |= self.guessed;
         let value = serde_json::from_slice(&line.bytes).ok();
@@ -363,14 +366,14 @@ impl Conversation<'_> {
     }
 
     /// True while some request has neither its reply nor a reply with a wrong id that may stand for it.
-    pub(super) fn owes(&self) -> bool {
+    fn owes(&self) -> bool {
         self.open.values().sum::<usize>() > self.unmatched
     }
 
     /// Notes a handler failure the server's stderr shows since the last one accounted for (see
     /// `transport::failures`): called where the conversation gives up on a request. True when it noted one that may
     /// have cost a reply (not a crash the SDK answered with an isError result: a slow call is still slow then).
-    pub(super) fn note_failure(&mut self) -> bool {
+    fn note_failure(&mut self) -> bool {
         use crate::server::transport::failures::{answered, authors_excerpt};
         let tail = self.process.stderr_now();
         let Some(at) = failure_at(&tail) else { return false };
@@ -386,14 +389,14 @@ impl Conversation<'_> {
 
     /// True when the server's stderr shows a handler failure not yet accounted for that costs a reply (not a crash
     /// the SDK answered): the request it failed on will not be answered. Nothing is noted.
-    pub(super) fn failed_unanswered(&self) -> bool {
+    fn failed_unanswered(&self) -> bool {
         use crate::server::transport::failures::{answered, authors_excerpt};
         let tail = self.process.stderr_now();
         let new = failure_at(&tail).is_some_and(|at| self.failure_seen.is_none_or(|seen| at > seen));
         new && authors_excerpt(&tail.bytes).is_some_and(|excerpt| !answered(&excerpt))
     }
 
-    pub(super) fn record(&mut self, event: Event) {
+    fn record(&mut self, event: Event) {
         if self.events.len() < MAX_EVENTS {
             self.events.push(event);
         } else {

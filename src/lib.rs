@@ -33,6 +33,7 @@ pub mod model;
 pub mod oracle;
 pub mod protocol;
 pub mod report;
+pub mod rule_ids;
 pub mod script;
 pub mod sdk;
 pub mod seeds;

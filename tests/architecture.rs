@@ -4,8 +4,10 @@
 //!
 //! Read from the source: every `crate::NAME` in a file's code (comments and the `#[cfg(test)]` module at its end
 //! left out: tests may use anything) is an import of the top-level module `NAME`. The rooms of `server/` count as
-//! modules of their own (`server::builtin`, ...): the built-in servers' planted bugs name the rule each breaks, so
-//! `server::builtin` may import the oracle's rule ids where a transport may not.
+//! modules of their own (`server::builtin`, `server::transport`, `server::adapter`).
+//!
+//! And no two files of one folder import each other, directly or round a circle (`mod.rs` aside: a folder's
+//! `mod.rs` and its files are one module and its parts): each file can be read and changed on its own.
 
 use std::collections::{BTreeMap, BTreeSet};
 use std::path::{Path, PathBuf};
@@ -14,6 +16,7 @@ use std::path::{Path, PathBuf};
 const FORBIDDEN: &[(&str, &[&str], &str)] = &[
     ("protocol", &["*"], "the wire vocabulary imports nothing of the crate"),
     ("transcript", &["*"], "the transcript is the interchange between running and checking, below every stage"),
+    ("rule_ids", &["*"], "the rule ids are vocabulary every layer reads"),
     ("model", &["server", "oracle", "script", "learn", "campaign"], "what a server is: data only"),
     ("surface", &["server", "oracle", "script", "learn", "campaign"], "what a server lists: data only"),
     ("oracle", &["server", "learn", "campaign", "report", "shrink", "harness"], "the oracle does no I/O"),
@@ -24,7 +27,11 @@ const FORBIDDEN: &[(&str, &[&str], &str)] = &[
         "a transport judges nothing",
     ),
     ("server::adapter", &["oracle", "learn", "campaign", "report", "shrink", "harness"], "an adapter judges nothing"),
-    ("server::builtin", &["learn", "campaign", "report", "shrink", "harness"], "a built-in server runs no stage"),
+    (
+        "server::builtin",
+        &["oracle", "learn", "campaign", "report", "shrink", "harness"],
+        "a built-in server runs no stage (its planted bugs name their rules from rule_ids)",
+    ),
     ("script", &["server", "oracle", "learn", "campaign"], "the test input knows no stage that runs it"),
     (
         "diff",

@@ -326,181 +326,178 @@ impl Mutant {
     }
 
     fn facts(self) -> (&'static str, &'static str, &'static str) {
+        use crate::rule_ids as id;
         match self {
-            Mutant::IdAsString => ("id-as-string", "JSONRPC-ID-ECHO", "integer ids are echoed as strings"),
+            Mutant::IdAsString => ("id-as-string", id::ID_ECHO, "integer ids are echoed as strings"),
             Mutant::BigIdRounded => {
-                ("big-id-rounded", "JSONRPC-BIG-ID", "integer ids beyond 2^53 come back rounded through a double")
+                ("big-id-rounded", id::BIG_ID, "integer ids beyond 2^53 come back rounded through a double")
             }
-            Mutant::NullIdOnError => ("null-id-on-error", "JSONRPC-NULL-ID", "error replies carry a null id"),
+            Mutant::NullIdOnError => ("null-id-on-error", id::NULL_ID, "error replies carry a null id"),
             Mutant::NotificationReply => {
-                ("notification-reply", "JSONRPC-NOTIFICATION-REPLY", "notifications get an empty result")
+                ("notification-reply", id::NOTIFICATION_REPLY, "notifications get an empty result")
             }
-            Mutant::DuplicateReply => ("duplicate-reply", "JSONRPC-DUPLICATE-RESPONSE", "tools/call is answered twice"),
-            Mutant::JsonrpcNumber => ("jsonrpc-number", "JSONRPC-VERSION", "results carry jsonrpc 2.0 as a number"),
-            Mutant::ResultAndError => {
-                ("result-and-error", "JSONRPC-RESPONSE-SHAPE", "error replies also carry result: null")
-            }
-            Mutant::FloatErrorCode => ("float-error-code", "JSONRPC-ERROR-SHAPE", "error codes are written as floats"),
+            Mutant::DuplicateReply => ("duplicate-reply", id::DUPLICATE_RESPONSE, "tools/call is answered twice"),
+            Mutant::JsonrpcNumber => ("jsonrpc-number", id::VERSION, "results carry jsonrpc 2.0 as a number"),
+            Mutant::ResultAndError => ("result-and-error", id::RESPONSE_SHAPE, "error replies also carry result: null"),
+            Mutant::FloatErrorCode => ("float-error-code", id::ERROR_SHAPE, "error codes are written as floats"),
             Mutant::LogOnStdout => {
-                ("log-on-stdout", "JSONRPC-FRAMING", "a log line goes to stdout before every tools/call reply")
+                ("log-on-stdout", id::FRAMING, "a log line goes to stdout before every tools/call reply")
             }
-            Mutant::CrashOnBatch => ("crash-on-batch", "SERVER-CRASH", "the process exits on a batch array"),
+            Mutant::CrashOnBatch => ("crash-on-batch", id::SERVER_CRASH, "the process exits on a batch array"),
             Mutant::HangOnDeepNesting => {
-                ("hang-on-deep-nesting", "SERVER-HANG", "the server stops answering after deeply nested input")
+                ("hang-on-deep-nesting", id::SERVER_HANG, "the server stops answering after deeply nested input")
             }
             Mutant::WedgedAfterParseError => (
                 "wedged-after-parse-error",
-                "JSONRPC-RESPONSE-MISSING",
+                id::RESPONSE_MISSING,
                 "after a line that is not JSON, requests are never answered again",
             ),
             Mutant::ServesInvalidRequest => (
                 "serves-invalid-request",
-                "JSONRPC-MALFORMED-SERVED",
+                id::MALFORMED_SERVED,
                 "requests whose jsonrpc is missing or not \"2.0\" are executed",
             ),
             Mutant::HandshakeAcceptsModern => {
-                ("handshake-accepts-modern", "MCP-ERA-SINGLE", "a handshake connection serves enveloped requests")
+                ("handshake-accepts-modern", id::ERA_SINGLE, "a handshake connection serves enveloped requests")
             }
             Mutant::ModernAcceptsInitialize => {
-                ("modern-accepts-initialize", "MCP-ERA-SINGLE", "a modern connection accepts initialize")
+                ("modern-accepts-initialize", id::ERA_SINGLE, "a modern connection accepts initialize")
             }
             Mutant::WrongMissingKey => (
                 "wrong-missing-key",
-                "MCP-ENVELOPE-KEY-NAMED",
+                id::ENVELOPE_KEY_NAMED,
                 "the -32602 for a missing envelope key always names protocolVersion",
             ),
             Mutant::AcceptsAnyVersion => {
-                ("accepts-any-version", "MCP-UNSUPPORTED-VERSION", "any protocol-version string is served")
+                ("accepts-any-version", id::UNSUPPORTED_VERSION, "any protocol-version string is served")
             }
             Mutant::UnsupportedVersionNoData => {
-                ("unsupported-version-no-data", "MCP-UNSUPPORTED-VERSION", "-32022 is sent without data")
+                ("unsupported-version-no-data", id::UNSUPPORTED_VERSION, "-32022 is sent without data")
             }
-            Mutant::NoResultType => ("no-result-type", "MCP-MODERN-RESULT-TYPE", "modern results lack resultType"),
+            Mutant::NoResultType => ("no-result-type", id::MODERN_RESULT_TYPE, "modern results lack resultType"),
             Mutant::HandshakeResultType => {
-                ("handshake-result-type", "MCP-HANDSHAKE-NO-RESULT-TYPE", "handshake results carry resultType")
+                ("handshake-result-type", id::HANDSHAKE_NO_RESULT_TYPE, "handshake results carry resultType")
             }
             Mutant::NoServerInfo => {
-                ("no-server-info", "MCP-MODERN-SERVER-INFO", "modern results lack the serverInfo stamp")
+                ("no-server-info", id::MODERN_SERVER_INFO, "modern results lack the serverInfo stamp")
             }
             Mutant::NoCacheHints => {
-                ("no-cache-hints", "MCP-CACHE-HINTS", "cacheable modern results lack ttlMs and cacheScope")
+                ("no-cache-hints", id::CACHE_HINTS, "cacheable modern results lack ttlMs and cacheScope")
             }
             Mutant::ModernServesPing => {
-                ("modern-serves-ping", "MCP-MODERN-REMOVED-METHOD", "an enveloped ping is answered in the modern era")
+                ("modern-serves-ping", id::MODERN_REMOVED_METHOD, "an enveloped ping is answered in the modern era")
             }
             Mutant::AdvertisedButMissing => (
                 "advertised-but-missing",
-                "MCP-ADVERTISED-METHODS",
+                id::ADVERTISED_METHODS,
                 "initialize and server/discover advertise prompts but prompts/list answers -32601",
             ),
             Mutant::NotificationSelectsEra => (
                 "notification-selects-era",
-                "MCP-DISCOVER-SHAPE",
+                id::DISCOVER_SHAPE,
                 "a notification sent first pins the handshake era, so an enveloped server/discover gets -32601",
             ),
             Mutant::ValidArgsInternalError => (
                 "valid-args-internal-error",
-                "MCP-TOOL-VALID-ARGS",
+                id::TOOL_VALID_ARGS,
                 "format_user answers -32603 to valid arguments with an age",
             ),
             Mutant::InvalidArgsInternalError => (
                 "invalid-args-internal-error",
-                "MCP-TOOL-INVALID-ARGS",
+                id::TOOL_INVALID_ARGS,
                 "format_user answers -32603 to invalid arguments",
             ),
             Mutant::OutputSchemaMismatch => (
                 "output-schema-mismatch",
-                "MCP-TOOL-OUTPUT-SCHEMA",
+                id::TOOL_OUTPUT_SCHEMA,
                 "format_user's structuredContent breaks its outputSchema",
             ),
-            Mutant::BadImageData => ("bad-image-data", "MCP-CONTENT-SHAPE", "logo's image data is not base64"),
+            Mutant::BadImageData => ("bad-image-data", id::CONTENT_SHAPE, "logo's image data is not base64"),
             Mutant::UnknownToolSucceeds => {
-                ("unknown-tool-succeeds", "MCP-TOOL-UNKNOWN", "an unknown tool gets a successful result")
+                ("unknown-tool-succeeds", id::TOOL_UNKNOWN, "an unknown tool gets a successful result")
             }
             Mutant::UnknownPromptInternalError => {
-                ("unknown-prompt-internal-error", "MCP-PROMPT-UNKNOWN", "an unknown prompt gets -32603")
+                ("unknown-prompt-internal-error", id::PROMPT_UNKNOWN, "an unknown prompt gets -32603")
             }
             Mutant::MissingPromptArgumentServed => (
                 "missing-prompt-argument-served",
-                "MCP-PROMPT-ARGUMENTS",
+                id::PROMPT_ARGUMENTS,
                 "a prompt missing a required argument is served",
             ),
             Mutant::UnknownResourceServed => {
-                ("unknown-resource-served", "MCP-RESOURCE-UNKNOWN", "an unknown resource URI gets an empty result")
+                ("unknown-resource-served", id::RESOURCE_UNKNOWN, "an unknown resource URI gets an empty result")
             }
             Mutant::ListedResourceUnreadable => {
-                ("listed-resource-unreadable", "MCP-RESOURCE-READABLE", "a listed resource cannot be read")
+                ("listed-resource-unreadable", id::RESOURCE_READABLE, "a listed resource cannot be read")
             }
-            Mutant::CursorIgnored => ("cursor-ignored", "MCP-CURSOR-INVALID", "an invalid cursor gets the first page"),
+            Mutant::CursorIgnored => ("cursor-ignored", id::CURSOR_INVALID, "an invalid cursor gets the first page"),
             Mutant::InputSchemaNotObject => {
-                ("input-schema-not-object", "MCP-LIST-SHAPE", "a tool's inputSchema is not a JSON Schema object")
+                ("input-schema-not-object", id::LIST_SHAPE, "a tool's inputSchema is not a JSON Schema object")
             }
-            Mutant::DuplicateToolName => {
-                ("duplicate-tool-name", "MCP-LIST-DUPLICATE-NAME", "tools/list lists add twice")
-            }
+            Mutant::DuplicateToolName => ("duplicate-tool-name", id::LIST_DUPLICATE_NAME, "tools/list lists add twice"),
             Mutant::ReservedErrorCode => (
                 "reserved-error-code",
-                "MCP-ERROR-CODE-RESERVED",
+                id::ERROR_CODE_RESERVED,
                 "-32002 for an unknown resource on a modern connection",
             ),
             Mutant::CrashesOnMalformedAnswer => (
                 "crashes-on-malformed-answer",
-                "SERVER-CRASH",
+                id::SERVER_CRASH,
                 "a tools/call that asked the client crashes the process on an answer that breaks its schema",
             ),
             Mutant::BadParamHeader => (
                 "bad-param-header",
-                "MCP-TOOL-PARAM-HEADER",
+                id::TOOL_PARAM_HEADER,
                 "a modern tools/list annotates add's a with an x-mcp-header that is no HTTP token",
             ),
             Mutant::HangsOnMalformedAnswer => (
                 "hangs-on-malformed-answer",
-                "SERVER-HANDLER-HANG",
+                id::HANDLER_HANG,
                 "a tools/call that asked the client never answers when the client's answer breaks its schema",
             ),
             Mutant::ElicitsUndeclared => (
                 "elicits-undeclared",
-                "SERVER-UNDECLARED-CAPABILITY",
+                id::UNDECLARED_CAPABILITY,
                 "a handshake tools/call sends elicitation/create to a client that did not declare elicitation",
             ),
             Mutant::InputRequiredUndeclared => (
                 "input-required-undeclared",
-                "MCP-INPUT-REQUIRED",
+                id::INPUT_REQUIRED,
                 "a modern tools/call answers input_required with an elicitation the request did not declare",
             ),
             Mutant::ProgressAfterResult => (
                 "progress-after-result",
-                "MCP-PROGRESS",
+                id::PROGRESS,
                 "a tools/call that asked for progress gets its progress notification after its result",
             ),
             Mutant::LogsUndeclared => (
                 "logs-undeclared",
-                "SERVER-UNDECLARED-NOTIFICATION",
+                id::UNDECLARED_NOTIFICATION,
                 "a handshake tools/call logs a notifications/message though initialize declared no logging",
             ),
             Mutant::LogsUnrequested => (
                 "logs-unrequested",
-                "MCP-LOG-REQUESTED",
+                id::LOG_REQUESTED,
                 "a modern tools/call logs a notifications/message though the request asked for no log level",
             ),
             Mutant::ListenUnfiltered => (
                 "listen-unfiltered",
-                "MCP-LISTEN",
+                id::LISTEN,
                 "a listen stream gets notifications/tools/list_changed whatever its filter asked for",
             ),
             Mutant::CompletionOverflow => (
                 "completion-overflow",
-                "MCP-COMPLETION-SHAPE",
+                id::COMPLETION_SHAPE,
                 "completion/complete is answered with 101 values, more than the 100 a result may hold",
             ),
             Mutant::LogsBelowLevel => (
                 "logs-below-level",
-                "MCP-LOG-LEVEL",
+                id::LOG_LEVEL,
                 "a modern tools/call that asked for log messages gets a debug one, whatever level it asked for",
             ),
             Mutant::MissingCapabilityNoData => (
                 "missing-capability-no-data",
-                "MCP-MISSING-CAPABILITY",
+                id::MISSING_CAPABILITY,
                 "a modern call of logo is refused with -32021 that names no required capability",
             ),
         }

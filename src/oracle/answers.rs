@@ -5,35 +5,40 @@
 //! arguments nor a crash of the author's (the rule: the call ends in an error result or a JSON-RPC error,
 //! and the server neither crashes nor hangs, which SERVER-CRASH and SERVER-HANDLER-HANG still judge).
 
-use super::LayerInput;
+use super::Read;
 use crate::protocol::Frame;
 use crate::protocol::client::Answers;
+use crate::protocol::message::mentions;
 use crate::protocol::methods::{GATED_SERVER_REQUESTS, INITIALIZE, PROMPTS_GET, RESOURCES_READ, TOOLS_CALL};
-use crate::transcript::Event;
+use crate::transcript::{Event, Transcript};
 use serde_json::Value;
 use std::collections::HashSet;
 
 /// The events of the handler requests (`tools/call`, `prompts/get`, `resources/read`) that were open when the
 /// server sent a gated request of its own, in a conversation whose client breaks its answers; empty otherwise.
-pub(super) fn awaiting_broken_answers(input: &LayerInput) -> HashSet<usize> {
+pub(super) fn awaiting_broken_answers(
+    transcript: &Transcript,
+    reads: &[Read],
+    answers: &[Option<usize>],
+) -> HashSet<usize> {
     let mut waiting = HashSet::new();
-    if !breaks_answers(input) {
+    if !breaks_answers(transcript) {
         return waiting;
     }
-    let events = &input.transcript.events;
+    let events = &transcript.events;
     for (at, event) in events.iter().enumerate() {
         let Event::Received { line, .. } = event else { continue };
-        if !GATED_SERVER_REQUESTS.iter().any(|(method, _)| names(line, method)) {
+        if !GATED_SERVER_REQUESTS.iter().any(|(method, _)| mentions(line, method)) {
             continue;
         }
         let Frame::Request(request) = Frame::parse(line) else { continue };
         if !GATED_SERVER_REQUESTS.iter().any(|(method, _)| *method == request.method) {
             continue;
         }
-        for (index, read) in input.reads[..at].iter().enumerate() {
+        for (index, read) in reads[..at].iter().enumerate() {
             let handler = matches!(read.sent(), Some((Frame::Request(sent), _))
                 if [TOOLS_CALL, PROMPTS_GET, RESOURCES_READ].contains(&sent.method.as_str()));
-            if handler && input.answers[index].is_none_or(|reply| reply > at) {
+            if handler && answers[index].is_none_or(|reply| reply > at) {
                 waiting.insert(index);
             }
         }
@@ -42,21 +47,15 @@ pub(super) fn awaiting_broken_answers(input: &LayerInput) -> HashSet<usize> {
 }
 
 /// True when the conversation's first `initialize` asked for answers in a style that breaks them.
-fn breaks_answers(input: &LayerInput) -> bool {
-    let first = input.transcript.events.iter().find_map(|event| match event {
-        Event::Sent(line) if names(line, INITIALIZE) => {
+fn breaks_answers(transcript: &Transcript) -> bool {
+    let first = transcript.events.iter().find_map(|event| match event {
+        Event::Sent(line) if mentions(line, INITIALIZE) => {
             let message = serde_json::from_slice::<Value>(line).ok()?;
             (message.get("method").and_then(Value::as_str) == Some(INITIALIZE)).then_some(message)
         }
         _ => None,
     });
     first.is_some_and(|initialize| Answers::of(initialize.get("params")).breaks_answers())
-}
-
-/// True when `line` holds `method` as a quoted string.
-fn names(line: &[u8], method: &str) -> bool {
-    let quoted = format!("\"{method}\"");
-    line.windows(quoted.len()).any(|w| w == quoted.as_bytes())
 }
 
 #[cfg(test)]

@@ -181,7 +181,7 @@ fn crashed(input: &LayerInput, findings: &mut Findings) {
     let events = &input.transcript.events;
     let mut crashes: Vec<Crash> = Vec::new();
     // A tool that waited on an answer the client broke on purpose may crash on it: the client's doing.
-    let awaiting_broken = super::answers::awaiting_broken_answers(input);
+    let awaiting_broken = input.awaiting_broken;
     for (request, read) in input.reads.iter().enumerate() {
         if awaiting_broken.contains(&request) {
             continue;

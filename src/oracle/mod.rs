@@ -93,7 +93,9 @@ pub fn check_covered(transcript: &Transcript, policy: &Policy) -> (Vec<Finding>,
     let mut findings = Findings::default();
     let reads = read(judged, &mut findings);
     let jsonrpc::Matched { answers, owed, read_past } = jsonrpc::check(judged, &reads, &mut findings);
-    let input = LayerInput { transcript: judged, reads: &reads, answers: &answers, policy };
+    let awaiting_broken = answers::awaiting_broken_answers(judged, &reads, &answers);
+    let input =
+        LayerInput { transcript: judged, reads: &reads, answers: &answers, awaiting_broken: &awaiting_broken, policy };
     mcp::check(&input, &mut findings);
     surface::check(&input, &mut findings, &mut coverage);
     handlers::check(&input, &mut findings);
@@ -142,6 +144,9 @@ struct LayerInput<'t> {
     reads: &'t [Read],
     /// For each event, the received line that answers the request sent there ([`jsonrpc::Matched::answers`]).
     answers: &'t [Option<usize>],
+    /// The handler requests left waiting on an answer the client broke on purpose
+    /// ([`answers::awaiting_broken_answers`]): how they end is the client's doing.
+    awaiting_broken: &'t std::collections::HashSet<usize>,
     /// The rules on, and what is known of the server.
     policy: &'t Policy,
 }

@@ -62,7 +62,7 @@ pub const RULES: [&str; 15] = [
 /// Checks the replies to the surface methods (with the policy's surface) and the codes of modern errors, and
 /// counts what was sent and what came back into `coverage`.
 pub(super) fn check(input: &LayerInput, findings: &mut Findings, coverage: &mut Coverage) {
-    let LayerInput { transcript, reads, answers, policy } = *input;
+    let LayerInput { transcript, reads, answers, policy, .. } = *input;
     let serves_modern = policy.model().and_then(|m| m.serves(Era::Modern)) == Some(true);
     if let Some(surface) = policy.surface().filter(|s| s.learned) {
         for tool in &surface.tools {
@@ -73,7 +73,7 @@ pub(super) fn check(input: &LayerInput, findings: &mut Findings, coverage: &mut 
         }
     }
     let cancelled = cancelled_requests(transcript);
-    let awaiting_broken = super::answers::awaiting_broken_answers(input);
+    let awaiting_broken = input.awaiting_broken;
     let waited = transcript.events.iter().position(|event| matches!(event, Event::Note(note) if note.of_wait()));
     let mut initialized_from: Option<usize> = None;
     // The version that `initialize` negotiated (its result's protocolVersion).

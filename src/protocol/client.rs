@@ -21,6 +21,7 @@
 
 use super::codes::{INVALID_PARAMS, METHOD_NOT_FOUND};
 use super::envelope::{CLIENT_CAPABILITIES_KEY, META, PROGRESS_TOKEN_KEY};
+use super::message::mentions;
 use super::methods::{
     CANCELLED, ELICITATION_CREATE, GATED_SERVER_REQUESTS, INITIALIZE, PING, PROMPTS_GET, RESOURCES_READ, ROOTS_LIST,
     SAMPLING_CREATE, TOOLS_CALL,
@@ -176,7 +177,7 @@ impl Client {
     /// Notes a line the harness wrote: the first `initialize` request fixes the declared capabilities and the
     /// answer style; a request that may go `input_required` is kept for its retry.
     pub fn sent(&mut self, line: &[u8]) {
-        let names = |method: &str| line.windows(method.len()).any(|w| w == method.as_bytes());
+        let names = |method: &str| mentions(line, method);
         let initialize = self.declared.is_none() && names(INITIALIZE);
         if !initialize && ![TOOLS_CALL, PROMPTS_GET, RESOURCES_READ].into_iter().any(names) {
             return;

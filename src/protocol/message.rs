@@ -263,6 +263,13 @@ fn error_object(error: Value) -> Option<ErrorObject> {
     Some(ErrorObject { code, message, data: error.remove("data") })
 }
 
+/// True when `line` holds `text` as a JSON string (`"text"`, quotes included), anywhere: a byte search, the cheap
+/// test before a parse, which no parser's leniency can hide (a batch member, a malformed line).
+pub fn mentions(line: &[u8], text: &str) -> bool {
+    let quoted = format!("\"{text}\"");
+    line.windows(quoted.len()).any(|w| w == quoted.as_bytes())
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -434,5 +441,12 @@ mod tests {
         let value = Frame::skim(line).unwrap().value;
         let expected = r#"{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"","arguments":{},"_meta":{"io.modelcontextprotocol/protocolVersion":"2026-07-28","io.modelcontextprotocol/clientCapabilities":{}}}}"#;
         assert_eq!(value.to_string(), expected);
+    }
+
+    #[test]
+    fn mentions_is_a_search_for_the_quoted_string() {
+        assert!(mentions(br#"[{"jsonrpc":"2.0","method":"ping"}"#, "ping"));
+        assert!(!mentions(br#"{"method":"pings"}"#, "ping"));
+        assert!(!mentions(b"ping", "ping"));
     }
 }

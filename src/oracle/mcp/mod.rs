@@ -175,7 +175,7 @@ impl Serves {
 ///
 /// Requests on which parsers legitimately differ ([`super::jsonrpc::Ambiguous`]) are not judged here at all.
 pub(super) fn check(input: &LayerInput, findings: &mut Findings) {
-    let LayerInput { transcript, reads, answers, policy } = *input;
+    let LayerInput { transcript, reads, answers, policy, .. } = *input;
     let reply_of = |sent: usize| {
         answers[sent].and_then(|at| match reads[at].server_line() {
             Some(ServerLine::Reply { outcome: Some(outcome), .. }) => Some((at, outcome)),

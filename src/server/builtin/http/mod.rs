@@ -2,8 +2,9 @@
 //!
 //! Routing follows the Python SDK: a POST whose `MCP-Protocol-Version` names a modern version (or names no
 //! handshake version and carries no session) is a modern single exchange on a fresh calc connection, checked
-//! against its headers first; any other POST belongs to a legacy session opened by `initialize`. GET gets 405 (this
-//! server sends nothing unasked), DELETE ends a session, a foreign `Origin` gets 403. Modern-only (`serve --http-era
+//! against its headers first; any other POST belongs to a legacy session opened by `initialize`. A session's GET
+//! opens its stream of messages sent unasked (with `Last-Event-ID`, resumes a polled stream); a GET without a
+//! session gets 405; DELETE ends a session; a foreign `Origin` gets 403. Modern-only (`serve --http-era
 //! modern`, or one of the bugs [`HttpBug::modern_only`]), it serves 2026-07-28 alone: every POST is a modern single
 //! exchange, GET and DELETE get 405, sessions are neither minted nor read. The request handling is the pure
 //! function [`HttpServer::handle`]; [`serve`] puts it behind `tiny_http`.

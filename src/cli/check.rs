@@ -2,8 +2,10 @@
 //! the calc server the protocol lesson's seed transcripts.
 
 use super::options::{ErasOption, ForkServerOption, ReplyTimeout, SdkOption};
-use super::server::{end_servers_on_signal, sdk_line, server_model, server_sdk, server_spec, through_fork_server};
+use super::output::say;
+use super::server::{end_servers_on_signal, server_spec};
 use anyhow::Result;
+use mcp_wirefuzz::learn::stage::{sdk_line, server_model, server_sdk, through_fork_server};
 use mcp_wirefuzz::learn::surface;
 use mcp_wirefuzz::model::Source;
 use mcp_wirefuzz::oracle::{Finding, Policy, check};
@@ -58,7 +60,7 @@ pub fn run(args: CheckArgs) -> Result<ExitCode> {
     let server = server_spec(None, url, command)?;
     let http = matches!(server, ServerSpec::Http(_));
     let timeouts = Timeouts { reply: timeout, ..Timeouts::default() };
-    let (server, _fork_server) = through_fork_server(server, &args.fork, timeouts);
+    let (server, _fork_server) = through_fork_server(server, args.fork.allowed(), timeouts, &mut say);
     let model = server_model(&server, eras, timeouts, None)?;
     println!("server model: {model}");
     let mut target = server.target(timeouts);

@@ -4,13 +4,14 @@
 use super::options::{
     ForkServerOption, ReplyTimeout, millis_option, seconds_option, seed_or_clock, shrink_time_option,
 };
-use super::output::{progress_bar, writable_file, writable_folder, write_report};
-use super::server::{end_servers_on_signal, server_model, server_spec, through_fork_server};
+use super::output::{progress_bar, say, writable_file, writable_folder, write_report};
+use super::server::{end_servers_on_signal, server_spec};
 use anyhow::{Context, Result, bail};
 use mcp_wirefuzz::diff::accepted::Accepted;
 use mcp_wirefuzz::diff::case::{DiffCase, SideSpec};
 use mcp_wirefuzz::diff::record::{Played, Recording};
 use mcp_wirefuzz::diff::{self, Conversations, Ignore, Options, Progress, report};
+use mcp_wirefuzz::learn::stage::{server_model, through_fork_server};
 use mcp_wirefuzz::learn::surface;
 use mcp_wirefuzz::model::{Eras, ServerModel};
 use mcp_wirefuzz::server::transport::http::HttpSpec;
@@ -132,14 +133,14 @@ pub fn run(args: DiffArgs) -> Result<ExitCode> {
     let learning = Timeouts { reply, startup, deadline: Some(began + LEARNING_LIMIT), ..Timeouts::default() };
     let (a, _fork_a) = match a {
         SideSpec::Server(server) => {
-            let (server, guard) = through_fork_server(server, &args.fork, learning);
+            let (server, guard) = through_fork_server(server, args.fork.allowed(), learning, &mut say);
             (SideSpec::Server(server), guard)
         }
         recording => (recording, None),
     };
     let (b, _fork_b) = match b {
         Some(SideSpec::Server(server)) => {
-            let (server, guard) = through_fork_server(server, &args.fork, learning);
+            let (server, guard) = through_fork_server(server, args.fork.allowed(), learning, &mut say);
             (Some(SideSpec::Server(server)), guard)
         }
         other => (other, None),
@@ -213,7 +214,7 @@ pub fn run(args: DiffArgs) -> Result<ExitCode> {
         Progress::Ran { done } => bar.tick(done),
         Progress::Found(found) => bar.println(&report::divergence(found)),
     })?;
-    mcp_wirefuzz::server::transport::stdio::end_all();
+    mcp_wirefuzz::server::children::end_all();
     bar.finish();
     if out_created && summary.found.is_empty() {
         let _ = std::fs::remove_dir(&args.out);
@@ -292,7 +293,7 @@ fn record(
 ) -> Result<ExitCode> {
     let bar = progress_bar(cases);
     let recording = mcp_wirefuzz::diff::record::record(server, target, conversations, cases, seed, |n| bar.tick(n))?;
-    mcp_wirefuzz::server::transport::stdio::end_all();
+    mcp_wirefuzz::server::children::end_all();
     bar.finish();
     recording.save(dir)?;
     println!(
@@ -309,7 +310,7 @@ fn record(
 pub fn replay(file: &Path, timeout: Duration) -> Result<ExitCode> {
     let case = DiffCase::load(file)?;
     let replayed = case.replay(Timeouts { reply: timeout, ..Timeouts::default() })?;
-    mcp_wirefuzz::server::transport::stdio::end_all();
+    mcp_wirefuzz::server::children::end_all();
     println!("A: {}\n{}", case.a.describe(), replayed.a.render().trim_end());
     println!("B: {}\n{}", case.b.describe(), replayed.b.render().trim_end());
     for divergence in &replayed.found {

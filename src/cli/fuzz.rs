@@ -1,40 +1,27 @@
-//! `mcp-wirefuzz fuzz`: its options, and the run: the server model and surface learned first, then the campaign,
-//! the summary and the reports.
+//! `mcp-wirefuzz fuzz`: its options, and the run: the server learned first (the library's learn stage,
+//! [`mcp_wirefuzz::learn::stage::learn`]), then the campaign, the summary and the reports.
 
 use super::options::{
     ForkServerOption, REPLY_TIMEOUT_MS, ReplyTimeout, RuleOptions, millis_option, seconds_option, seed_or_clock,
     shrink_time_option,
 };
-use super::output::{progress_bar, writable_file, writable_folder, write_report};
-use super::server::{
-    end_servers_on_signal, sdk_line, server_model, server_sdk, server_spec, through_fork_server, watched,
-};
+use super::output::{progress_bar, say, writable_file, writable_folder, write_report};
+use super::server::{end_servers_on_signal, server_spec};
 use anyhow::{Result, bail};
 use mcp_wirefuzz::baseline::Baseline;
 use mcp_wirefuzz::campaign::{self, Options, Progress};
-use mcp_wirefuzz::learn::stalls::StoppedAnswering;
-use mcp_wirefuzz::learn::{contact, probe, surface};
-use mcp_wirefuzz::model::ServerModel;
+use mcp_wirefuzz::learn::stage::{self, Learned, sdk_line};
 use mcp_wirefuzz::oracle::Policy;
-use mcp_wirefuzz::protocol::era::LATEST_HANDSHAKE_VERSION;
 use mcp_wirefuzz::report::{self, Rerun};
-use mcp_wirefuzz::sdk::Chosen;
 use mcp_wirefuzz::server::hangs::{HANG_WAIT, HangWait};
-use mcp_wirefuzz::server::{DeadlinePassed, ServerSpec, Timeouts};
+use mcp_wirefuzz::server::{ServerSpec, Timeouts};
 use mcp_wirefuzz::shrink;
-use mcp_wirefuzz::surface::Surface;
-use mcp_wirefuzz::transcript::Input;
-use mcp_wirefuzz::transcript::{Ending, Transcript};
-use std::cell::Cell;
 use std::path::PathBuf;
 use std::process::ExitCode;
-use std::sync::Arc;
 use std::time::{Duration, Instant};
 
 /// `--startup-timeout`'s default, in milliseconds.
 const STARTUP_TIMEOUT_MS: u64 = 10_000;
-/// How long learning the server (first contact, model, surface, SDK) may take in all, apart from `--time`.
-const LEARNING_LIMIT: Duration = Duration::from_secs(300);
 /// `--confirm-time`'s default is `--hang-wait` and this much more: time to confirm a hung handler seen at the end of
 /// fuzzing, on a fresh server that waits for it.
 const CONFIRM_MARGIN: Duration = Duration::from_secs(30);
@@ -176,20 +163,20 @@ pub fn run(args: FuzzArgs) -> Result<ExitCode> {
         }
     }
     let seed = seed_or_clock(args.seed);
-    // Learning the server is bounded on its own, not by --time, so that the same seed gives the same conversations
-    // whatever the machine's load; --time counts from its end.
-    let learning = Timeouts { reply, startup, deadline: Some(began + LEARNING_LIMIT), ..Timeouts::default() };
-    // The first contact comes first, on a plain process: a server that answers nothing is not worth a fork server's
-    // start and trial (tens of seconds for a silent Python program), and its case file is due at once.
-    let stalls = Cell::new(0);
-    let contact = first_contact(&server, &args, learning, &stalls)?;
-    let silent = contact.as_ref().is_some_and(contact::Contact::unanswered);
-    let (server, _fork_server) = match silent {
-        true => (server, None),
-        false => through_fork_server(server, &args.fork, learning),
+    // Learning the server is bounded on its own (`stage::LEARNING_LIMIT`), not by --time, so that the same seed
+    // gives the same conversations whatever the machine's load; --time counts from its end.
+    let learning = stage::Options {
+        eras: args.rules.eras.eras.clone(),
+        sdk: args.rules.sdk.sdk.clone(),
+        no_surface: args.no_surface,
+        tools: args.tool.clone(),
+        skip_tools: args.skip_tool.clone(),
+        timeouts: Timeouts { reply, startup, ..Timeouts::default() },
+        limit: stage::LEARNING_LIMIT,
+        fork_server: args.fork.allowed(),
     };
-    let learned = learn(&server, &args, learning, contact, &stalls)?;
-    let Learned { model, surface, sdk, prelude } = learned;
+    let Learned { server, fork_server: _fork_server, model, surface, sdk, prelude } =
+        stage::learn(server, &learning, &mut say)?;
     let deadline = time.map(|time| Instant::now() + time);
     if let Some(time) = time {
         eprintln!(
@@ -247,7 +234,7 @@ pub fn run(args: FuzzArgs) -> Result<ExitCode> {
         )),
     })?;
     // A worker left busy past the deadline may still hold a server: end them all.
-    mcp_wirefuzz::server::transport::stdio::end_all();
+    mcp_wirefuzz::server::children::end_all();
     if out_created && summary.found.is_empty() {
         // Made for the check before the run, and nothing was found: not left behind empty.
         let _ = std::fs::remove_dir(&args.out);
@@ -290,110 +277,6 @@ fn confirm_time_option(secs: f64) -> Result<Duration> {
         Ok(duration) if duration <= super::options::MAX_DURATION => Ok(duration),
         _ => bail!("--confirm-time must be a number of seconds from 0 to a year, not {secs}"),
     }
-}
-
-/// What a run learns of its server before it fuzzes: the model, the surface, the SDK, and the first contact's
-/// conversation when the server answered nothing (the run's first conversation, judged with the others).
-struct Learned {
-    model: ServerModel,
-    surface: Option<Arc<Surface>>,
-    sdk: Option<Chosen>,
-    prelude: Vec<(Vec<Input>, Transcript)>,
-}
-
-/// The first contact with a child process over stdio ([`contact::first_contact`]) when the eras are not stated:
-/// `None` otherwise, or when learning's deadline passed first.
-fn first_contact(
-    server: &ServerSpec,
-    args: &FuzzArgs,
-    timeouts: Timeouts,
-    stalls: &Cell<usize>,
-) -> Result<Option<contact::Contact>> {
-    match (server, args.rules.eras.eras.as_deref()) {
-        (ServerSpec::Command(_), None) => match contact::first_contact(&mut *watched(server, timeouts, Some(stalls))) {
-            Err(error) if error.is::<DeadlinePassed>() => Ok(None),
-            contact => Ok(Some(contact?)),
-        },
-        _ => Ok(None),
-    }
-}
-
-/// Learns the server within `timeouts.deadline` ([`LEARNING_LIMIT`]) after its first `contact` ([`first_contact`],
-/// counting stalls in `stalls`): the model, the surface and the SDK. A server that did not answer the first contact
-/// is not learned further; nor is one that stalled in two learning conversations ([`watched`]); learning that
-/// passes its limit says so once. The run goes on without what was not learned.
-fn learn(
-    server: &ServerSpec,
-    args: &FuzzArgs,
-    timeouts: Timeouts,
-    contact: Option<contact::Contact>,
-    stalls: &Cell<usize>,
-) -> Result<Learned> {
-    let stated = args.rules.eras.eras.as_deref();
-    if let Some(contact) = contact.filter(|contact| contact.unanswered()) {
-        let wrote = match contact.lines() {
-            0 => "nothing".to_string(),
-            lines => format!("{lines} line(s), none a response,"),
-        };
-        eprintln!(
-            "mcp-wirefuzz: the server wrote {wrote} to an initialize in {:.1} s: not learned further; that \
-             conversation is the run's first",
-            contact.took.as_secs_f64()
-        );
-        let t = &contact.transcript;
-        let model = probe::classify(t, t, &[(LATEST_HANDSHAKE_VERSION, t)]);
-        eprintln!("server model: {model}");
-        let prelude = vec![(contact.inputs, contact.transcript)];
-        return Ok(Learned { model, surface: None, sdk: None, prelude });
-    }
-    // Why learning stopped, said once; `None` when it did not.
-    let stopped = |error: &anyhow::Error| -> Option<String> {
-        if error.is::<DeadlinePassed>() {
-            Some(format!("learning passed its limit of {} s", LEARNING_LIMIT.as_secs()))
-        } else if error.is::<StoppedAnswering>() {
-            Some(error.to_string())
-        } else {
-            None
-        }
-    };
-    let mut said = false;
-    let mut say = |why: String, without: &str| {
-        if !std::mem::replace(&mut said, true) {
-            eprintln!("mcp-wirefuzz: {why}: fuzzing without {without}");
-        }
-    };
-    let model = match server_model(server, stated, timeouts, Some(stalls)) {
-        Err(error) if stopped(&error).is_some() => {
-            say(stopped(&error).unwrap_or_default(), "a server model (--eras states it)");
-            let unanswered = Transcript { events: Vec::new(), ending: Ending::Hung { waited_ms: 0 } };
-            probe::classify(&unanswered, &unanswered, &[])
-        }
-        model => model?,
-    };
-    eprintln!("server model: {model}");
-    let surface = match args.no_surface {
-        true => None,
-        false => match surface::learn(&mut *watched(server, timeouts, Some(stalls)), &model) {
-            Err(error) if stopped(&error).is_some() => {
-                say(stopped(&error).unwrap_or_default(), "its surface");
-                None
-            }
-            learned => {
-                let learned = learned?.focus(&args.tool)?.skip(&args.skip_tool)?;
-                eprintln!("server surface: {learned}");
-                for note in &learned.notes {
-                    eprintln!("  {note}");
-                }
-                Some(Arc::new(learned))
-            }
-        },
-    };
-    let sdk = match server_sdk(server, args.rules.sdk.sdk.as_deref(), model.eras, timeouts, Some(stalls)) {
-        Err(error) if stopped(&error).is_some() => None,
-        sdk => sdk?,
-    };
-    eprintln!("{}", sdk_line(sdk.as_ref()));
-    Ok(Learned { model, surface, sdk, prelude: Vec::new() })
 }
 
 /// The options of a fuzz run that a command reproducing one of its findings repeats: the reply timeout for a

@@ -65,6 +65,13 @@ pub struct ForkServerOption {
     pub no_fork_server: bool,
 }
 
+impl ForkServerOption {
+    /// Whether a Python program may run through a fork server (the library's `fork_server`).
+    pub fn allowed(&self) -> bool {
+        !self.no_fork_server
+    }
+}
+
 /// The `--eras`, `--sdk`, `--profile`, `--allow` and `--deny` options.
 #[derive(clap::Args)]
 pub struct RuleOptions {

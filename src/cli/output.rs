@@ -1,5 +1,5 @@
 //! What the CLI writes besides standard output: the checks that an output folder or report file is writable before
-//! any work starts, report files, and the progress shown while fuzzing.
+//! any work starts, report files, the progress shown while fuzzing, and what learning a server says.
 
 use anyhow::{Context, Result, bail};
 use indicatif::{ProgressBar, ProgressStyle};
@@ -36,6 +36,11 @@ pub fn write_report(path: &Path, text: &str) -> Result<()> {
         std::fs::create_dir_all(dir).with_context(|| format!("cannot create {}", dir.display()))?;
     }
     std::fs::write(path, text).with_context(|| format!("cannot write {}", path.display()))
+}
+
+/// Says a line of the library's learn stage to the user, on stderr (its `say`).
+pub fn say(line: &str) {
+    eprintln!("{line}");
 }
 
 /// Progress for people: a bar on a terminal, a plain line every few seconds otherwise.

@@ -3,10 +3,12 @@
 //! listed apart, as new), 0 a clean case runs clean, 2 a bad case file or a harness error.
 
 use super::options::{ForkServerOption, ReplyTimeout, RuleOptions};
-use super::server::{end_servers_on_signal, server_model, server_spec, stated_eras, through_fork_server};
+use super::output::say;
+use super::server::{end_servers_on_signal, server_spec};
 use anyhow::{Result, anyhow, bail};
 use mcp_wirefuzz::case::Case;
 use mcp_wirefuzz::diff::case::is_diff_case;
+use mcp_wirefuzz::learn::stage::{server_model, stated_eras, through_fork_server};
 use mcp_wirefuzz::learn::surface;
 use mcp_wirefuzz::oracle::check;
 use mcp_wirefuzz::server::{ServerSpec, Timeouts};
@@ -77,7 +79,7 @@ pub fn run(args: ReplayArgs) -> Result<ExitCode> {
     let linger = if case.expect.iter().any(|rule| rule == "SERVER-CRASH") { timeout } else { Duration::ZERO };
     let timeouts = Timeouts { reply: timeout, linger, ..Timeouts::default() };
     // Named by the plain command all the same: `server == case.server()` holds through the fork server.
-    let (server, _fork_server) = through_fork_server(server, &args.fork, timeouts);
+    let (server, _fork_server) = through_fork_server(server, args.fork.allowed(), timeouts, &mut say);
     // The model: `--eras`, else the case's `eras:` on the case's own server, else the built-in server's or a probe.
     let model = match stated_eras(rules.eras.eras.as_deref())? {
         Some(stated) => Some(stated),

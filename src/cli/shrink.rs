@@ -1,9 +1,11 @@
 //! `mcp-wirefuzz shrink`: a case file minimized in place while the rule it expects still breaks.
 
 use super::options::{ForkServerOption, ReplyTimeout};
-use super::server::{end_servers_on_signal, server_model, through_fork_server};
+use super::output::say;
+use super::server::end_servers_on_signal;
 use anyhow::{Result, bail};
 use mcp_wirefuzz::case::Case;
+use mcp_wirefuzz::learn::stage::{server_model, through_fork_server};
 use mcp_wirefuzz::learn::surface;
 use mcp_wirefuzz::oracle::check;
 use mcp_wirefuzz::server::Timeouts;
@@ -44,7 +46,7 @@ pub fn run(args: ShrinkArgs) -> Result<ExitCode> {
         case.url = Some(url.to_string());
     }
     let timeouts = Timeouts { reply: timeout, ..Timeouts::default() };
-    let (server, _fork_server) = through_fork_server(case.server(), &args.fork, timeouts);
+    let (server, _fork_server) = through_fork_server(case.server(), args.fork.allowed(), timeouts, &mut say);
     let judged = match case.eras {
         Some(_) => case.policy(),
         None => case.policy().with_model(server_model(&server, None, timeouts, None)?),

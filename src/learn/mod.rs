@@ -4,11 +4,14 @@
 //! [`probe`] the server model ([`crate::model::ServerModel`]: eras, versions, name), [`surface`] the surface
 //! ([`crate::surface::Surface`]: tools, prompts, resources, templates), and [`planted`] the policy a planted bug is
 //! judged under (the built-in model and the surface learned from the planted server); [`in_process`] fills both into
-//! the policy of a user's in-process server, as the harness entry points judge it.
+//! the policy of a user's in-process server, as the harness entry points judge it. [`stage`] runs them all for a
+//! server a run starts (`mcp-wirefuzz fuzz`'s learning, and the pieces the other subcommands use): the first
+//! contact, the fork server a Python program runs through, the model, the surface and the SDK.
 
 pub mod contact;
 pub mod in_process;
 pub mod planted;
 pub mod probe;
+pub mod stage;
 pub mod stalls;
 pub mod surface;

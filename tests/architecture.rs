@@ -339,7 +339,7 @@ fn sibling_graphs() -> BTreeMap<Vec<String>, BTreeMap<String, BTreeMap<String, P
             // The longest common folder of the two, and the sibling each sits in below it.
             let common = at.iter().zip(&target).take_while(|(a, b)| a == b).count();
             let (Some(from), Some(to)) = (at.get(common), target.get(common)) else { continue };
-            if !modules.contains(&target[..=common].to_vec()) {
+            if !modules.contains(&target[..=common]) {
                 continue;
             }
             graphs

@@ -17,6 +17,7 @@
 
 pub mod adapter;
 pub mod builtin;
+pub mod children;
 pub mod hangs;
 pub mod latency;
 pub mod transport;
@@ -240,7 +241,7 @@ impl std::fmt::Display for DeadlinePassed {
 impl std::error::Error for DeadlinePassed {}
 
 /// The error of a conversation that ended while the harness was ending its servers
-/// ([`transport::stdio::end_all`], when a signal stops it): the server was killed by the harness, so how its
+/// ([`children::end_all`], when a signal stops it): the server was killed by the harness, so how its
 /// conversation ended is not judged.
 #[derive(Debug)]
 pub struct Halted;

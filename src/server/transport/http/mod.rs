@@ -202,7 +202,7 @@ impl Running {
             let _ = self.child.kill();
         }
         let _ = self.child.wait();
-        super::stdio::untrack_group(group);
+        crate::server::children::untrack(group);
     }
 }
 
@@ -225,10 +225,10 @@ impl Managed {
         }
         let mut command = Command::new(&self.command.program);
         command.args(&self.command.args).stdin(Stdio::null()).stdout(Stdio::piped()).stderr(Stdio::piped());
-        super::stdio::unblock_signals(command.process_group(0));
+        crate::server::children::unblock_signals(command.process_group(0));
         let mut child = command.spawn().with_context(|| format!("cannot start server `{}`", self.command.program))?;
         // Ended with the stdio servers when a signal stops the harness (its own group: Ctrl-C does not reach it).
-        super::stdio::track_group(nix::unistd::Pid::from_raw(child.id() as i32));
+        crate::server::children::track(nix::unistd::Pid::from_raw(child.id() as i32));
         *self.started.lock().map_err(|_| anyhow::anyhow!("poisoned"))? += 1;
         let output = Arc::new(Mutex::new(Tail::default()));
         for stream in [
@@ -386,7 +386,7 @@ impl Target for HttpTarget {
     fn run(&mut self, inputs: &[Input]) -> Result<Transcript> {
         let transcript = self.converse(inputs)?;
         // The harness is ending its servers (a signal stopped it): a refused connection now is its own doing.
-        if super::stdio::ending() {
+        if crate::server::children::ending() {
             return Err(Halted.into());
         }
         Ok(transcript)

@@ -7,16 +7,17 @@
 //! import starts a thread or writes to stdout (it starts over without it). Per conversation
 //! `mcp-wirefuzz attach SOCKET` stands in for the program ([`ServerCommand::with_stand_in`]), so each conversation
 //! still has a fresh process. The fork server's process group is ended and its folder removed when it is dropped,
-//! and by [`super::end_all`] when a signal stops the harness.
+//! and by [`crate::server::children::end_all`] when a signal stops the harness.
 //!
 //! [`launch`] decides: a fork server that does not start, or whose first conversation fails where a plain process's
 //! does not, leaves the program to plain processes, with the reason.
 
 use super::StdioTarget;
-use super::process::{end_group, start_leader, track, untrack};
+use super::process::{end_group, start_leader};
 use super::python::{Main, PythonProgram};
 use crate::protocol::era::LATEST_HANDSHAKE_VERSION;
 use crate::protocol::methods::INITIALIZE;
+use crate::server::children::{self, track, untrack};
 use crate::server::{ServerCommand, Target, Timeouts};
 use crate::transcript::{Ending, Input, Transcript};
 use nix::unistd::Pid;
@@ -25,7 +26,6 @@ use std::io::{Read, Seek, SeekFrom};
 use std::os::unix::fs::DirBuilderExt;
 use std::path::{Path, PathBuf};
 use std::process::{Child, Command, Stdio};
-use std::sync::Mutex;
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::thread;
 use std::time::{Duration, Instant};
@@ -47,9 +47,6 @@ const STOP_GRACE: Duration = Duration::from_secs(1);
 const MIN_START: Duration = Duration::from_secs(60);
 /// How often the start looks for the socket.
 const START_TICK: Duration = Duration::from_millis(10);
-/// The folders of the fork servers running now, removed by [`remove_folders`].
-static FOLDERS: Mutex<Vec<PathBuf>> = Mutex::new(Vec::new());
-
 /// A fork server the harness started for one Python program: its process group and its private folder (the socket,
 /// the fork server's source, its log). Dropping it stops the fork server and removes the folder.
 #[derive(Debug)]
@@ -74,9 +71,7 @@ impl ForkServer {
             }
         };
         track(Pid::from_raw(child.id() as i32));
-        if let Ok(mut folders) = FOLDERS.lock() {
-            folders.push(folder.clone());
-        }
+        children::track_folder(&folder);
         let socket = folder.join("server.sock");
         let mut server = ForkServer { child, folder, socket, preloaded: String::new(), left_out: Vec::new() };
         server.listening(wait)?;
@@ -149,18 +144,7 @@ impl Drop for ForkServer {
         end_group(&mut self.child, STOP_GRACE);
         untrack(group);
         let _ = fs::remove_dir_all(&self.folder);
-        if let Ok(mut folders) = FOLDERS.lock() {
-            folders.retain(|folder| folder != &self.folder);
-        }
-    }
-}
-
-/// Removes the folders of the fork servers still running, for a harness stopped by a signal (their process groups
-/// are ended with the servers').
-pub(super) fn remove_folders() {
-    let folders = FOLDERS.lock().map(|folders| folders.clone()).unwrap_or_default();
-    for folder in folders {
-        let _ = fs::remove_dir_all(folder);
+        children::forget_folder(&self.folder);
     }
 }
 

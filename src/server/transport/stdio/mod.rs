@@ -30,6 +30,7 @@ pub use process::no_huge_pages;
 
 use crate::model::Eras;
 use crate::protocol::envelope;
+use crate::protocol::message::mentions;
 use crate::protocol::methods::{INITIALIZE, INITIALIZED, LISTEN, SET_LEVEL, SUBSCRIBE, TOOLS_CALL, UNSUBSCRIBE};
 use crate::protocol::{Frame, IdField, RequestId};
 use crate::server::hangs::Hangs;
@@ -43,37 +44,6 @@ use sentinel::{Sentinels, calibrated, first_wait};
 use std::sync::Arc;
 use std::sync::atomic::Ordering;
 use std::time::{Duration, Instant};
-
-/// Ends every server process group still running and every fork server the harness started, and removes the fork
-/// servers' folders (SIGTERM, then SIGKILL after [`crate::server::END_GRACE`]): for a harness stopped by a signal,
-/// which then exits without ending its conversations. A conversation that ends from then on is an error
-/// ([`Halted`]), not a transcript: the crashes the harness causes are not findings.
-pub fn end_all() {
-    process::end_groups();
-    fork::remove_folders();
-}
-
-/// True once [`end_all`] has started: a conversation that ends from then on is the harness's doing ([`Halted`]).
-pub(crate) fn ending() -> bool {
-    process::ending()
-}
-
-/// Counts the process group `group` of a server started outside this transport (a server started for HTTP) among
-/// those [`end_all`] ends, until [`untrack_group`].
-pub(crate) fn track_group(group: nix::unistd::Pid) {
-    process::track(group);
-}
-
-/// Makes a server started outside this transport (for HTTP) start with no signal blocked, as the stdio servers do:
-/// the harness blocks the signals it waits for, and a child inherits the mask.
-pub(crate) fn unblock_signals(command: &mut std::process::Command) {
-    process::unblock_signals(command);
-}
-
-/// No longer counts the process group `group` ([`track_group`]): it has been ended.
-pub(crate) fn untrack_group(group: nix::unistd::Pid) {
-    process::untrack(group);
-}
 
 /// A server started as a child process for every conversation, with one process started ahead (warm) so start-up
 /// overlaps the previous conversation. Given the server's eras ([`StdioTarget::with_sentinels`]), it knows when
@@ -262,7 +232,7 @@ impl StdioTarget {
             return Err(DeadlinePassed.into());
         }
         // The harness is ending every server (a signal stopped it): a crash or silence now is its own doing.
-        if process::ending() {
+        if crate::server::children::ending() {
             return Err(Halted.into());
         }
         if let Ending::Exited { code: Some(code), stderr_tail, .. } = &transcript.ending
@@ -302,8 +272,7 @@ pub fn self_contained(inputs: &[Input]) -> bool {
 /// True when `line` holds `"method"` followed by `method` as a JSON string, anywhere (a batch member, a malformed
 /// line): a byte search, so no parser's leniency can hide it.
 fn names_method(line: &[u8], method: &str) -> bool {
-    let quoted = format!("\"{method}\"");
-    line.windows(quoted.len()).any(|w| w == quoted.as_bytes()) && line.windows(8).any(|w| w == b"\"method\"")
+    mentions(line, method) && mentions(line, "method")
 }
 
 /// Whether a server message is a reply: `Some(Some(id))` for a response carrying a request id, `Some(None)` for

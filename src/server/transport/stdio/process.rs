@@ -6,13 +6,14 @@
 //! is not left behind; the threads around a process poll their pipe and stop then: none outlives it. A
 //! [`Spawner`] starts processes ahead, so start-up overlaps the previous conversation.
 
+use crate::server::children::{track, untrack};
 use crate::server::transport::lines::{OutputLine, Tail, read_bounded_line, read_tail};
 use crate::server::{END_GRACE, MAX_LINE_BYTES, STDERR_TAIL_BYTES, ServerCommand};
 use crate::transcript::Ending;
 use anyhow::{Context, Result};
 use nix::fcntl::{FcntlArg, OFlag, fcntl};
 use nix::poll::{PollFd, PollFlags, PollTimeout, poll};
-use nix::sys::signal::{SigSet, SigmaskHow, Signal, killpg, sigprocmask};
+use nix::sys::signal::{Signal, killpg};
 use nix::unistd::Pid;
 use std::io::{BufReader, Read, Write};
 use std::os::fd::AsFd;
@@ -33,17 +34,6 @@ const STDERR_DRAIN: Duration = Duration::from_millis(500);
 pub(super) const POLL_TICK: Duration = Duration::from_millis(20);
 /// How long the output of a server that has exited is still read when something it started holds the output open.
 pub(super) const EXIT_DRAIN: Duration = Duration::from_millis(100);
-/// The process groups of the servers running now, so they can all be ended when the harness is stopped by a
-/// signal ([`end_groups`]).
-static GROUPS: Mutex<Vec<Pid>> = Mutex::new(Vec::new());
-/// Set for good when [`end_groups`] starts: from then on, a conversation's ending is the harness's doing.
-static ENDING: AtomicBool = AtomicBool::new(false);
-
-/// True once the harness has started ending every server ([`end_groups`]).
-pub(super) fn ending() -> bool {
-    ENDING.load(Ordering::SeqCst)
-}
-
 /// Turns transparent huge pages off for this process and the servers it starts (the setting is inherited across
 /// fork and exec); the CLI calls it first thing. mimalloc, and other allocators, ask for huge pages, and every
 /// process or thread that comes and goes then makes the kernel clear fresh 2 MiB pages: with a process per
@@ -51,22 +41,6 @@ pub(super) fn ending() -> bool {
 /// server gets memory, never what it does.
 pub fn no_huge_pages() {
     let _ = nix::sys::prctl::set_thp_disable(true);
-}
-
-/// Ends every process group still running (SIGTERM, then SIGKILL after [`END_GRACE`]): servers and fork servers, for
-/// a harness stopped by a signal, which then exits without ending them.
-pub(super) fn end_groups() {
-    ENDING.store(true, Ordering::SeqCst);
-    let groups = GROUPS.lock().map(|groups| groups.clone()).unwrap_or_default();
-    for &group in &groups {
-        let _ = killpg(group, Signal::SIGTERM);
-    }
-    if !groups.is_empty() {
-        thread::sleep(END_GRACE);
-    }
-    for &group in &groups {
-        let _ = killpg(group, Signal::SIGKILL);
-    }
 }
 
 /// A thread of a target's own that starts its server processes ahead, so the next one starts up while the
@@ -240,20 +214,6 @@ impl Drop for Process {
     }
 }
 
-/// Counts the process group `group` among those [`end_groups`] ends.
-pub(super) fn track(group: Pid) {
-    if let Ok(mut groups) = GROUPS.lock() {
-        groups.push(group);
-    }
-}
-
-/// No longer counts the process group `group` (it has been ended).
-pub(super) fn untrack(group: Pid) {
-    if let Ok(mut groups) = GROUPS.lock() {
-        groups.retain(|&other| other != group);
-    }
-}
-
 /// Starts `command` (what it starts: its stand-in, if it has one) with piped stdio ([`start_leader`]).
 fn start(command: &ServerCommand) -> std::io::Result<Child> {
     let (program, args) = command.started();
@@ -268,7 +228,7 @@ fn start(command: &ServerCommand) -> std::io::Result<Child> {
 pub(super) fn start_leader(process: &mut Command) -> std::io::Result<Child> {
     let parent = nix::unistd::getpid();
     process.process_group(0);
-    unblock_signals(process);
+    crate::server::children::unblock_signals(process);
     // SAFETY: the closure runs between fork and exec and only makes two system calls (prctl, getppid); it
     // allocates nothing and takes no lock.
     unsafe {
@@ -282,19 +242,6 @@ pub(super) fn start_leader(process: &mut Command) -> std::io::Result<Child> {
         });
     }
     process.spawn()
-}
-
-/// Starts `process` with no signal blocked: the harness blocks the signals it waits for ([`end_groups`] runs when one
-/// comes), and a child inherits the mask, so a server started without this would ignore SIGTERM and SIGINT.
-pub(super) fn unblock_signals(process: &mut Command) {
-    // SAFETY: the closure runs between fork and exec and makes one system call (sigprocmask); it allocates nothing
-    // and takes no lock.
-    unsafe {
-        process.pre_exec(|| {
-            sigprocmask(SigmaskHow::SIG_SETMASK, Some(&SigSet::empty()), None)?;
-            Ok(())
-        });
-    }
 }
 
 /// Ends the process group led by `child`: SIGTERM to the group, SIGKILL to what is left of it after `grace`, and

@@ -4,7 +4,7 @@
 
 use crate::oracle::rules::{HANDLER_HANG, RESPONSE_MISSING, SERVER_HANG};
 use crate::oracle::{Finding, Policy, check};
-use crate::server::{DeadlinePassed, Target};
+use crate::server::{CutShort, Target};
 use crate::transcript::seen::resolve;
 use crate::transcript::{Event, Input, Transcript};
 use anyhow::Result;
@@ -75,7 +75,7 @@ pub struct Minimized {
 /// with that trigger ([`crate::trigger::signature`]), so shrinking never slides from one bug to another of the same
 /// rule. `None` when the rule (with the trigger) does not break on `inputs` at all; the minimized inputs come with
 /// the run in which they broke it (not run again); with no runs or no time left in `budget` after the first run,
-/// that run is the answer. An error means the target could not run ([`DeadlinePassed`]: the whole run's deadline
+/// that run is the answer. An error means the target could not run ([`CutShort::DeadlinePassed`]: the whole run's deadline
 /// passed before anything shrank).
 pub fn minimize_finding(
     target: &mut dyn Target,
@@ -160,7 +160,7 @@ struct Limits<'a> {
 
 /// Shrinks `first`'s inputs within `limits`: the smallest inputs that still broke the rule with their run (or
 /// `first` when nothing smaller did), and whether the shrinking ended on its own (false: it gave way);
-/// [`DeadlinePassed`] when nothing shrank before a run failed with it (the whole run's deadline passed, so `first`
+/// [`CutShort::DeadlinePassed`] when nothing shrank before a run failed with it (the whole run's deadline passed, so `first`
 /// was not minimized).
 fn shrink_from(
     target: &mut dyn Target,
@@ -193,7 +193,7 @@ fn shrink_from(
         let transcript = match target.run(candidate) {
             Ok(transcript) => transcript,
             Err(error) => {
-                cut |= error.is::<DeadlinePassed>();
+                cut |= CutShort::DeadlinePassed.is(&error);
                 return false;
             }
         };
@@ -233,7 +233,7 @@ fn shrink_from(
             Ok((verified.unwrap_or(first), !gave_way))
         }
         // Nothing shrank before the deadline cut the runs: not minimized, and the caller is told why.
-        _ if cut => Err(DeadlinePassed.into()),
+        _ if cut => Err(CutShort::DeadlinePassed.into()),
         // Nothing shrank.
         _ => Ok((first, !gave_way)),
     }
@@ -700,7 +700,7 @@ mod tests {
             use crate::server::builtin::mutants::Mutant;
             use crate::server::builtin::reference::Planted;
             if self.0 == 0 {
-                return Err(DeadlinePassed.into());
+                return Err(CutShort::DeadlinePassed.into());
             }
             self.0 -= 1;
             Ok(crate::server::run_in_process(&Planted(Mutant::NoCacheHints), inputs))
@@ -714,7 +714,7 @@ mod tests {
         let budget = Budget { runs: 1_000, time: None };
         // The reproduction runs, then every candidate meets the deadline: not minimized, and the error says why.
         let cut = minimize_finding(&mut DeadlineAfter(1), &inputs, "MCP-CACHE-HINTS", None, &policy, budget);
-        assert!(cut.is_err_and(|error| error.is::<DeadlinePassed>()));
+        assert!(cut.is_err_and(|error| CutShort::DeadlinePassed.is(&error)));
         // The first candidate (half the noise dropped) still breaks the rule before the deadline: it is kept.
         let found = minimize_finding(&mut DeadlineAfter(2), &inputs, "MCP-CACHE-HINTS", None, &policy, budget);
         let kept = found.unwrap().unwrap().inputs.len();

@@ -139,7 +139,7 @@ pub struct Seen<'a> {
 /// minimization starts from instead of running them once more. A silence that, with the stretched waits, shows as
 /// SERVER-HANDLER-HANG (a handler that never returned while the server went on) is confirmed as that finding, the
 /// run's: it is the stronger statement about the same silence, not a slow server. An error means a target could
-/// not run (the run's deadline passed, [`crate::server::DeadlinePassed`], among them).
+/// not run (the run's deadline passed, [`crate::server::CutShort::DeadlinePassed`], among them).
 pub fn confirm(
     target: &mut dyn Target,
     patient: Option<&mut dyn Target>,

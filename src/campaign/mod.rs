@@ -36,7 +36,7 @@ use crate::oracle::coverage::Coverage;
 use crate::oracle::{Finding, Policy, check_covered};
 use crate::script::{Script, session};
 use crate::sdk::{Deviation, Sdk};
-use crate::server::{DeadlinePassed, ServerSpec, Target};
+use crate::server::{CutShort, ServerSpec, Target};
 use crate::shrink::{Budget, Minimized};
 use crate::transcript::{Input, Transcript};
 use anyhow::{Result, anyhow};
@@ -605,7 +605,7 @@ impl Worker<'_> {
                 // A conversation that ends after the deadline may have been cut by it: it is not judged.
                 Ok(_) if deadline.is_some_and(|deadline| Instant::now() >= deadline) => break,
                 Ok(transcript) => transcript,
-                Err(error) if error.is::<DeadlinePassed>() => break,
+                Err(error) if CutShort::DeadlinePassed.is(&error) => break,
                 Err(error) => {
                     let _ = sender.send(Message::Failed(error));
                     return;

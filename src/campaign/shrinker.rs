@@ -6,7 +6,7 @@ use super::{
     BASELINED, Confirmation, Confirmed, Deadlines, Found, Job, Message, Options, UNMINIMIZED, case_name, confirm,
 };
 use crate::case::Case;
-use crate::server::{DeadlinePassed, ServerSpec, Target};
+use crate::server::{CutShort, ServerSpec, Target};
 use crate::shrink::{Budget, Minimized, minimize_giving_way};
 use crate::transcript::{Event, Transcript};
 use anyhow::Result;
@@ -122,7 +122,7 @@ impl Shrinker<'_> {
                 self.waiting.fetch_sub(1, Ordering::Relaxed);
                 let seen_as = (job.first.rule, job.seen.trigger.clone());
                 let result = match confirmation {
-                    Err(error) if error.is::<DeadlinePassed>() => Ok(None),
+                    Err(error) if CutShort::DeadlinePassed.is(&error) => Ok(None),
                     confirmation => confirmation.and_then(|confirmation| self.settled(job, confirmation)),
                 };
                 if !report(result, seen_as, sender, &mut confirmed) {
@@ -156,7 +156,7 @@ impl Shrinker<'_> {
                     let spent = spent();
                     confirmed.push_front((Job { spent, ..job }, partial));
                 }
-                Err(error) if error.is::<DeadlinePassed>() => {}
+                Err(error) if CutShort::DeadlinePassed.is(&error) => {}
                 Err(error) => {
                     let _ = sender.send(Message::Failed(error));
                     return;
@@ -238,7 +238,7 @@ impl Shrinker<'_> {
             confirm::Seen { inputs: &job.inputs, transcript: &job.seen.transcript, finding: &job.first, trigger };
         let confirmation = confirm::confirm(&mut *self.target, patient, seen, &self.options.policy);
         match confirmation {
-            Err(error) if error.is::<DeadlinePassed>() => Ok(None),
+            Err(error) if CutShort::DeadlinePassed.is(&error) => Ok(None),
             confirmation => self.settled(job, confirmation?),
         }
     }

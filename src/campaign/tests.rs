@@ -282,7 +282,7 @@ impl Target for Slow {
     fn run(&mut self, inputs: &[Input]) -> Result<Transcript> {
         thread::sleep(self.delay);
         if Instant::now() >= self.deadline {
-            return Err(DeadlinePassed.into());
+            return Err(CutShort::DeadlinePassed.into());
         }
         Ok(crate::server::run_in_process(&crate::server::builtin::reference::Planted(Mutant::NoCacheHints), inputs))
     }

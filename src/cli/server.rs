@@ -33,9 +33,9 @@ pub fn end_servers_on_signal() -> Result<()> {
 static SIGNALLED: AtomicI32 = AtomicI32::new(0);
 
 /// The exit code for a run whose conversations ended because a signal stopped the harness
-/// ([`mcp_wirefuzz::server::Halted`]): 128 + the signal's number, as the thread that took the signal exits with.
+/// ([`mcp_wirefuzz::server::CutShort::Halted`]): 128 + the signal's number, as the thread that took the signal exits with.
 pub fn stopped_by_signal(error: &anyhow::Error) -> Option<u8> {
-    let halted = error.chain().any(|cause| cause.is::<mcp_wirefuzz::server::Halted>());
+    let halted = mcp_wirefuzz::server::CutShort::Halted.is(error);
     let signal = SIGNALLED.load(Ordering::SeqCst);
     (halted && signal > 0).then(|| (128 + signal) as u8)
 }

@@ -249,7 +249,7 @@ pub fn run(
     while options.cases.is_none_or(|cases| index < cases) && !over() {
         let Some(inputs) = options.conversations.get(index) else { break };
         let (ta, tb) = match run_both(a, b, &inputs) {
-            Err(error) if error.is::<crate::server::DeadlinePassed>() => break,
+            Err(error) if crate::server::CutShort::DeadlinePassed.is(&error) => break,
             ran => ran?,
         };
         index += 1;
@@ -331,7 +331,7 @@ fn confirm(pair: &mut Pair<'_>, divergence: &Divergence, inputs: &[Input], optio
         None => &mut *pair.1,
     };
     let (ta, tb) = match run_both(a, b, inputs) {
-        Err(error) if error.is::<crate::server::DeadlinePassed>() => return Ok(None),
+        Err(error) if crate::server::CutShort::DeadlinePassed.is(&error) => return Ok(None),
         ran => ran?,
     };
     let key = divergence.key();
@@ -422,7 +422,7 @@ mod tests {
     impl Target for CutAfter {
         fn run(&mut self, inputs: &[Input]) -> Result<Transcript> {
             use crate::server::builtin::reference::{Calc, Planted};
-            self.1 = self.1.checked_sub(1).ok_or(crate::server::DeadlinePassed)?;
+            self.1 = self.1.checked_sub(1).ok_or(crate::server::CutShort::DeadlinePassed)?;
             Ok(match self.0 {
                 Some(mutant) => crate::server::run_in_process(&Planted(mutant), inputs),
                 None => crate::server::run_in_process(&Calc, inputs),

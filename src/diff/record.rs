@@ -8,7 +8,7 @@
 
 use super::Conversations;
 use crate::case::{ending_text, from_hex, parse_ending, to_hex};
-use crate::server::{DeadlinePassed, ServerSpec, Target};
+use crate::server::{CutShort, ServerSpec, Target};
 use crate::transcript::{Ending, Event, Input, Transcript};
 use anyhow::{Context, Result, bail};
 use serde_json::{Value, json};
@@ -122,7 +122,7 @@ pub fn record(
     while cases.is_none_or(|cases| index < cases) {
         let Some(inputs) = conversations.get(index) else { break };
         let transcript = match target.run(&inputs) {
-            Err(error) if error.is::<DeadlinePassed>() => break,
+            Err(error) if CutShort::DeadlinePassed.is(&error) => break,
             ran => ran?,
         };
         let received = transcript.received().map(<[u8]>::to_vec).collect();

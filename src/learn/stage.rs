@@ -12,7 +12,7 @@ use crate::protocol::era::LATEST_HANDSHAKE_VERSION;
 use crate::sdk;
 use crate::server::transport::stdio::fork::{self, ForkServer, Launch};
 use crate::server::transport::stdio::python::python_program;
-use crate::server::{DeadlinePassed, ServerSpec, Target, Timeouts};
+use crate::server::{CutShort, ServerSpec, Target, Timeouts};
 use crate::surface::Surface;
 use crate::transcript::{Ending, Input, Transcript};
 use anyhow::{Result, bail};
@@ -102,7 +102,7 @@ pub fn learn(server: ServerSpec, options: &Options, say: &mut dyn FnMut(&str)) -
     let (server, fork_server) = through_fork_server(server, options.fork_server, timeouts, say);
     // Why learning stopped, said once; `None` when it did not.
     let stopped = |error: &anyhow::Error| -> Option<String> {
-        if error.is::<DeadlinePassed>() {
+        if CutShort::DeadlinePassed.is(error) {
             Some(format!("learning passed its limit of {} s", options.limit.as_secs()))
         } else if error.is::<StoppedAnswering>() {
             Some(error.to_string())
@@ -160,7 +160,7 @@ fn first_contact(
 ) -> Result<Option<Contact>> {
     match (server, eras) {
         (ServerSpec::Command(_), None) => match contact::first_contact(&mut *watched(server, timeouts, Some(stalls))) {
-            Err(error) if error.is::<DeadlinePassed>() => Ok(None),
+            Err(error) if CutShort::DeadlinePassed.is(&error) => Ok(None),
             contact => Ok(Some(contact?)),
         },
         _ => Ok(None),

@@ -20,7 +20,7 @@ static ENDING: AtomicBool = AtomicBool::new(false);
 
 /// Ends every process group still running (SIGTERM, then SIGKILL after [`END_GRACE`]) and removes the fork servers'
 /// folders: for a harness stopped by a signal, which then exits without ending its conversations. A conversation
-/// that ends from then on is an error ([`super::Halted`]), not a transcript: the crashes the harness causes are not
+/// that ends from then on is an error ([`super::CutShort::Halted`]), not a transcript: the crashes the harness causes are not
 /// findings.
 pub fn end_all() {
     ENDING.store(true, Ordering::SeqCst);

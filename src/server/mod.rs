@@ -227,32 +227,33 @@ pub trait Target {
     }
 }
 
-/// The error of a conversation that the run's deadline cut short (`fuzz --time`): its server was killed, and what
-/// it said is not judged.
-#[derive(Debug)]
-pub struct DeadlinePassed;
+/// The error of a conversation the harness cut short, so that its server was killed and what it said is not
+/// judged.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum CutShort {
+    /// The run's deadline passed during the conversation (`fuzz --time`).
+    DeadlinePassed,
+    /// The harness was ending its servers ([`children::end_all`], when a signal stops it).
+    Halted,
+}
 
-impl std::fmt::Display for DeadlinePassed {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.write_str("the run's deadline passed during the conversation")
+impl CutShort {
+    /// True when `error` is this one, or carries it as its cause.
+    pub fn is(self, error: &anyhow::Error) -> bool {
+        error.chain().any(|cause| cause.downcast_ref::<CutShort>() == Some(&self))
     }
 }
 
-impl std::error::Error for DeadlinePassed {}
-
-/// The error of a conversation that ended while the harness was ending its servers
-/// ([`children::end_all`], when a signal stops it): the server was killed by the harness, so how its
-/// conversation ended is not judged.
-#[derive(Debug)]
-pub struct Halted;
-
-impl std::fmt::Display for Halted {
+impl std::fmt::Display for CutShort {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.write_str("the harness was ending its servers during the conversation (stopped by a signal)")
+        f.write_str(match self {
+            CutShort::DeadlinePassed => "the run's deadline passed during the conversation",
+            CutShort::Halted => "the harness was ending its servers during the conversation (stopped by a signal)",
+        })
     }
 }
 
-impl std::error::Error for Halted {}
+impl std::error::Error for CutShort {}
 
 /// Which server a command runs against: the built-in one, the built-in one with a planted bug, or a child
 /// process.

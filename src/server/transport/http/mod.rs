@@ -32,7 +32,7 @@ use crate::protocol::era::LATEST_MODERN_VERSION;
 use crate::protocol::http::{header_value, mirrored_name, param_values};
 use crate::protocol::methods::{INITIALIZE, TOOLS_CALL};
 use crate::protocol::{Era, Frame};
-use crate::server::{Halted, MAX_EVENTS, STDERR_TAIL_BYTES, ServerCommand, Target, Timeouts};
+use crate::server::{CutShort, MAX_EVENTS, STDERR_TAIL_BYTES, ServerCommand, Target, Timeouts};
 use crate::transcript::{Ending, Event, Input, Note, Transcript, seen};
 use anyhow::{Context, Result, bail};
 use exchange::{Answered, Outcome};
@@ -387,7 +387,7 @@ impl Target for HttpTarget {
         let transcript = self.converse(inputs)?;
         // The harness is ending its servers (a signal stopped it): a refused connection now is its own doing.
         if crate::server::children::ending() {
-            return Err(Halted.into());
+            return Err(CutShort::Halted.into());
         }
         Ok(transcript)
     }

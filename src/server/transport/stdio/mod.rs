@@ -35,7 +35,7 @@ use crate::protocol::methods::{INITIALIZE, INITIALIZED, LISTEN, SET_LEVEL, SUBSC
 use crate::protocol::{Frame, IdField, RequestId};
 use crate::server::hangs::Hangs;
 use crate::server::latency::Latency;
-use crate::server::{DeadlinePassed, Halted, ServerCommand, Target, Timeouts};
+use crate::server::{CutShort, ServerCommand, Target, Timeouts};
 use crate::transcript::{Ending, Input, Transcript};
 use anyhow::{Result, bail};
 use conversation::End;
@@ -175,7 +175,7 @@ impl Target for StdioTarget {
         if self.timeouts.deadline.is_some_and(|deadline| Instant::now() >= deadline) {
             self.kept = None;
             self.spawner = None;
-            return Err(DeadlinePassed.into());
+            return Err(CutShort::DeadlinePassed.into());
         }
         let barrier = self.barrier()?;
         let keep = self.may_keep() && self_contained(inputs);
@@ -229,11 +229,11 @@ impl StdioTarget {
         }
         let (transcript, end) = process.converse(inputs, timeouts, barrier, keep, &self.latency, &self.hangs);
         if watch.cut.load(Ordering::Relaxed) {
-            return Err(DeadlinePassed.into());
+            return Err(CutShort::DeadlinePassed.into());
         }
         // The harness is ending every server (a signal stopped it): a crash or silence now is its own doing.
         if crate::server::children::ending() {
-            return Err(Halted.into());
+            return Err(CutShort::Halted.into());
         }
         if let Ending::Exited { code: Some(code), stderr_tail, .. } = &transcript.ending
             && *code == i32::from(attach::LOST_EXIT)

@@ -63,6 +63,13 @@ pub enum Note {
         /// How the harness knows it.
         known: Known,
     },
+    /// Over stdio, a fuzzing worker waited only `waited_ms` for the server to exit once its input closed, since the
+    /// run had already seen the server, owing nothing, outlive its closed input for the whole shutdown wait
+    /// (`SERVER-SHUTDOWN`, found and confirmed on that conversation): how this one ended is not judged.
+    ExitUnawaited {
+        /// How long the exit was waited for, in milliseconds.
+        waited_ms: u64,
+    },
     /// Over stdio, in a long conversation: what the server's processes held after `lines` lines were sent
     /// (`SERVER-RESOURCE-GROWTH`).
     Usage {
@@ -128,6 +135,9 @@ impl Note {
             ),
             Note::Usage { lines, rss_kb, fds } => {
                 format!("after {lines} lines the server's processes hold {rss_kb} KiB resident and {fds} descriptors")
+            }
+            Note::ExitUnawaited { waited_ms } => {
+                format!("the exit waited for {waited_ms} ms only: the run had seen the server outlive its closed input")
             }
         }
     }

@@ -171,7 +171,7 @@ fn unanswered_for(note: &Note) -> Option<String> {
             "did not return within {ms} ms while the server went on, and the tool's other calls answered within \
              {slowest_ms} ms (suspected: a fresh server waits {wait_ms} ms to confirm it)"
         ),
-        Note::Failure(_) | Note::Usage { .. } => return None,
+        Note::Failure(_) | Note::Usage { .. } | Note::ExitUnawaited { .. } => return None,
     })
 }
 

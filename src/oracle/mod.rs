@@ -337,6 +337,11 @@ fn unanswered_requests(reads: &[Read], answers: &[Option<usize>]) -> usize {
     reads.iter().zip(answers).filter(|(read, answer)| request(read) && answer.is_none()).count()
 }
 
+/// True when the transport did not wait out the server's exit ([`crate::transcript::Note::ExitUnawaited`]).
+fn unawaited_exit(transcript: &Transcript) -> bool {
+    transcript.events.iter().any(|event| matches!(event, Event::Note(crate::transcript::Note::ExitUnawaited { .. })))
+}
+
 /// The ending's finding; `owed` when a request was still owed its reply; `unanswered` how many requests got no
 /// reply (owed or not); `crashed_on` the line a crash is put on ([`crash_line`]).
 fn check_ending(
@@ -378,6 +383,8 @@ fn check_ending(
             last_sent,
             format!("the server stopped answering {after} (waited {waited_ms} ms)"),
         ),
+        // The exit was not waited for: the run had already seen this server outlive its closed input.
+        Ending::Hung { .. } if unawaited_exit(transcript) => {}
         Ending::Hung { waited_ms } => {
             let answered = match unanswered {
                 0 => "the server answered every request".to_string(),

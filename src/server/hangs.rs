@@ -10,7 +10,9 @@
 //! minimization ([`HangWait::Recall`]: only calls already confirmed count); everything else does
 //! ([`HangWait::Wait`]). [`Hangs`] is what a run learned, shared by its targets: how long each tool took to
 //! answer (a call is suspected only when it outlasts its own tool's answers by [`SLOWEST_FACTOR`]), and the calls
-//! (a tool and its exact arguments) a wait showed hung, so later conversations that reach one cost nothing more.
+//! (a tool and its exact arguments) a wait showed hung, so later conversations that reach one cost nothing more;
+//! and whether the server outlives its closed input, so that once one conversation has waited the whole shutdown
+//! wait for that, a fuzzing worker does not wait it again in every conversation.
 
 use std::collections::HashMap;
 use std::sync::Mutex;
@@ -76,6 +78,8 @@ struct Known {
     slowest: HashMap<String, Duration>,
     /// The calls a wait showed hung ([`Hangs::key`]), each with how long it was waited for.
     hung: HashMap<String, Duration>,
+    /// A conversation that owed nothing saw the server outlive its closed input for the whole shutdown wait.
+    outlived_input: bool,
 }
 
 impl Hangs {
@@ -108,6 +112,19 @@ impl Hangs {
     /// How long the call `key` was waited for when a wait showed it hung, if one did.
     pub fn remembered(&self, key: &str) -> Option<Duration> {
         self.known.lock().ok()?.hung.get(key).copied()
+    }
+
+    /// Remembers that the server, owing nothing, did not exit within the whole shutdown wait after its input
+    /// closed (`SERVER-SHUTDOWN`): a fuzzing worker need not spend that wait again ([`Hangs::outlives_input`]).
+    pub fn outlived_input(&self) {
+        if let Ok(mut known) = self.known.lock() {
+            known.outlived_input = true;
+        }
+    }
+
+    /// True once a conversation of the run saw the server outlive its closed input ([`Hangs::outlived_input`]).
+    pub fn outlives_input(&self) -> bool {
+        self.known.lock().is_ok_and(|known| known.outlived_input)
     }
 }
 

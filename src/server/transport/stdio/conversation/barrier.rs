@@ -12,7 +12,7 @@ use crate::server::Timeouts;
 use crate::server::hangs::{HangWait, SLOWEST_FACTOR};
 use crate::server::transport::stdio::process::{EXIT_DRAIN, POLL_TICK, Stdout};
 use crate::server::transport::stdio::sentinel::{Form, SENTINEL_PREFIX, sentinel_reply};
-use crate::transcript::{Ending, Event};
+use crate::transcript::{Ending, Event, Note};
 use std::process::ExitStatus;
 use std::sync::mpsc::RecvTimeoutError;
 use std::time::{Duration, Instant};
@@ -57,6 +57,11 @@ const FAILURE_GRACE: Duration = Duration::from_millis(250);
 /// for it (a hang only suspected, or one the run already knows): enough for a server that does exit, and no
 /// shutdown wait for one its hung task keeps alive (the hang's finding explains it: no SERVER-SHUTDOWN beside it).
 const AFTER_HANG: Duration = Duration::from_millis(500);
+
+/// How long a fuzzing worker waits for the exit of a server the run already saw outlive its closed input
+/// ([`crate::server::hangs::Hangs::outlives_input`]), when the conversation owes nothing: enough for a server that
+/// does exit this time; not the whole shutdown wait again for one that never does.
+const KNOWN_TO_OUTLIVE: Duration = Duration::from_millis(500);
 
 impl Conversation<'_> {
     /// Waits for every owed reply (up to the reply timeout), then for quiet output; `Some` when the server ended.
@@ -392,12 +397,30 @@ impl Conversation<'_> {
         // (it stalled): then it is silent, not starting, and gets the reply timeout.
         // A handler left hung without a wait keeps the server alive, and its finding explains that: no shutdown wait.
         let hung = self.events.iter().any(|event| matches!(event, Event::Note(note) if note.unwaited()));
+        // Owing nothing, a server that does not exit breaks SERVER-SHUTDOWN alone: a fuzzing worker waits that out
+        // once a run, not in every conversation.
+        let shutdown_only = self.heard && !hung && !self.owes();
+        let known = shutdown_only && matches!(timeouts.hang, HangWait::Suspect(_)) && self.hangs.outlives_input();
         let budget = match (self.heard, self.stalled) {
             _ if hung => AFTER_HANG,
+            _ if known => KNOWN_TO_OUTLIVE,
             (true, _) => timeouts.shutdown.max(timeouts.reply),
             (false, true) => timeouts.reply,
             (false, false) => timeouts.reply_for(false),
         };
+        let ending = self.await_exit(budget);
+        if let Ending::Hung { waited_ms } = ending {
+            if known {
+                self.events.push(Event::Note(Note::ExitUnawaited { waited_ms }));
+            } else if shutdown_only && !self.stalled {
+                self.hangs.outlived_input();
+            }
+        }
+        ending
+    }
+
+    /// Collects what the server writes until it closes stdout, and waits for it to exit, for `budget` in all.
+    fn await_exit(&mut self, budget: Duration) -> Ending {
         let until = Instant::now() + budget;
         let mut exited: Option<Instant> = None;
         loop {
@@ -525,6 +548,47 @@ mod tests {
         assert!(slow.render().contains("mcp-wirefuzz-reask-"), "a slow call is asked again: {}", slow.render());
         let (quick_call, found) = run(1);
         assert!(found.is_empty() && !quick_call.render().contains("reask"), "{}", quick_call.render());
+    }
+
+    #[test]
+    fn a_fuzzing_worker_waits_out_a_server_that_outlives_its_input_once_a_run() {
+        use crate::server::Timeouts;
+        use crate::server::hangs::{HangWait, Hangs};
+        use std::sync::Arc;
+        use std::time::{Duration, Instant};
+        let ping = Input::Line(br#"{"jsonrpc":"2.0","id":"p","method":"ping"}"#.to_vec());
+        let inputs = [ping, Input::Sync];
+        // Answers every request, and stays up once its input closes.
+        let outliving = answering(&format!("{IN_ORDER}; sleep 100"));
+        let shutdown = Duration::from_millis(1500);
+        let suspecting = Timeouts { shutdown, hang: HangWait::Suspect(Duration::from_secs(60)), ..quick() };
+        let shutdown_findings = |transcript: &crate::transcript::Transcript| {
+            let findings = crate::oracle::check(transcript, &crate::oracle::Policy::default());
+            findings.iter().filter(|f| f.rule == "SERVER-SHUTDOWN").count()
+        };
+        let hangs = Arc::new(Hangs::default());
+        let mut worker = StdioTarget::new(outliving.clone(), suspecting).sharing(hangs.clone());
+        let first = worker.run(&inputs).unwrap();
+        assert_eq!(first.ending, Ending::Hung { waited_ms: 1500 }, "{}", first.render());
+        assert_eq!(shutdown_findings(&first), 1, "{}", first.render());
+        assert!(hangs.outlives_input());
+        // The next conversation waits for the exit only briefly, and judges nothing of it.
+        let began = Instant::now();
+        let second = worker.run(&inputs).unwrap();
+        assert!(began.elapsed() < shutdown, "waited {:?}", began.elapsed());
+        assert!(second.render().contains("the exit waited for 500 ms only"), "{}", second.render());
+        assert_eq!(shutdown_findings(&second), 0, "{}", second.render());
+        // A target that confirms (it spends its waits) still waits the whole shutdown wait, and finds it.
+        let waiting = Timeouts { hang: HangWait::Wait(Duration::from_secs(60)), ..suspecting };
+        let mut confirming = StdioTarget::new(outliving, waiting).sharing(hangs.clone());
+        let third = confirming.run(&inputs).unwrap();
+        assert_eq!(shutdown_findings(&third), 1, "{}", third.render());
+        // A server that exits when its input closes is not remembered as one that outlives it.
+        let fresh = Arc::new(Hangs::default());
+        let exiting = answering(IN_ORDER);
+        let transcript = StdioTarget::new(exiting, suspecting).sharing(fresh.clone()).run(&inputs).unwrap();
+        assert_eq!(transcript.ending, Ending::Closed, "{}", transcript.render());
+        assert!(!fresh.outlives_input());
     }
 
     /// Runs `inputs` with sentinels on `server` (handshake era); the transcript, and whether sentinels are still on

@@ -69,14 +69,19 @@ fn unit(segments: &[String]) -> String {
     }
 }
 
+/// True for a file only tests compile (`tests.rs`, `*_tests.rs`, `test_support.rs`): tests may use anything.
+fn test_only(file: &Path) -> bool {
+    let name = file.file_name().unwrap_or_default().to_string_lossy();
+    name == "tests.rs" || name.ends_with("_tests.rs") || name == "test_support.rs"
+}
+
 /// The module a file of `src/` belongs to (`None` for the crate root, the binary's files and test-only files).
 fn module_of(src: &Path, file: &Path) -> Option<String> {
     let relative = file.strip_prefix(src).unwrap();
     let segments: Vec<String> =
         relative.components().map(|c| c.as_os_str().to_string_lossy().trim_end_matches(".rs").to_string()).collect();
     let name = unit(&segments);
-    let test_only = ["tests.rs", "test_support.rs"].iter().any(|t| file.ends_with(t));
-    (!matches!(name.as_str(), "lib" | "main" | "cli") && !test_only).then_some(name)
+    (!matches!(name.as_str(), "lib" | "main" | "cli") && !test_only(file)).then_some(name)
 }
 
 /// The code of a file without comments and without the `#[cfg(test)]` module at its end.
@@ -330,8 +335,7 @@ fn sibling_graphs() -> BTreeMap<Vec<String>, BTreeMap<String, BTreeMap<String, P
     let modules: BTreeSet<Vec<String>> = files.iter().map(|file| module_path(&src, file)).collect();
     let mut graphs: BTreeMap<Vec<String>, BTreeMap<String, BTreeMap<String, PathBuf>>> = BTreeMap::new();
     for file in &files {
-        let test_only = ["tests.rs", "test_support.rs"].iter().any(|t| file.ends_with(t));
-        if test_only {
+        if test_only(file) {
             continue;
         }
         let at = module_path(&src, file);
@@ -382,4 +386,22 @@ fn the_file_reader_resolves_super_and_groups() {
     let deeper: Vec<String> = ["server", "transport", "stdio", "barrier"].map(String::from).to_vec();
     let seen: Vec<String> = paths("use super::super::Target;", &deeper).into_iter().map(|p| p.join("::")).collect();
     assert_eq!(seen, ["server::transport::Target"]);
+}
+
+/// The most lines a source file of `src/` may have, its tests included: past it, a file holds more than one idea.
+const MAX_LINES: usize = 800;
+
+#[test]
+fn no_source_file_is_over_800_lines() {
+    let src = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("src");
+    let mut files = Vec::new();
+    sources(&src, &mut files);
+    files.sort();
+    let long: Vec<String> = files
+        .iter()
+        .map(|file| (file, std::fs::read_to_string(file).unwrap().lines().count()))
+        .filter(|(_, lines)| *lines > MAX_LINES)
+        .map(|(file, lines)| format!("{} ({lines} lines)", file.strip_prefix(&src).unwrap().display()))
+        .collect();
+    assert!(long.is_empty(), "over {MAX_LINES} lines; split by idea: {long:?}");
 }

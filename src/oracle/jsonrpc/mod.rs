@@ -6,6 +6,8 @@
 //! sent shows beyond its frame), [`sent`] (taking in what the client sent), [`matching`] (which line each reply
 //! answers), [`due`] (deadlines, and what never came), [`ids`] (how ids compare).
 
+#[cfg(test)]
+mod ambiguity_tests;
 mod client_line;
 mod due;
 mod ids;

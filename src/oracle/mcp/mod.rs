@@ -786,4 +786,6 @@ fn show_value(value: &Value) -> String {
 }
 
 #[cfg(test)]
+mod server_messages_tests;
+#[cfg(test)]
 mod tests;

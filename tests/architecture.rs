@@ -38,6 +38,7 @@ const FORBIDDEN: &[(&str, &[&str], &str)] = &[
         &["oracle", "learn", "report", "harness"],
         "a comparison of two servers judges no rule and learns nothing",
     ),
+    ("learn", &["campaign", "report", "harness"], "the learn stage runs before the campaign and reports nothing"),
     (
         "sdk",
         &["server", "learn", "campaign", "report", "shrink", "harness"],

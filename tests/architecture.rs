@@ -406,3 +406,14 @@ fn no_source_file_is_over_800_lines() {
         .collect();
     assert!(long.is_empty(), "over {MAX_LINES} lines; split by idea: {long:?}");
 }
+
+#[test]
+fn fuzz_learns_its_server_through_the_learn_stage_alone() {
+    let fuzz = std::fs::read_to_string(PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("src/cli/fuzz.rs")).unwrap();
+    let code = code(&fuzz);
+    let rooms: BTreeSet<String> = code
+        .match_indices("learn::")
+        .map(|(at, _)| code[at + "learn::".len()..].chars().take_while(|c| c.is_alphanumeric() || *c == '_').collect())
+        .collect();
+    assert_eq!(rooms, BTreeSet::from(["stage".to_string()]), "`fuzz` learns through learn::stage alone");
+}

@@ -76,6 +76,7 @@ pub(super) fn spread(transcript: &Transcript, eras: (Option<bool>, Option<bool>)
         return None;
     }
     let negotiations = negotiations(transcript);
+    let first_enveloped = first_enveloped(transcript);
     let mode = |index: usize| match negotiations.iter().rev().find(|n| n.sent < index) {
         Some(n) if n.version == BATCH_VERSION => match n.known {
             true => Batches::Required,
@@ -83,7 +84,9 @@ pub(super) fn spread(transcript: &Transcript, eras: (Option<bool>, Option<bool>)
         },
         Some(n) if n.version == BASE_JSONRPC_VERSION => Batches::Optional,
         Some(_) => Batches::Malformed,
-        None if handshake_served && !(modern_served && enveloped_before(transcript, index)) => Batches::Optional,
+        None if handshake_served && !(modern_served && first_enveloped.is_some_and(|at| at < index)) => {
+            Batches::Optional
+        }
         None => Batches::Malformed,
     };
     let spreads = |index: usize, line: &[u8]| is_array(line) && mode(index) != Batches::Malformed;
@@ -147,10 +150,10 @@ pub(super) fn spread(transcript: &Transcript, eras: (Option<bool>, Option<bool>)
     Some(spread)
 }
 
-/// True when a line sent before `index` carries the 2026-07-28 envelope (`params._meta` with a protocol version):
-/// the conversation speaks that era, where an array is no message.
-fn enveloped_before(transcript: &Transcript, index: usize) -> bool {
-    transcript.events[..index].iter().any(|event| {
+/// The first sent line that carries the 2026-07-28 envelope (`params._meta` with a protocol version): from there
+/// on the conversation speaks that era, where an array is no message.
+fn first_enveloped(transcript: &Transcript) -> Option<usize> {
+    transcript.events.iter().position(|event| {
         let Event::Sent(line) = event else { return false };
         let Ok(Value::Object(message)) = serde_json::from_slice::<Value>(line) else { return false };
         let meta = message.get("params").and_then(|params| params.get(META));

@@ -24,7 +24,7 @@ pub const DUPLICATE_RESPONSE: &str = "JSONRPC-DUPLICATE-RESPONSE";
 pub const RESPONSE_MISSING: &str = "JSONRPC-RESPONSE-MISSING";
 /// No reply to a notification.
 pub const NOTIFICATION_REPLY: &str = "JSONRPC-NOTIFICATION-REPLY";
-/// A null or absent response id only on a -32700/-32600 error explaining a malformed line.
+/// A null or absent response id only on an error for a line whose id could not be read.
 pub const NULL_ID: &str = "JSONRPC-NULL-ID";
 /// On a 2025-03-26 connection a batch of requests is accepted and each request answered.
 pub const BATCH: &str = "MCP-BATCH";

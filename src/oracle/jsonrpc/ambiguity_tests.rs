@@ -205,3 +205,24 @@ fn an_id_mcp_forbids_may_be_echoed_exactly() {
         NULL_ID,
     );
 }
+
+#[test]
+fn an_idless_error_takes_no_line_that_gets_its_own_reply_later() {
+    // A server that answers notifications: its id-less -32601 is the notification's, and the big-id request
+    // sent beside it gets its own reply under its id.
+    let foo = r#"{"jsonrpc":"2.0","method":"notifications/foo"}"#;
+    let big = r#"{"jsonrpc":"2.0","id":12345678901234567890,"method":"ping"}"#;
+    let idless = r#"{"jsonrpc":"2.0","id":null,"error":{"code":-32601,"message":"Method not found"}}"#;
+    let big_ok = r#"{"jsonrpc":"2.0","id":12345678901234567890,"result":{}}"#;
+    only(&[S(foo), S(big), R(idless), R(big_ok), Sync], &[NOTIFICATION_REPLY]);
+    // The same error, when the request never gets a reply under its id, is the request's (its id dropped).
+    let f = fires(&[S(foo), S(big), R(idless), Sync], NULL_ID);
+    assert!(f.detail.contains("the line at event 1"), "{}", f.detail);
+    quiet(&[S(foo), S(big), R(idless), Sync], NOTIFICATION_REPLY);
+    // `{}` has no id to echo: the id-less error is its answer, and the request after it gets its own.
+    let exponent = r#"{"jsonrpc":"2.0","id":4e+3,"method":"ping"}"#;
+    let exponent_answered = r#"{"jsonrpc":"2.0","id":4000.0,"error":{"code":-32601,"message":"Method not found"}}"#;
+    only(&[S("{}"), S(exponent), R(idless), R(exponent_answered), Sync], &[]);
+    // With nothing else to answer, an id-less error for a line that had an id is still a finding.
+    fires(&[S(big), R(idless), Sync], NULL_ID);
+}

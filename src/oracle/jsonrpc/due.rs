@@ -22,11 +22,24 @@ impl Connection<'_> {
     /// The end of the transcript: what was due and never came. A request is missing only when no reply ever came
     /// (a late one, after its sync point, is its answer).
     pub(super) fn end(&mut self) {
-        for (index, notification, open) in std::mem::take(&mut self.contested) {
+        for (index, notification, open, lines) in std::mem::take(&mut self.contested) {
             let line = shown(self.transcript, index);
             let request = open.iter().map(|&slot| &self.requests[slot]).find(|s| !s.answered && !s.cancelled);
-            match request.map(|sent| sent.event) {
-                Some(event) => self.add(
+            let pending = lines.into_iter().find(|&p| !self.pending[p].explained);
+            match (request.map(|sent| sent.event), pending) {
+                (None, Some(pending)) => {
+                    let event = self.pending[pending].event;
+                    self.pending[pending].explained = true;
+                    self.add(
+                        NULL_ID,
+                        index,
+                        format!(
+                            "an error without an id, though the line at event {event} (never answered with its id) \
+                             had one: {line}"
+                        ),
+                    )
+                }
+                (Some(event), _) => self.add(
                     NULL_ID,
                     index,
                     format!(
@@ -34,7 +47,7 @@ impl Connection<'_> {
                          with its id) had one: {line}"
                     ),
                 ),
-                None => self.add(
+                (None, None) => self.add(
                     NOTIFICATION_REPLY,
                     index,
                     format!("a reply to the notification at event {notification}: {line}"),

@@ -199,6 +199,25 @@ impl Connection<'_> {
                 }
             }
             Some(Outcome::Error(error)) => {
+                // A line whose id could not be read is answered with a null id whatever the code (JSON-RPC 2.0 §5);
+                // a code other than -32700/-32600 for a malformed one is that line's finding.
+                let unreadable = window
+                    .clone()
+                    .find(|&p| {
+                        !self.pending[p].explained
+                            && self.pending[p].literal.is_none()
+                            && self.pending[p].ids.is_empty()
+                    })
+                    .filter(|_| claimable);
+                if let Some(pending) = unreadable {
+                    self.mark_explained(pending, true);
+                    return self.judge(pending, index, outcome);
+                }
+                // Beside a notification of the stretch, a line with an id of its own may yet get its reply under
+                // that id: which of them the error answers is settled at the end.
+                if self.notification.is_some() {
+                    return self.contest(index, outcome);
+                }
                 // Any error may answer an ambiguous line; another code for a malformed line is a finding.
                 let ambiguous = window
                     .clone()
@@ -220,26 +239,8 @@ impl Connection<'_> {
             }
             None => {}
         }
-        if let Some(notification) = self.notification.take() {
-            // A request of the same stretch still open may be what the error answers (rmcp refuses a request
-            // whose `_meta` is not an object with an id-less -32600): settled at the end.
-            let stretch = self.stretch;
-            let open: Vec<usize> = (0..self.requests.len())
-                .rev()
-                .take_while(|&slot| self.requests[slot].event > stretch)
-                .filter(|&slot| {
-                    let sent = &self.requests[slot];
-                    !sent.answered && !sent.cancelled && sent.needs_reply
-                })
-                .collect();
-            if !open.is_empty() && outcome.is_some_and(|o| matches!(o, Outcome::Error(_))) {
-                return self.contested.push((index, notification, open));
-            }
-            return self.add(
-                NOTIFICATION_REPLY,
-                index,
-                format!("a reply to the notification at event {notification}: {}", line()),
-            );
+        if self.notification.is_some() {
+            return self.contest(index, outcome);
         }
         if refusal && claimable {
             return self.claims.push(index);
@@ -251,6 +252,35 @@ impl Connection<'_> {
                 format!("an error without an id, but no malformed line to explain it: {}", line()),
             );
         }
+    }
+
+    /// An id-less reply after a notification of the stretch: the notification's (a finding), unless it is an error
+    /// and a request or a line with an id of its own, sent in the same stretch, is still open. Which of them it
+    /// answers is settled at the end, when it is known which got a reply under its id (rmcp refuses a request whose
+    /// `_meta` is not an object with an id-less -32600; a server that answers notifications may answer one with an
+    /// id-less -32601 beside a big-id request it answers under its id).
+    fn contest(&mut self, index: usize, outcome: Option<&Outcome>) {
+        let Some(notification) = self.notification.take() else { return };
+        let stretch = self.stretch;
+        let open: Vec<usize> = (0..self.requests.len())
+            .rev()
+            .take_while(|&slot| self.requests[slot].event > stretch)
+            .filter(|&slot| {
+                let sent = &self.requests[slot];
+                !sent.answered && !sent.cancelled && sent.needs_reply
+            })
+            .collect();
+        let lines: Vec<usize> = (self.window..self.pending.len())
+            .filter(|&p| {
+                let line = &self.pending[p];
+                line.event > stretch && !line.explained && (line.literal.is_some() || !line.ids.is_empty())
+            })
+            .collect();
+        if (!open.is_empty() || !lines.is_empty()) && outcome.is_some_and(|o| matches!(o, Outcome::Error(_))) {
+            return self.contested.push((index, notification, open, lines));
+        }
+        let detail = format!("a reply to the notification at event {notification}: {}", shown(self.transcript, index));
+        self.add(NOTIFICATION_REPLY, index, detail);
     }
 
     /// Marks a pending line explained and drops it from the indexes; `quietly` when the reply carried no id (else the

@@ -149,9 +149,10 @@ struct Connection<'t> {
     /// under any other id (or none) it is a stray line the server may refuse.
     asked: Vec<RequestId>,
     /// Id-less errors that answer a notification or a request of their stretch, whichever: (the error's event, the
-    /// notification's event, the slots of the requests still open). Settled at the end: the error is a request's
-    /// when one of them never got a response with its id, else the notification's.
-    contested: Vec<(usize, usize, Vec<usize>)>,
+    /// notification's event, the slots of the requests still open, the pending lines with an id of their own
+    /// still unexplained). Settled at the end: the error is a request's or a line's when one of them never got a
+    /// reply with its id, else the notification's.
+    contested: Vec<(usize, usize, Vec<usize>, Vec<usize>)>,
     /// The latest sent line that a reply with its id answered: the server has read at least this far.
     read_past: Option<usize>,
     /// For each event index, the received line that answers it when it is a request answered by an exact id.

@@ -226,7 +226,12 @@ fn null_id() {
     let internal = r#"{"jsonrpc":"2.0","id":null,"error":{"code":-32603,"message":"Internal error"}}"#;
     let f = fires(&[S(PING_1), R(internal)], NULL_ID);
     assert!(f.detail.contains("no malformed line"), "{}", f.detail);
-    fires(&[S("{oops"), R(internal)], NULL_ID);
+    // A line whose id could not be read gets a null id whatever the code (JSON-RPC 2.0 §5); the code is
+    // JSONRPC-MALFORMED-REPLY's (a policy), not this rule's.
+    let unreadable = [S("{oops"), R(internal)];
+    quiet(&unreadable, NULL_ID);
+    let strict = Policy::default().deny(MALFORMED_REPLY).unwrap();
+    assert_eq!(ids(&check(&t(&unreadable, Ending::Closed), &strict)), [MALFORMED_REPLY]);
     fires(&[S("{oops"), R(r#"{"jsonrpc":"2.0","id":null,"result":{}}"#)], NULL_ID);
     let parse_error = r#"{"jsonrpc":"2.0","id":null,"error":{"code":-32700,"message":"Parse error"}}"#;
     only(&[S("{oops"), R(parse_error)], &[]);

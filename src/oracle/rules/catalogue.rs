@@ -89,9 +89,10 @@ pub static RULES: &[Rule] = &[
     must(
         NULL_ID,
         BOTH,
-        "A response with a null or absent id is an error with code -32700 or -32600 that answers a malformed client \
-         line. It may answer any pending malformed or ambiguous line (or one whose id is \
-         beyond 2^53), in any order and however late; it fires only when no such line is left for it.",
+        "A response with a null or absent id is an error that answers a client line whose id could not be read: a \
+         -32700 or -32600 may answer any pending malformed or ambiguous line (or one whose id is beyond 2^53), in any \
+         order and however late; another code only a line with no readable id (its code is \
+         JSONRPC-MALFORMED-REPLY's). It fires when no such line is left for it, and for a result.",
         "JSON-RPC 2.0 §5; MCP schema.ts JSONRPCErrorResponse",
     ),
     must(

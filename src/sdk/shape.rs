@@ -30,6 +30,9 @@ pub enum Shape {
     IdlessError(i64),
     /// The reply at fault is an error with one of these codes.
     ErrorCode(&'static [i64]),
+    /// The reply at fault carries a number id beyond ±(2^53 − 1): a big id that came back through a double (a
+    /// server writes no such id of its own), whichever line carried it and whatever else was odd about that line.
+    BigReplyId,
     /// The reply at fault is an error whose message holds this text (an SDK's own wording).
     ErrorMessage(&'static str),
     /// The reply at fault is a result whose `_meta` has no serverInfo at all (a malformed one is not this).
@@ -129,6 +132,11 @@ impl Shape {
                 .as_ref()
                 .is_some_and(|reply| reply.get("id").is_none_or(Value::is_null) && error_code() == Some(code)),
             Shape::ErrorCode(codes) => error_code().is_some_and(|code| codes.contains(&code)),
+            Shape::BigReplyId => {
+                const MAX_SAFE: f64 = crate::protocol::id::MAX_SAFE_INTEGER as f64;
+                let id = fault.reply.as_ref().and_then(|reply| reply.get("id")?.as_f64());
+                id.is_some_and(|id| id.abs() > MAX_SAFE)
+            }
             Shape::ErrorMessage(text) => fault
                 .reply
                 .as_ref()

@@ -379,6 +379,17 @@ fn a_big_id_dropped_or_rounded_is_the_ts_sdks_and_one_retyped_is_yours() {
     assert_eq!(judged(&ts_sdk::SDK, &rounded, "JSONRPC-BIG-ID"), [true], "zod 3 rounds it");
     let string = answered(r#"{"jsonrpc":"2.0","id":"9007199254740993","result":{}}"#);
     assert_eq!(judged(&ts_sdk::SDK, &string, "JSONRPC-BIG-ID"), [false], "an id retyped as a string is yours");
+    // The big id on a line odd for another reason too (a lone surrogate a lenient reader takes), and one written
+    // back as a double's exponent form: still the SDK's rounding (server-sequential-thinking 0.6.2, SDK 0.5.0).
+    let odd =
+        r#"{"jsonrpc":"2.0","id":9007199254740999,"method":"resources/templates/list","params":{"wirefuzz":"\ud800"}}"#;
+    let odd_rounded = r#"{"jsonrpc":"2.0","id":9007199254741000,"error":{"code":-32601,"message":"Method not found"}}"#;
+    let lenient = conversation(vec![sent(odd), received(odd_rounded), Event::Sync], Ending::Closed);
+    assert_eq!(judged(&ts_sdk::SDK, &lenient, "JSONRPC-BIG-ID"), [true], "{}", lenient.render());
+    let huge = r#"{"jsonrpc":"2.0","id":1844674407370955161000000000000000000010,"method":"ping"}"#;
+    let exponent = r#"{"jsonrpc":"2.0","id":1.8446744073709552e+39,"result":{}}"#;
+    let written = conversation(vec![sent(huge), received(exponent), Event::Sync], Ending::Closed);
+    assert_eq!(judged(&ts_sdk::SDK, &written, "JSONRPC-BIG-ID"), [true], "{}", written.render());
 }
 
 #[test]

@@ -15,7 +15,7 @@ pub const SHARED: [Deviation; 7] = [
     },
     Deviation {
         rule: "JSONRPC-BIG-ID",
-        shape: Shape::Tag("big-id"),
+        shape: Shape::Any(&[Shape::Tag("big-id"), Shape::BigReplyId]),
         what: "an integer id beyond 2^53 is dropped unanswered (zod 4 safe integers), or, on zod 3 (the versions \
                before 1.23), answered under the id rounded through a double",
         reference: "RFC 8259 §6 (interoperable integers); JSON-RPC 2.0 §5",

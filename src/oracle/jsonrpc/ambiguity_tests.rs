@@ -194,16 +194,10 @@ fn an_id_mcp_forbids_may_be_echoed_exactly() {
     fires(&[S(&deep), R(&error("5001.0", -32601))], ID_ECHO);
     only(&[S(r#"{"id":2e+3}"#), R(&error("2000.0", -32600))], &[]);
     fires(&[S(r#"{"id":2e+3}"#), R(&error("2001.0", -32600))], ID_ECHO);
-    // One request explains one reply: a second has nothing left to answer.
-    fires(
-        &[
-            S(r#"{"jsonrpc":"2.0","id":null,"method":"ping"}"#),
-            S(NOTE),
-            R(&error("null", -32601)),
-            R(&error("null", -32601)),
-        ],
-        NULL_ID,
-    );
+    // One request explains one reply: a second has nothing left to answer but the notification sent beside it.
+    let unknown = error("null", -32601);
+    only(&[S(null_ping), S(NOTE), R(&unknown), R(&unknown)], &[NOTIFICATION_REPLY]);
+    only(&[S(null_ping), R(&unknown), R(&unknown)], &[NULL_ID]);
 }
 
 #[test]
@@ -225,4 +219,11 @@ fn an_idless_error_takes_no_line_that_gets_its_own_reply_later() {
     only(&[S("{}"), S(exponent), R(idless), R(exponent_answered), Sync], &[]);
     // With nothing else to answer, an id-less error for a line that had an id is still a finding.
     fires(&[S(big), R(idless), Sync], NULL_ID);
+    // A reply to an earlier line ends the stretch of the notification, not the claim of the line with an id: the
+    // second id-less error is the notification's, and `1.5` gets its own (markdown-mcp-server 0.2.0).
+    let fraction = r#"{"id":1.5}"#;
+    let fraction_answered = r#"{"jsonrpc":"2.0","id":1.5,"error":{"code":-32601,"message":"Method not found"}}"#;
+    let empty_method = r#"{"jsonrpc":"2.0","method":""}"#;
+    let events = [S("{}"), S(empty_method), S(fraction), R(idless), R(idless), R(fraction_answered), Sync];
+    only(&events, &[NOTIFICATION_REPLY]);
 }

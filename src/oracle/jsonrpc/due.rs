@@ -1,7 +1,7 @@
 //! Deadlines and the end: a sync point (or the close of the connection) makes everything sent so far due, and at
 //! the end of the transcript what was due and never came is a finding (a late reply still counts as the answer).
 
-use super::{Connection, Fault, Pending};
+use super::{Connection, Contested, Fault, Pending};
 use crate::oracle::rules::{BIG_ID, EXTRA_MEMBER, MALFORMED_REPLY, NOTIFICATION_REPLY, NULL_ID, RESPONSE_MISSING};
 use crate::oracle::shown;
 use crate::transcript::Ending;
@@ -22,24 +22,12 @@ impl Connection<'_> {
     /// The end of the transcript: what was due and never came. A request is missing only when no reply ever came
     /// (a late one, after its sync point, is its answer).
     pub(super) fn end(&mut self) {
-        for (index, notification, open, lines) in std::mem::take(&mut self.contested) {
+        for Contested { error: index, notification, requests: open, lines } in std::mem::take(&mut self.contested) {
             let line = shown(self.transcript, index);
             let request = open.iter().map(|&slot| &self.requests[slot]).find(|s| !s.answered && !s.cancelled);
             let pending = lines.into_iter().find(|&p| !self.pending[p].explained);
-            match (request.map(|sent| sent.event), pending) {
-                (None, Some(pending)) => {
-                    let event = self.pending[pending].event;
-                    self.pending[pending].explained = true;
-                    self.add(
-                        NULL_ID,
-                        index,
-                        format!(
-                            "an error without an id, though the line at event {event} (never answered with its id) \
-                             had one: {line}"
-                        ),
-                    )
-                }
-                (Some(event), _) => self.add(
+            match (request.map(|sent| sent.event), pending, notification) {
+                (Some(event), _, _) => self.add(
                     NULL_ID,
                     index,
                     format!(
@@ -47,10 +35,27 @@ impl Connection<'_> {
                          with its id) had one: {line}"
                     ),
                 ),
-                (None, None) => self.add(
+                (None, Some(pending), _) => {
+                    let (event, fault) = (self.pending[pending].event, self.pending[pending].fault);
+                    self.pending[pending].explained = true;
+                    // Any error may answer an ambiguous line.
+                    if fault != Fault::Ambiguous {
+                        let detail = format!(
+                            "an error without an id, though the line at event {event} (never answered with its id) \
+                             had one: {line}"
+                        );
+                        self.add(NULL_ID, index, detail);
+                    }
+                }
+                (None, None, Some(notification)) => self.add(
                     NOTIFICATION_REPLY,
                     index,
                     format!("a reply to the notification at event {notification}: {line}"),
+                ),
+                (None, None, None) => self.add(
+                    NULL_ID,
+                    index,
+                    format!("an error without an id, but every line it could answer got its own reply: {line}"),
                 ),
             }
         }

@@ -3,7 +3,7 @@
 //! the end; and a reply to a notification, a second reply, or a result to malformed input is a finding.
 
 use super::ids::{difference, loosely_equal, loosely_equal_value};
-use super::{Connection, Fault, Pending};
+use super::{Connection, Contested, Fault, Pending};
 use crate::oracle::rules::{
     BIG_ID, DUPLICATE_RESPONSE, ID_ECHO, MALFORMED_REPLY, MALFORMED_SERVED, NOTIFICATION_REPLY, NULL_ID, NULL_PARAMS,
 };
@@ -198,7 +198,7 @@ impl Connection<'_> {
                     return self.claims.push(index);
                 }
             }
-            Some(Outcome::Error(error)) => {
+            Some(Outcome::Error(_)) => {
                 // A line whose id could not be read is answered with a null id whatever the code (JSON-RPC 2.0 §5);
                 // a code other than -32700/-32600 for a malformed one is that line's finding.
                 let unreadable = window
@@ -213,34 +213,14 @@ impl Connection<'_> {
                     self.mark_explained(pending, true);
                     return self.judge(pending, index, outcome);
                 }
-                // Beside a notification of the stretch, a line with an id of its own may yet get its reply under
-                // that id: which of them the error answers is settled at the end.
-                if self.notification.is_some() {
-                    return self.contest(index, outcome);
-                }
-                // Any error may answer an ambiguous line; another code for a malformed line is a finding.
-                let ambiguous = window
-                    .clone()
-                    .find(|&p| !self.pending[p].explained && self.pending[p].fault == Fault::Ambiguous)
-                    .filter(|_| claimable);
-                if let Some(pending) = ambiguous {
-                    return self.mark_explained(pending, true);
-                }
-                if let Some(pending) = in_window {
-                    let event = self.pending[pending].event;
-                    self.mark_explained(pending, true);
-                    let detail = format!(
-                        "an error without an id must be -32700 or -32600, not {} (for the line at event {event}): {}",
-                        error.code,
-                        line()
-                    );
-                    return self.add(NULL_ID, index, detail);
-                }
+                // A line with an id of its own may yet get its reply under that id, and a notification of the
+                // window may be what the error answers: which of them it is, is settled at the end.
+                return self.contest(index, outcome, true);
             }
             None => {}
         }
         if self.notification.is_some() {
-            return self.contest(index, outcome);
+            return self.contest(index, outcome, false);
         }
         if refusal && claimable {
             return self.claims.push(index);
@@ -254,33 +234,56 @@ impl Connection<'_> {
         }
     }
 
-    /// An id-less reply after a notification of the stretch: the notification's (a finding), unless it is an error
-    /// and a request or a line with an id of its own, sent in the same stretch, is still open. Which of them it
-    /// answers is settled at the end, when it is known which got a reply under its id (rmcp refuses a request whose
-    /// `_meta` is not an object with an id-less -32600; a server that answers notifications may answer one with an
-    /// id-less -32601 beside a big-id request it answers under its id).
-    fn contest(&mut self, index: usize, outcome: Option<&Outcome>) {
-        let Some(notification) = self.notification.take() else { return };
+    /// An id-less reply that may answer a line with an id of its own (it may yet get its reply under that id: a big
+    /// id, a number id written oddly, an ambiguous line), or a notification of the stretch. An error with such a
+    /// line or a request of the stretch still open is settled at the end, when it is known which got a reply under
+    /// its id (rmcp refuses a request whose `_meta` is not an object with an id-less -32600; a server that answers
+    /// notifications answers one with an id-less -32601 beside a big-id request it answers under its id). Else it
+    /// is the notification's (a finding), or an error with nothing to explain it.
+    ///
+    /// With `any_line` (an error that is no -32700/-32600, which claims no line), lines of the window count, and
+    /// a notification sent in the window before replies to other lines; else only what the stretch sent.
+    fn contest(&mut self, index: usize, outcome: Option<&Outcome>, any_line: bool) {
+        let notification = match self.notification.take() {
+            Some(notification) => Some(notification),
+            None if any_line => self.window_notifications.front().copied(),
+            None => None,
+        };
+        self.window_notifications.retain(|&n| Some(n) != notification);
         let stretch = self.stretch;
-        let open: Vec<usize> = (0..self.requests.len())
-            .rev()
-            .take_while(|&slot| self.requests[slot].event > stretch)
-            .filter(|&slot| {
-                let sent = &self.requests[slot];
-                !sent.answered && !sent.cancelled && sent.needs_reply
-            })
-            .collect();
+        let open: Vec<usize> = match notification {
+            Some(_) => (0..self.requests.len())
+                .rev()
+                .take_while(|&slot| self.requests[slot].event > stretch)
+                .filter(|&slot| {
+                    let sent = &self.requests[slot];
+                    !sent.answered && !sent.cancelled && sent.needs_reply
+                })
+                .collect(),
+            None => Vec::new(),
+        };
         let lines: Vec<usize> = (self.window..self.pending.len())
             .filter(|&p| {
                 let line = &self.pending[p];
-                line.event > stretch && !line.explained && (line.literal.is_some() || !line.ids.is_empty())
+                any_line && !line.explained && (line.literal.is_some() || !line.ids.is_empty())
             })
             .collect();
-        if (!open.is_empty() || !lines.is_empty()) && outcome.is_some_and(|o| matches!(o, Outcome::Error(_))) {
-            return self.contested.push((index, notification, open, lines));
+        let error = matches!(outcome, Some(Outcome::Error(_)));
+        if error && (!open.is_empty() || !lines.is_empty()) {
+            return self.contested.push(Contested { error: index, notification, requests: open, lines });
         }
-        let detail = format!("a reply to the notification at event {notification}: {}", shown(self.transcript, index));
-        self.add(NOTIFICATION_REPLY, index, detail);
+        let line = shown(self.transcript, index);
+        match notification {
+            Some(notification) => self.add(
+                NOTIFICATION_REPLY,
+                index,
+                format!("a reply to the notification at event {notification}: {line}"),
+            ),
+            None if error => {
+                self.add(NULL_ID, index, format!("an error without an id, but no malformed line to explain it: {line}"))
+            }
+            None => {}
+        }
     }
 
     /// Marks a pending line explained and drops it from the indexes; `quietly` when the reply carried no id (else the

@@ -106,6 +106,18 @@ struct Pending {
     reused: bool,
 }
 
+/// An id-less error whose line is settled at the end ([`Connection::contested`]).
+struct Contested {
+    /// The error's event.
+    error: usize,
+    /// A notification sent before it in its stretch (or window) that it may answer.
+    notification: Option<usize>,
+    /// The slots of the requests of its stretch still open when it came.
+    requests: Vec<usize>,
+    /// The pending lines with an id of their own still unexplained when it came.
+    lines: Vec<usize>,
+}
+
 /// The connection as the JSON-RPC layer follows it.
 ///
 /// How replies are matched: a reply with an id answers the open request with that id, else the pending line with
@@ -138,6 +150,9 @@ struct Connection<'t> {
     explained: HashMap<RequestId, usize>,
     /// A notification sent since the last sync point or received line.
     notification: Option<usize>,
+    /// The notifications sent since the last sync point that no reply was put on yet, oldest first: an id-less
+    /// error that answers no line may answer one of them, though other replies came between.
+    window_notifications: std::collections::VecDeque<usize>,
     /// The event of the last sync point or received line: the lines sent after it are the current stretch.
     stretch: usize,
     /// The ids `notifications/cancelled` named in the current stretch.
@@ -148,11 +163,10 @@ struct Connection<'t> {
     /// The ids of the requests the server sent so far: a response the client sends under one of them answers it;
     /// under any other id (or none) it is a stray line the server may refuse.
     asked: Vec<RequestId>,
-    /// Id-less errors that answer a notification or a request of their stretch, whichever: (the error's event, the
-    /// notification's event, the slots of the requests still open, the pending lines with an id of their own
-    /// still unexplained). Settled at the end: the error is a request's or a line's when one of them never got a
-    /// reply with its id, else the notification's.
-    contested: Vec<(usize, usize, Vec<usize>, Vec<usize>)>,
+    /// Id-less errors that answer a notification, a request of their stretch or a line with an id of its own,
+    /// whichever ([`Contested`]). Settled at the end: the error is a request's or a line's when one of them never
+    /// got a reply with its id, else the notification's.
+    contested: Vec<Contested>,
     /// The latest sent line that a reply with its id answered: the server has read at least this far.
     read_past: Option<usize>,
     /// For each event index, the received line that answers it when it is a request answered by an exact id.
@@ -200,6 +214,7 @@ pub(super) fn check(transcript: &Transcript, reads: &[Read], findings: &mut Find
         claims: Vec::new(),
         explained: HashMap::default(),
         notification: None,
+        window_notifications: std::collections::VecDeque::new(),
         stretch: 0,
         cancelled_ahead: Vec::new(),
         listens: false,
@@ -237,6 +252,7 @@ pub(super) fn check(transcript: &Transcript, reads: &[Read], findings: &mut Find
                     connection.deadline();
                 }
                 connection.notification = None;
+                connection.window_notifications.clear();
                 connection.stretch = index;
                 connection.cancelled_ahead.clear();
             }

@@ -80,6 +80,7 @@ impl Connection<'_> {
             }
             Frame::Notification(notification) => {
                 self.notification = Some(index);
+                self.window_notifications.push_back(index);
                 if notification.method == CANCELLED {
                     self.cancel(notification.params.as_ref());
                 }

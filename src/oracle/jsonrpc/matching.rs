@@ -166,8 +166,9 @@ impl Connection<'_> {
     /// at the end, when it matters), when the current window has one; else when an earlier window has one the server
     /// has not read past yet (a late reply from a server still starting); else it is a reply to a notification of
     /// the window (a finding); else a claim on a line of an earlier window. With no line left to claim, it is a
-    /// finding. Any other id-less error may answer an ambiguous line of the window; for another line it is a
-    /// finding. A result without an id is always one.
+    /// finding. Any other id-less error answers a line of the window whose id could not be read (its code judged
+    /// as that line's), else is contested ([`Connection::contest`]): a line with an id of its own that never gets
+    /// its reply under it, an ambiguous one quietly, or a notification. A result without an id is always a finding.
     fn reply_without_id(&mut self, index: usize, outcome: Option<&Outcome>) {
         let line = || shown(self.transcript, index);
         let refusal = is_malformed_code(outcome);

@@ -128,7 +128,7 @@ impl Connection<'_> {
             let how = format!(" ({})", difference(id, &sent));
             return self.misechoed(pending, index, &id.to_string(), &sent, &how);
         }
-        if let Some(notification) = self.notification.take()
+        if let Some(notification) = self.take_notification(false)
             && self.window_is_empty()
         {
             let detail =
@@ -220,7 +220,7 @@ impl Connection<'_> {
             }
             None => {}
         }
-        if self.notification.is_some() {
+        if self.stretch_notification().is_some() {
             return self.contest(index, outcome, false);
         }
         if refusal && claimable {
@@ -245,12 +245,7 @@ impl Connection<'_> {
     /// With `any_line` (an error that is no -32700/-32600, which claims no line), lines of the window count, and
     /// a notification sent in the window before replies to other lines; else only what the stretch sent.
     fn contest(&mut self, index: usize, outcome: Option<&Outcome>, any_line: bool) {
-        let notification = match self.notification.take() {
-            Some(notification) => Some(notification),
-            None if any_line => self.window_notifications.front().copied(),
-            None => None,
-        };
-        self.window_notifications.retain(|&n| Some(n) != notification);
+        let notification = self.take_notification(any_line);
         let stretch = self.stretch;
         let open: Vec<usize> = match notification {
             Some(_) => (0..self.requests.len())
@@ -285,6 +280,21 @@ impl Connection<'_> {
             }
             None => {}
         }
+    }
+
+    /// The notification a reply may answer, taken: the latest sent in the current stretch (the stretch starts at
+    /// event 0 or at a received line or sync point, which no notification shares); with `window`, else the oldest of
+    /// the window no reply was put on yet.
+    fn take_notification(&mut self, window: bool) -> Option<usize> {
+        if self.stretch_notification().is_some() {
+            return self.notifications.pop_back();
+        }
+        if window { self.notifications.pop_front() } else { None }
+    }
+
+    /// The latest notification sent in the current stretch, if no reply was put on it yet.
+    fn stretch_notification(&self) -> Option<usize> {
+        self.notifications.back().copied().filter(|&notification| notification >= self.stretch)
     }
 
     /// Marks a pending line explained and drops it from the indexes; `quietly` when the reply carried no id (else the

@@ -148,11 +148,10 @@ struct Connection<'t> {
     claims: Vec<usize>,
     /// The ids under which a pending line got its reply, with the line's event index: a second reply is a duplicate.
     explained: HashMap<RequestId, usize>,
-    /// A notification sent since the last sync point or received line.
-    notification: Option<usize>,
-    /// The notifications sent since the last sync point that no reply was put on yet, oldest first: an id-less
-    /// error that answers no line may answer one of them, though other replies came between.
-    window_notifications: std::collections::VecDeque<usize>,
+    /// The notifications sent since the last sync point that no reply was put on yet, oldest first: a reply may
+    /// answer the latest of the current stretch, and an id-less error that answers no line any of them, though
+    /// other replies came between ([`Connection::take_notification`]).
+    notifications: std::collections::VecDeque<usize>,
     /// The event of the last sync point or received line: the lines sent after it are the current stretch.
     stretch: usize,
     /// The ids `notifications/cancelled` named in the current stretch.
@@ -213,8 +212,7 @@ pub(super) fn check(transcript: &Transcript, reads: &[Read], findings: &mut Find
         window: 0,
         claims: Vec::new(),
         explained: HashMap::default(),
-        notification: None,
-        window_notifications: std::collections::VecDeque::new(),
+        notifications: std::collections::VecDeque::new(),
         stretch: 0,
         cancelled_ahead: Vec::new(),
         listens: false,
@@ -241,7 +239,6 @@ pub(super) fn check(transcript: &Transcript, reads: &[Read], findings: &mut Find
                     }
                     _ => {}
                 }
-                connection.notification = None;
                 connection.stretch = index;
                 connection.cancelled_ahead.clear();
             }
@@ -251,8 +248,7 @@ pub(super) fn check(transcript: &Transcript, reads: &[Read], findings: &mut Find
                 if closed || last_sent.is_some_and(|last| index < last) {
                     connection.deadline();
                 }
-                connection.notification = None;
-                connection.window_notifications.clear();
+                connection.notifications.clear();
                 connection.stretch = index;
                 connection.cancelled_ahead.clear();
             }

@@ -79,8 +79,7 @@ impl Connection<'_> {
                 self.group_size[group] += 1;
             }
             Frame::Notification(notification) => {
-                self.notification = Some(index);
-                self.window_notifications.push_back(index);
+                self.notifications.push_back(index);
                 if notification.method == CANCELLED {
                     self.cancel(notification.params.as_ref());
                 }

@@ -2,8 +2,9 @@
 //! and no import the layer table forbids (the wire vocabulary imports nothing; the oracle never reaches a server,
 //! the server never reaches the oracle; the data of what a server is imports no stage).
 //!
-//! Read from the source: every `crate::NAME` in a file's code (comments and the `#[cfg(test)]` module at its end
-//! left out: tests may use anything) is an import of the top-level module `NAME`. The rooms of `server/` count as
+//! Read from the source: every path from `crate::`, `super::` or `self::` in a file's code, use groups spread
+//! (comments, the `#[cfg(test)]` module at its end and test-only files left out: tests may use anything), is an
+//! import of the top-level module it names. The rooms of `server/` count as
 //! modules of their own (`server::builtin`, `server::transport`, `server::adapter`).
 //!
 //! And no two files of one folder import each other, directly or round a circle (`mod.rs` aside: a folder's
@@ -101,17 +102,11 @@ fn code(text: &str) -> String {
     kept.join("\n")
 }
 
-/// The modules `code` names as `crate::NAME` (or `crate::server::ROOM`).
-fn imports(code: &str) -> BTreeSet<String> {
-    let word = |text: &str| text.chars().take_while(|c| c.is_alphanumeric() || *c == '_').collect::<String>();
-    code.match_indices("crate::")
-        .filter(|(at, _)| !code[..*at].ends_with(|c: char| c.is_alphanumeric() || c == '_'))
-        .map(|(at, _)| {
-            let rest = &code[at + "crate::".len()..];
-            let first = word(rest);
-            let second = rest[first.len()..].strip_prefix("::").map(word).unwrap_or_default();
-            unit(&[first, second])
-        })
+/// The modules `code`, in the module at `at`, names ([`paths`], as `NAME` or `server::ROOM`).
+fn imports(code: &str, at: &[String]) -> BTreeSet<String> {
+    paths(code, at)
+        .iter()
+        .map(|path| unit(path))
         .filter(|name| name.chars().next().is_some_and(|c| c.is_lowercase()))
         .collect()
 }
@@ -126,7 +121,8 @@ fn graph() -> BTreeMap<String, BTreeMap<String, PathBuf>> {
     for file in files {
         let Some(module) = module_of(&src, &file) else { continue };
         let edges = graph.entry(module.clone()).or_default();
-        for import in imports(&code(&std::fs::read_to_string(&file).unwrap())) {
+        let at = module_path(&src, &file);
+        for import in imports(&code(&std::fs::read_to_string(&file).unwrap()), &at) {
             if import != module {
                 edges.entry(import).or_insert_with(|| file.strip_prefix(&src).unwrap().to_path_buf());
             }
@@ -222,7 +218,7 @@ fn the_reader_sees_imports_and_skips_comments_and_tests() {
     let text = "use crate::protocol::Frame;\n// crate::server in a comment\nfn f() { crate::oracle::check(); }\n\
                 let x = my_crate::model;\nuse crate::server::builtin::Calc;\nuse crate::server::Target;\n\
                 #[cfg(test)]\nmod tests {\n    use crate::campaign;\n}\n";
-    let seen: Vec<String> = imports(&code(text)).into_iter().collect();
+    let seen: Vec<String> = imports(&code(text), &["trigger".to_string()]).into_iter().collect();
     assert_eq!(seen, ["oracle", "protocol", "server", "server::builtin"]);
     let graph: BTreeMap<String, BTreeMap<String, PathBuf>> =
         [("a", vec!["b"]), ("b", vec!["c"]), ("c", vec!["a"]), ("d", vec!["a"])]

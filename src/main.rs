@@ -12,6 +12,8 @@ use std::process::ExitCode;
 static ALLOCATOR: mimalloc::MiMalloc = mimalloc::MiMalloc;
 
 fn main() -> ExitCode {
+    // Started as a trampoline for a server, this never returns.
+    mcp_wirefuzz::server::launch::trampoline();
     mcp_wirefuzz::server::transport::stdio::no_huge_pages();
     match cli::Cli::parse().command.run() {
         Ok(code) => code,

@@ -274,3 +274,28 @@ fn a_silent_python_server_is_fuzzed_without_a_fork_server_and_its_first_contact_
     assert!(common::left_behind(&tag).is_empty());
     let _ = std::fs::remove_dir_all(&out);
 }
+
+#[test]
+fn the_clis_servers_start_with_no_signal_blocked_and_a_missing_one_is_named() {
+    // The CLI blocks SIGINT, SIGTERM and SIGHUP for itself and starts its servers through its own binary as a
+    // trampoline (server::launch): the server must still start with none blocked, as the harness's child.
+    let (tag, out) = (common::tag("trampoline"), scratch("trampoline"));
+    let status_file = std::env::temp_dir().join(format!("{tag}.status"));
+    let script = format!("grep -E '^(SigBlk|PPid)' /proc/$$/status > '{}'; exit 0", status_file.display());
+    let (mut child, stdout) = fuzz(1, &out, &["--cases", "1", "--eras", "modern"], &["sh".into(), "-c".into(), script]);
+    assert!(wait(&mut child, Duration::from_secs(60)).is_some(), "the run did not end");
+    let _ = stdout.join();
+    let status = std::fs::read_to_string(&status_file).expect("the server ran");
+    assert!(status.contains("SigBlk:\t0000000000000000"), "{status}");
+    assert!(status.contains(&format!("PPid:\t{}", child.id())), "the harness is the server's parent: {status}");
+    let _ = std::fs::remove_file(&status_file);
+    let _ = std::fs::remove_dir_all(&out);
+
+    let missing = Command::new(env!("CARGO_BIN_EXE_mcp-wirefuzz"))
+        .args(["fuzz", "--cases", "1", "--", "no-such-server-mcp-wirefuzz"])
+        .output()
+        .unwrap();
+    let stderr = String::from_utf8_lossy(&missing.stderr);
+    assert_eq!(missing.status.code(), Some(2), "{stderr}");
+    assert!(stderr.contains("cannot start server `no-such-server-mcp-wirefuzz`: no such file"), "{stderr}");
+}

@@ -20,6 +20,7 @@ pub mod builtin;
 pub mod children;
 pub mod hangs;
 pub mod latency;
+pub mod launch;
 pub mod transport;
 
 #[cfg(feature = "async-lines")]

@@ -13,19 +13,21 @@
 //! does not, leaves the program to plain processes, with the reason.
 
 use super::StdioTarget;
-use super::process::{end_group, start_leader};
+use super::process::end_group;
 use super::python::{Main, PythonProgram};
 use crate::protocol::era::LATEST_HANDSHAKE_VERSION;
 use crate::protocol::methods::INITIALIZE;
 use crate::server::children::{self, track, untrack};
+use crate::server::launch;
 use crate::server::{ServerCommand, Target, Timeouts};
 use crate::transcript::{Ending, Input, Transcript};
 use nix::unistd::Pid;
+use std::ffi::OsString;
 use std::fs::{self, File};
 use std::io::{Read, Seek, SeekFrom};
 use std::os::unix::fs::DirBuilderExt;
 use std::path::{Path, PathBuf};
-use std::process::{Child, Command, Stdio};
+use std::process::{Child, Stdio};
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::thread;
 use std::time::{Duration, Instant};
@@ -162,17 +164,25 @@ fn spawn(program: &PythonProgram, folder: &Path) -> std::io::Result<Child> {
     let source = folder.join("wirefuzz_forkserver.py");
     fs::write(&source, SOURCE)?;
     let log = File::create(folder.join("forkserver.log"))?;
+    let log_out = log.try_clone()?;
     let (interpreter, options) = program.interpreter.split_first().ok_or(std::io::ErrorKind::InvalidInput)?;
-    let mut command = Command::new(interpreter);
-    command.args(options).arg(&source).arg("--socket").arg(folder.join("server.sock")).arg("--preload-imports");
+    let mut args: Vec<OsString> = options.iter().map(OsString::from).collect();
+    args.extend([
+        source.into_os_string(),
+        "--socket".into(),
+        folder.join("server.sock").into(),
+        "--preload-imports".into(),
+    ]);
     match &program.main {
-        Main::Script(script) => command.arg(script),
-        Main::Module(module) => command.args(["--module", module]),
+        Main::Script(script) => args.push(script.into()),
+        Main::Module(module) => args.extend(["--module".into(), module.into()]),
     };
-    command.args(&program.args).stdin(Stdio::null()).stdout(log.try_clone()?).stderr(log);
-    // What `env NAME=VALUE` gives the program: the fork server's environment is every forked server's.
-    command.envs(program.env.iter().map(|(name, value)| (name, value)));
-    start_leader(&mut command)
+    args.extend(program.args.iter().map(OsString::from));
+    launch::spawn(interpreter.as_ref(), &args, |command| {
+        command.stdin(Stdio::null()).stdout(log_out).stderr(log);
+        // What `env NAME=VALUE` gives the program: the fork server's environment is every forked server's.
+        command.envs(program.env.iter().map(|(name, value)| (name, value)));
+    })
 }
 
 /// How a Python program's run goes.

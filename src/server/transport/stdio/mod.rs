@@ -2,13 +2,13 @@
 //! conversation (a warm spare, or one kept from the last self-contained conversation) and the barrier it uses.
 //! Every wait is bounded and every buffer too. The rooms of the idea:
 //!
-//! - `process.rs`: the process and its hygiene (spawn, process group, parent-death signal, pipes, kill), and the
-//!   thread that starts processes ahead.
+//! - `process.rs`: the process and its hygiene (started by [`crate::server::launch`], pipes, ending its group), and
+//!   the thread that starts processes ahead.
 //! - `sentinel.rs`: sentinel requests and the calibration that decides which ones a server takes.
-//! - `conversation.rs`: one conversation on a process: what was sent and read, what is still owed.
-//! - `barrier.rs`: how a conversation knows the replies before a sync point are complete (the clock, or a
-//!   sentinel), and how it closes.
-//! - `reask.rs`: a tool call given up on, asked again to tell a handler that never returns from a slow one.
+//! - `conversation/`: one conversation on a process, what was sent and read, what is still owed (`mod.rs`); how it
+//!   knows the replies before a sync point are complete, by the clock or a sentinel, and how it closes
+//!   (`barrier.rs`); a tool call given up on, asked again to tell a handler that never returns from a slow one
+//!   (`reask.rs`).
 //! - `usage.rs`: the memory and descriptors the server's processes hold, sampled over a long conversation.
 //! - [`attach`]: the stub `mcp-wirefuzz attach` that runs as the server process and hands its stdio to a fork
 //!   server; the target turns the stub's own failure into a harness error.

@@ -1,5 +1,5 @@
-//! The server process of the stdio transport and its hygiene: spawned directly (never through a shell) in a
-//! process group of its own, dying with the harness thread that started it (a parent-death signal); fed lines on
+//! The server process of the stdio transport and its hygiene: spawned directly (never through a shell) by
+//! [`launch`] (a process group of its own, dying with the harness thread that started it); fed lines on
 //! stdin by a writer thread (a server that stops reading cannot block the harness), its stdout read as bounded
 //! lines with a bound on how many wait unread, its stderr tail kept. When its conversation ends the whole group
 //! gets SIGTERM, then SIGKILL after [`END_GRACE`], so a grandchild holding stdout open or a server deaf to SIGTERM
@@ -7,6 +7,7 @@
 //! [`Spawner`] starts processes ahead, so start-up overlaps the previous conversation.
 
 use crate::server::children::{track, untrack};
+use crate::server::launch;
 use crate::server::transport::lines::{OutputLine, Tail, read_bounded_line, read_tail};
 use crate::server::{END_GRACE, MAX_LINE_BYTES, STDERR_TAIL_BYTES, ServerCommand};
 use crate::transcript::Ending;
@@ -17,8 +18,8 @@ use nix::sys::signal::{Signal, killpg};
 use nix::unistd::Pid;
 use std::io::{BufReader, Read, Write};
 use std::os::fd::AsFd;
-use std::os::unix::process::{CommandExt, ExitStatusExt};
-use std::process::{Child, Command, ExitStatus, Stdio};
+use std::os::unix::process::ExitStatusExt;
+use std::process::{Child, ExitStatus, Stdio};
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::mpsc::{self, Receiver, Sender, SyncSender};
 use std::sync::{Arc, Mutex};
@@ -214,34 +215,13 @@ impl Drop for Process {
     }
 }
 
-/// Starts `command` (what it starts: its stand-in, if it has one) with piped stdio ([`start_leader`]).
+/// Starts `command` (what it starts: its stand-in, if it has one) with piped stdio ([`launch::spawn`]: its own
+/// process group, no signal blocked, the parent-death signal).
 fn start(command: &ServerCommand) -> std::io::Result<Child> {
     let (program, args) = command.started();
-    let mut process = Command::new(program);
-    process.args(args).stdin(Stdio::piped()).stdout(Stdio::piped()).stderr(Stdio::piped());
-    start_leader(&mut process)
-}
-
-/// Starts `process` in a process group of its own (so the whole group can be ended), set to get SIGKILL when the
-/// thread that started it dies (Linux's parent-death signal), so a harness killed with `kill -9` does not leave it
-/// running. It inherits the harness's transparent huge pages setting ([`no_huge_pages`]).
-pub(super) fn start_leader(process: &mut Command) -> std::io::Result<Child> {
-    let parent = nix::unistd::getpid();
-    process.process_group(0);
-    crate::server::children::unblock_signals(process);
-    // SAFETY: the closure runs between fork and exec and only makes two system calls (prctl, getppid); it
-    // allocates nothing and takes no lock.
-    unsafe {
-        process.pre_exec(move || {
-            nix::sys::prctl::set_pdeathsig(Signal::SIGKILL)?;
-            // The harness died before the signal was armed: the child was already orphaned.
-            if nix::unistd::getppid() != parent {
-                return Err(nix::errno::Errno::ESRCH.into());
-            }
-            Ok(())
-        });
-    }
-    process.spawn()
+    launch::spawn(program.as_ref(), args, |process| {
+        process.stdin(Stdio::piped()).stdout(Stdio::piped()).stderr(Stdio::piped());
+    })
 }
 
 /// Ends the process group led by `child`: SIGTERM to the group, SIGKILL to what is left of it after `grace`, and

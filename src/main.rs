@@ -12,10 +12,14 @@ use std::process::ExitCode;
 static ALLOCATOR: mimalloc::MiMalloc = mimalloc::MiMalloc;
 
 fn main() -> ExitCode {
-    // Started as a trampoline for a server, this never returns.
-    mcp_wirefuzz::server::launch::trampoline();
+    // Started as a trampoline for a server, this returns only when the server is this binary: its command line.
+    let server = mcp_wirefuzz::server::launch::trampoline();
     mcp_wirefuzz::server::transport::stdio::no_huge_pages();
-    match cli::Cli::parse().command.run() {
+    let cli = match server {
+        Some(argv) => cli::Cli::parse_from(argv),
+        None => cli::Cli::parse(),
+    };
+    match cli.command.run() {
         Ok(code) => code,
         Err(error) => {
             eprintln!("mcp-wirefuzz: {error:#}");

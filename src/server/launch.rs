@@ -11,10 +11,10 @@
 
 use nix::sys::signal::{SigSet, SigmaskHow, sigprocmask};
 use nix::unistd::Pid;
-use std::ffi::OsStr;
+use std::ffi::{OsStr, OsString};
 use std::os::unix::ffi::OsStrExt;
 use std::os::unix::process::CommandExt;
-use std::path::Path;
+use std::path::{Path, PathBuf};
 use std::process::{Child, Command};
 use std::sync::atomic::{AtomicBool, Ordering};
 
@@ -26,13 +26,15 @@ const CANNOT_EXECUTE: i32 = 127;
 static TRAMPOLINE: AtomicBool = AtomicBool::new(false);
 
 /// For a binary that calls this first thing in `main`. Started as a trampoline, the process makes the settings and
-/// executes its server, never returning (exit 127 if the server cannot be executed, with a line on stderr).
-/// Otherwise it returns at once, and this process starts its servers through its own binary from then on (Linux).
-pub fn trampoline() {
+/// executes its server, never returning (exit 127 if the server cannot be executed, with a line on stderr); when the
+/// server is this very binary (the built-in server, the fork server's `attach` stub), there is nothing to execute:
+/// it returns the server's command line, for `main` to run as its own. Otherwise it returns `None` at once, and this
+/// process starts its servers through its own binary from then on (Linux).
+pub fn trampoline() -> Option<Vec<OsString>> {
     let mut args = std::env::args_os().skip(1);
+    TRAMPOLINE.store(cfg!(target_os = "linux"), Ordering::Relaxed);
     if args.next().as_deref() != Some(OsStr::new(MARK)) {
-        TRAMPOLINE.store(cfg!(target_os = "linux"), Ordering::Relaxed);
-        return;
+        return None;
     }
     let parent = args.next().and_then(|pid| pid.to_str()?.parse::<i32>().ok()).map(Pid::from_raw);
     let Some((parent, program)) = parent.zip(args.next()) else {
@@ -43,9 +45,23 @@ pub fn trampoline() {
         // The harness died before the parent-death signal was armed: the server would be an orphan.
         std::process::exit(CANNOT_EXECUTE);
     }
+    if is_this_binary(&program) {
+        return Some(std::iter::once(program).chain(args).collect());
+    }
     let error = Command::new(&program).args(args).exec();
     eprintln!("mcp-wirefuzz: cannot start `{}`: {error}", program.to_string_lossy());
     std::process::exit(CANNOT_EXECUTE);
+}
+
+/// True when `program` (a path, or a name found in `PATH`) is the file this process runs.
+fn is_this_binary(program: &OsStr) -> bool {
+    let found = match program.as_bytes().contains(&b'/') {
+        true => Some(PathBuf::from(program)),
+        false => std::env::var_os("PATH")
+            .and_then(|path| std::env::split_paths(&path).map(|folder| folder.join(program)).find(|f| f.is_file())),
+    };
+    let this = std::fs::canonicalize("/proc/self/exe").ok();
+    found.and_then(|found| std::fs::canonicalize(found).ok()).is_some_and(|found| Some(found) == this)
 }
 
 /// The settings a server starts with: no signal blocked, SIGKILL when `parent`'s starting thread dies; an error when

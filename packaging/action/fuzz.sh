@@ -22,16 +22,19 @@ mkdir -p "$out"
 out=$(cd "$out" && pwd)
 
 # Words of a command line as POSIX shell quoting reads them (no expansion, nothing run), one per line of the
-# array. python3 is on every GitHub-hosted runner.
+# array (each word ends with a NUL). python3 is on every GitHub-hosted runner.
 words() {
-    python3 -c 'import shlex, sys; sys.stdout.write("\0".join(shlex.split(sys.argv[1])))' "$1"
+    python3 -c 'import shlex, sys; sys.stdout.write("".join(word + "\0" for word in shlex.split(sys.argv[1])))' "$1"
 }
+for input in "${INPUT_COMMAND:-}" "${INPUT_ARGS:-}"; do
+    words "$input" >/dev/null 2>&1 || { echo "::error title=mcp-wirefuzz::cannot split into words (a quote not closed?): $input"; exit 1; }
+done
 command_words=() extra_words=()
 if [[ -n ${INPUT_COMMAND:-} ]]; then
-    while IFS= read -r -d '' word; do command_words+=("$word"); done < <(words "$INPUT_COMMAND"; printf '\0')
+    while IFS= read -r -d '' word; do command_words+=("$word"); done < <(words "$INPUT_COMMAND")
 fi
 if [[ -n ${INPUT_ARGS:-} ]]; then
-    while IFS= read -r -d '' word; do extra_words+=("$word"); done < <(words "$INPUT_ARGS"; printf '\0')
+    while IFS= read -r -d '' word; do extra_words+=("$word"); done < <(words "$INPUT_ARGS")
 fi
 if ((${#command_words[@]} == 0)) && [[ -z ${INPUT_URL:-} ]]; then
     echo "::error title=mcp-wirefuzz::no server: set the action's \`command\` (and/or \`url\`)"

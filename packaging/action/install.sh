@@ -92,8 +92,16 @@ from_release() {
 from_cargo() {
     command -v cargo >/dev/null || fail "no release archive for $(uname -s) $(uname -m) and no cargo to build it \
 (the tool runs on Linux and macOS; on Windows, run the job in WSL or a Linux container)"
-    local args=(install mcp-wirefuzz --locked --root "$dir")
-    [[ -n $version ]] && args+=(--version "=$version")
+    local args=(install --locked --root "$dir")
+    if [[ -z $repository && -f $action_path/Cargo.toml ]]; then
+        # The action used from a checkout of its own repository (`uses: ./`): build that checkout.
+        args+=(--path "$action_path")
+    else
+        args+=(mcp-wirefuzz)
+        if [[ -n $version ]]; then
+            args+=(--version "=$version")
+        fi
+    fi
     say "cargo ${args[*]} (a release build: minutes)"
     cargo "${args[@]}" >&2
 }

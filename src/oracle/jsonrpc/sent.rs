@@ -114,7 +114,13 @@ impl Connection<'_> {
                     } else {
                         Fault::Malformed
                     };
-                self.push_pending(index, ids(id), literal, !response_shaped, fault);
+                let mut read_as = ids(id);
+                // A lax reader (pydantic's, in Python's `mcp` 1.x) takes `true` and `false` for 1 and 0: a reply
+                // under that integer may be this line's, served, rather than a second reply to another request.
+                if let Some(Value::Bool(flag)) = &literal {
+                    read_as.push(RequestId::Integer(u8::from(*flag).to_string()));
+                }
+                self.push_pending(index, read_as, literal, !response_shaped, fault);
             }
             // A blank line is no JSON text: a -32700 may answer it (JSON-RPC 2.0 §5.1), nothing is owed to it.
             Frame::Blank => self.push_pending(index, Vec::new(), None, false, Fault::Malformed),

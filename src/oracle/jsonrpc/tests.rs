@@ -606,3 +606,23 @@ fn reused_open_ids_make_no_duplicate_or_echo_finding() {
 fn served_1() -> String {
     EMPTY_1.to_string()
 }
+
+#[test]
+fn a_boolean_id_read_as_an_integer_is_served_malformed_not_a_duplicate() {
+    // Python `mcp` 1.6.0 (pydantic in lax mode) reads `"id": true` as 1 and answers under 1: the reply is the
+    // malformed line's, served (JSON-RPC 2.0 §4: an id is a string, a number or null), not a second reply to the
+    // request that had id 1.
+    for (literal, integer) in [("true", "1"), ("false", "0")] {
+        let line = format!(r#"{{"jsonrpc":"2.0","id":{literal},"method":"tools/list"}}"#);
+        let reply = format!(r#"{{"jsonrpc":"2.0","id":{integer},"result":{{"tools":[]}}}}"#);
+        let earlier = format!(r#"{{"jsonrpc":"2.0","id":{integer},"method":"ping"}}"#);
+        let earlier_reply = format!(r#"{{"jsonrpc":"2.0","id":{integer},"result":{{}}}}"#);
+        only(&[S(&earlier), R(&earlier_reply), S(&line), R(&reply), Sync], &[MALFORMED_SERVED]);
+        only(&[S(&line), R(&reply), Sync], &[MALFORMED_SERVED]);
+        // Refused as JSON-RPC asks: nothing.
+        only(&[S(&line), R(&error("null", -32600)), Sync], &[]);
+    }
+    // A third reply under 1 is still a duplicate.
+    let line = r#"{"jsonrpc":"2.0","id":true,"method":"tools/list"}"#;
+    fires(&[S(PING_1), R(EMPTY_1), S(line), R(EMPTY_1), R(EMPTY_1)], DUPLICATE_RESPONSE);
+}

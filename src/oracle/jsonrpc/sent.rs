@@ -106,14 +106,13 @@ impl Connection<'_> {
                     matches!(problem, Problem::ResultAndError | Problem::ErrorMalformed | Problem::ResponseIdInvalid);
                 let literal = self.invalid_id(index);
                 let jsonrpc_id = matches!(literal, Some(Value::Null | Value::Number(_)));
-                let fault =
-                    if *problem == Problem::ParamsNotStructured && self.member(index, "params") == Some(Value::Null) {
-                        Fault::NullParams
-                    } else if *problem == Problem::RequestIdInvalid && jsonrpc_id {
-                        Fault::IdMcpForbids
-                    } else {
-                        Fault::Malformed
-                    };
+                let fault = if *problem == Problem::ParamsNotStructured && self.only_params_null(index) {
+                    Fault::NullParams
+                } else if *problem == Problem::RequestIdInvalid && jsonrpc_id {
+                    Fault::IdMcpForbids
+                } else {
+                    Fault::Malformed
+                };
                 let mut read_as = ids(id);
                 // A lax reader (pydantic's, in Python's `mcp` 1.x) takes `true` and `false` for 1 and 0: a reply
                 // under that integer may be this line's, served, rather than a second reply to another request.
@@ -207,6 +206,21 @@ impl Connection<'_> {
     /// (JSON-RPC 2.0 §5).
     fn invalid_id(&self, index: usize) -> Option<Value> {
         self.member(index, "id").filter(|raw| !is_valid_id(raw))
+    }
+
+    /// True when the object sent at `index` has `"params": null` and is a valid request without it: a line with a
+    /// second fault (an object for its id) is malformed whatever its params.
+    fn only_params_null(&self, index: usize) -> bool {
+        let Some(Event::Sent(line)) = self.transcript.events.get(index) else { return false };
+        let lenient = json::lenient_text(line);
+        let Ok(Value::Object(mut object)) = serde_json::from_slice::<Value>(lenient.as_deref().unwrap_or(line)) else {
+            return false;
+        };
+        if object.remove("params") != Some(Value::Null) {
+            return false;
+        }
+        let without = serde_json::to_vec(&object).unwrap_or_default();
+        matches!(Frame::parse(&without), Frame::Request(_))
     }
 
     /// The member `name` of the object sent at `index`, when it has one: read as a lenient reader reads the line

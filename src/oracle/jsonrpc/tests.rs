@@ -298,6 +298,13 @@ fn null_params() {
     // Strict JSON-RPC wants the refusal.
     let strict = Policy::default().deny(MALFORMED_REPLY).unwrap();
     assert_eq!(ids(&check(&t(&[S(null_params), Sync], Ending::Closed), &strict)), [MALFORMED_REPLY]);
+    // A second fault is graded as it is alone: an object for an id, served (mcp-go 0.33.0), is MALFORMED-SERVED
+    // with or without null params.
+    for line in
+        [r#"{"jsonrpc":"2.0","id":{},"method":"ping"}"#, r#"{"jsonrpc":"2.0","id":{},"method":"ping","params":null}"#]
+    {
+        fires(&[S(line), R(r#"{"jsonrpc":"2.0","id":{},"result":{}}"#)], MALFORMED_SERVED);
+    }
 }
 
 #[test]

@@ -140,8 +140,8 @@ pub struct Summary {
     pub conversations: u64,
     /// How long it took, confirmation and minimization included.
     pub elapsed: Duration,
-    /// How long the fuzzing took: until the last conversation was counted (the rest of [`Summary::elapsed`] went
-    /// to confirming and minimizing what was seen).
+    /// How long the fuzzing took: until the fuzzing workers ended, a conversation cut at the fuzzing deadline
+    /// included (the rest of [`Summary::elapsed`] went to confirming and minimizing what was seen).
     pub fuzzed: Duration,
     /// How long the shrink worker spent minimizing (beside the fuzzing workers, so not taken from them).
     pub shrink_time: Duration,
@@ -353,7 +353,12 @@ pub fn run(
     let mut sdk_counts: Vec<(&'static Deviation, u64)> = Vec::new();
     let mut failure = None;
     let mut last_tick = Instant::now();
+    // When the fuzzing workers had all ended: fuzzing lasted until then, a conversation cut at its deadline included.
+    let mut fuzzing_ended = None;
     loop {
+        if fuzzing_ended.is_none() && fuzzers.iter().all(|worker: &thread::JoinHandle<()>| worker.is_finished()) {
+            fuzzing_ended = Some(started.elapsed());
+        }
         let message = match receiver.recv_timeout(TICK) {
             Ok(message) => message,
             Err(mpsc::RecvTimeoutError::Disconnected) => break,
@@ -441,6 +446,10 @@ pub fn run(
         seen.conversations = sdk_counts.iter().find(|(d, _)| *d == seen.deviation).map_or(1, |(_, n)| *n);
     }
     summary.elapsed = started.elapsed();
+    // Workers given up on past their grace were fuzzing until their deadline.
+    let fuzzing_ended =
+        fuzzing_ended.or_else(|| deadlines.fuzz.map(|deadline| deadline.saturating_duration_since(started)));
+    summary.fuzzed = fuzzing_ended.map_or(summary.fuzzed, |ended| ended.max(summary.fuzzed)).min(summary.elapsed);
     progress(&Progress::Ran { done: summary.conversations });
     Ok(summary)
 }

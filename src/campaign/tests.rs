@@ -638,3 +638,19 @@ fn a_bug_behind_fifty_writes_is_found_in_a_long_session_and_minimized_to_the_wri
         assert!(lines <= 60, "minimized to the writes, not the session's ~300 lines: {lines}");
     }
 }
+
+#[test]
+fn fuzzing_time_includes_a_conversation_cut_at_its_deadline() {
+    // Runs of 300 ms against a 500 ms fuzzing deadline: the second is cut. Fuzzing lasted until the deadline, not
+    // until the last conversation that was counted (300 ms).
+    let mut options = options(1_000_000, None);
+    options.cases = None;
+    (options.time, options.confirm_time) = (Some(Duration::from_millis(500)), Some(Duration::ZERO));
+    let deadline = Instant::now() + Duration::from_millis(500);
+    let slow = Slow { delay: Duration::from_millis(300), deadline };
+    let server = ServerSpec::Mutant(Mutant::NoCacheHints);
+    let summary = run(vec![Box::new(slow)], server.target(Default::default()), &options, &server, |_| {}).unwrap();
+    assert_eq!(summary.conversations, 1);
+    assert!(summary.fuzzed >= Duration::from_millis(500), "{:?}", summary.fuzzed);
+    assert!(summary.fuzzed <= summary.elapsed);
+}

@@ -39,14 +39,15 @@ pub(super) const EXIT_DRAIN: Duration = Duration::from_millis(100);
 /// fork and exec); the CLI calls it first thing. mimalloc, and other allocators, ask for huge pages, and every
 /// process or thread that comes and goes then makes the kernel clear fresh 2 MiB pages: with a process per
 /// conversation over stdio, that was a fifth of the CPU of a run of the built-in server. It changes how fast a
-/// server gets memory, never what it does.
+/// server gets memory, never what it does. Linux only (elsewhere it does nothing).
 pub fn no_huge_pages() {
+    #[cfg(target_os = "linux")]
     let _ = nix::sys::prctl::set_thp_disable(true);
 }
 
 /// A thread of a target's own that starts its server processes ahead, so the next one starts up while the
 /// current conversation runs, and the conversation does not wait for `fork` and `exec`. A process started there
-/// gets SIGKILL when that thread ends (its parent-death signal, see [`start`]), so the thread lives as long as the
+/// gets SIGKILL when that thread ends (its parent-death signal, see [`launch`]), so the thread lives as long as the
 /// target; it ends when the target drops it.
 #[derive(Debug)]
 pub(super) struct Spawner {

@@ -1,8 +1,9 @@
 //! The server author's own handlers: a request left unanswered because its handler panicked or raised
 //! (`SERVER-HANDLER-PANIC`, on a [`Note::Failure`]), one whose handler never returns (`SERVER-HANDLER-HANG`, on a
 //! [`Note::Waited`]), and a tool call the SDK answered with its text for a crash (`SERVER-HANDLER-CRASH`, on the
-//! reply). Each finding names the method, the tool (or prompt, or resource) and the arguments; a panic or a hang is
-//! put on the request left unanswered, a crash on its reply.
+//! reply). Each finding names the method, the tool (or prompt, or resource) and the arguments; a hang is put on the
+//! request left unanswered, a panic on the unanswered request its report names ([`owner`]: never on one it does not),
+//! a crash on its reply.
 
 use super::rules::{HANDLER_CRASH, HANDLER_HANG, HANDLER_PANIC, RESPONSE_MISSING, SERVER_HANG, SERVER_SHUTDOWN};
 use super::{Findings, LayerInput, ServerLine};
@@ -62,9 +63,8 @@ fn unanswered(input: &LayerInput, findings: &mut Findings) {
             }
             Event::Note(Note::Failure(failure)) => {
                 let window = std::mem::replace(&mut since, at)..at;
-                // The request the failure cost: the latest one before it still unanswered (and not blamed yet). One
-                // the client cancelled before the failure was seen is owed nothing (cancellation.mdx), so its
-                // silence says nothing of its handler: the harness cancels a slow tool call, and a traceback the
+                // A request the client cancelled before the failure was seen is owed nothing (cancellation.mdx), so
+                // its silence says nothing of its handler: the harness cancels a slow tool call, and a traceback the
                 // SDK logs for another call (a tool's deliberate error answered with isError) is not that call's.
                 let uncancelled = |i: usize| {
                     let Event::Sent(line) = &input.transcript.events[i] else { return true };
@@ -72,12 +72,7 @@ fn unanswered(input: &LayerInput, findings: &mut Findings) {
                     id.is_none_or(|id| !cancelled(&input.transcript.events[i..at], &id))
                 };
                 let owed = |i: usize| unanswered(i) && !blamed.contains(&i) && uncancelled(i);
-                let Some(request) = (0..at).rev().find(|&i| owed(i)) else { continue };
-                // A traceback the SDK may have logged for a tool's error it answered with isError (fastmcp logs
-                // each) is tied to this request only when it names the request's tool.
-                if logged_for_an_answered_error(input, request, window, failure) {
-                    continue;
-                }
+                let Some(request) = owner(input, failure, at, window, owed) else { continue };
                 blamed.insert(request);
                 let what = described(&input.transcript.events[request]);
                 let failure: Vec<&str> = failure.lines().map(str::trim).filter(|l| !l.is_empty()).collect();
@@ -120,30 +115,126 @@ fn unanswered(input: &LayerInput, findings: &mut Findings) {
     }
 }
 
-/// True when the failure noted at the end of `window` (the events since the failure noted before it) may be the log
-/// of an error the SDK answered: a `tools/call` was answered with an `isError` result in that window (Python SDKs
-/// log the traceback of a tool's exception they turn into such a result), and the failure's text does not name the
-/// tool of the `tools/call` at `request`.
-fn logged_for_an_answered_error(
+/// The request whose handler the failure noted at event `at` reports, by what the report itself names: of the
+/// requests sent before it that are `owed` (unanswered, not cancelled before it, not blamed yet), the one whose
+/// tool, prompt or resource URI the report names as a word ([`evidence`]), when no other owed request is named
+/// alike; it must be a `tools/call`, `prompts/get` or `resources/read` a handler of the author's ran ([`handled`]).
+/// A call of the same tool answered with an `isError` result in `window` (the events since the failure noted before)
+/// leaves it ambiguous: Python SDKs log the traceback of a tool's error they answer.
+///
+/// A Rust panic that names no request at all (rmcp runs each request's handler in a task of its own, and the
+/// transports note no panic located in the SDK) is an author's handler's, and identifies its request when exactly
+/// one such request is owed (and no tool call was answered with `isError` in `window`).
+///
+/// Anything else is no request's: a traceback that names none (the SDK's stdin reader failing on bytes that are not
+/// UTF-8), one that names a request only by its method (the SDK's validation of a method it does not know, before
+/// any handler ran: `JSONRPC-RESPONSE-MISSING` reports that request), one that names several owed requests.
+fn owner(
     input: &LayerInput,
-    request: usize,
-    window: std::ops::Range<usize>,
     failure: &str,
-) -> bool {
+    at: usize,
+    window: std::ops::Range<usize>,
+    owed: impl Fn(usize) -> bool,
+) -> Option<usize> {
     let events = &input.transcript.events;
-    let tool = |index: usize| -> Option<String> {
-        let Event::Sent(line) = &events[index] else { return None };
-        let message = serde_json::from_slice::<Value>(line).ok()?;
-        (message.get("method")?.as_str()? == TOOLS_CALL).then_some(())?;
-        Some(message.get("params")?.get("name")?.as_str()?.to_string())
+    let handler = |i: usize| matches!(&events[i], Event::Sent(line) if handled(line).is_some());
+    let tool = |i: usize| target(&events[i]).filter(|(method, _)| method == TOOLS_CALL).map(|(_, name)| name);
+    // A tool call of a tool `answered` accepts, answered with an isError result in the window.
+    let answered_error = |answered: &dyn Fn(&str) -> bool| {
+        (0..window.end).any(|i| {
+            tool(i).is_some_and(|name| answered(&name))
+                && input.answers[i].is_some_and(|reply| window.contains(&reply) && is_error(&events[reply]))
+        })
     };
-    let is_error = |reply: usize| {
-        let Event::Received { line, .. } = &events[reply] else { return false };
-        serde_json::from_slice::<Value>(line).is_ok_and(|r| r.pointer("/result/isError") == Some(&Value::Bool(true)))
+    let evidence = evidence(failure);
+    let named = |i: usize| target(&events[i]).is_some_and(|(_, named)| names_word(&evidence, &named));
+    let open_named: Vec<usize> = (0..at).filter(|&i| named(i) && owed(i)).collect();
+    if !open_named.is_empty() {
+        let [request] = open_named[..] else { return None };
+        let logged = tool(request).is_some_and(|own| answered_error(&|name| name == own));
+        return (handler(request) && !logged).then_some(request);
+    }
+    let panic = failure.lines().next().is_some_and(|line| line.contains(RUST_PANIC));
+    if !panic || (0..at).any(named) {
+        return None;
+    }
+    let open: Vec<usize> = (0..at).filter(|&i| owed(i) && handler(i)).collect();
+    let [request] = open[..] else { return None };
+    (!answered_error(&|_| true)).then_some(request)
+}
+
+/// What starts a Rust panic's report (in-process, and over stdio after the thread's name).
+const RUST_PANIC: &str = "panicked at";
+
+/// The method of a request sent at `event` whose handler is the author's, and what it names: the tool of a
+/// `tools/call`, the prompt of a `prompts/get`, the URI of a `resources/read`.
+fn target(event: &Event) -> Option<(String, String)> {
+    let Event::Sent(line) = event else { return None };
+    let message = serde_json::from_slice::<Value>(line).ok()?;
+    let method = message.get("method")?.as_str()?;
+    let key = match method {
+        TOOLS_CALL | PROMPTS_GET => "name",
+        RESOURCES_READ => "uri",
+        _ => return None,
     };
-    let answered_error = (0..window.end)
-        .any(|i| tool(i).is_some() && input.answers[i].is_some_and(|reply| window.contains(&reply) && is_error(reply)));
-    answered_error && tool(request).is_none_or(|blamed| !names_word(failure, &blamed))
+    Some((method.to_string(), message.get("params")?.get(key)?.as_str()?.to_string()))
+}
+
+/// True when `event` is a reply whose result is an `isError` one.
+fn is_error(event: &Event) -> bool {
+    let Event::Received { line, .. } = event else { return false };
+    serde_json::from_slice::<Value>(line).is_ok_and(|r| r.pointer("/result/isError") == Some(&Value::Bool(true)))
+}
+
+/// The packages whose frames in a Python traceback are the SDK's, its transport's or its validation's: their
+/// function names and source lines say nothing of which request failed (a tool named `run` is not the frame
+/// `in run` of anyio).
+const LIBRARY_PACKAGES: [&str; 9] =
+    ["mcp", "fastmcp", "anyio", "pydantic", "pydantic_core", "starlette", "uvicorn", "httpx", "sse_starlette"];
+
+/// What in a failure's report may name a request: the report without the frames of Python's standard library,
+/// of [`LIBRARY_PACKAGES`] and of the harness's fork server (each a `File "PATH", line N, in FUNCTION` line and its
+/// source lines), and without the values pydantic says it expected (`Input should be 'tools/call'` in the
+/// validation error of a request whose method is another: only its `input_value` is what was sent).
+fn evidence(failure: &str) -> String {
+    let mut kept = Vec::new();
+    let mut library = false;
+    for line in failure.lines() {
+        // A traceback inside an exception group prints each line after `| `.
+        let content = match line.trim_start().strip_prefix('|') {
+            Some(rest) => rest.strip_prefix(' ').unwrap_or(rest),
+            None => line,
+        };
+        match content.trim_start().strip_prefix("File \"").and_then(|rest| rest.split('"').next()) {
+            Some(path) => library = library_frame(path),
+            // A frame's source line (and its carets) is indented under it; anything else ends the frame.
+            None => library &= content.starts_with("    "),
+        }
+        if library {
+            continue;
+        }
+        match line.find("Input should be ") {
+            Some(start) => {
+                let end = line[start..].find("[type=").map_or(line.len(), |end| start + end);
+                kept.push(format!("{}{}", &line[..start], &line[end..]));
+            }
+            None => kept.push(line.to_string()),
+        }
+    }
+    kept.join("\n")
+}
+
+/// True when a Python frame's file is not the author's: the standard library (`<frozen codecs>`,
+/// `lib/python3.11/asyncio/...`), one of [`LIBRARY_PACKAGES`], or the harness's fork server.
+fn library_frame(path: &str) -> bool {
+    let path = path.replace('\\', "/");
+    let package = |dir: &str| LIBRARY_PACKAGES.iter().any(|package| path.contains(&format!("{dir}/{package}/")));
+    path.starts_with('<')
+        || path.ends_with("wirefuzz_forkserver.py")
+        || package("site-packages")
+        || package("dist-packages")
+        || (!path.contains("-packages/")
+            && path.split("/lib/python").nth(1).is_some_and(|rest| rest.starts_with(|c: char| c.is_ascii_digit())))
 }
 
 /// True when `text` holds `word` with no identifier character (a letter, a digit, `_`) right before or after it.
@@ -405,335 +496,4 @@ fn described(event: &Event) -> String {
 }
 
 #[cfg(test)]
-mod tests {
-    use super::names_word;
-    use crate::oracle::rules::{HANDLER_CRASH, HANDLER_HANG, HANDLER_PANIC, RESPONSE_MISSING};
-    use crate::oracle::test_support::{dual, ids};
-    use crate::oracle::{Level, Policy, check};
-    use crate::transcript::{Ending, Event, Note, Transcript};
-
-    const INIT: &str = r#"{"jsonrpc":"2.0","id":0,"method":"initialize","params":{"protocolVersion":"2025-06-18","capabilities":{},"clientInfo":{"name":"t","version":"1"}}}"#;
-    const INIT_OK: &str = r#"{"jsonrpc":"2.0","id":0,"result":{"protocolVersion":"2025-06-18","capabilities":{"tools":{}},"serverInfo":{"name":"s","version":"1"}}}"#;
-    const INITIALIZED: &str = r#"{"jsonrpc":"2.0","method":"notifications/initialized"}"#;
-
-    fn call(id: u32, item: u32) -> String {
-        format!(
-            r#"{{"jsonrpc":"2.0","id":{id},"method":"tools/call","params":{{"name":"fetch","arguments":{{"id":{item}}}}}}}"#
-        )
-    }
-
-    fn answer(id: u32) -> String {
-        format!(r#"{{"jsonrpc":"2.0","id":{id},"result":{{"content":[{{"type":"text","text":"ok"}}]}}}}"#)
-    }
-
-    fn sent(line: &str) -> Event {
-        Event::Sent(line.as_bytes().to_vec())
-    }
-
-    fn got(line: &str) -> Event {
-        Event::Received { line: line.as_bytes().to_vec(), truncated: false }
-    }
-
-    /// A handshake, then `fetch` of item 1 (answered) and of item 7 (answered only when `seven`), then `tail`.
-    fn transcript(seven: bool, tail: Vec<Event>) -> Transcript {
-        let mut events = vec![sent(INIT), got(INIT_OK), sent(INITIALIZED), sent(&call(1, 1)), got(&answer(1))];
-        events.push(sent(&call(2, 7)));
-        if seven {
-            events.push(got(&answer(2)));
-        }
-        events.extend(tail);
-        Transcript { events, ending: Ending::Closed }
-    }
-
-    const PANIC: &str = "panicked at src/store.rs:42:17:\nindex out of bounds: the len is 3 but the index is 7";
-
-    #[test]
-    fn a_handler_panic_that_left_its_request_unanswered_is_found_with_the_tool_arguments_and_message() {
-        let found = check(&transcript(false, vec![Event::Note(Note::Failure(PANIC.into()))]), &dual());
-        assert_eq!(ids(&found), [HANDLER_PANIC], "{found:#?}");
-        let panic = &found[0];
-        assert_eq!((panic.level, panic.event), (Level::Error, Some(5)));
-        for part in ["tools/call", "\"fetch\"", r#"{"id":7}"#, "src/store.rs:42:17", "index out of bounds"] {
-            assert!(panic.detail.contains(part), "{part}: {}", panic.detail);
-        }
-    }
-
-    #[test]
-    fn a_call_asked_again_is_the_one_request_its_note_blames() {
-        use crate::transcript::Known;
-        // A handler's request dropped unanswered earlier (an SDK dropping a batch's items, say), then the call asked
-        // again and not answered: only the call is the hang.
-        let cancel = r#"{"jsonrpc":"2.0","method":"notifications/cancelled","params":{"requestId":2}}"#;
-        let again =
-            r#"{"jsonrpc":"2.0","id":"again","method":"tools/call","params":{"name":"fetch","arguments":{"id":7}}}"#;
-        let read = r#"{"jsonrpc":"2.0","id":9,"method":"resources/read","params":{"uri":"x:///y"}}"#;
-        let note = |known| Event::Note(Note::Reasked { id: "again".into(), ms: 60_000, known });
-        for known in [Known::Waited, Known::Remembered, Known::Suspected { slowest_ms: 5, wait_ms: 60_000 }] {
-            let tail = vec![sent(read), sent(cancel), sent(again), note(known.clone())];
-            let found = check(&transcript(false, tail), &dual());
-            let hangs: Vec<_> = found.iter().filter(|f| f.rule == HANDLER_HANG).collect();
-            assert_eq!(hangs.len(), 1, "{known:?}: {found:#?}");
-            assert_eq!(hangs[0].event, Some(8), "the call asked again, not the read: {found:#?}");
-        }
-        // A call whose line parsers differ on (a number of 400 digits) may be dropped by the SDK's parser: no hang.
-        let huge = format!(
-            r#"{{"jsonrpc":"2.0","id":"again","method":"tools/call","params":{{"name":"fetch","arguments":{{"id":{}}}}}}}"#,
-            "9".repeat(400)
-        );
-        let tail = vec![sent(cancel), sent(&huge), note(Known::Waited)];
-        let found = check(&transcript(false, tail), &dual());
-        assert!(!ids(&found).contains(&HANDLER_HANG), "{found:#?}");
-    }
-
-    #[test]
-    fn a_failure_after_an_error_the_sdk_answered_is_the_unanswered_calls_only_when_it_names_its_tool() {
-        // fastmcp: `date_diff` answered isError for a deliberate error and logged its traceback; the slow call
-        // given up on meanwhile is `fetch`'s. With no isError answer before it, the same failure is the call's
-        // (a_handler_panic_that_left_its_request_unanswered_is_found_with_the_tool_arguments_and_message).
-        let diff = r#"{"jsonrpc":"2.0","id":9,"method":"tools/call","params":{"name":"date_diff","arguments":{}}}"#;
-        let refused = r#"{"jsonrpc":"2.0","id":9,"result":{"isError":true,"content":[{"type":"text","text":"no"}]}}"#;
-        let traceback =
-            "Traceback (most recent call last):\n  server.py:66 in date_diff\nValueError: Invalid isoformat";
-        let mut events = vec![sent(INIT), got(INIT_OK), sent(INITIALIZED), sent(diff), got(refused), sent(&call(2, 7))];
-        events.push(Event::Note(Note::Failure(traceback.into())));
-        let found = check(&Transcript { events: events.clone(), ending: Ending::Closed }, &dual());
-        assert!(!ids(&found).contains(&HANDLER_PANIC), "{found:#?}");
-        // So is one that names no tool at all (a deep frame of a library the tool called).
-        *events.last_mut().unwrap() =
-            Event::Note(Note::Failure("Traceback (most recent call last):\n  in load_tzdata".into()));
-        let found = check(&Transcript { events: events.clone(), ending: Ending::Closed }, &dual());
-        assert!(!ids(&found).contains(&HANDLER_PANIC), "{found:#?}");
-        // A traceback that names the unanswered call's own tool is its, whatever else it names.
-        let own = format!("{traceback}\n  server.py:12 in fetch");
-        *events.last_mut().unwrap() = Event::Note(Note::Failure(own));
-        let found = check(&Transcript { events, ending: Ending::Closed }, &dual());
-        assert!(ids(&found).contains(&HANDLER_PANIC), "{found:#?}");
-        assert!(names_word("in date_diff", "date_diff") && !names_word("in date_diff2", "date_diff"));
-    }
-
-    #[test]
-    fn an_error_fastmcp_logged_as_one_it_answers_is_no_panic() {
-        let logged = "[12/07/26 09:31:22] Error calling tool 'fetch'\nTraceback (most recent call last):\n  in fetch\nValueError: no";
-        let found = check(&transcript(false, vec![Event::Note(Note::Failure(logged.into()))]), &dual());
-        assert!(!ids(&found).contains(&HANDLER_PANIC), "{found:#?}");
-        let bare = logged.split_once('\n').unwrap().1;
-        let found = check(&transcript(false, vec![Event::Note(Note::Failure(bare.into()))]), &dual());
-        assert!(ids(&found).contains(&HANDLER_PANIC), "{found:#?}");
-    }
-
-    #[test]
-    fn a_failure_seen_after_the_client_cancelled_the_call_is_not_that_calls() {
-        // A fastmcp server: the slow call (id 2) cancelled by the harness, asked again and answered with isError, and
-        // the traceback the SDK logs for that deliberate error seen afterwards.
-        let cancel = r#"{"jsonrpc":"2.0","method":"notifications/cancelled","params":{"requestId":2}}"#;
-        let again =
-            r#"{"jsonrpc":"2.0","id":"again","method":"tools/call","params":{"name":"fetch","arguments":{"id":7}}}"#;
-        let failed =
-            r#"{"jsonrpc":"2.0","id":"again","result":{"isError":true,"content":[{"type":"text","text":"no"}]}}"#;
-        let traceback = "Traceback (most recent call last):\n  ValueError: cannot parse";
-        let tail = vec![sent(cancel), sent(again), got(failed), Event::Note(Note::Failure(traceback.into()))];
-        assert_eq!(ids(&check(&transcript(false, tail), &dual())), Vec::<&str>::new());
-        // Seen before the cancel (when the call was given up on), it is still the call's.
-        let tail = vec![Event::Note(Note::Failure(PANIC.into())), sent(cancel)];
-        assert_eq!(ids(&check(&transcript(false, tail), &dual())), [HANDLER_PANIC]);
-    }
-
-    #[test]
-    fn a_panic_that_cost_no_reply_and_a_clean_run_are_silent() {
-        let recovered = check(&transcript(true, vec![Event::Note(Note::Failure(PANIC.into()))]), &dual());
-        assert_eq!(ids(&recovered), Vec::<&str>::new());
-        assert_eq!(ids(&check(&transcript(true, vec![]), &dual())), Vec::<&str>::new());
-    }
-
-    #[test]
-    fn a_call_unanswered_after_the_long_wait_is_a_hang_and_a_slow_one_answered_in_it_is_not() {
-        let waited = || Event::Note(Note::Waited { ms: 600_000 });
-        let hung = check(&transcript(false, vec![waited()]), &dual());
-        assert_eq!(ids(&hung), [HANDLER_HANG], "{hung:#?}");
-        assert_eq!(hung[0].event, Some(5));
-        assert!(hung[0].detail.contains(r#"{"id":7}"#) && hung[0].detail.contains("600000 ms"), "{}", hung[0].detail);
-        let slow = check(&transcript(false, vec![got(&answer(2)), waited()]), &dual());
-        assert_eq!(ids(&slow), Vec::<&str>::new());
-        // A reply only after the wait (an SDK answering what is in flight when the input closes) is too late.
-        let closing = check(&transcript(false, vec![waited(), got(&answer(2))]), &dual());
-        assert_eq!(ids(&closing), [HANDLER_HANG], "{closing:#?}");
-        // A server its hung handler keeps alive after its input closed: the hang says why, no SERVER-HANG (the
-        // re-asked call still owed) nor SERVER-SHUTDOWN.
-        let cancel = r#"{"jsonrpc":"2.0","method":"notifications/cancelled","params":{"requestId":2}}"#;
-        let again = r#"{"jsonrpc":"2.0","id":"mcp-wirefuzz-reask-6","method":"tools/call","params":{"name":"fetch","arguments":{"id":7}}}"#;
-        let mut kept_alive = transcript(false, vec![sent(cancel), sent(again), waited()]);
-        kept_alive.ending = Ending::Hung { waited_ms: 5000 };
-        assert_eq!(ids(&check(&kept_alive, &dual())), [HANDLER_HANG]);
-        let mut not_exiting = transcript(true, vec![]);
-        not_exiting.ending = Ending::Hung { waited_ms: 5000 };
-        assert_eq!(ids(&check(&not_exiting, &dual())), [crate::oracle::rules::SERVER_SHUTDOWN]);
-        // No long wait (the clock over stdio): not judged here.
-        assert_eq!(ids(&check(&transcript(false, vec![]), &dual())), [RESPONSE_MISSING]);
-        // Cancelled by the client: no reply is owed.
-        let cancel = r#"{"jsonrpc":"2.0","method":"notifications/cancelled","params":{"requestId":2}}"#;
-        assert_eq!(ids(&check(&transcript(false, vec![sent(cancel), waited()]), &dual())), Vec::<&str>::new());
-        // A call an SDK drops before any handler runs (`_meta` not an object) is not the handler's.
-        let dropped = r#"{"jsonrpc":"2.0","id":3,"method":"tools/call","params":{"name":"fetch","_meta":5}}"#;
-        let found = check(&transcript(true, vec![sent(dropped), waited()]), &dual());
-        assert!(!ids(&found).contains(&HANDLER_HANG), "{found:#?}");
-        // A call followed by an error without an id (rmcp refusing a batch on a 2025-03-26 connection): the SDK
-        // dropped it, no handler holds it.
-        let refused = r#"{"jsonrpc":"2.0","error":{"code":-32600,"message":"Invalid request"}}"#;
-        let found = check(&transcript(false, vec![got(refused), waited()]), &dual());
-        assert!(!ids(&found).contains(&HANDLER_HANG), "{found:#?}");
-        // The same id used again before the call: its reply may be matched to the earlier request, but a reply with
-        // the call's id came, so the call is not a hang.
-        let ping = r#"{"jsonrpc":"2.0","id":2,"method":"ping"}"#;
-        let reused = Transcript {
-            events: vec![
-                sent(INIT),
-                got(INIT_OK),
-                sent(INITIALIZED),
-                sent(ping),
-                sent(&call(2, 7)),
-                got(&answer(2)),
-                waited(),
-            ],
-            ending: Ending::Closed,
-        };
-        let found = check(&reused, &dual());
-        assert!(!ids(&found).contains(&HANDLER_HANG), "{found:#?}");
-    }
-
-    /// A handshake, then `tool` called with `arguments` and answered with an isError result of these texts.
-    fn crash_call(tool: &str, arguments: &str, texts: &[&str], tail: Vec<Event>) -> Transcript {
-        let call = format!(
-            r#"{{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{{"name":"{tool}","arguments":{arguments}}}}}"#
-        );
-        let content: Vec<String> =
-            texts.iter().map(|text| serde_json::json!({"type": "text", "text": text}).to_string()).collect();
-        let reply =
-            format!(r#"{{"jsonrpc":"2.0","id":1,"result":{{"content":[{}],"isError":true}}}}"#, content.join(","));
-        let mut events = vec![sent(INIT), got(INIT_OK), sent(INITIALIZED), sent(&call), got(&reply)];
-        events.extend(tail);
-        Transcript { events, ending: Ending::Closed }
-    }
-
-    fn crashes(transcript: &Transcript, policy: &Policy) -> Vec<crate::oracle::Finding> {
-        check(transcript, policy).into_iter().filter(|f| f.rule == HANDLER_CRASH).collect()
-    }
-
-    /// The Python SDK's log of a crash it answered, as `server::transport::failures` excerpts it.
-    const TRACEBACK: &str = "Traceback (most recent call last):\n  File \"/srv/notes.py\", line 83, in search_notes\n    \
-        first = words[0]\nIndexError: list index out of range\n\
-        mcp.server.mcpserver.exceptions.UnexpectedToolError: Error executing tool search_notes";
-
-    #[test]
-    fn a_tool_call_answered_with_the_python_sdks_crash_text_is_a_crash_naming_the_tool_and_arguments() {
-        let found = crashes(
-            &crash_call("search_notes", r#"{"query":""}"#, &["Error executing tool search_notes"], vec![]),
-            &dual(),
-        );
-        assert_eq!(found.len(), 1, "{found:#?}");
-        assert_eq!((found[0].level, found[0].event), (Level::Warning, Some(4)));
-        for part in
-            [r#"tools/call of tool "search_notes" with arguments {"query":""}"#, "Error executing tool search_notes"]
-        {
-            assert!(found[0].detail.contains(part), "{part}: {}", found[0].detail);
-        }
-        // The traceback noted after it is the crash's (and no request left unanswered is blamed for it).
-        let unanswered =
-            sent(r#"{"jsonrpc":"2.0","id":2,"method":"tools/call","params":{"name":"get_note","arguments":{"id":1}}}"#);
-        let noted = crash_call(
-            "search_notes",
-            r#"{"query":""}"#,
-            &["Error executing tool search_notes"],
-            vec![unanswered, Event::Note(Note::Failure(TRACEBACK.into()))],
-        );
-        let all = check(&noted, &dual());
-        assert!(!ids(&all).contains(&HANDLER_PANIC), "{all:#?}");
-        let found = crashes(&noted, &dual());
-        assert_eq!(found.len(), 1, "{found:#?}");
-        let raised = r#"; raised at File "/srv/notes.py", line 83, in search_notes | first = words[0] | IndexError: list index out of range"#;
-        assert!(found[0].detail.ends_with(raised), "{}", found[0].detail);
-        // A crash in a tool or resource the tool called: the SDK's nested text.
-        for nested in [
-            "Error executing tool outer: Error executing tool inner",
-            "Error executing tool outer: Error executing tool middle: Error executing tool inner",
-            "Error executing tool outer: Error reading resource notes://1",
-            "Error executing tool outer: Error creating resource from template notes://{id}",
-        ] {
-            let found = crashes(&crash_call("outer", "{}", &[nested], vec![]), &dual());
-            assert_eq!(found.len(), 1, "{nested}: {found:#?}");
-        }
-    }
-
-    #[test]
-    fn the_typescript_sdks_texts_for_a_broken_output_and_a_programming_error_are_crashes_and_deliberate_errors_are_not()
-    {
-        // McpServer (TS SDK 1.32.2) answers both with isError and the error's own message.
-        let broken: [(&str, &str); 7] = [
-            (
-                "MCP error -32602: Output validation error: Invalid structured content for tool get_note: id: expected number",
-                "outputSchema",
-            ),
-            (
-                "MCP error -32602: Output validation error: Tool get_note has an output schema but no structured content was provided",
-                "outputSchema",
-            ),
-            ("Cannot read properties of undefined (reading 'title')", "programming error"),
-            ("Cannot read properties of null (reading 'length')", "programming error"),
-            ("Cannot destructure property 'title' of 'note' as it is undefined.", "programming error"),
-            ("note.body.split is not a function", "programming error"),
-            ("Maximum call stack size exceeded", "programming error"),
-        ];
-        for (text, word) in broken {
-            let found = crashes(&crash_call("get_note", r#"{"id":1}"#, &[text], vec![]), &dual());
-            assert_eq!(found.len(), 1, "{text}: {found:#?}");
-            assert!(found[0].detail.contains(word) && found[0].detail.contains(r#"{"id":1}"#), "{}", found[0].detail);
-        }
-        // An author's own errors, the SDK's refusal of the arguments, an unknown tool: not crashes.
-        for text in [
-            "no note 3",
-            "MCP error -32602: Input validation error: Invalid arguments for tool get_note: expected number",
-            "MCP error -32602: Tool nope not found",
-            "title too long",
-            "the feature is not a function of this server",
-            "Cannot read properties of the note",
-        ] {
-            assert!(crashes(&crash_call("get_note", "{}", &[text], vec![]), &dual()).is_empty(), "{text}");
-        }
-    }
-
-    #[test]
-    fn a_deliberate_tool_error_a_refusal_of_arguments_and_an_unknown_tool_are_no_crash() {
-        let validation = "Error executing tool get_note: 1 validation error for get_noteArguments\nid\n  Input should be a \
-            valid integer, unable to parse string as an integer [type=int_parsing, input_value='x', input_type=str]";
-        let quiet: [(&str, &[&str]); 10] = [
-            ("get_note", &["Error executing tool get_note: no note 3"]),
-            ("get_note", &[validation]),
-            ("get_note", &["Error executing tool get_note: "]),
-            ("nope", &["Unknown tool: nope"]),
-            // Another tool's name, or a longer one.
-            ("search_notes", &["Error executing tool get_note"]),
-            ("search_notes", &["Error executing tool search_notes_v2"]),
-            // A deliberate ToolError of a nested tool; a message that only starts like a resource crash.
-            ("outer", &["Error executing tool outer: Error executing tool inner: no such note"]),
-            ("outer", &["Error executing tool outer: Error reading resource notes://1: permission denied"]),
-            // Not the one text item the SDK writes.
-            ("search_notes", &["Error executing tool search_notes", "more"]),
-            ("search_notes", &[]),
-        ];
-        for (tool, texts) in quiet {
-            let found = crashes(&crash_call(tool, "{}", texts, vec![]), &dual());
-            assert!(found.is_empty(), "{tool} {texts:?}: {found:#?}");
-        }
-        // Not an isError result.
-        let ok = r#"{"jsonrpc":"2.0","id":1,"result":{"content":[{"type":"text","text":"Error executing tool add"}]}}"#;
-        let mut transcript = crash_call("add", "{}", &["x"], vec![]);
-        transcript.events[4] = got(ok);
-        assert!(crashes(&transcript, &dual()).is_empty());
-        // A learned surface that does not list the tool: not the author's tool.
-        let surface = dual().with_surface(crate::surface::Surface::built_in());
-        assert!(
-            crashes(&crash_call("search_notes", "{}", &["Error executing tool search_notes"], vec![]), &surface)
-                .is_empty()
-        );
-        assert_eq!(crashes(&crash_call("add", "{}", &["Error executing tool add"], vec![]), &surface).len(), 1);
-    }
-}
+mod tests;

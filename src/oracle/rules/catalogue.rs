@@ -147,11 +147,16 @@ pub static RULES: &[Rule] = &[
     must(
         HANDLER_PANIC,
         BOTH,
-        "A request is not left unanswered because its handler panicked or raised: it fires on a request that never \
-         got its reply (the harness may have cancelled it as slow) when the server reported a failure after it \
-         (in-process: a panic in the task that ran the handler, caught with its location and message; over stdio \
-         and HTTP: `panicked at` or `Traceback (most recent call last)` on its stderr), and names the method, the \
-         tool and its arguments, and the report. A panic that left every request answered is not judged.",
+        "A request is not left unanswered because its handler panicked or raised: it fires on a tools/call, \
+         prompts/get or resources/read that never got its reply (the harness may have cancelled it as slow) when \
+         the server reported a failure after it (in-process: a panic in the task that ran the handler, caught with \
+         its location and message; over stdio and HTTP: `panicked at` or `Traceback (most recent call last)` on its \
+         stderr) that names it: its tool, prompt or URI, outside the frames of the SDK, its libraries and Python's \
+         standard library, and no other unanswered request's; a Rust panic that names no request is the one such \
+         request left unanswered, when there is exactly one. A report that names no request (the SDK's stdin reader \
+         failing), names one only by its method (the SDK refusing a method it does not know: \
+         JSONRPC-RESPONSE-MISSING's) or names several unanswered ones is not judged, nor a panic that left every \
+         request answered. The finding names the method, the tool and its arguments, and the report.",
         "JSON-RPC 2.0 §4 (When a rpc call is made, the Server MUST reply with a Response, except for in the case of \
          Notifications); MCP basic/index.mdx §Responses; server/tools.mdx §Error Handling (a failing tool \
          reports isError: true)",

@@ -276,6 +276,32 @@ fn a_silent_python_server_is_fuzzed_without_a_fork_server_and_its_first_contact_
 }
 
 #[test]
+fn a_server_that_answers_but_never_exits_at_eof_is_learned_and_its_tools_called() {
+    // Answers everything, never exits once its input closes (the Python SDK mcp 1.6.0): that is SERVER-SHUTDOWN, a
+    // SHOULD the run judges, not a stall; learning goes on, and only its first conversation waits the whole
+    // shutdown wait (5 s) for the exit.
+    let (tag, out) = (common::tag("outlive"), scratch("outlive"));
+    let args = ["--confirm-time", "0", "--no-fork-server"];
+    let (mut child, stdout, stderr) = fuzz_logged(8, &out, &args, &common::server("outlive", &tag));
+    let status = wait(&mut child, Duration::from_secs(120)).expect("the run ended");
+    let (stdout, stderr) = (stdout.join().unwrap(), stderr.join().unwrap());
+    assert!(matches!(status.code(), Some(0 | 1 | 4)), "{status:?}\n{stderr}\n{stdout}");
+    assert!(!stderr.contains("neither answered nor exited"), "{stderr}");
+    let said = stderr.matches("the server answered but did not exit within 5.0 s of its input closing").count();
+    assert_eq!(said, 1, "said once: {stderr}");
+    assert!(stderr.contains("server model: handshake-only"), "eras probed: {stderr}");
+    assert!(stdout.contains("server surface: 1 tool,"), "{stdout}");
+    // Its own tool was called: the coverage table by tool names it.
+    let by_tool = stdout.split("coverage by tool:").nth(1).unwrap_or_default();
+    assert!(by_tool.lines().any(|line| line.trim_start().starts_with("echo ")), "{stdout}");
+    // Twelve learning conversations, each waiting the whole shutdown wait, would take 60 s.
+    let learning = learned(&stderr).unwrap_or_else(|| panic!("no learning time\n{stderr}"));
+    assert!(learning < 30.0, "learning took {learning} s\n{stderr}");
+    assert!(common::left_behind(&tag).is_empty());
+    let _ = std::fs::remove_dir_all(&out);
+}
+
+#[test]
 fn the_clis_servers_start_with_no_signal_blocked_and_a_missing_one_is_named() {
     // The CLI blocks SIGINT, SIGTERM and SIGHUP for itself and starts its servers through its own binary as a
     // trampoline (server::launch): the server must still start with none blocked, as the harness's child.

@@ -1,22 +1,24 @@
 //! The learn stage of a fuzz run, whole ([`learn`]): the first contact, the fork server a Python program runs
 //! through, the server model, the surface and the SDK, within a time limit, given up on a server that keeps stalling
-//! ([`Stalls`]); and its pieces, which the other subcommands use on their own ([`through_fork_server`],
+//! ([`Stalls`]), the whole shutdown wait spent once on one that answers but does not exit when its input closes
+//! ([`Watch`]); and its pieces, which the other subcommands use on their own ([`through_fork_server`],
 //! [`server_model`], [`server_sdk`], [`stated_eras`], [`watched`], [`sdk_line`]). Nothing here prints: each line the
 //! stage has to tell the user goes to the `say` its caller passes (the CLI writes it on stderr).
 
 use super::contact::{self, Contact};
-use super::stalls::{Stalls, StoppedAnswering};
+use super::stalls::{Stalls, StoppedAnswering, Watch};
 use super::{probe, surface};
 use crate::model::{Eras, ServerModel};
 use crate::protocol::era::LATEST_HANDSHAKE_VERSION;
 use crate::sdk;
+use crate::server::hangs::HangWait;
+use crate::server::transport::stdio::StdioTarget;
 use crate::server::transport::stdio::fork::{self, ForkServer, Launch};
 use crate::server::transport::stdio::python::python_program;
 use crate::server::{CutShort, ServerSpec, Target, Timeouts};
 use crate::surface::Surface;
 use crate::transcript::{Ending, Input, Transcript};
 use anyhow::{Result, bail};
-use std::cell::Cell;
 use std::sync::Arc;
 use std::time::{Duration, Instant};
 
@@ -88,18 +90,30 @@ pub struct Learned {
 /// ([`through_fork_server`]), the model ([`server_model`]), the surface (unless `no_surface`; focused with `tools`,
 /// narrowed with `skip_tools`), and the SDK ([`server_sdk`]). A server that did not answer the first contact is not
 /// learned further (its conversation is the prelude, and no fork server is started for it); nor is one that stalled
-/// in two learning conversations ([`Stalls`]); learning that passes its limit says so once. The run goes on without
-/// what was not learned. Errors: a bad stated era, SDK or tool name, and what a learning conversation could not do.
+/// in two learning conversations ([`Stalls`]); learning that passes its limit says so once. One that answered but
+/// did not exit when its input closed is said once ([`outlived_line`]) and learned on. The run goes on without what
+/// was not learned. Errors: a bad stated era, SDK or tool name, and what a learning conversation could not do.
 pub fn learn(server: ServerSpec, options: &Options, say: &mut dyn FnMut(&str)) -> Result<Learned> {
     let timeouts = Timeouts { deadline: Instant::now().checked_add(options.limit), ..options.timeouts };
-    let stalls = Cell::new(0);
+    let watch = Watch::default();
     // The first contact comes first, on a plain process: a server that answers nothing is not worth a fork server's
     // start and trial (tens of seconds for a silent Python program), and its case file is due at once.
-    let contact = first_contact(&server, options.eras.as_deref(), timeouts, &stalls)?;
+    let contact = first_contact(&server, options.eras.as_deref(), timeouts, &watch)?;
     if let Some(contact) = contact.filter(Contact::unanswered) {
         return Ok(unanswered(server, contact, say));
     }
+    // A server that does not exit when its input closes, said once, once a learning conversation showed it (after
+    // the fork server's line, a Python program's first).
+    let mut outlived_said = false;
+    let mut outlived = |say: &mut dyn FnMut(&str)| {
+        if let Some(waited) = watch.outlived()
+            && !std::mem::replace(&mut outlived_said, true)
+        {
+            say(&outlived_line(waited));
+        }
+    };
     let (server, fork_server) = through_fork_server(server, options.fork_server, timeouts, say);
+    outlived(say);
     // Why learning stopped, said once; `None` when it did not.
     let stopped = |error: &anyhow::Error| -> Option<String> {
         if CutShort::DeadlinePassed.is(error) {
@@ -116,7 +130,7 @@ pub fn learn(server: ServerSpec, options: &Options, say: &mut dyn FnMut(&str)) -
             say(&format!("mcp-wirefuzz: {why}: fuzzing without {what}"));
         }
     };
-    let model = match server_model(&server, options.eras.as_deref(), timeouts, Some(&stalls)) {
+    let model = match server_model(&server, options.eras.as_deref(), timeouts, Some(&watch)) {
         Err(error) if let Some(why) = stopped(&error) => {
             without(why, "a server model (--eras states it)", say);
             let unanswered = Transcript { events: Vec::new(), ending: Ending::Hung { waited_ms: 0 } };
@@ -124,16 +138,18 @@ pub fn learn(server: ServerSpec, options: &Options, say: &mut dyn FnMut(&str)) -
         }
         model => model?,
     };
+    outlived(say);
     say(&format!("server model: {model}"));
     let surface = match options.no_surface {
         true => None,
-        false => match surface::learn(&mut *watched(&server, timeouts, Some(&stalls)), &model) {
+        false => match surface::learn(&mut *watched(&server, timeouts, Some(&watch)), &model) {
             Err(error) if let Some(why) = stopped(&error) => {
                 without(why, "its surface", say);
                 None
             }
             learned => {
                 let learned = learned?.focus(&options.tools)?.skip(&options.skip_tools)?;
+                outlived(say);
                 say(&format!("server surface: {learned}"));
                 for note in &learned.notes {
                     say(&format!("  {note}"));
@@ -142,10 +158,11 @@ pub fn learn(server: ServerSpec, options: &Options, say: &mut dyn FnMut(&str)) -
             }
         },
     };
-    let sdk = match server_sdk(&server, options.sdk.as_deref(), model.eras, timeouts, Some(&stalls)) {
+    let sdk = match server_sdk(&server, options.sdk.as_deref(), model.eras, timeouts, Some(&watch)) {
         Err(error) if stopped(&error).is_some() => None,
         sdk => sdk?,
     };
+    outlived(say);
     say(&sdk_line(sdk.as_ref()));
     Ok(Learned { server, fork_server, model, surface, sdk, prelude: Vec::new() })
 }
@@ -156,10 +173,10 @@ fn first_contact(
     server: &ServerSpec,
     eras: Option<&str>,
     timeouts: Timeouts,
-    stalls: &Cell<usize>,
+    watch: &Watch,
 ) -> Result<Option<Contact>> {
     match (server, eras) {
-        (ServerSpec::Command(_), None) => match contact::first_contact(&mut *watched(server, timeouts, Some(stalls))) {
+        (ServerSpec::Command(_), None) => match contact::first_contact(&mut *watched(server, timeouts, Some(watch))) {
             Err(error) if CutShort::DeadlinePassed.is(&error) => Ok(None),
             contact => Ok(Some(contact?)),
         },
@@ -237,29 +254,47 @@ pub fn stated_eras(eras: Option<&str>) -> Result<Option<ServerModel>> {
 }
 
 /// The server model: stated by `eras` ([`stated_eras`]), the built-in server's, or probed on fresh processes of a
-/// child (with `stalls`, given up once the server stalled that often: [`Stalls`]).
+/// child (with `watch`, given up once the server stalled that often: [`Stalls`]).
 pub fn server_model(
     server: &ServerSpec,
     eras: Option<&str>,
     timeouts: Timeouts,
-    stalls: Option<&Cell<usize>>,
+    watch: Option<&Watch>,
 ) -> Result<ServerModel> {
     if let Some(stated) = stated_eras(eras)? {
         return Ok(stated);
     }
     match server {
-        ServerSpec::Command(_) | ServerSpec::Http(_) => probe::probe(&mut *watched(server, timeouts, stalls)),
+        ServerSpec::Command(_) | ServerSpec::Http(_) => probe::probe(&mut *watched(server, timeouts, watch)),
         _ => Ok(ServerModel::built_in()),
     }
 }
 
-/// A target for a learning conversation: watched for stalls ([`Stalls`]) when `stalls` counts them.
-pub fn watched<'a>(server: &ServerSpec, timeouts: Timeouts, stalls: Option<&'a Cell<usize>>) -> Box<dyn Target + 'a> {
-    let target = server.target(timeouts);
-    match stalls {
-        Some(stalls) => Box::new(Stalls::new(target, stalls)),
-        None => target,
-    }
+/// A target for a learning conversation: watched for stalls ([`Stalls`]) when `watch` counts them. A child process
+/// watched then shares with the stage's other targets what they saw of its exit ([`Watch::hangs`]): once one
+/// conversation waited the whole shutdown wait for a server that owed nothing and did not exit, the others wait for
+/// its exit only briefly (the transport's shortcut for a fuzzing worker, [`HangWait::Suspect`]; learning sends no
+/// tool call, so the exit is all that mode changes here, and learning judges no ending but its stalls).
+pub fn watched<'a>(server: &ServerSpec, timeouts: Timeouts, watch: Option<&'a Watch>) -> Box<dyn Target + 'a> {
+    let Some(watch) = watch else { return server.target(timeouts) };
+    let target = match server {
+        ServerSpec::Command(command) => {
+            let timeouts = Timeouts { hang: HangWait::Suspect(timeouts.hang.wait()), ..timeouts };
+            Box::new(StdioTarget::new(command.clone(), timeouts).cold().sharing(watch.hangs()))
+        }
+        _ => server.target(timeouts),
+    };
+    Box::new(Stalls::new(target, watch))
+}
+
+/// The line that tells the user the server did not exit within `waited` of its input closing, though it owed
+/// nothing (said once by [`learn`]).
+pub fn outlived_line(waited: Duration) -> String {
+    format!(
+        "mcp-wirefuzz: the server answered but did not exit within {:.1} s of its input closing (SERVER-SHUTDOWN, a \
+         SHOULD, judged in the run's conversations): learning goes on, waiting for its exit only briefly",
+        waited.as_secs_f64()
+    )
 }
 
 /// The SDK the server is written with: `stated` by name (`--sdk NAME`), else the one the fingerprint conversation
@@ -270,7 +305,7 @@ pub fn server_sdk(
     stated: Option<&str>,
     eras: Eras,
     timeouts: Timeouts,
-    stalls: Option<&Cell<usize>>,
+    watch: Option<&Watch>,
 ) -> Result<Option<sdk::Chosen>> {
     if stated == Some("none") {
         return Ok(None);
@@ -281,7 +316,7 @@ pub fn server_sdk(
     }
     match server {
         ServerSpec::Command(_) | ServerSpec::Http(_) => {
-            let transcript = watched(server, timeouts, stalls).run(&sdk::fingerprint_inputs())?;
+            let transcript = watched(server, timeouts, watch).run(&sdk::fingerprint_inputs())?;
             Ok(sdk::detect(&transcript, eras))
         }
         _ => Ok(None),
@@ -373,5 +408,30 @@ mod tests {
         assert_eq!(lines.len(), 2, "{lines:?}");
         assert!(lines[0].starts_with("mcp-wirefuzz: the server wrote nothing to an initialize in "), "{lines:?}");
         assert!(lines[1].starts_with("server model: eras unknown"), "{lines:?}");
+    }
+
+    #[test]
+    fn a_server_that_answers_but_never_exits_at_eof_is_learned_whole_with_one_shutdown_wait() {
+        // Answers initialize, ping and tools/list, and stays up once its input closes (the Python SDK mcp 1.6.0).
+        let script = concat!(env!("CARGO_MANIFEST_DIR"), "/tests/hostile/server.py");
+        let tag = format!("wirefuzz-learn-outlive-{}", std::process::id());
+        let command = ServerCommand::from_argv(&["python3".into(), script.into(), "outlive".into(), tag]).unwrap();
+        let shutdown = Duration::from_secs(4);
+        let timeouts = Timeouts { reply: Duration::from_secs(1), shutdown, ..Timeouts::default() };
+        let options = Options { timeouts, fork_server: false, ..Options::default() };
+        let began = Instant::now();
+        let (learned, lines) = staged(ServerSpec::Command(command), &options);
+        let took = began.elapsed();
+        assert_eq!(learned.model.eras, Eras::Handshake, "{lines:?}");
+        assert_eq!(learned.model.name.as_deref(), Some("outlive"));
+        let tools: Vec<&str> = learned.surface.iter().flat_map(|s| s.tools.iter().map(|t| t.name.as_str())).collect();
+        assert_eq!(tools, ["echo"], "{lines:?}");
+        assert!(learned.prelude.is_empty() && learned.fork_server.is_none());
+        assert!(!lines.iter().any(|line| line.contains("neither answered nor exited")), "{lines:?}");
+        let said = lines.iter().filter(|line| line.contains("did not exit within 4.0 s of its input closing"));
+        assert_eq!(said.count(), 1, "said once: {lines:?}");
+        // Twelve conversations (first contact, six of the probe, four lists, the SDK's): each waiting the whole
+        // shutdown wait would take 48 s; only the first does (13 s here, debug build).
+        assert!(took < shutdown * 12 / 2, "learning took {took:?}: {lines:?}");
     }
 }

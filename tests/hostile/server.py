@@ -11,6 +11,8 @@ Modes:
   endless     answers the first line with a line that never ends
   flood       writes 100,000 notifications before each reply
   exit        exits at once with code 3
+  outlive     answers initialize, ping, tools/list (one tool, `echo`) and tools/call as a server should, -32601 to any
+              other request, but never exits on end of input (as the Python SDK `mcp` 1.6.0 does)
 """
 
 import json
@@ -34,6 +36,36 @@ def reply(line):
     return None
 
 
+def outlive_reply(line):
+    """The answer of the `outlive` mode to a request line, or None for anything else."""
+    try:
+        message = json.loads(line)
+    except ValueError:
+        return None
+    if not isinstance(message, dict) or "method" not in message or "id" not in message:
+        return None
+    method, params = message["method"], message.get("params")
+    params = params if isinstance(params, dict) else {}
+    answer = {"jsonrpc": "2.0", "id": message["id"]}
+    if method == "initialize":
+        answer["result"] = {
+            "protocolVersion": params.get("protocolVersion", "2025-11-25"),
+            "capabilities": {"tools": {}},
+            "serverInfo": {"name": "outlive", "version": "1"},
+        }
+    elif method == "ping":
+        answer["result"] = {}
+    elif method == "tools/list":
+        schema = {"type": "object", "properties": {"text": {"type": "string"}}}
+        answer["result"] = {"tools": [{"name": "echo", "inputSchema": schema}]}
+    elif method == "tools/call":
+        text = json.dumps((params.get("arguments") or {}))
+        answer["result"] = {"content": [{"type": "text", "text": text}]}
+    else:
+        answer["error"] = {"code": -32601, "message": "Method not found"}
+    return json.dumps(answer).encode() + b"\n"
+
+
 def forever():
     while True:
         time.sleep(3600)
@@ -50,6 +82,13 @@ def main():
         signal.signal(signal.SIGTERM, signal.SIG_IGN)
         for _ in sys.stdin.buffer:
             pass
+        forever()
+    if mode == "outlive":
+        for line in sys.stdin.buffer:
+            answer = outlive_reply(line)
+            if answer is not None:
+                out.write(answer)
+                out.flush()
         forever()
     if mode == "grandchild":
         subprocess.Popen([sys.executable, __file__, "sleeper", sys.argv[2]], stdin=subprocess.DEVNULL)

@@ -306,7 +306,8 @@ fn a_finding_is_on_disk_at_once_and_stays_unminimized_when_time_runs_out() {
         }
     })
     .unwrap();
-    assert!(started.elapsed() < Duration::from_secs(2), "{:?}", started.elapsed());
+    // Not waiting for the minimization (150 ms a run, up to 500 runs): a bound far above a loaded machine's jitter.
+    assert!(started.elapsed() < Duration::from_secs(10), "{:?}", started.elapsed());
     assert!(!on_disk.is_empty() && on_disk[0].contains(UNMINIMIZED), "written when found, marked");
     let found = &summary.found[0];
     assert!(!found.minimized && !matches!(found.confirmation, Confirmation::Unconfirmed(_)), "{found:?}");

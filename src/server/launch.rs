@@ -14,7 +14,7 @@ use nix::unistd::Pid;
 use std::ffi::{OsStr, OsString};
 use std::os::unix::ffi::OsStrExt;
 use std::os::unix::process::CommandExt;
-use std::path::{Path, PathBuf};
+use std::path::PathBuf;
 use std::process::{Child, Command};
 use std::sync::atomic::{AtomicBool, Ordering};
 
@@ -55,13 +55,17 @@ pub fn trampoline() -> Option<Vec<OsString>> {
 
 /// True when `program` (a path, or a name found in `PATH`) is the file this process runs.
 fn is_this_binary(program: &OsStr) -> bool {
-    let found = match program.as_bytes().contains(&b'/') {
-        true => Some(PathBuf::from(program)),
-        false => std::env::var_os("PATH")
-            .and_then(|path| std::env::split_paths(&path).map(|folder| folder.join(program)).find(|f| f.is_file())),
-    };
-    let this = std::fs::canonicalize("/proc/self/exe").ok();
-    found.and_then(|found| std::fs::canonicalize(found).ok()).is_some_and(|found| Some(found) == this)
+    let Ok(this) = std::fs::canonicalize("/proc/self/exe") else { return false };
+    located(program, std::env::var_os("PATH")).and_then(|found| std::fs::canonicalize(found).ok()) == Some(this)
+}
+
+/// The file `program` names: itself when it holds a `/` and exists, else the first file of that name in a folder of
+/// `path`.
+fn located(program: &OsStr, path: Option<OsString>) -> Option<PathBuf> {
+    if program.as_bytes().contains(&b'/') {
+        return Some(PathBuf::from(program)).filter(|found| found.exists());
+    }
+    std::env::split_paths(&path?).map(|folder| folder.join(program)).find(|found| found.is_file())
 }
 
 /// The settings a server starts with: no signal blocked, SIGKILL when `parent`'s starting thread dies; an error when
@@ -89,7 +93,8 @@ pub(crate) fn spawn<A: AsRef<OsStr>>(
     configure: impl FnOnce(&mut Command),
 ) -> std::io::Result<Child> {
     let harness = nix::unistd::getpid();
-    let mut command = if TRAMPOLINE.load(Ordering::Relaxed) {
+    let trampoline = TRAMPOLINE.load(Ordering::Relaxed);
+    let mut command = if trampoline {
         let mut command = Command::new("/proc/self/exe");
         command.arg(MARK).arg(harness.to_string()).arg(program).args(args);
         command
@@ -103,7 +108,7 @@ pub(crate) fn spawn<A: AsRef<OsStr>>(
     };
     command.process_group(0);
     configure(&mut command);
-    if TRAMPOLINE.load(Ordering::Relaxed) && !findable(program, &command) {
+    if trampoline && !findable(program, &command) {
         let missing = "no such file, nor a program of that name in a folder of PATH";
         return Err(std::io::Error::new(std::io::ErrorKind::NotFound, missing));
     }
@@ -112,12 +117,8 @@ pub(crate) fn spawn<A: AsRef<OsStr>>(
 
 /// True when `program` names a file, or (a bare name) one is in a folder of the `PATH` that `command` passes on.
 fn findable(program: &OsStr, command: &Command) -> bool {
-    if program.as_bytes().contains(&b'/') {
-        return Path::new(program).exists();
-    }
     let set = command.get_envs().find(|(name, _)| *name == "PATH").map(|(_, value)| value.map(OsStr::to_os_string));
-    let Some(path) = set.unwrap_or_else(|| std::env::var_os("PATH")) else { return false };
-    std::env::split_paths(&path).any(|folder| folder.join(program).is_file())
+    located(program, set.unwrap_or_else(|| std::env::var_os("PATH"))).is_some()
 }
 
 #[cfg(test)]

@@ -211,11 +211,7 @@ impl Connection<'_> {
     /// True when the object sent at `index` has `"params": null` and is a valid request without it: a line with a
     /// second fault (an object for its id) is malformed whatever its params.
     fn only_params_null(&self, index: usize) -> bool {
-        let Some(Event::Sent(line)) = self.transcript.events.get(index) else { return false };
-        let lenient = json::lenient_text(line);
-        let Ok(Value::Object(mut object)) = serde_json::from_slice::<Value>(lenient.as_deref().unwrap_or(line)) else {
-            return false;
-        };
+        let Some(Value::Object(mut object)) = self.sent_value(index) else { return false };
         if object.remove("params") != Some(Value::Null) {
             return false;
         }
@@ -223,11 +219,16 @@ impl Connection<'_> {
         matches!(Frame::parse(&without), Frame::Request(_))
     }
 
-    /// The member `name` of the object sent at `index`, when it has one: read as a lenient reader reads the line
-    /// when it is not strict JSON only for what RFC 8259 lets a parser accept ([`json::lenient_text`]).
+    /// The member `name` of the object sent at `index`, when it has one ([`Connection::sent_value`]).
     fn member(&self, index: usize, name: &str) -> Option<Value> {
+        self.sent_value(index)?.get_mut(name).map(Value::take)
+    }
+
+    /// The JSON value sent at `index`: read as a lenient reader reads the line when it is not strict JSON only for
+    /// what RFC 8259 lets a parser accept ([`json::lenient_text`]).
+    fn sent_value(&self, index: usize) -> Option<Value> {
         let Some(Event::Sent(line)) = self.transcript.events.get(index) else { return None };
         let lenient = json::lenient_text(line);
-        serde_json::from_slice::<Value>(lenient.as_deref().unwrap_or(line)).ok()?.get_mut(name).map(Value::take)
+        serde_json::from_slice::<Value>(lenient.as_deref().unwrap_or(line)).ok()
     }
 }
